@@ -1,0 +1,92 @@
+"""Appending one event: seq, parent, depth and hash are assigned under the write lock."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from . import chain, facts, lifecycle
+from .errors import InvalidInput, NotFound
+from .ids import native_event_id
+from .schema import EVENT, SESSION
+from .views import EventView
+
+HEAD = object()  # sentinel: hang the new event under the session's head
+
+
+def encode_payload(payload: Any) -> str:
+    """Payloads are stored verbatim: a str as given, anything else as JSON."""
+    if payload is None:
+        return ""
+    if isinstance(payload, str):
+        return payload
+    try:
+        return orjson.dumps(payload).decode()
+    except TypeError as exc:
+        raise InvalidInput(f"payload is not JSON-serialisable: {exc}") from exc
+
+
+def fact_text(kind: str, body: dict[str, Any]) -> str:
+    if kind == facts.FACT_SET:
+        return f"{body['key']} = {json.dumps(body['value'], ensure_ascii=False, default=str)}"
+    return f"{body['key']} deleted"
+
+
+def append_event(
+    conn: Connection, session_id: str, *, kind: str, role: str | None = None, text: str = "",
+    payload: Any = None, ts: float | None = None, event_id: str | None = None,
+    parent_id: Any = HEAD, tokens_in: int = 0, tokens_out: int = 0, sidechain: bool = False,
+    agent_id: str | None = None, action: str = "append",
+) -> EventView:
+    """Append one event to the session's log inside the caller's write transaction."""
+    if not isinstance(kind, str) or not kind.strip():
+        raise InvalidInput("an event needs a kind (message, tool_call, tool_result, fact.set, …)")
+    if kind in facts.FACT_KINDS:
+        if not isinstance(payload, dict):
+            raise InvalidInput(f"a {kind} event needs a payload object with a key")
+        payload = facts.fact_payload(kind, payload.get("key"), payload.get("value"))
+        text = text or fact_text(kind, payload)
+    s = conn.execute(sa.select(SESSION).where(SESSION.c.id == session_id)).mappings().first()
+    if s is None:
+        raise NotFound(f"no session with id {session_id!r} in this store")
+    status = lifecycle.next_status(session_id, s["status"], action)
+    parent = s["head_event_id"] if parent_id is HEAD else parent_id
+    depth = 0
+    if parent is not None:
+        parent_depth = conn.execute(sa.select(EVENT.c.depth).where(EVENT.c.id == parent)).scalar()
+        if parent_depth is None:
+            raise NotFound(f"parent event {parent!r} is not in this store")
+        depth = parent_depth + 1
+    seq = s["last_seq"] + 1
+    now = time.time()
+    row = {
+        "id": event_id or native_event_id(session_id, seq), "session_id": session_id,
+        "parent_id": parent, "seq": seq, "depth": depth, "ts": now if ts is None else float(ts),
+        "kind": kind, "role": role, "text": text or "", "payload": encode_payload(payload),
+        "tokens_in": int(tokens_in), "tokens_out": int(tokens_out), "sidechain": bool(sidechain),
+        "agent_id": agent_id,
+    }
+    row["hash"] = chain.link(s["last_hash"], row)
+    if conn.execute(sa.select(EVENT.c.seq).where(EVENT.c.id == row["id"])).first():
+        raise InvalidInput(f"event id {row['id']!r} is already in this store")
+    pk = conn.execute(EVENT.insert().values(**row)).inserted_primary_key[0]
+    if conn.dialect.name == "sqlite" and row["text"]:
+        conn.exec_driver_sql("INSERT INTO event_fts(rowid, text) VALUES (?, ?)", (pk, row["text"]))
+    values = {
+        "last_seq": seq, "last_hash": row["hash"], "head_event_id": row["id"],
+        "event_count": SESSION.c.event_count + 1,
+        "tokens_in": SESSION.c.tokens_in + row["tokens_in"],
+        "tokens_out": SESSION.c.tokens_out + row["tokens_out"],
+        "updated_at": max(s["updated_at"], row["ts"]),
+    }
+    if status != s["status"]:
+        values |= {"status": status, "status_changed_at": now}
+    conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(**values))
+    if depth % facts.SNAPSHOT_EVERY == 0 and depth > 0:
+        facts.store_snapshots(conn, facts.fold_at(conn, row["id"])[1])
+    return EventView(**row)

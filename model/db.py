@@ -1,0 +1,174 @@
+"""Opening a store: the engine, SQLite pragmas, write transactions, migrations.
+
+SQLite is opened in WAL mode so readers never wait for the writer. Every write
+runs in `BEGIN IMMEDIATE`, which takes the write lock up front: a transaction
+that starts as a reader and later writes can fail with "database is locked"
+without waiting, an immediate one waits up to the busy timeout instead. On top
+of that, `write()` retries a transaction that still met a lock, so concurrent
+processes never see that error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy import event as sa_event
+from sqlalchemy.engine import Connection, Engine
+
+from .errors import SchemaTooNew, StoreUnavailable
+
+HEAD_REVISION = "0001"
+BUSY_TIMEOUT_S = 30.0
+WRITE_RETRY_S = 120.0
+
+
+def default_url() -> str:
+    """The store in the platform's user data dir, or $SESSIONSCOPE_STORE."""
+    env = os.environ.get("SESSIONSCOPE_STORE")
+    if env:
+        return as_url(env)
+    import platformdirs
+
+    folder = Path(platformdirs.user_data_dir("sessionscope", appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'store.db'}"
+
+
+def as_url(location: str | os.PathLike) -> str:
+    """Accept a SQLAlchemy URL or a plain file path."""
+    text = os.fspath(location)
+    return text if "://" in text else f"sqlite:///{Path(text).expanduser().absolute()}"
+
+
+def create_store_engine(url: str) -> Engine:
+    """An engine with our pragmas; SQLite transactions are begun by us, not pysqlite."""
+    if url.startswith("sqlite"):
+        engine = sa.create_engine(
+            url,
+            connect_args={"timeout": BUSY_TIMEOUT_S, "check_same_thread": False},
+        )
+        sa_event.listen(engine, "connect", _on_sqlite_connect)
+        sa_event.listen(engine, "begin", _on_sqlite_begin)
+        return engine
+    return sa.create_engine(url, pool_pre_ping=True)
+
+
+def _on_sqlite_connect(dbapi_conn: sqlite3.Connection, _record) -> None:
+    dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (see _on_sqlite_begin)
+    cur = dbapi_conn.cursor()
+    cur.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+    mode = cur.execute("PRAGMA journal_mode").fetchone()[0]
+    if mode != "wal" and not _is_memory(dbapi_conn):
+        cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across app crashes
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+def _is_memory(dbapi_conn: sqlite3.Connection) -> bool:
+    row = dbapi_conn.execute("PRAGMA database_list").fetchone()
+    return not row or not row[2]
+
+
+def _on_sqlite_begin(conn: Connection) -> None:
+    immediate = conn.get_execution_options().get("sessionscope_write", False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def _is_lock_error(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "database is locked" in text or "database is busy" in text
+
+
+@contextlib.contextmanager
+def write_connection(engine: Engine) -> Iterator[Connection]:
+    """One write transaction, holding the write lock from its first statement."""
+    with engine.connect() as conn:
+        conn = conn.execution_options(sessionscope_write=True)
+        with conn.begin():
+            yield conn
+
+
+def run_write(engine: Engine, work, *args, **kwargs):
+    """Run `work(conn, ...)` in a write transaction, retrying on lock contention.
+
+    `work` must be safe to run again from the start: it reads what it needs inside
+    the transaction. Disk-full and other I/O errors surface as StoreUnavailable,
+    after the transaction rolled back (nothing stored is damaged).
+    """
+    deadline = time.monotonic() + WRITE_RETRY_S
+    delay = 0.01
+    while True:
+        try:
+            with write_connection(engine) as conn:
+                return work(conn, *args, **kwargs)
+        except sa.exc.OperationalError as exc:
+            if _is_lock_error(exc) and time.monotonic() < deadline:
+                time.sleep(delay * (1 + random.random()))
+                delay = min(delay * 2, 0.5)
+                continue
+            raise StoreUnavailable(_describe_operational(exc)) from exc
+
+
+def _describe_operational(exc: sa.exc.OperationalError) -> str:
+    text = str(exc.orig) if getattr(exc, "orig", None) else str(exc)
+    if "disk is full" in text or "disk I/O" in text:
+        return f"the store could not be written: {text}; free some disk space and try again (nothing was changed)"
+    if _is_lock_error(exc):
+        return f"the store stayed locked by another process for {WRITE_RETRY_S:.0f} s: {text}"
+    return f"the store could not be used: {text}"
+
+
+def migrate(engine: Engine, url: str) -> None:
+    """Create or upgrade the schema; refuse a store newer than this code."""
+    current = _read_revision(engine)
+    if current == HEAD_REVISION:
+        return
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
+    scripts = ScriptDirectory.from_config(cfg)
+    if current is not None and not _known(scripts, current):
+        raise SchemaTooNew(
+            f"the store at {url} has schema revision {current}, newer than this "
+            f"Sessionscope knows (up to {HEAD_REVISION}); install a newer Sessionscope"
+        )
+    from alembic import command
+
+    with write_connection(engine) as conn:
+        # Re-read under the write lock: another process may have migrated meanwhile.
+        if _read_revision_conn(conn) != HEAD_REVISION:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+
+
+def _known(scripts, revision: str) -> bool:
+    try:
+        return scripts.get_revision(revision) is not None
+    except Exception:
+        return False
+
+
+def _read_revision(engine: Engine) -> str | None:
+    try:
+        with engine.connect() as conn:
+            return _read_revision_conn(conn)
+    except sa.exc.OperationalError as exc:
+        raise StoreUnavailable(_describe_operational(exc)) from exc
+    except sa.exc.DatabaseError as exc:
+        raise StoreUnavailable(f"the store is not a database Sessionscope can read: {exc.orig}") from exc
+
+
+def _read_revision_conn(conn: Connection) -> str | None:
+    if not sa.inspect(conn).has_table("alembic_version"):
+        return None
+    return conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()

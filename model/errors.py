@@ -1,0 +1,36 @@
+"""Errors the store raises. Each message is one line a user can act on."""
+
+from __future__ import annotations
+
+
+class SessionscopeError(Exception):
+    """Base of every error the model raises on purpose."""
+
+
+class NotFound(SessionscopeError):
+    """A session, event or file that the caller named does not exist."""
+
+
+class IllegalTransition(SessionscopeError):
+    """A lifecycle action that the session's status does not allow."""
+
+    def __init__(self, session_id: str, status: str, action: str, hint: str = ""):
+        self.session_id, self.status, self.action = session_id, status, action
+        msg = f"cannot {action} session {session_id}: it is {status}"
+        super().__init__(f"{msg}; {hint}" if hint else msg)
+
+
+class Refused(SessionscopeError):
+    """An action that is well-formed but would break an invariant."""
+
+
+class InvalidInput(SessionscopeError):
+    """An argument that cannot be used as given (bad kind, bad JSON, bad range)."""
+
+
+class SchemaTooNew(SessionscopeError):
+    """The store was written by a newer Sessionscope than this one."""
+
+
+class StoreUnavailable(SessionscopeError):
+    """The store cannot be opened or written (locked too long, disk full, damaged)."""

@@ -1,0 +1,39 @@
+"""Identifiers: new session ids, deterministic event ids, prefix resolution."""
+
+from __future__ import annotations
+
+import uuid
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from .errors import InvalidInput, NotFound
+
+_NATIVE_NS = uuid.UUID("6f1d3a52-8c1b-4a57-9d0e-5e55105c09e1")
+
+
+def new_session_id() -> str:
+    return str(uuid.uuid4())
+
+
+def native_event_id(session_id: str, seq: int) -> str:
+    """Deterministic: the same session and position always give the same id."""
+    return str(uuid.uuid5(_NATIVE_NS, f"{session_id}/{seq}"))
+
+
+def resolve(conn: Connection, table: sa.Table, key: str, what: str) -> str:
+    """The full id for `key`, an id or an unambiguous prefix of one (≥ 4 chars)."""
+    if not key:
+        raise InvalidInput(f"no {what} id given")
+    col = table.c.id
+    if conn.execute(sa.select(col).where(col == key)).first():
+        return key
+    if len(key) >= 4:
+        rows = conn.execute(
+            sa.select(col).where(col >= key, col < key + "\uffff").limit(2)
+        ).scalars().all()
+        if len(rows) == 1:
+            return rows[0]
+        if len(rows) > 1:
+            raise InvalidInput(f"{what} id {key!r} is ambiguous: give more characters")
+    raise NotFound(f"no {what} with id {key!r} in this store")

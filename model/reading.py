@@ -1,0 +1,167 @@
+"""Read queries: sessions, slices of a log, and paths through the event tree."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from .errors import InvalidInput, NotFound
+from .lifecycle import ARCHIVED
+from .schema import EVENT, SESSION, SOURCE
+from .views import EventView, SessionView
+
+_SESSION_COLUMNS = [*SESSION.c, SOURCE.c.kind.label("source_kind")]
+_SESSION_FROM = SESSION.outerjoin(SOURCE, SESSION.c.source_id == SOURCE.c.id)
+
+SORT_COLUMNS = {
+    "updated": SESSION.c.updated_at,
+    "created": SESSION.c.created_at,
+    "title": SESSION.c.title,
+    "events": SESSION.c.event_count,
+    "tokens": SESSION.c.tokens_in + SESSION.c.tokens_out,
+    "status": SESSION.c.status,
+    "project": SESSION.c.project,
+}
+
+
+def get_session(conn: Connection, session_id: str) -> SessionView:
+    row = conn.execute(
+        sa.select(*_SESSION_COLUMNS).select_from(_SESSION_FROM).where(SESSION.c.id == session_id)
+    ).first()
+    if row is None:
+        raise NotFound(f"no session with id {session_id!r} in this store")
+    return SessionView.from_row(row)
+
+
+def session_query(
+    *,
+    status: str | None = None,
+    include_archived: bool = False,
+    source_kind: str | None = None,
+    project: str | None = None,
+    text: str | None = None,
+):
+    """The filtered session selection, shared by listing and counting."""
+    q = sa.select(*_SESSION_COLUMNS).select_from(_SESSION_FROM)
+    if status:
+        q = q.where(SESSION.c.status == status)
+    elif not include_archived:
+        q = q.where(SESSION.c.status != ARCHIVED)
+    if source_kind:
+        q = q.where(sa.func.coalesce(SOURCE.c.kind, "native") == source_kind)
+    if project:
+        q = q.where(SESSION.c.project == project)
+    if text:
+        like = f"%{text.replace('%', '').replace('_', '')}%"
+        q = q.where(sa.or_(SESSION.c.title.ilike(like), SESSION.c.id.ilike(like), SESSION.c.project.ilike(like)))
+    return q
+
+
+def list_sessions(
+    conn: Connection, *, sort: str = "updated", descending: bool = True,
+    limit: int | None = None, offset: int = 0, **filters,
+) -> list[SessionView]:
+    """Sessions matching `filters`, sorted in SQL (the list can hold 20,000)."""
+    if sort not in SORT_COLUMNS:
+        raise InvalidInput(f"cannot sort by {sort!r}; use one of {', '.join(SORT_COLUMNS)}")
+    col = SORT_COLUMNS[sort]
+    q = session_query(**filters).order_by(col.desc() if descending else col.asc(), SESSION.c.id)
+    if limit is not None:
+        q = q.limit(limit).offset(offset)
+    return [SessionView.from_row(r) for r in conn.execute(q)]
+
+
+def count_sessions(conn: Connection, **filters) -> int:
+    q = session_query(**filters).subquery()
+    return conn.execute(sa.select(sa.func.count()).select_from(q)).scalar_one()
+
+
+def get_event(conn: Connection, event_id: str) -> EventView:
+    row = conn.execute(sa.select(EVENT).where(EVENT.c.id == event_id)).first()
+    if row is None:
+        raise NotFound(f"no event with id {event_id!r} in this store")
+    return EventView.from_row(row)
+
+
+def event_slice(
+    conn: Connection, session_id: str, *, from_seq: int | None = None, to_seq: int | None = None,
+    since: float | None = None, until: float | None = None, limit: int | None = None,
+) -> list[EventView]:
+    """Events of one session's log in append order, by seq range and/or time range."""
+    q = sa.select(EVENT).where(EVENT.c.session_id == session_id)
+    if from_seq is not None:
+        q = q.where(EVENT.c.seq >= from_seq)
+    if to_seq is not None:
+        q = q.where(EVENT.c.seq <= to_seq)
+    if since is not None:
+        q = q.where(EVENT.c.ts >= since)
+    if until is not None:
+        q = q.where(EVENT.c.ts <= until)
+    q = q.order_by(EVENT.c.seq)
+    if limit is not None:
+        q = q.limit(limit)
+    return [EventView.from_row(r) for r in conn.execute(q)]
+
+
+def ancestors_query(event_id: str, stop_after_kind: str | None = None):
+    """Recursive CTE of (id, parent_id, depth, kind) from event_id up to its root.
+
+    UNION (not UNION ALL) makes the walk end even if imported data holds a cycle.
+    With `stop_after_kind`, the walk includes the first such event and stops there.
+    """
+    e = EVENT.alias("e")
+    base = sa.select(e.c.id, e.c.parent_id, e.c.depth, e.c.kind).where(e.c.id == event_id)
+    up = base.cte("up", recursive=True)
+    step = sa.select(e.c.id, e.c.parent_id, e.c.depth, e.c.kind).join(up, e.c.id == up.c.parent_id)
+    if stop_after_kind:
+        step = step.where(up.c.kind != stop_after_kind)
+    return up.union(step)
+
+
+def path_ids(conn: Connection, head: str, stop_after_kind: str | None = None) -> list[str]:
+    """Event ids from the root (or the stop event) down to `head`, in tree order."""
+    up = ancestors_query(head, stop_after_kind)
+    rows = conn.execute(sa.select(up.c.id, up.c.depth)).all()
+    rows.sort(key=lambda r: r[1])
+    return [r[0] for r in rows]
+
+
+def path_events(conn: Connection, head: str, stop_after_kind: str | None = None) -> list[EventView]:
+    """The events from the root (or the stop event) down to `head`."""
+    up = ancestors_query(head, stop_after_kind)
+    q = sa.select(EVENT).join(up, EVENT.c.id == up.c.id).order_by(EVENT.c.depth)
+    return [EventView.from_row(r) for r in conn.execute(q)]
+
+
+def is_ancestor(conn: Connection, ancestor: str, of: str) -> bool:
+    """Whether `ancestor` lies on the path from the root to `of` (inclusive)."""
+    up = ancestors_query(of)
+    return conn.execute(sa.select(up.c.id).where(up.c.id == ancestor).limit(1)).first() is not None
+
+
+def iter_session_events(conn: Connection, session_id: str, batch: int = 2000) -> Iterator[dict]:
+    """All events of a session as mappings in seq order, fetched in keyset pages."""
+    last = 0
+    while True:
+        rows = conn.execute(
+            sa.select(EVENT).where(EVENT.c.session_id == session_id, EVENT.c.seq > last)
+            .order_by(EVENT.c.seq).limit(batch)
+        ).mappings().all()
+        if not rows:
+            return
+        yield from rows
+        last = rows[-1]["seq"]
+
+
+def leaves(conn: Connection, session_id: str) -> list[str]:
+    """Events of the session that no event (in any session) hangs under: branch tips."""
+    child = EVENT.alias("child")
+    q = (
+        sa.select(EVENT.c.id)
+        .where(EVENT.c.session_id == session_id)
+        .where(~sa.exists().where(child.c.parent_id == EVENT.c.id))
+        .order_by(EVENT.c.seq)
+    )
+    return list(conn.execute(q).scalars())

@@ -1,0 +1,148 @@
+"""The store's tables, as SQLModel declares them.
+
+Events are append-only: once written, a row of `event` is never updated. The
+`session` row is the mutable summary of its log (head, counters, status), kept in
+step with the events inside the same write transaction. Migrations in
+`model/migrations` create these tables; `SQLModel.metadata` here is what
+Alembic's autogenerate compares against.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+class Source(SQLModel, table=True):
+    """Where sessions come from: one tool at one location."""
+
+    __tablename__ = "source"
+    __table_args__ = (UniqueConstraint("kind", "location"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    kind: str  # native, claude_code, codex, agents_sdk, langgraph, gemini, managed_agents
+    location: str = ""
+    enabled: bool = True
+    added_at: float
+
+
+class SourceFile(SQLModel, table=True):
+    """Scan state of one file of a source, so a rescan reads only what was appended."""
+
+    __tablename__ = "source_file"
+    __table_args__ = (UniqueConstraint("source_id", "path"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    source_id: int = Field(foreign_key="source.id", index=True)
+    path: str
+    size: int = 0
+    mtime: float = 0.0
+    inode: int = 0
+    offset: int = 0  # bytes consumed; a half-written last line stays beyond it
+    bad_lines: int = 0
+    problems: str = Field(default="[]", sa_column=Column(Text, nullable=False, default="[]"))
+    scanned_at: float = 0.0
+
+
+class AgentSession(SQLModel, table=True):
+    """One session: identity, summary of its log, lifecycle state and fork lineage."""
+
+    __tablename__ = "session"
+
+    id: str = Field(primary_key=True)
+    tool_id: Optional[str] = Field(default=None, index=True)
+    source_id: Optional[int] = Field(default=None, foreign_key="source.id", index=True)
+    title: str = ""
+    project: str = ""
+    cwd: str = ""
+    git_branch: str = ""
+    model: str = ""
+    agent: str = ""
+    status: str = Field(default="active", index=True)
+    status_changed_at: float = 0.0
+    created_at: float
+    updated_at: float = Field(index=True)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    event_count: int = 0
+    last_seq: int = 0
+    last_hash: str = ""
+    head_event_id: Optional[str] = None
+    tags: str = Field(default="[]", sa_column=Column(Text, nullable=False, default="[]"))
+    meta: str = Field(default="{}", sa_column=Column(Text, nullable=False, default="{}"))
+    budget: str = Field(default="{}", sa_column=Column(Text, nullable=False, default="{}"))
+    forked_from_session: Optional[str] = Field(default=None, index=True)
+    forked_from_event: Optional[str] = None
+
+
+class Event(SQLModel, table=True):
+    """One entry of a session's append-only log; `parent_id` is the tree edge."""
+
+    __tablename__ = "event"
+    __table_args__ = (
+        UniqueConstraint("session_id", "seq"),
+        Index("ix_event_session_ts", "session_id", "ts"),
+    )
+
+    # An integer key keeps the table a rowid table in SQLite (FTS5 content rowid).
+    pk: Optional[int] = Field(default=None, primary_key=True)
+    id: str = Field(unique=True)
+    session_id: str = Field(foreign_key="session.id")
+    parent_id: Optional[str] = Field(default=None, index=True)
+    seq: int
+    depth: int = 0  # distance from the root of the tree, across fork boundaries
+    ts: float
+    kind: str
+    role: Optional[str] = None
+    text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    payload: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    tokens_in: int = 0
+    tokens_out: int = 0
+    sidechain: bool = False
+    agent_id: Optional[str] = None
+    hash: str
+
+
+class FactSnapshot(SQLModel, table=True):
+    """The folded durable facts as they stood at one event (a cache; derivable)."""
+
+    __tablename__ = "fact_snapshot"
+
+    event_id: str = Field(primary_key=True)
+    facts: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class AuditEntry(SQLModel, table=True):
+    """Every action taken through Sessionscope, with its outcome."""
+
+    __tablename__ = "audit"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    ts: float = Field(index=True)
+    action: str
+    session_id: Optional[str] = Field(default=None, index=True)
+    event_id: Optional[str] = None
+    outcome: str  # ok, refused, error
+    detail: str = Field(default="{}", sa_column=Column(Text, nullable=False, default="{}"))
+    actor: str = ""
+
+
+class Setting(SQLModel, table=True):
+    """Store-wide settings that every client of the store shares (retention policy)."""
+
+    __tablename__ = "setting"
+
+    key: str = Field(primary_key=True)
+    value: str = Field(sa_column=Column(Text, nullable=False))
+
+
+# Core table handles for the bulk and read paths, which skip the ORM for speed.
+SOURCE = Source.__table__
+SOURCE_FILE = SourceFile.__table__
+SESSION = AgentSession.__table__
+EVENT = Event.__table__
+FACT_SNAPSHOT = FactSnapshot.__table__
+AUDIT = AuditEntry.__table__
+SETTING = Setting.__table__

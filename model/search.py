@@ -1,0 +1,103 @@
+"""Full-text search over event text (FTS5 on SQLite, LIKE elsewhere)."""
+
+from __future__ import annotations
+
+import re
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from .errors import InvalidInput
+from .schema import EVENT, SESSION
+from .views import MARK_END, MARK_START, SearchHit
+
+SNIPPET_TOKENS = 16
+
+
+def fts_query(text: str) -> str:
+    """Turn what a user typed into a safe FTS5 query: every word must match.
+
+    Each word is quoted, so FTS syntax characters in it are literal; a trailing *
+    keeps prefix search.
+    """
+    terms = []
+    for word in text.split():
+        prefix = word.endswith("*")
+        word = word.rstrip("*").replace('"', '""')
+        if word:
+            terms.append(f'"{word}"' + ("*" if prefix else ""))
+    if not terms:
+        raise InvalidInput("the search is empty: type a word to find")
+    return " ".join(terms)
+
+
+def search(conn: Connection, text: str, *, limit: int = 50, session_id: str | None = None) -> list[SearchHit]:
+    """The newest `limit` events whose text matches every word, with snippets."""
+    if conn.dialect.name == "sqlite":
+        return _search_fts(conn, fts_query(text), limit, session_id)
+    return _search_like(conn, text, limit, session_id)
+
+
+def _search_fts(conn: Connection, query: str, limit: int, session_id: str | None) -> list[SearchHit]:
+    # Newest first straight from the index (rowid order), then the few hits joined.
+    where = "event_fts MATCH ?"
+    params: list = [query]
+    if session_id:
+        where += " AND rowid IN (SELECT pk FROM event WHERE session_id = ?)"
+        params.append(session_id)
+    sql = (
+        f"SELECT rowid, snippet(event_fts, 0, '{MARK_START}', '{MARK_END}', '…', {SNIPPET_TOKENS}) "
+        f"FROM event_fts WHERE {where} ORDER BY rowid DESC LIMIT ?"
+    )
+    rows = conn.exec_driver_sql(sql, (*params, limit)).all()
+    snippets = {pk: snip for pk, snip in rows}
+    return _hits(conn, snippets, [pk for pk, _ in rows])
+
+
+def _search_like(conn: Connection, text: str, limit: int, session_id: str | None) -> list[SearchHit]:
+    words = text.split()
+    if not words:
+        raise InvalidInput("the search is empty: type a word to find")
+    q = sa.select(EVENT.c.pk, EVENT.c.text).order_by(EVENT.c.pk.desc()).limit(limit)
+    for w in words:
+        q = q.where(EVENT.c.text.ilike(f"%{w}%"))
+    if session_id:
+        q = q.where(EVENT.c.session_id == session_id)
+    rows = conn.execute(q).all()
+    return _hits(conn, {pk: _like_snippet(t, words[0]) for pk, t in rows}, [pk for pk, _ in rows])
+
+
+def _like_snippet(text: str, word: str, width: int = 80) -> str:
+    m = re.search(re.escape(word), text, re.IGNORECASE)
+    if not m:
+        return text[:width]
+    start = max(0, m.start() - width // 2)
+    return ("…" if start else "") + text[start:m.start()] + MARK_START + m.group(0) + MARK_END + text[m.end():m.end() + width // 2]
+
+
+def _hits(conn: Connection, snippets: dict[int, str], order: list[int]) -> list[SearchHit]:
+    if not order:
+        return []
+    rows = conn.execute(
+        sa.select(EVENT.c.pk, EVENT.c.id, EVENT.c.session_id, EVENT.c.seq, EVENT.c.kind,
+                  EVENT.c.role, EVENT.c.ts, SESSION.c.title)
+        .join(SESSION, SESSION.c.id == EVENT.c.session_id)
+        .where(EVENT.c.pk.in_(order))
+    ).all()
+    by_pk = {r.pk: r for r in rows}
+    return [
+        SearchHit(session_id=r.session_id, session_title=r.title, event_id=r.id, seq=r.seq,
+                  kind=r.kind, role=r.role, ts=r.ts, snippet=snippets[pk])
+        for pk in order if (r := by_pk.get(pk)) is not None
+    ]
+
+
+def unindex_session(conn: Connection, session_id: str) -> None:
+    """Remove a session's events from the index before they are deleted."""
+    if conn.dialect.name != "sqlite":
+        return
+    conn.exec_driver_sql(
+        "INSERT INTO event_fts(event_fts, rowid, text) "
+        "SELECT 'delete', pk, text FROM event WHERE session_id = ? AND text != ''",
+        (session_id,),
+    )

@@ -1,0 +1,140 @@
+"""Session operations inside a write transaction: create, transition, rewind, fork, delete."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from . import lifecycle, reading, search
+from .errors import InvalidInput, NotFound, Refused
+from .ids import new_session_id
+from .schema import EVENT, FACT_SNAPSHOT, SESSION, SOURCE
+
+
+def native_source_id(conn: Connection) -> int:
+    """The `native` source row, created on first use."""
+    sid = conn.execute(sa.select(SOURCE.c.id).where(SOURCE.c.kind == "native", SOURCE.c.location == "")).scalar()
+    if sid is None:
+        sid = conn.execute(SOURCE.insert().values(kind="native", location="", enabled=True, added_at=time.time())).inserted_primary_key[0]
+    return sid
+
+
+def create_session(
+    conn: Connection, *, session_id: str | None = None, title: str = "", agent: str = "",
+    project: str = "", cwd: str = "", model: str = "", git_branch: str = "",
+    meta: dict[str, Any] | None = None, budget: dict[str, Any] | None = None,
+    tags: list[str] | None = None, source_id: int | None = None, tool_id: str | None = None,
+    status: str = lifecycle.ACTIVE, created_at: float | None = None,
+    forked_from_session: str | None = None, forked_from_event: str | None = None,
+    head_event_id: str | None = None,
+) -> str:
+    sid = session_id or new_session_id()
+    if conn.execute(sa.select(SESSION.c.id).where(SESSION.c.id == sid)).first():
+        raise InvalidInput(f"session {sid} already exists")
+    if status not in lifecycle.STATUSES:
+        raise InvalidInput(f"unknown status {status!r}")
+    now = time.time() if created_at is None else created_at
+    conn.execute(SESSION.insert().values(
+        id=sid, tool_id=tool_id, source_id=source_id if source_id is not None else native_source_id(conn),
+        title=title, project=project, cwd=cwd, git_branch=git_branch, model=model, agent=agent,
+        status=status, status_changed_at=now, created_at=now, updated_at=now,
+        tags=json.dumps(sorted(set(tags or []))), meta=json.dumps(meta or {}, default=str),
+        budget=json.dumps(budget or {}), head_event_id=head_event_id,
+        forked_from_session=forked_from_session, forked_from_event=forked_from_event,
+    ))
+    return sid
+
+
+def _status(conn: Connection, session_id: str) -> str:
+    status = conn.execute(sa.select(SESSION.c.status).where(SESSION.c.id == session_id)).scalar()
+    if status is None:
+        raise NotFound(f"no session with id {session_id!r} in this store")
+    return status
+
+
+def transition(conn: Connection, session_id: str, action: str) -> tuple[str, str]:
+    """Apply a lifecycle action; returns (old status, new status)."""
+    old = _status(conn, session_id)
+    new = lifecycle.next_status(session_id, old, action)
+    if new != old:
+        conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(status=new, status_changed_at=time.time()))
+    return old, new
+
+
+def _check_reachable(conn: Connection, session_id: str, event_id: str) -> None:
+    """An event a session can move to or fork at: its own, or on its current path."""
+    ev_session = conn.execute(sa.select(EVENT.c.session_id).where(EVENT.c.id == event_id)).scalar()
+    if ev_session is None:
+        raise NotFound(f"no event with id {event_id!r} in this store")
+    if ev_session == session_id:
+        return
+    head = conn.execute(sa.select(SESSION.c.head_event_id).where(SESSION.c.id == session_id)).scalar()
+    if head is None or not reading.is_ancestor(conn, event_id, head):
+        raise Refused(f"event {event_id} belongs to session {ev_session}, not to the history of {session_id}")
+
+
+def rewind(conn: Connection, session_id: str, event_id: str) -> str | None:
+    """Move the head back to `event_id`; returns the previous head."""
+    transition(conn, session_id, "rewind")
+    _check_reachable(conn, session_id, event_id)
+    old = conn.execute(sa.select(SESSION.c.head_event_id).where(SESSION.c.id == session_id)).scalar()
+    conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(head_event_id=event_id))
+    return old
+
+
+def fork(conn: Connection, session_id: str, event_id: str, title: str | None = None) -> str:
+    """A new session whose head is `event_id`: the prefix is referenced, not copied."""
+    transition(conn, session_id, "fork")
+    _check_reachable(conn, session_id, event_id)
+    origin = reading.get_session(conn, session_id)
+    return create_session(
+        conn, title=title if title is not None else f"{origin.title or session_id[:8]} (fork)",
+        agent=origin.agent, project=origin.project, cwd=origin.cwd, model=origin.model,
+        git_branch=origin.git_branch, meta=origin.meta, budget=origin.budget, tags=list(origin.tags),
+        forked_from_session=session_id, forked_from_event=event_id, head_event_id=event_id,
+    )
+
+
+def dependents(conn: Connection, session_id: str) -> list[str]:
+    """Other sessions whose history runs through this one's events."""
+    child = EVENT.alias("child")
+    own = EVENT.alias("own")
+    via_events = (
+        sa.select(child.c.session_id).join(own, own.c.id == child.c.parent_id)
+        .where(own.c.session_id == session_id, child.c.session_id != session_id)
+    )
+    via_head = (
+        sa.select(SESSION.c.id).where(SESSION.c.forked_from_session == session_id, SESSION.c.id != session_id)
+    )
+    return sorted(set(conn.execute(via_events).scalars()) | set(conn.execute(via_head).scalars()))
+
+
+def delete(conn: Connection, session_id: str) -> int:
+    """Remove a session and its events; returns how many events went."""
+    transition(conn, session_id, "delete")
+    deps = dependents(conn, session_id)
+    if deps:
+        raise Refused(
+            f"cannot delete session {session_id}: {len(deps)} session(s) fork from it "
+            f"({', '.join(d[:8] for d in deps[:5])}); delete or archive those first"
+        )
+    search.unindex_session(conn, session_id)
+    own_ids = sa.select(EVENT.c.id).where(EVENT.c.session_id == session_id)
+    conn.execute(FACT_SNAPSHOT.delete().where(FACT_SNAPSHOT.c.event_id.in_(own_ids)))
+    n = conn.execute(EVENT.delete().where(EVENT.c.session_id == session_id)).rowcount
+    conn.execute(SESSION.delete().where(SESSION.c.id == session_id))
+    return n
+
+
+def update_fields(conn: Connection, session_id: str, **values: Any) -> None:
+    """Rename, retag or re-describe a session (not its events)."""
+    _status(conn, session_id)
+    if "tags" in values:
+        values["tags"] = json.dumps(sorted(set(values["tags"])))
+    if "meta" in values:
+        values["meta"] = json.dumps(values["meta"], default=str)
+    conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(**values))

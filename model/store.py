@@ -1,0 +1,285 @@
+"""The store: the API an agent, a script, the CLI and the GUI all use.
+
+A Store wraps one SQLAlchemy engine. Reads open short read transactions; every
+mutation runs in one immediate write transaction (model.db.run_write), retried on
+lock contention, and the actions are recorded in the audit log: with outcome
+"ok" in the same transaction, or "refused"/"error" afterwards when they fail.
+Methods return frozen views (model.views); a Store may be used from any thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+from . import audit, chain, db, facts, reading, retention, search, sessions
+from .append import HEAD, append_event
+from .errors import SessionscopeError
+from .schema import EVENT, SESSION
+from .views import Changes, ChainReport, EventView, FactDiff, ResumeContext, SearchHit, SessionView
+
+COMPACTION = "compaction"
+
+
+def open_store(url: str | None = None) -> "Store":
+    """Open (creating or migrating) the store at `url`, a SQLAlchemy URL or file path.
+
+    Without a url: $SESSIONSCOPE_STORE, else SQLite in the user data directory.
+    """
+    url = db.as_url(url) if url else db.default_url()
+    engine = db.create_store_engine(url)
+    db.migrate(engine, url)
+    return Store(url, engine)
+
+
+class Store:
+    """Sessions, their append-only event logs, durable facts and the audit log."""
+
+    def __init__(self, url: str, engine):
+        self.url = url
+        self.engine = engine
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- plumbing -----------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def reader(self) -> Iterator[Connection]:
+        """A read transaction (a consistent snapshot under WAL)."""
+        with self.engine.connect() as conn:
+            with conn.begin():
+                yield conn
+
+    def write(self, work: Callable[..., Any], *args, **kwargs) -> Any:
+        """Run `work(conn, …)` in one write transaction (retried on contention)."""
+        return db.run_write(self.engine, work, *args, **kwargs)
+
+    def _act(self, action: str, session_id: str | None, work: Callable[[Connection], Any],
+             event_id: str | None = None, detail: Callable[[Any], dict] | None = None) -> Any:
+        """Run an audited action: recorded ok with it, or refused/error after it fails."""
+        def run(conn: Connection):
+            result = work(conn)
+            audit.record(conn, action, "ok", session_id=session_id, event_id=event_id,
+                         detail=detail(result) if detail else None)
+            return result
+        try:
+            return self.write(run)
+        except SessionscopeError as exc:
+            outcome = "refused" if not isinstance(exc, db.StoreUnavailable) else "error"
+            with contextlib.suppress(SessionscopeError):
+                self.write(audit.record, action, outcome, session_id=session_id,
+                           event_id=event_id, detail={"error": str(exc)})
+            raise
+
+    def resolve_session(self, key: str) -> str:
+        """A full session id from an id or an unambiguous prefix."""
+        from .ids import resolve
+        with self.reader() as conn:
+            return resolve(conn, SESSION, key, "session")
+
+    def resolve_event(self, key: str) -> str:
+        """A full event id from an id or an unambiguous prefix."""
+        from .ids import resolve
+        with self.reader() as conn:
+            return resolve(conn, EVENT, key, "event")
+
+    # -- the lifecycle, in the order it runs --------------------------------------
+
+    def open_session(self, *, title: str = "", agent: str = "", metadata: dict | None = None,
+                     budget: dict | None = None, **fields: Any) -> SessionView:
+        """Start a session: its identity and initial record. Returns it."""
+        def work(conn):
+            sid = sessions.create_session(conn, title=title, agent=agent, meta=metadata, budget=budget, **fields)
+            return reading.get_session(conn, sid)
+        return self._act("open", fields.get("session_id"), work, detail=lambda s: {"session": s.id, "title": s.title})
+
+    def append(self, session_id: str, kind: str, *, role: str | None = None, text: str = "",
+               payload: Any = None, **fields: Any) -> EventView:
+        """Append one event under the session's head; returns it with seq and hash."""
+        return self.write(lambda conn: append_event(conn, session_id, kind=kind, role=role, text=text,
+                                                     payload=payload, **fields))
+
+    def set_fact(self, session_id: str, key: str, value: Any, **fields: Any) -> EventView:
+        return self.append(session_id, facts.FACT_SET, payload={"key": key, "value": value}, **fields)
+
+    def delete_fact(self, session_id: str, key: str, **fields: Any) -> EventView:
+        return self.append(session_id, facts.FACT_DELETE, payload={"key": key}, **fields)
+
+    def compact(self, session_id: str, summary: str, **fields: Any) -> EventView:
+        """A summary event: what came before leaves the resume context, not the log."""
+        return self._act("compact", session_id, lambda conn: append_event(
+            conn, session_id, kind=COMPACTION, role="system", text=summary, action="compact", **fields))
+
+    def resume(self, session_id: str) -> ResumeContext:
+        """Make the session active and return what an agent needs to continue it."""
+        self._act("resume", session_id, lambda conn: sessions.transition(conn, session_id, "resume"))
+        return self.resume_context(session_id)
+
+    def resume_context(self, session_id: str) -> ResumeContext:
+        with self.reader() as conn:
+            s = reading.get_session(conn, session_id)
+            transcript = reading.path_events(conn, s.head_event_id, COMPACTION) if s.head_event_id else []
+            fold = facts.fold_at(conn, s.head_event_id)[0] if s.head_event_id else {}
+        return ResumeContext(session=s, facts=fold, transcript=tuple(transcript), budget_left=_budget_left(s))
+
+    def rewind(self, session_id: str, event_id: str) -> Changes:
+        """Move the head back to `event_id`; later appends branch from there."""
+        old = self._act("rewind", session_id, lambda conn: sessions.rewind(conn, session_id, event_id),
+                        event_id=event_id, detail=lambda old: {"previous_head": old})
+        return Changes("rewind", frozenset({session_id}), True, self.session(session_id), detail={"previous_head": old})
+
+    def fork(self, session_id: str, event_id: str, title: str | None = None) -> Changes:
+        """A new session continuing from `event_id`; the shared prefix is not copied."""
+        new = self._act("fork", session_id, lambda conn: sessions.fork(conn, session_id, event_id, title),
+                        event_id=event_id, detail=lambda sid: {"new_session": sid})
+        return Changes("fork", frozenset({session_id, new}), True, self.session(new))
+
+    def _transition(self, session_id: str, action: str) -> Changes:
+        old, new = self._act(action, session_id, lambda conn: sessions.transition(conn, session_id, action),
+                             detail=lambda r: {"from": r[0], "to": r[1]})
+        return Changes(action, frozenset({session_id}), True, self.session(session_id), detail={"from": old, "to": new})
+
+    def pause(self, session_id: str) -> Changes:
+        return self._transition(session_id, "pause")
+
+    def mark_idle(self, session_id: str) -> Changes:
+        return self._transition(session_id, "idle")
+
+    def close_session(self, session_id: str) -> Changes:
+        return self._transition(session_id, "close")
+
+    def archive(self, session_id: str) -> Changes:
+        """Read-only and hidden from the default list; unarchive brings it back."""
+        return self._transition(session_id, "archive")
+
+    def unarchive(self, session_id: str) -> Changes:
+        return self._transition(session_id, "unarchive")
+
+    def delete(self, session_id: str) -> Changes:
+        """Remove a session and its events for good (refused while running or forked from)."""
+        n = self._act("delete", session_id, lambda conn: sessions.delete(conn, session_id),
+                      detail=lambda n: {"events_removed": n})
+        return Changes("delete", frozenset({session_id}), True, detail={"events_removed": n})
+
+    def rename(self, session_id: str, title: str) -> Changes:
+        self._act("rename", session_id, lambda conn: sessions.update_fields(conn, session_id, title=title),
+                  detail=lambda _: {"title": title})
+        return Changes("rename", frozenset({session_id}), True, self.session(session_id))
+
+    def set_tags(self, session_id: str, tags: list[str]) -> Changes:
+        self._act("tag", session_id, lambda conn: sessions.update_fields(conn, session_id, tags=tags),
+                  detail=lambda _: {"tags": sorted(set(tags))})
+        return Changes("tag", frozenset({session_id}), True, self.session(session_id))
+
+    # -- reading ------------------------------------------------------------------
+
+    def session(self, session_id: str) -> SessionView:
+        with self.reader() as conn:
+            return reading.get_session(conn, session_id)
+
+    def sessions(self, **filters: Any) -> list[SessionView]:
+        """Sessions, newest activity first; see model.reading.list_sessions for filters."""
+        with self.reader() as conn:
+            return reading.list_sessions(conn, **filters)
+
+    def count_sessions(self, **filters: Any) -> int:
+        with self.reader() as conn:
+            return reading.count_sessions(conn, **filters)
+
+    def event(self, event_id: str) -> EventView:
+        with self.reader() as conn:
+            return reading.get_event(conn, event_id)
+
+    def events(self, session_id: str, **window: Any) -> list[EventView]:
+        """The session's log by seq range (from_seq, to_seq) and/or time (since, until)."""
+        with self.reader() as conn:
+            reading.get_session(conn, session_id)
+            return reading.event_slice(conn, session_id, **window)
+
+    def branch(self, session_id: str, head: str | None = None) -> list[EventView]:
+        """Events from the root to `head` (default: the session's head), across forks."""
+        with self.reader() as conn:
+            head = head or reading.get_session(conn, session_id).head_event_id
+            return reading.path_events(conn, head) if head else []
+
+    def leaves(self, session_id: str) -> list[str]:
+        with self.reader() as conn:
+            return reading.leaves(conn, session_id)
+
+    def facts_at(self, event_id: str) -> dict[str, Any]:
+        """The durable facts as they stood at `event_id` (caching snapshots on the way)."""
+        with self.reader() as conn:
+            fold, snaps = facts.fold_at(conn, event_id)
+        if snaps:
+            with contextlib.suppress(SessionscopeError):  # a cache: failing to store it is harmless
+                self.write(facts.store_snapshots, snaps)
+        return fold
+
+    def head_facts(self, session_id: str) -> dict[str, Any]:
+        head = self.session(session_id).head_event_id
+        return self.facts_at(head) if head else {}
+
+    def diff(self, event_a: str, event_b: str) -> FactDiff:
+        """What changed in the facts from A to B (any two events, any branches)."""
+        return facts.diff(self.facts_at(event_a), self.facts_at(event_b))
+
+    def search(self, text: str, *, limit: int = 50, session_id: str | None = None) -> list[SearchHit]:
+        with self.reader() as conn:
+            return search.search(conn, text, limit=limit, session_id=session_id)
+
+    def verify(self, session_id: str | None = None) -> list[ChainReport]:
+        """Recompute hash chains; each report names the first broken link, if any."""
+        with self.reader() as conn:
+            ids = [session_id] if session_id else [s for s in conn.execute(
+                SESSION.select().with_only_columns(SESSION.c.id).order_by(SESSION.c.id)).scalars()]
+            reports = []
+            for sid in ids:
+                last = reading.get_session(conn, sid)
+                expected = conn.execute(SESSION.select().with_only_columns(SESSION.c.last_hash)
+                                        .where(SESSION.c.id == sid)).scalar()
+                checked, broken, reason = chain.first_break(reading.iter_session_events(conn, sid), expected)
+                reports.append(ChainReport(last.id, checked, broken is None,
+                                           broken["id"] if broken else None,
+                                           broken["seq"] if broken else None, reason))
+            return reports
+
+    def audit_log(self, session_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        with self.reader() as conn:
+            return audit.entries(conn, session_id, limit)
+
+    # -- retention ----------------------------------------------------------------
+
+    def retention_policy(self) -> retention.RetentionPolicy:
+        with self.reader() as conn:
+            return retention.get_policy(conn)
+
+    def set_retention_policy(self, policy: retention.RetentionPolicy) -> None:
+        self._act("retention.policy", None, lambda conn: retention.set_policy(conn, policy),
+                  detail=lambda _: {"archive_after_days": policy.archive_after_days,
+                                    "purge_after_days": policy.purge_after_days})
+
+    def run_retention(self, now: float | None = None, dry_run: bool = False) -> dict:
+        """Apply the stored policy once; recorded in the audit log (a dry run too)."""
+        def work(conn):
+            return retention.run(conn, retention.get_policy(conn), now, dry_run)
+        return self._act("retention.dry_run" if dry_run else "retention", None, work, detail=lambda r: r)
+
+
+def _budget_left(s: SessionView) -> dict[str, Any]:
+    """What remains of each budget the session was opened with."""
+    used = {"tokens": s.tokens_in + s.tokens_out, "events": s.event_count}
+    return {k: (v - used[k] if k in used and isinstance(v, (int, float)) else v) for k, v in s.budget.items()}
+
+
+__all__ = ["open_store", "Store", "HEAD"]

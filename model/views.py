@@ -1,0 +1,165 @@
+"""Frozen read-models: what leaves the model. No ORM object crosses a thread."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class SessionView:
+    id: str
+    tool_id: str | None
+    source_kind: str
+    title: str
+    project: str
+    cwd: str
+    git_branch: str
+    model: str
+    agent: str
+    status: str
+    created_at: float
+    updated_at: float
+    tokens_in: int
+    tokens_out: int
+    event_count: int
+    head_event_id: str | None
+    tags: tuple[str, ...]
+    meta: dict[str, Any]
+    budget: dict[str, Any]
+    forked_from_session: str | None
+    forked_from_event: str | None
+
+    @classmethod
+    def from_row(cls, row) -> "SessionView":
+        m = row._mapping
+        return cls(
+            id=m["id"], tool_id=m["tool_id"], source_kind=m.get("source_kind") or "native",
+            title=m["title"], project=m["project"], cwd=m["cwd"], git_branch=m["git_branch"],
+            model=m["model"], agent=m["agent"], status=m["status"],
+            created_at=m["created_at"], updated_at=m["updated_at"],
+            tokens_in=m["tokens_in"], tokens_out=m["tokens_out"], event_count=m["event_count"],
+            head_event_id=m["head_event_id"], tags=tuple(json.loads(m["tags"] or "[]")),
+            meta=json.loads(m["meta"] or "{}"), budget=json.loads(m["budget"] or "{}"),
+            forked_from_session=m["forked_from_session"], forked_from_event=m["forked_from_event"],
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self.__dataclass_fields__} | {"tags": list(self.tags)}
+
+
+@dataclass(frozen=True, slots=True)
+class EventView:
+    id: str
+    session_id: str
+    parent_id: str | None
+    seq: int
+    depth: int
+    ts: float
+    kind: str
+    role: str | None
+    text: str
+    payload: str
+    tokens_in: int
+    tokens_out: int
+    sidechain: bool
+    agent_id: str | None
+    hash: str
+
+    @classmethod
+    def from_row(cls, row) -> "EventView":
+        m = row._mapping
+        return cls(**{f: m[f] for f in cls.__dataclass_fields__})
+
+    def payload_json(self) -> Any:
+        """The payload parsed, or the raw string when it is not JSON."""
+        try:
+            return json.loads(self.payload) if self.payload else None
+        except ValueError:
+            return self.payload
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True, slots=True)
+class FactDiff:
+    """Keys added, removed and changed between facts A and facts B."""
+
+    added: dict[str, Any]
+    removed: dict[str, Any]
+    changed: dict[str, tuple[Any, Any]]
+
+    def is_empty(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "added": self.added,
+            "removed": self.removed,
+            "changed": {k: {"old": a, "new": b} for k, (a, b) in self.changed.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeContext:
+    """What an agent needs to pick a session up: its facts and its recent transcript."""
+
+    session: SessionView
+    facts: dict[str, Any]
+    transcript: tuple[EventView, ...]  # since the last compaction, the summary first
+    budget_left: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "session": self.session.as_dict(),
+            "facts": self.facts,
+            "transcript": [e.as_dict() for e in self.transcript],
+            "budget_left": self.budget_left,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    session_id: str
+    session_title: str
+    event_id: str
+    seq: int
+    kind: str
+    role: str | None
+    ts: float
+    snippet: str  # matches wrapped in MARK_START / MARK_END
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self.__dataclass_fields__}
+
+
+MARK_START, MARK_END = "\x02", "\x03"
+
+
+@dataclass(frozen=True, slots=True)
+class ChainReport:
+    """The result of verifying one session's hash chain."""
+
+    session_id: str
+    checked: int
+    ok: bool
+    broken_event_id: str | None = None
+    broken_seq: int | None = None
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """What an operation changed, so each view can decide whether to refresh."""
+
+    action: str
+    session_ids: frozenset[str] = field(default_factory=frozenset)
+    session_list: bool = False  # sessions appeared, disappeared or changed status
+    session: SessionView | None = None  # the session the action produced or changed
+    event: EventView | None = None  # the event the action appended
+    detail: dict[str, Any] = field(default_factory=dict)
