@@ -82,8 +82,11 @@ def append_event(
         "event_count": SESSION.c.event_count + 1,
         "tokens_in": SESSION.c.tokens_in + row["tokens_in"],
         "tokens_out": SESSION.c.tokens_out + row["tokens_out"],
-        "updated_at": max(s["updated_at"], row["ts"]),
+        # last activity is the newest event's time (a backfilled log keeps its own dates)
+        "updated_at": row["ts"] if s["event_count"] == 0 else max(s["updated_at"], row["ts"]),
     }
+    if row["ts"] < s["created_at"]:
+        values["created_at"] = row["ts"]
     if status != s["status"]:
         values |= {"status": status, "status_changed_at": now}
     conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(**values))

@@ -126,6 +126,11 @@ def _describe_operational(exc: sa.exc.OperationalError) -> str:
     return f"the store could not be used: {text}"
 
 
+def include_name(name, type_, _parents) -> bool:
+    """Autogenerate ignores the FTS5 table and its shadow tables (made by raw SQL)."""
+    return not (type_ == "table" and name and name.startswith("event_fts"))
+
+
 def migrate(engine: Engine, url: str) -> None:
     """Create or upgrade the schema; refuse a store newer than this code."""
     current = _read_revision(engine)

@@ -18,7 +18,8 @@ from sqlalchemy.engine import Connection
 
 from . import audit, chain, db, facts, reading, retention, search, sessions
 from .append import HEAD, append_event
-from .errors import SessionscopeError
+from .errors import InvalidInput, SessionscopeError
+from .ids import new_session_id, resolve
 from .schema import EVENT, SESSION
 from .views import Changes, ChainReport, EventView, FactDiff, ResumeContext, SearchHit, SessionView
 
@@ -84,13 +85,11 @@ class Store:
 
     def resolve_session(self, key: str) -> str:
         """A full session id from an id or an unambiguous prefix."""
-        from .ids import resolve
         with self.reader() as conn:
             return resolve(conn, SESSION, key, "session")
 
     def resolve_event(self, key: str) -> str:
         """A full event id from an id or an unambiguous prefix."""
-        from .ids import resolve
         with self.reader() as conn:
             return resolve(conn, EVENT, key, "event")
 
@@ -99,10 +98,12 @@ class Store:
     def open_session(self, *, title: str = "", agent: str = "", metadata: dict | None = None,
                      budget: dict | None = None, **fields: Any) -> SessionView:
         """Start a session: its identity and initial record. Returns it."""
+        fields["session_id"] = fields.get("session_id") or new_session_id()
+
         def work(conn):
             sid = sessions.create_session(conn, title=title, agent=agent, meta=metadata, budget=budget, **fields)
             return reading.get_session(conn, sid)
-        return self._act("open", fields.get("session_id"), work, detail=lambda s: {"session": s.id, "title": s.title})
+        return self._act("open", fields["session_id"], work, detail=lambda s: {"title": s.title})
 
     def append(self, session_id: str, kind: str, *, role: str | None = None, text: str = "",
                payload: Any = None, **fields: Any) -> EventView:
@@ -165,6 +166,12 @@ class Store:
 
     def unarchive(self, session_id: str) -> Changes:
         return self._transition(session_id, "unarchive")
+
+    def report_status(self, session_id: str, action: str) -> Changes:
+        """A status change a managed-agents backend reports: start, reschedule, terminate."""
+        if action not in ("start", "reschedule", "terminate"):
+            raise InvalidInput(f"{action!r} is not a reported status change (start, reschedule, terminate)")
+        return self._transition(session_id, action)
 
     def delete(self, session_id: str) -> Changes:
         """Remove a session and its events for good (refused while running or forked from)."""

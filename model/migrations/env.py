@@ -6,6 +6,7 @@ processes opening a fresh store at once cannot both create the tables.
 
 from alembic import context
 
+from model.db import include_name
 from model.schema import SQLModel
 
 target_metadata = SQLModel.metadata
@@ -16,6 +17,7 @@ def run_migrations_online() -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
+        include_name=include_name,
         render_as_batch=True,  # SQLite cannot ALTER most things; batch mode copies tables
     )
     with context.begin_transaction():

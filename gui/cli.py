@@ -1,0 +1,209 @@
+"""The `sessionscope` command line. Imports no Qt, so `sessionscope list` starts fast.
+
+Every command takes `--store URL` (or $SESSIONSCOPE_STORE) and, where it prints,
+`--json`. Errors are one line on stderr and a non-zero exit, never a traceback:
+1 for a refused action or a failed check, 2 for a usage mistake or a missing id.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import re
+import sys
+import time
+from typing import Any
+
+EXIT_FAILED, EXIT_USAGE = 1, 2
+
+
+def _parse_time(text: str) -> float:
+    """ISO 8601, epoch seconds, or an age like 30m, 2h, 7d (that long ago)."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([smhdw])", text.strip())
+    if m:
+        unit = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+        return time.time() - float(m.group(1)) * unit
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        stamp = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a time: {text!r} (use ISO 8601, epoch seconds or 2h/3d)") from None
+    if stamp.tzinfo is None:
+        stamp = stamp.astimezone()
+    return stamp.timestamp()
+
+
+def _json_arg(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON: {exc}") from None
+
+
+def _json_or_text(text: str) -> Any:
+    """A fact value: JSON when it parses as JSON, the plain string otherwise."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    # The options are accepted before and after the command; SUPPRESS keeps a
+    # subcommand's unset option from overwriting one given before the command.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--store", metavar="URL", default=argparse.SUPPRESS,
+                        help="SQLAlchemy URL or SQLite file (default: $SESSIONSCOPE_STORE or the user data dir)")
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON instead of text")
+
+    p = argparse.ArgumentParser(prog="sessionscope",
+                                description="See, audit and steer AI-agent sessions. With no command, opens the window.")
+    p.add_argument("--store", metavar="URL", default=None,
+                   help="SQLAlchemy URL or SQLite file (default: $SESSIONSCOPE_STORE or the user data dir)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--demo", action="store_true", help="open the window on a demo store")
+    p.add_argument("--screenshot", metavar="FILE", help="render the main window to a PNG and exit")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def cmd(name, help_, **kw):
+        return sub.add_parser(name, help=help_, parents=[common], description=help_, **kw)
+
+    c = cmd("new", "open a new native session and print its id")
+    c.add_argument("--title", default="")
+    c.add_argument("--agent", default="")
+    c.add_argument("--project", default="")
+    c.add_argument("--cwd", default="")
+    c.add_argument("--model", default="")
+    c.add_argument("--meta", type=_json_arg, default=None, help="metadata as a JSON object")
+    c.add_argument("--budget", type=_json_arg, default=None, help='budget as JSON, e.g. {"tokens": 200000}')
+    c.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
+
+    c = cmd("append", "append one event to a session")
+    c.add_argument("session")
+    c.add_argument("--kind", required=True, help="message, tool_call, tool_result, thinking, …")
+    c.add_argument("--role")
+    c.add_argument("--text", default="")
+    c.add_argument("--payload", type=_json_arg, help="the raw payload as JSON")
+    c.add_argument("--ts", type=_parse_time, help="when it happened (default: now)")
+    c.add_argument("--tokens-in", type=int, default=0)
+    c.add_argument("--tokens-out", type=int, default=0)
+
+    c = cmd("fact", "set or delete a durable fact")
+    fact_sub = c.add_subparsers(dest="fact_command", metavar="set|delete", required=True)
+    f = fact_sub.add_parser("set", parents=[common], help="set KEY to VALUE (JSON or text)")
+    f.add_argument("session")
+    f.add_argument("key")
+    f.add_argument("value")
+    f = fact_sub.add_parser("delete", parents=[common], help="delete KEY")
+    f.add_argument("session")
+    f.add_argument("key")
+
+    c = cmd("list", "list sessions, newest activity first")
+    c.add_argument("--all", action="store_true", help="include archived sessions")
+    c.add_argument("--status")
+    c.add_argument("--source", help="native, claude_code, codex, …")
+    c.add_argument("--filter", help="words in the title, id or project")
+    c.add_argument("--sort", default="updated", help="updated, created, title, events, tokens, status, project")
+    c.add_argument("--limit", type=int, default=None)
+
+    c = cmd("show", "show a session's events (its log in append order)")
+    c.add_argument("session")
+    c.add_argument("--from-seq", type=int)
+    c.add_argument("--to-seq", type=int)
+    c.add_argument("--since", type=_parse_time)
+    c.add_argument("--until", type=_parse_time)
+    c.add_argument("--branch", action="store_true", help="show the path from the root to the head instead")
+
+    c = cmd("facts", "the durable facts at an event (or at a session's head)")
+    c.add_argument("event", help="an event id, or a session id for its head")
+
+    c = cmd("diff", "how the facts changed from A to B (events or sessions' heads)")
+    c.add_argument("a")
+    c.add_argument("b")
+
+    c = cmd("fork", "start a new session from an event of this one")
+    c.add_argument("session")
+    c.add_argument("--at", required=True, metavar="EVENT")
+    c.add_argument("--title")
+
+    c = cmd("rewind", "move a session's head back to an earlier event")
+    c.add_argument("session")
+    c.add_argument("--to", required=True, metavar="EVENT")
+
+    c = cmd("resume", "make a session active and print its resume context")
+    c.add_argument("session")
+
+    c = cmd("compact", "append a summary; earlier messages leave the resume context")
+    c.add_argument("session")
+    c.add_argument("--summary", required=True)
+
+    for name, help_ in (("close", "close a session"), ("pause", "pause a session"),
+                        ("archive", "archive a session: read-only and hidden from the list"),
+                        ("unarchive", "bring an archived session back")):
+        cmd(name, help_).add_argument("session")
+
+    c = cmd("delete", "delete a session and its events for good (recorded in the audit log)")
+    c.add_argument("session")
+    c.add_argument("--yes", "-y", action="store_true", help="do not ask")
+
+    c = cmd("rename", "give a session a new title")
+    c.add_argument("session")
+    c.add_argument("title")
+
+    c = cmd("tag", "set a session's tags")
+    c.add_argument("session")
+    c.add_argument("tags", nargs="*")
+
+    c = cmd("verify", "check hash chains; exit 1 naming the first broken event")
+    c.add_argument("session", nargs="?")
+
+    c = cmd("search", "full-text search over all events, newest first")
+    c.add_argument("query", nargs="+")
+    c.add_argument("--limit", type=int, default=50)
+    c.add_argument("--session")
+
+    c = cmd("retention", "show, set or run the retention policy (off by default)")
+    c.add_argument("--archive-after", metavar="DAYS|off", help="archive sessions idle this many days")
+    c.add_argument("--purge-after", metavar="DAYS|off", help="delete archived sessions after this many days")
+    c.add_argument("--run", action="store_true", help="apply the policy now")
+    c.add_argument("--dry-run", action="store_true", help="with --run: only say what would happen")
+
+    c = cmd("audit", "the audit log, newest first")
+    c.add_argument("session", nargs="?")
+    c.add_argument("--limit", type=int, default=50)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        return _open_window(args, parser)
+    from . import cli_commands
+
+    try:
+        return cli_commands.run(args)
+    except KeyboardInterrupt:
+        print("sessionscope: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # the one place a stray error becomes one line
+        return cli_commands.report(exc)
+
+
+def _open_window(args, parser) -> int:
+    import importlib.util
+
+    if importlib.util.find_spec("gui.app") is None:
+        parser.print_help()
+        return 0
+    from .app import main as app_main
+
+    return app_main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

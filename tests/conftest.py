@@ -1,0 +1,41 @@
+"""Shared fixtures. Qt runs offscreen; with SESSIONSCOPE_BLOCK_QT=1 PySide6 cannot be imported."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
+
+if os.environ.get("SESSIONSCOPE_BLOCK_QT") == "1":
+    class _BlockQt:
+        """A meta-path finder that makes PySide6 unimportable (the model must not need it)."""
+
+        def find_spec(self, name, path=None, target=None):
+            if name == "PySide6" or name.startswith("PySide6."):
+                raise ImportError(f"{name} is blocked: model/ must not import Qt")
+            return None
+
+    sys.meta_path.insert(0, _BlockQt())
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO.parent / "shared" / "corpus"
+
+
+@pytest.fixture
+def store(tmp_path):
+    from model import open_store
+
+    s = open_store(tmp_path / "store.db")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is not on this machine")
+    return CORPUS

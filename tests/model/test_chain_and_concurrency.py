@@ -1,0 +1,70 @@
+"""The hash chain catches tampering; concurrent writers lose nothing."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import sqlite3
+
+from model import open_store
+
+
+def _tamper(path, sql, params=()):
+    con = sqlite3.connect(path)
+    con.execute(sql, params)
+    con.commit()
+    con.close()
+
+
+def test_verify_names_the_altered_event(store, tmp_path):
+    s = store.open_session()
+    events = [store.append(s.id, "message", text=f"m{i}") for i in range(6)]
+    other = store.open_session()
+    store.append(other.id, "message", text="fine")
+    assert all(r.ok for r in store.verify())
+    _tamper(tmp_path / "store.db", "UPDATE event SET text = 'forged' WHERE id = ?", (events[3].id,))
+    reports = {r.session_id: r for r in store.verify()}
+    assert reports[other.id].ok
+    bad = reports[s.id]
+    assert not bad.ok and bad.broken_event_id == events[3].id and bad.broken_seq == 4 and bad.checked == 3
+
+
+def test_verify_catches_removed_events(store, tmp_path):
+    s = store.open_session()
+    events = [store.append(s.id, "message", text=f"m{i}") for i in range(4)]
+    _tamper(tmp_path / "store.db", "DELETE FROM event WHERE id = ?", (events[1].id,))
+    r = store.verify(s.id)[0]
+    assert r.broken_event_id == events[2].id and "missing" in r.reason
+    _tamper(tmp_path / "store.db", "DELETE FROM event WHERE id IN (?, ?)", (events[2].id, events[3].id))
+    r = store.verify(s.id)[0]
+    assert not r.ok and "removed from the end" in r.reason
+
+
+def _append_worker(url, session_id, worker, n):
+    store = open_store(url)
+    for i in range(n):
+        store.append(session_id, "message", role="user", text=f"worker {worker} event {i}")
+    store.close()
+
+
+def test_four_processes_append_concurrently(tmp_path):
+    url = tmp_path / "shared.db"
+    store = open_store(url)
+    s = store.open_session(title="shared")
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_append_worker, args=(str(url), s.id, w, 250)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0, 0, 0]
+    events = store.events(s.id)
+    assert len(events) == 1000
+    assert [e.seq for e in events] == list(range(1, 1001))
+    texts = {e.text for e in events}
+    assert texts == {f"worker {w} event {i}" for w in range(4) for i in range(250)}
+    # each append hung under the head of its moment: one unbroken line
+    assert all(b.parent_id == a.id for a, b in zip(events, events[1:]))
+    report = store.verify(s.id)[0]
+    assert report.ok and report.checked == 1000
+    assert store.session(s.id).event_count == 1000
+    store.close()

@@ -1,0 +1,52 @@
+"""model/ never imports Qt or gui: every module imports with PySide6 made unimportable."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from tests.conftest import REPO
+
+
+def test_every_model_module_imports_without_qt():
+    script = textwrap.dedent("""
+        import importlib, pkgutil, sys
+
+        class Block:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in ("PySide6", "gui", "shiboken6"):
+                    raise ImportError("blocked: " + name)
+
+        sys.meta_path.insert(0, Block())
+        import model
+        names = [m.name for m in pkgutil.walk_packages(model.__path__, "model.")
+                 if ".migrations" not in m.name]
+        for name in names:
+            importlib.import_module(name)
+        leaked = [m for m in sys.modules if m.split(".")[0] in ("PySide6", "gui")]
+        assert not leaked, leaked
+        print(len(names))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) >= 10
+
+
+def test_cli_imports_no_qt():
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys, gui.cli, gui.cli_commands; "
+         "print([m for m in sys.modules if m.startswith('PySide6')])"],
+        cwd=REPO, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_model_tests_pass_with_qt_blocked():
+    """The whole model suite, run again in a process where PySide6 cannot load."""
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:pytest-qt", "-p", "no:cacheprovider",
+         "tests/model", "--deselect", "tests/model/test_layers.py::test_model_tests_pass_with_qt_blocked"],
+        cwd=REPO, capture_output=True, text=True, env={**__import__("os").environ, "SESSIONSCOPE_BLOCK_QT": "1"})
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert " passed" in out.stdout

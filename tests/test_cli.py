@@ -1,0 +1,126 @@
+"""The command line end to end, in real processes on a real store."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+
+@pytest.fixture
+def cli(tmp_path):
+    env = {**os.environ, "SESSIONSCOPE_STORE": str(tmp_path / "cli.db")}
+
+    def run(*args, ok=True):
+        out = subprocess.run([sys.executable, "-m", "gui.cli", *args], cwd=REPO, env=env,
+                             capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        if ok:
+            assert out.returncode == 0, out.stderr
+        return out
+    run.db = tmp_path / "cli.db"
+    return run
+
+
+def _json(out):
+    return json.loads(out.stdout)
+
+
+def test_full_lifecycle_through_the_cli(cli):
+    sid = cli("new", "--title", "cli session", "--budget", '{"tokens": 100}', "--tag", "x").stdout.strip()
+    e1 = _json(cli("append", sid, "--kind", "message", "--role", "user", "--text", "hello cli", "--json"))
+    assert e1["seq"] == 1
+    cli("append", sid[:8], "--kind", "tool_call", "--payload", '{"name": "Bash"}', "--tokens-in", "30")
+    cli("fact", "set", sid, "plan", '["a"]')
+    cli("fact", "set", sid, "owner", "alice")
+    cli("fact", "delete", sid, "owner")
+    assert _json(cli("facts", sid, "--json")) == {"plan": ["a"]}
+    rows = _json(cli("list", "--json"))
+    assert rows[0]["id"] == sid and rows[0]["event_count"] == 5 and rows[0]["tags"] == ["x"]
+    assert "cli session" in cli("list").stdout
+    shown = _json(cli("show", sid, "--from-seq", "2", "--to-seq", "3", "--json"))
+    assert [e["seq"] for e in shown["events"]] == [2, 3]
+    assert _json(cli("show", sid, "--since", "1h", "--json"))["events"]
+    assert _json(cli("show", sid, "--until", "2000-01-01T00:00:00Z", "--json"))["events"] == []
+    fork = cli("fork", sid, "--at", e1["id"], "--title", "alt").stdout.strip()
+    cli("fact", "set", fork, "plan", '["b"]')
+    d = _json(cli("diff", sid, fork, "--json"))
+    assert d["changed"] == {"plan": {"old": ["a"], "new": ["b"]}}
+    assert _json(cli("rewind", sid, "--to", e1["id"], "--json"))["head_event_id"] == e1["id"]
+    cli("compact", sid, "--summary", "so far: hello")
+    ctx = _json(cli("resume", sid, "--json"))
+    assert ctx["transcript"][0]["text"] == "so far: hello" and ctx["budget_left"] == {"tokens": 70}
+    hits = _json(cli("search", "hello", "--json"))
+    assert {h["session_id"] for h in hits} == {sid}
+    assert "[hello]" in cli("search", "hello").stdout
+    assert "all chains intact" in cli("verify").stdout
+    cli("close", sid)
+    cli("archive", sid)
+    assert sid not in cli("list").stdout and sid[:8] in cli("list", "--all").stdout
+    cli("unarchive", sid)
+    cli("rename", sid, "renamed")
+    cli("tag", sid, "a", "b")
+    assert _json(cli("list", "--json", "--filter", "renamed"))[0]["tags"] == ["a", "b"]
+    assert "retention" not in cli("audit").stdout
+    assert "purge archived after never" in cli("retention").stdout
+    cli("retention", "--archive-after", "30", "--purge-after", "off", "--run")
+    actions = [r["action"] for r in _json(cli("audit", "--json"))]
+    assert {"open", "fork", "rewind", "compact", "resume", "close", "archive", "unarchive", "rename",
+            "tag", "retention.policy", "retention"} <= set(actions)
+    cli("delete", fork, "--yes")
+    cli("delete", sid, "--yes")
+    assert _json(cli("list", "--all", "--json")) == []
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (["show", "nope"], 2, "no session with id 'nope'"),
+    (["append", "nope", "--kind", "m"], 2, "no session"),
+    (["facts", "nope"], 2, "no session"),
+    (["search", " "], 2, "the search is empty"),
+    (["retention", "--archive-after", "soon"], 2, "not a number of days"),
+])
+def test_errors_are_one_line(cli, args, code, message):
+    out = cli(*args, ok=False)
+    assert out.returncode == code
+    assert message in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_refusals_exit_1(cli):
+    sid = cli("new").stdout.strip()
+    cli("archive", sid)
+    out = cli("append", sid, "--kind", "message", ok=False)
+    assert out.returncode == 1 and "archived; unarchive it first" in out.stderr
+    out = cli("delete", sid, ok=False)
+    assert out.returncode == 2 and "--yes" in out.stderr
+
+
+def test_bad_json_argument_is_a_usage_error(cli):
+    sid = cli("new").stdout.strip()
+    out = cli("append", sid, "--kind", "m", "--payload", "{oops", ok=False)
+    assert out.returncode == 2 and "not valid JSON" in out.stderr
+
+
+def test_verify_names_the_broken_event_and_exits_1(cli):
+    sid = cli("new").stdout.strip()
+    ids = [_json(cli("append", sid, "--kind", "message", "--text", f"m{i}", "--json"))["id"] for i in range(3)]
+    con = sqlite3.connect(cli.db)
+    con.execute("UPDATE event SET text = 'forged' WHERE id = ?", (ids[1],))
+    con.commit()
+    con.close()
+    out = cli("verify", ok=False)
+    assert out.returncode == 1
+    assert f"broken at event {ids[1]} (seq 2)" in out.stdout
+
+
+def test_damaged_store_is_one_line(tmp_path):
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"garbage" * 1000)
+    out = subprocess.run([sys.executable, "-m", "gui.cli", "--store", str(bad), "list"], cwd=REPO,
+                         capture_output=True, text=True)
+    assert out.returncode == 1 and "not a database" in out.stderr and "Traceback" not in out.stderr
