@@ -172,6 +172,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--run", action="store_true", help="apply the policy now")
     c.add_argument("--dry-run", action="store_true", help="with --run: only say what would happen")
 
+    c = cmd("import", "import Claude Code transcripts from files or folders (incremental)")
+    c.add_argument("paths", nargs="+", metavar="PATH")
+
+    cmd("scan", "find and import the known places (~/.claude/projects, $CLAUDE_CONFIG_DIR, …)")
+
     c = cmd("audit", "the audit log, newest first")
     c.add_argument("session", nargs="?")
     c.add_argument("--limit", type=int, default=50)

@@ -272,6 +272,44 @@ def _audit(store, args):
     _out(args, rows, "\n".join(lines) or "(empty)")
 
 
+def _import_report(store, args, paths) -> int:
+    from model.sources.claude_code import import_paths
+
+    show = sys.stderr.isatty() and not args.json
+
+    def progress(done, total, path):
+        if show:
+            pct = 100 * done // total if total else 100
+            print(f"\r{pct:3d}%  {done >> 20} of {total >> 20} MB", end="", file=sys.stderr, flush=True)
+    report = import_paths(store, paths, progress=progress)
+    if show:
+        print(file=sys.stderr)
+    lines = [f"{report.files_read} of {report.files_seen} files read, {report.bytes_read / 1e6:.1f} MB, "
+             f"{report.events_added} new events in {len(report.sessions)} sessions, "
+             f"{report.bad_lines} bad lines, {report.seconds:.2f} s"]
+    lines += [f"  {p['path']}" + (f" line {p['line']}" if p.get("line") else "") + f": {p['problem']}"
+              for p in report.problems[:30]]
+    if len(report.problems) > 30:
+        lines.append(f"  … and {len(report.problems) - 30} more")
+    _out(args, report.as_dict(), "\n".join(lines))
+    return 0
+
+
+def _import(store, args):
+    return _import_report(store, args, args.paths)
+
+
+def _scan(store, args):
+    from model.sources.claude_code import default_roots
+
+    roots = default_roots()
+    if not roots:
+        _out(args, {"roots": []}, "no Claude Code transcripts found (looked in ~/.claude/projects, "
+                                  "~/.config/claude/projects and $CLAUDE_CONFIG_DIR)")
+        return 0
+    return _import_report(store, args, roots)
+
+
 _HANDLERS = {
     "new": _new, "append": _append, "fact.set": _fact_set, "fact.delete": _fact_delete,
     "list": _list, "show": _show, "facts": _facts, "diff": _diff, "fork": _fork,
@@ -279,5 +317,5 @@ _HANDLERS = {
     "close": _transition("close_session"), "pause": _transition("pause"),
     "archive": _transition("archive"), "unarchive": _transition("unarchive"),
     "delete": _delete, "rename": _rename, "tag": _tag, "verify": _verify,
-    "search": _search, "retention": _retention, "audit": _audit,
+    "search": _search, "retention": _retention, "audit": _audit, "import": _import, "scan": _scan,
 }

@@ -10,7 +10,7 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import chain, facts, lifecycle
+from . import chain, facts, lifecycle, search
 from .errors import InvalidInput, NotFound
 from .ids import native_event_id
 from .schema import EVENT, SESSION
@@ -75,8 +75,7 @@ def append_event(
     if conn.execute(sa.select(EVENT.c.seq).where(EVENT.c.id == row["id"])).first():
         raise InvalidInput(f"event id {row['id']!r} is already in this store")
     pk = conn.execute(EVENT.insert().values(**row)).inserted_primary_key[0]
-    if conn.dialect.name == "sqlite" and row["text"]:
-        conn.exec_driver_sql("INSERT INTO event_fts(rowid, text) VALUES (?, ?)", (pk, row["text"]))
+    search.index_range(conn, pk, pk)
     values = {
         "last_seq": seq, "last_hash": row["hash"], "head_event_id": row["id"],
         "event_count": SESSION.c.event_count + 1,

@@ -15,12 +15,14 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from .errors import InvalidInput, NotFound
+from .reading import MAX_WALK
 from .schema import EVENT, FACT_SNAPSHOT
 from .views import FactDiff
 
 FACT_SET, FACT_DELETE = "fact.set", "fact.delete"
 FACT_KINDS = (FACT_SET, FACT_DELETE)
 SNAPSHOT_EVERY = 200
+EXTRACTED = "extracted"  # role of facts an importer attached beside the chain
 
 
 def fact_payload(kind: str, key: str, value: Any = None) -> dict[str, Any]:
@@ -56,34 +58,52 @@ def fold_at(conn: Connection, event_id: str) -> tuple[dict[str, Any], list[tuple
     e = EVENT.alias("e")
     s = FACT_SNAPSHOT.alias("s")
     base = (
-        sa.select(e.c.id, e.c.parent_id, e.c.depth, s.c.facts.label("snap"))
+        sa.select(e.c.id, e.c.parent_id, e.c.depth, sa.literal(0).label("n"), s.c.facts.label("snap"))
         .outerjoin(s, s.c.event_id == e.c.id).where(e.c.id == event_id)
     )
     up = base.cte("up", recursive=True)
     step = (
-        sa.select(e.c.id, e.c.parent_id, e.c.depth, s.c.facts.label("snap"))
+        sa.select(e.c.id, e.c.parent_id, e.c.depth, (up.c.n + 1).label("n"), s.c.facts.label("snap"))
         .join(up, e.c.id == up.c.parent_id)
         .outerjoin(s, s.c.event_id == e.c.id)
-        .where(up.c.snap.is_(None))
+        .where(up.c.snap.is_(None), up.c.n < MAX_WALK)
     )
-    up = up.union(step)
-    is_fact = EVENT.c.kind.in_(FACT_KINDS)
-    rows = conn.execute(
-        sa.select(up.c.id, up.c.depth, up.c.snap, EVENT.c.kind, sa.case((is_fact, EVENT.c.payload)))
-        .join(EVENT, EVENT.c.id == up.c.id)
-    ).all()
-    if not rows:
+    up = up.union_all(step)
+    # root first; position = steps from the root, so order never depends on depth estimates
+    walked = conn.execute(sa.select(up.c.id, up.c.depth, up.c.snap).order_by(up.c.n.desc())).all()
+    if not walked:
         raise NotFound(f"no event with id {event_id!r} in this store")
-    rows.sort(key=lambda r: r[1])
+    on_path = {r[0]: i for i, r in enumerate(walked)}
+    # Fact events on the path, and facts an importer attached under a path event
+    # (role "extracted": they sit beside the conversation, not in its chain).
+    fact_rows = []
+    ids = list(on_path)
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        for ev_id, parent, kind, payload, seq, role in conn.execute(
+            sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.kind, EVENT.c.payload, EVENT.c.seq, EVENT.c.role)
+            .where(EVENT.c.kind.in_(FACT_KINDS))
+            .where(sa.or_(EVENT.c.id.in_(chunk), sa.and_(EVENT.c.parent_id.in_(chunk), EVENT.c.role == EXTRACTED)))
+        ):
+            if ev_id in on_path:
+                fact_rows.append((on_path[ev_id], 0, seq, ev_id, kind, payload))
+            elif role == EXTRACTED:
+                fact_rows.append((on_path[parent], 1, seq, parent, kind, payload))
+    fact_rows.sort()
     facts: dict[str, Any] = {}
     start = 0
-    if rows[0][2] is not None:  # the walk stopped at a snapshot: it already includes its event
-        facts = json.loads(rows[0][2])
+    if walked[0][2] is not None:  # the walk stopped at a snapshot: it includes its event
+        facts = json.loads(walked[0][2])
         start = 1
+    skip = walked[0][0] if start else None
+    pending = iter(fact_rows)
+    nxt = next(pending, None)
     new_snapshots: list[tuple[str, str]] = []
-    for ev_id, depth, _snap, kind, payload in rows[start:]:
-        if payload is not None:
-            apply(facts, kind, payload)
+    for position, (ev_id, depth, _snap) in enumerate(walked[start:], start):
+        while nxt is not None and nxt[0] <= position:
+            if nxt[3] != skip:
+                apply(facts, nxt[4], nxt[5])
+            nxt = next(pending, None)
         if depth % SNAPSHOT_EVERY == 0 and depth > 0:
             new_snapshots.append((ev_id, json.dumps(facts, sort_keys=True)))
     return facts, new_snapshots

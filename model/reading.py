@@ -105,33 +105,36 @@ def event_slice(
     return [EventView.from_row(r) for r in conn.execute(q)]
 
 
-def ancestors_query(event_id: str, stop_after_kind: str | None = None):
-    """Recursive CTE of (id, parent_id, depth, kind) from event_id up to its root.
+MAX_WALK = 5_000_000  # a guard: no real path is this long; a cycle in bad data stops here
 
-    UNION (not UNION ALL) makes the walk end even if imported data holds a cycle.
+
+def ancestors_query(event_id: str, stop_after_kind: str | None = None):
+    """Recursive CTE of (id, parent_id, n, kind) from event_id (n=0) up to its root.
+
+    `n` counts steps from the start, so callers order a path by it (not by depth,
+    which an importer can only estimate when a parent arrives after its child).
     With `stop_after_kind`, the walk includes the first such event and stops there.
     """
     e = EVENT.alias("e")
-    base = sa.select(e.c.id, e.c.parent_id, e.c.depth, e.c.kind).where(e.c.id == event_id)
+    base = sa.select(e.c.id, e.c.parent_id, sa.literal(0).label("n"), e.c.kind).where(e.c.id == event_id)
     up = base.cte("up", recursive=True)
-    step = sa.select(e.c.id, e.c.parent_id, e.c.depth, e.c.kind).join(up, e.c.id == up.c.parent_id)
+    step = (sa.select(e.c.id, e.c.parent_id, (up.c.n + 1).label("n"), e.c.kind)
+            .join(up, e.c.id == up.c.parent_id).where(up.c.n < MAX_WALK))
     if stop_after_kind:
         step = step.where(up.c.kind != stop_after_kind)
-    return up.union(step)
+    return up.union_all(step)
 
 
 def path_ids(conn: Connection, head: str, stop_after_kind: str | None = None) -> list[str]:
     """Event ids from the root (or the stop event) down to `head`, in tree order."""
     up = ancestors_query(head, stop_after_kind)
-    rows = conn.execute(sa.select(up.c.id, up.c.depth)).all()
-    rows.sort(key=lambda r: r[1])
-    return [r[0] for r in rows]
+    return list(conn.execute(sa.select(up.c.id).order_by(up.c.n.desc())).scalars())
 
 
 def path_events(conn: Connection, head: str, stop_after_kind: str | None = None) -> list[EventView]:
     """The events from the root (or the stop event) down to `head`."""
     up = ancestors_query(head, stop_after_kind)
-    q = sa.select(EVENT).join(up, EVENT.c.id == up.c.id).order_by(EVENT.c.depth)
+    q = sa.select(EVENT).join(up, EVENT.c.id == up.c.id).order_by(up.c.n.desc())
     return [EventView.from_row(r) for r in conn.execute(q)]
 
 

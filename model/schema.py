@@ -41,6 +41,7 @@ class SourceFile(SQLModel, table=True):
     mtime: float = 0.0
     inode: int = 0
     offset: int = 0  # bytes consumed; a half-written last line stays beyond it
+    line_count: int = 0  # complete lines consumed, for "line N" in problem reports
     bad_lines: int = 0
     problems: str = Field(default="[]", sa_column=Column(Text, nullable=False, default="[]"))
     scanned_at: float = 0.0

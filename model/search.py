@@ -13,6 +13,29 @@ from .views import MARK_END, MARK_START, SearchHit
 
 SNIPPET_TOKENS = 16
 
+# What is indexed, decided once, in SQL, so indexing and un-indexing agree:
+# conversation text whole (up to 64 KB), tool calls and results only their first
+# 4 KB (they are two thirds of all text and rarely searched deep), and nothing of
+# progress or metadata lines. The event row always keeps the full text.
+TOOL_KINDS = ("tool_call", "tool_result")
+UNINDEXED_KINDS = ("progress", "meta", "opaque")
+_FTS_TEXT = (
+    "CASE WHEN kind IN ('tool_call', 'tool_result') THEN substr(text, 1, 4096) "
+    "ELSE substr(text, 1, 65536) END"
+)
+_FTS_WHERE = "text != '' AND kind NOT IN ('progress', 'meta', 'opaque')"
+
+
+def index_range(conn: Connection, first_pk: int, last_pk: int) -> None:
+    """Index the events with first_pk <= pk <= last_pk (SQLite only)."""
+    if conn.dialect.name != "sqlite":
+        return
+    conn.exec_driver_sql(
+        f"INSERT INTO event_fts(rowid, text) SELECT pk, {_FTS_TEXT} FROM event "
+        f"WHERE pk BETWEEN ? AND ? AND {_FTS_WHERE}",
+        (first_pk, last_pk),
+    )
+
 
 def fts_query(text: str) -> str:
     """Turn what a user typed into a safe FTS5 query: every word must match.
@@ -97,7 +120,7 @@ def unindex_session(conn: Connection, session_id: str) -> None:
     if conn.dialect.name != "sqlite":
         return
     conn.exec_driver_sql(
-        "INSERT INTO event_fts(event_fts, rowid, text) "
-        "SELECT 'delete', pk, text FROM event WHERE session_id = ? AND text != ''",
+        f"INSERT INTO event_fts(event_fts, rowid, text) "
+        f"SELECT 'delete', pk, {_FTS_TEXT} FROM event WHERE session_id = ? AND {_FTS_WHERE}",
         (session_id,),
     )

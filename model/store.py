@@ -220,6 +220,13 @@ class Store:
             head = head or reading.get_session(conn, session_id).head_event_id
             return reading.path_events(conn, head) if head else []
 
+    def branch_view(self, session_id: str, head: str | None = None) -> list[EventView]:
+        """The branch as a reader sees it: the path plus the side lines of its turns."""
+        from .branch import branch_view
+        with self.reader() as conn:
+            head = head or reading.get_session(conn, session_id).head_event_id
+            return branch_view(conn, head) if head else []
+
     def leaves(self, session_id: str) -> list[str]:
         with self.reader() as conn:
             return reading.leaves(conn, session_id)

@@ -96,6 +96,7 @@ def upgrade() -> None:
     sa.Column('mtime', sa.Float(), nullable=False),
     sa.Column('inode', sa.Integer(), nullable=False),
     sa.Column('offset', sa.Integer(), nullable=False),
+    sa.Column('line_count', sa.Integer(), nullable=False),
     sa.Column('bad_lines', sa.Integer(), nullable=False),
     sa.Column('problems', sa.Text(), nullable=False),
     sa.Column('scanned_at', sa.Float(), nullable=False),

@@ -1,0 +1,184 @@
+"""Bulk insertion of imported events: SQLAlchemy Core executemany, one transaction a batch.
+
+Importers hand over plain `NewEvent`s grouped by session; this module assigns
+seq, depth and hash exactly as a single append would, drops events whose id is
+already stored (so re-importing a file, or a resumed copy of a session, adds
+nothing), inserts with executemany and indexes the new rows for search.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from . import chain, lifecycle, search, sessions
+from .schema import EVENT, SESSION
+
+_CHUNK = 500  # ids per IN (...) lookup, well under SQLite's variable limit
+
+
+@dataclass(slots=True)
+class NewEvent:
+    """One event as an importer found it; the store assigns seq, depth and hash."""
+
+    id: str
+    parent_id: str | None
+    ts: float
+    kind: str
+    role: str | None = None
+    text: str = ""
+    payload: str = ""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    sidechain: bool = False
+    agent_id: str | None = None
+    activity: bool = True  # False for lines a tool writes by merely opening a session
+    head: bool = False  # a candidate for the session's head (main-chain message)
+
+
+@dataclass(slots=True)
+class SessionInfo:
+    """What an importer learned about a session: fields to set, metadata to merge."""
+
+    id: str
+    source_id: int
+    tool_id: str | None = None
+    fields: dict[str, Any] = field(default_factory=dict)  # title, cwd, git_branch, model, project, …
+    meta: dict[str, Any] = field(default_factory=dict)
+    forked_from_session: str | None = None
+    forked_from_event: str | None = None
+
+
+def _existing(conn: Connection, column, values: list[str]) -> dict[str, Any]:
+    """{id: depth} for the values already stored."""
+    found: dict[str, Any] = {}
+    for i in range(0, len(values), _CHUNK):
+        chunk = values[i:i + _CHUNK]
+        for row in conn.execute(sa.select(EVENT.c.id, EVENT.c.depth).where(column.in_(chunk))):
+            found[row[0]] = row[1]
+    return found
+
+
+def _break_cycles(events: list[NewEvent], problems: list[str] | None) -> None:
+    """A parent chain that loops back (seen in damaged files) is cut where it closes."""
+    parent = {e.id: e.parent_id for e in events}
+    done: set[str] = set()
+    for e in events:
+        trail: list[str] = []
+        cur: str | None = e.id
+        while cur is not None and cur in parent and cur not in done:
+            if cur in trail:
+                closing = next(x for x in events if x.id == trail[-1])
+                if problems is not None:
+                    problems.append(f"parentUuid cycle through {cur}: cut at {closing.id}")
+                closing.parent_id = None
+                parent[closing.id] = None
+                break
+            trail.append(cur)
+            cur = parent[cur]
+        done.update(trail)
+
+
+def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems: list[str] | None = None) -> int:
+    """Store one session's new events in the caller's write transaction; returns how many."""
+    s = conn.execute(sa.select(SESSION).where(SESSION.c.id == info.id)).mappings().first()
+    if s is None:
+        first_ts = min((e.ts for e in events), default=None)
+        sessions.create_session(conn, session_id=info.id, source_id=info.source_id, tool_id=info.tool_id,
+                                status=lifecycle.IDLE, created_at=first_ts,
+                                forked_from_session=info.forked_from_session,
+                                forked_from_event=info.forked_from_event)
+        s = conn.execute(sa.select(SESSION).where(SESSION.c.id == info.id)).mappings().first()
+    # An archived session still takes imported events: the tool kept writing it,
+    # and nothing is dropped on import. Only appends through Sessionscope are refused.
+
+    seen = _existing(conn, EVENT.c.id, [e.id for e in events])
+    fresh: list[NewEvent] = []
+    batch_ids: set[str] = set()
+    for e in events:
+        if e.id in seen or e.id in batch_ids:
+            continue
+        batch_ids.add(e.id)
+        fresh.append(e)
+    _update_session(conn, s, info, fresh)
+    if not fresh:
+        return 0
+    _break_cycles(fresh, problems)
+
+    depth = _existing(conn, EVENT.c.id, sorted({e.parent_id for e in fresh if e.parent_id} - batch_ids))
+    first_pk = (conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar() or 0) + 1
+    seq, last_hash = s["last_seq"], s["last_hash"]
+    rows = []
+    for i, e in enumerate(fresh):
+        seq += 1
+        d = depth.get(e.parent_id, -1) + 1 if e.parent_id else 0
+        depth[e.id] = d
+        row = {
+            "pk": first_pk + i, "id": e.id, "session_id": info.id, "parent_id": e.parent_id, "seq": seq,
+            "depth": d, "ts": e.ts, "kind": e.kind, "role": e.role, "text": e.text, "payload": e.payload,
+            "tokens_in": e.tokens_in, "tokens_out": e.tokens_out, "sidechain": e.sidechain,
+            "agent_id": e.agent_id,
+        }
+        row["hash"] = last_hash = chain.link(last_hash, row)
+        rows.append(row)
+    conn.execute(EVENT.insert(), rows)
+    search.index_range(conn, first_pk, first_pk + len(rows) - 1)
+
+    values: dict[str, Any] = {
+        "last_seq": seq, "last_hash": last_hash,
+        "event_count": SESSION.c.event_count + len(rows),
+        "tokens_in": SESSION.c.tokens_in + sum(e.tokens_in for e in fresh),
+        "tokens_out": SESSION.c.tokens_out + sum(e.tokens_out for e in fresh),
+    }
+    heads = [e.id for e in fresh if e.head]
+    if heads:
+        values["head_event_id"] = heads[-1]
+    activity = [e.ts for e in fresh if e.activity]
+    if activity:
+        newest = max(activity)
+        values["updated_at"] = newest if s["event_count"] == 0 else max(s["updated_at"], newest)
+        values["created_at"] = min(s["created_at"], min(activity))
+    conn.execute(SESSION.update().where(SESSION.c.id == info.id).values(**values))
+    return len(rows)
+
+
+def _update_session(conn: Connection, s, info: SessionInfo, fresh: list[NewEvent]) -> None:
+    """Set the fields the importer found and merge its metadata."""
+    values = {k: v for k, v in info.fields.items() if v not in (None, "") and s.get(k) != v}
+    if info.tool_id and not s["tool_id"]:
+        values["tool_id"] = info.tool_id
+    if info.forked_from_session and not s["forked_from_session"]:
+        values["forked_from_session"] = info.forked_from_session
+        values["forked_from_event"] = info.forked_from_event
+    if "tags" in values:
+        values["tags"] = json.dumps(sorted(set(values["tags"])))
+    meta = json.loads(s["meta"] or "{}")
+    if "title" in values and meta.get("title_rank", 0) > info.meta.get("title_rank", 0):
+        del values["title"]  # a better title (custom > AI > summary > first prompt) is already set
+        info.meta = {k: v for k, v in info.meta.items() if k not in ("title_rank", "title_source")}
+    usage = info.meta.pop("usage_by_model", None)
+    if usage:
+        totals = {m: dict(u) for m, u in meta.get("usage_by_model", {}).items()}
+        for model_name, u in usage.items():
+            t = totals.setdefault(model_name, {})
+            for k, v in u.items():
+                t[k] = t.get(k, 0) + v
+        info.meta["usage_by_model"] = totals
+    if info.meta:
+        merged = _merge(meta, info.meta)
+        if merged != meta:
+            values["meta"] = json.dumps(merged, default=str)
+    if values:
+        conn.execute(SESSION.update().where(SESSION.c.id == info.id).values(**values))
+
+
+def _merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """Nested dicts merge key by key; anything else is replaced by the newer value."""
+    out = dict(old)
+    for k, v in new.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out

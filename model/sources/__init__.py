@@ -1,0 +1,1 @@
+"""One module per external tool: discover its sessions, import them, act on them."""

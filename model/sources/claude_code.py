@@ -1,0 +1,255 @@
+"""Claude Code / Claude Agent SDK: find transcripts, import them incrementally.
+
+`import_paths` is the long job behind `sessionscope import` and `scan`: it
+reports progress through a callback, can be cancelled between batches, and
+commits each batch together with the file's new offset, so a crash or a
+cancel halfway leaves a store that the next run completes without duplicates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from .. import audit
+from ..ingest import ingest
+from ..schema import EVENT, SESSION, SOURCE, SOURCE_FILE
+from ..store import Store
+from ..views import Changes
+from . import jsonl
+from .claude_lines import TITLE_RANK, FileContext, convert
+
+KIND = "claude_code"
+_UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_AGENT_RE = re.compile(r"^agent-(.+)$")
+
+Progress = Callable[[int, int, str], None]  # (bytes done, bytes total, current file)
+
+
+def default_roots() -> list[Path]:
+    """Where Claude Code keeps transcripts: $CLAUDE_CONFIG_DIR (comma-separated), ~/.claude, ~/.config/claude."""
+    roots: list[Path] = []
+    env = os.environ.get("CLAUDE_CONFIG_DIR", "")
+    for part in re.split(r"[,:]", env) if env else []:
+        if part.strip():
+            roots.append(Path(part.strip()).expanduser() / "projects")
+    home = Path.home()
+    roots += [home / ".claude" / "projects", home / ".config" / "claude" / "projects"]
+    seen, out = set(), []
+    for r in roots:
+        key = str(r.resolve()) if r.exists() else str(r)
+        if key not in seen and r.is_dir():
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+@dataclass
+class ImportReport:
+    files_seen: int = 0
+    files_read: int = 0
+    bytes_read: int = 0
+    events_added: int = 0
+    bad_lines: int = 0
+    sessions: set[str] = field(default_factory=set)
+    problems: list[dict] = field(default_factory=list)  # {path, line, offset, problem}
+    cancelled: bool = False
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d["sessions"] = sorted(self.sessions)
+        return d
+
+    def changes(self) -> Changes:
+        return Changes("import", frozenset(self.sessions), bool(self.sessions), detail=self.as_dict())
+
+
+def session_files(root: Path) -> list[Path]:
+    """Every transcript under root, oldest first (parents before the files that continue them)."""
+    found = []
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            if name.endswith(".jsonl") and name != "journal.jsonl":
+                found.append(Path(dirpath) / name)
+    found.sort(key=lambda p: (p.stat().st_mtime, str(p)))
+    return found
+
+
+def _file_context(path: Path, root: Path, source_id: int) -> FileContext:
+    stem = path.stem
+    agent = _AGENT_RE.match(stem)
+    file_session = stem if _UUID_RE.match(stem) else None
+    if agent and path.parent.name == "subagents":
+        # <session>/subagents/agent-<id>.jsonl (2.1.x); workflows nest one level deeper
+        owner = next((p.name for p in path.parents if _UUID_RE.match(p.name)), None)
+        file_session = owner
+    try:
+        key = str(path.relative_to(root))
+    except ValueError:
+        key = str(path)
+    return FileContext(file_key=key, file_session=file_session, source_id=source_id,
+                       agent_id=agent.group(1) if agent else None)
+
+
+def _source_id(conn, root: Path) -> int:
+    loc = str(root)
+    sid = conn.execute(sa.select(SOURCE.c.id).where(SOURCE.c.kind == KIND, SOURCE.c.location == loc)).scalar()
+    if sid is None:
+        sid = conn.execute(SOURCE.insert().values(kind=KIND, location=loc, enabled=True,
+                                                  added_at=time.time())).inserted_primary_key[0]
+    return sid
+
+
+def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
+                 cancel: threading.Event | None = None) -> ImportReport:
+    """Import Claude Code transcripts from files or directories (each directory a source root)."""
+    started = time.monotonic()
+    report = ImportReport()
+    plan: list[tuple[Path, list[Path]]] = []
+    for p in paths:
+        p = Path(p).expanduser().absolute()
+        if p.is_dir():
+            plan.append((p, session_files(p)))
+        elif p.is_file():
+            plan.append((p.parent, [p]))
+        else:
+            report.problems.append({"path": str(p), "line": None, "offset": None, "problem": "no such file or folder"})
+    total = sum(f.stat().st_size for _, files in plan for f in files)
+    done = 0
+    summaries: list[tuple[str, str]] = []
+    for root, files in plan:
+        source_id = store.write(_source_id, root)
+        with store.reader() as conn:
+            states = {r.path: r for r in conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.source_id == source_id))}
+        for path in files:
+            if cancel is not None and cancel.is_set():
+                report.cancelled = True
+                break
+            report.files_seen += 1
+            size = path.stat().st_size
+            _import_file(store, root, path, source_id, states.get(str(path)), report, summaries, cancel)
+            done += size
+            if progress:
+                progress(done, total, str(path))
+        if report.cancelled:
+            break
+    if summaries:
+        store.write(_apply_summaries, summaries, report)
+    report.seconds = time.monotonic() - started
+    if report.files_read or report.problems:
+        detail = {k: v for k, v in report.as_dict().items() if k not in ("sessions", "problems")}
+        detail["problems"] = len(report.problems)
+        store.write(audit.record, "import", "cancelled" if report.cancelled else "ok", detail=detail)
+    return report
+
+
+def _import_file(store: Store, root: Path, path: Path, source_id: int, known, report: ImportReport,
+                 summaries: list, cancel: threading.Event | None) -> None:
+    try:
+        st = path.stat()
+    except OSError as exc:
+        report.problems.append({"path": str(path), "line": None, "offset": None, "problem": str(exc)})
+        return
+    state = jsonl.ReadState()
+    if known is not None:
+        unchanged = known.size == st.st_size and known.mtime == st.st_mtime and known.inode == st.st_ino
+        if unchanged and known.offset == st.st_size:
+            return
+        replaced = known.inode != st.st_ino or st.st_size < known.offset
+        if not replaced:
+            state = jsonl.ReadState(offset=known.offset, line_count=known.line_count,
+                                    bad_lines=known.bad_lines, problems=json.loads(known.problems))
+    ctx = _file_context(path, root, source_id)
+    if state.offset and ctx.file_session:
+        _prefill_facts(store, ctx)
+    report.files_read += 1
+    old_bad, first_new_problem = state.bad_lines, len(state.problems)
+    try:
+        for batch in jsonl.read_lines(path, state):
+            for line in batch:
+                convert(line.offset, line.raw, line.obj, ctx)
+            added, touched = store.write(_commit_batch, ctx, path, source_id, st, state)
+            report.events_added += added
+            report.sessions |= touched
+            for sess in ctx.sessions.values():  # only now that the batch is committed
+                sess.events = []
+                sess.info.meta = {k: v for k, v in sess.info.meta.items() if k in ("title_rank", "title_source")}
+            if cancel is not None and cancel.is_set():
+                report.cancelled = True
+                break
+        if state.bytes_read == 0 or not ctx.sessions:
+            store.write(_save_state, path, source_id, st, state)
+    except OSError as exc:
+        report.problems.append({"path": str(path), "line": None, "offset": state.offset, "problem": str(exc)})
+    report.bytes_read += state.bytes_read
+    report.bad_lines += state.bad_lines - old_bad
+    summaries.extend(ctx.summaries)
+    for p in state.problems[first_new_problem:]:
+        report.problems.append({"path": str(path), **p})
+
+
+def _prefill_facts(store: Store, ctx: FileContext) -> None:
+    """On a rescan, facts that did not change are not extracted again."""
+    with store.reader() as conn:
+        row = conn.execute(sa.select(SESSION.c.cwd, SESSION.c.git_branch, SESSION.c.model)
+                           .where(SESSION.c.id == ctx.file_session)).first()
+    if row is not None:
+        facts = ctx.session(ctx.file_session).facts
+        for key, value in zip(("cwd", "git_branch", "model"), row):
+            if value:
+                facts[key] = value
+
+
+def _commit_batch(conn, ctx: FileContext, path: Path, source_id: int, st, state) -> tuple[int, set[str]]:
+    """The batch's events and the file's new offset, in one transaction (safe to retry)."""
+    problems: list[str] = []
+    added, touched = 0, set()
+    for sid, sess in ctx.sessions.items():
+        if sess.events or sess.info.fields or sess.info.meta:
+            added += ingest(conn, sess.info, list(sess.events), problems)
+            touched.add(sid)
+    for msg in problems:
+        state.problem(0, state.offset, msg, bad=False)
+    _save_state(conn, path, source_id, st, state)
+    return added, touched
+
+
+def _save_state(conn, path: Path, source_id: int, st, state) -> None:
+    values = dict(size=st.st_size, mtime=st.st_mtime, inode=st.st_ino, offset=state.offset,
+                  line_count=state.line_count, bad_lines=state.bad_lines,
+                  problems=json.dumps(state.problems), scanned_at=time.time())
+    updated = conn.execute(SOURCE_FILE.update().where(SOURCE_FILE.c.source_id == source_id,
+                                                      SOURCE_FILE.c.path == str(path)).values(**values)).rowcount
+    if not updated:
+        conn.execute(SOURCE_FILE.insert().values(source_id=source_id, path=str(path), **values))
+
+
+def _apply_summaries(conn, summaries: list[tuple[str, str]], report: ImportReport) -> None:
+    """A summary line names a leaf, often in another file: it titles that leaf's session."""
+    for leaf, text in summaries:
+        sid = conn.execute(sa.select(EVENT.c.session_id).where(EVENT.c.id == leaf)).scalar()
+        if sid is None:
+            continue
+        meta = json.loads(conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == sid)).scalar() or "{}")
+        if meta.get("title_rank", 0) <= TITLE_RANK["summary"]:
+            meta.update(title_rank=TITLE_RANK["summary"], title_source="summary")
+            conn.execute(SESSION.update().where(SESSION.c.id == sid).values(
+                title=" ".join(text.split())[:200], meta=json.dumps(meta)))
+            report.sessions.add(sid)
+
+
+def file_problems(store: Store) -> list[dict]:
+    """Files with bad lines or other problems, for showing to the user."""
+    with store.reader() as conn:
+        rows = conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.problems != "[]")
+                            .order_by(SOURCE_FILE.c.path)).mappings().all()
+    return [{"path": r["path"], "bad_lines": r["bad_lines"], "problems": json.loads(r["problems"])} for r in rows]

@@ -1,0 +1,289 @@
+"""Claude Code transcript lines → store events (see shared/corpus/FORMATS.md §1).
+
+Every line is kept verbatim as an event payload; unknown line types become
+`opaque` events. Compaction boundaries hang under their `logicalParentUuid`,
+so a branch runs across compactions. Durable facts (todos, files touched,
+plan, cwd, branch, model, title, PR links) are extracted as `fact.*` events
+with role "extracted", attached under the line they came from.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ..ingest import NewEvent, SessionInfo
+
+NS = uuid.UUID("3b0c6d9e-2f4a-4f0e-9a61-1c1d7e0c2b55")
+
+# Lines the CLI appends when it merely opens a session: not the user's activity.
+NOISE_TYPES = frozenset({"mode", "permission-mode", "atis-latch", "tools-used", "cost-state", "last-prompt"})
+META_TYPES = NOISE_TYPES | frozenset({
+    "summary", "file-history-snapshot", "file-history-delta", "queue-operation", "custom-title",
+    "ai-title", "agent-name", "pr-link", "frame-link", "worktree-state", "relocated",
+    "bridge-session", "content-replacement", "tag",
+})
+CHAIN_TYPES = frozenset({"user", "assistant", "system", "progress", "attachment"})
+HEAD_KINDS = frozenset({"message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary"})
+FILE_TOOLS = {"Edit": "edit", "MultiEdit": "edit", "Write": "write", "NotebookEdit": "edit"}
+TITLE_RANK = {"first_prompt": 1, "summary": 2, "ai": 3, "custom": 4}
+COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>", "<bash-input>",
+                    "<bash-stdout>", "<local-command-caveat>", "Caveat:")
+
+
+def parse_ts(value: Any) -> float | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def block_text(content: Any) -> str:
+    """The readable text of a message's content (str, or list of blocks)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for b in content:
+        if not isinstance(b, dict):
+            continue
+        t = b.get("type")
+        if t == "text":
+            parts.append(str(b.get("text", "")))
+        elif t == "thinking":
+            parts.append(str(b.get("thinking", "")))
+        elif t == "tool_use":
+            parts.append(f"{b.get('name', '')} {orjson.dumps(b.get('input', {})).decode()}")
+        elif t == "tool_result":
+            parts.append(block_text(b.get("content", "")))
+        elif t == "image":
+            parts.append("[image]")
+    return "\n".join(p for p in parts if p)
+
+
+@dataclass
+class SessionState:
+    """What one import run learns about one session."""
+
+    info: SessionInfo
+    events: list[NewEvent] = field(default_factory=list)
+    usage_seen: dict[str, tuple[int, int]] = field(default_factory=dict)  # message.id → max (in, out)
+    facts: dict[str, Any] = field(default_factory=dict)  # last value emitted this run
+    title_rank: int = 0
+    last_chain: str | None = None  # the newest main-chain event: facts of metadata lines attach there
+
+
+@dataclass
+class FileContext:
+    """Per-file parsing context."""
+
+    file_key: str  # path relative to the source root: names events without a uuid
+    file_session: str | None  # the session a line without sessionId belongs to
+    source_id: int
+    agent_id: str | None = None  # set for subagent transcript files
+    last_ts: float = 0.0
+    sessions: dict[str, SessionState] = field(default_factory=dict)
+    summaries: list[tuple[str, str]] = field(default_factory=list)  # (leafUuid, summary)
+
+    def session(self, sid: str) -> SessionState:
+        st = self.sessions.get(sid)
+        if st is None:
+            st = self.sessions[sid] = SessionState(SessionInfo(id=sid, source_id=self.source_id, tool_id=sid))
+        return st
+
+
+def _kind_role_text(t: str, obj: dict[str, Any]) -> tuple[str, str | None, str]:
+    msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+    content = msg.get("content")
+    if t == "user":
+        if obj.get("isCompactSummary"):
+            return "compaction_summary", "user", block_text(content)
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            return "tool_result", "tool", block_text(content)
+        return "message", "user", block_text(content)
+    if t == "assistant":
+        types = {b.get("type") for b in content or [] if isinstance(b, dict)} if isinstance(content, list) else set()
+        kind = "tool_call" if "tool_use" in types else "message" if "text" in types or isinstance(content, str) \
+            else "thinking" if "thinking" in types else "message"
+        return kind, "assistant", block_text(content)
+    if t == "system":
+        if obj.get("subtype") == "compact_boundary":
+            meta = obj.get("compactMetadata") or {}
+            return "compaction", "system", (
+                f"Conversation compacted ({meta.get('trigger', 'auto')}, {meta.get('preTokens', '?')} tokens before)")
+        return "system", "system", str(obj.get("content") or obj.get("subtype") or "")
+    if t == "progress":
+        return "progress", None, ""
+    if t == "attachment":
+        att = obj.get("attachment") if isinstance(obj.get("attachment"), dict) else {}
+        return "attachment", None, str(att.get("content") or att.get("type") or "")[:2000]
+    if t in META_TYPES:
+        text = obj.get("summary") or obj.get("customTitle") or obj.get("aiTitle") or obj.get("agentName") or ""
+        return "meta", None, str(text)
+    return "opaque", None, ""
+
+
+def _is_real_prompt(obj: dict[str, Any], text: str) -> bool:
+    return (not obj.get("isMeta") and not obj.get("isSidechain") and bool(text.strip())
+            and not text.lstrip().startswith(COMMAND_PREFIXES))
+
+
+def convert(line_offset: int, raw: str, obj: dict[str, Any], ctx: FileContext) -> None:
+    """Turn one parsed line into events of its session (with extracted facts)."""
+    t = obj.get("type") if isinstance(obj.get("type"), str) else ""
+    sid = obj.get("sessionId") if isinstance(obj.get("sessionId"), str) and obj.get("sessionId") else ctx.file_session
+    if not sid:
+        sid = f"orphan-{uuid.uuid5(NS, ctx.file_key)}"
+    st = ctx.session(sid)
+    ts = parse_ts(obj.get("timestamp"))
+    activity = ts is not None and t not in NOISE_TYPES
+    ts = ts if ts is not None else ctx.last_ts
+    ctx.last_ts = ts
+    kind, role, text = _kind_role_text(t, obj)
+    uid = obj.get("uuid") if isinstance(obj.get("uuid"), str) and obj.get("uuid") else None
+    event_id = uid or str(uuid.uuid5(NS, f"{ctx.file_key}:{line_offset}"))
+    parent = obj.get("parentUuid") if isinstance(obj.get("parentUuid"), str) else None
+    if kind == "compaction" and isinstance(obj.get("logicalParentUuid"), str):
+        parent = obj["logicalParentUuid"]  # the timeline runs across the compaction
+    sidechain = bool(obj.get("isSidechain")) or ctx.agent_id is not None
+    agent_id = obj.get("agentId") if isinstance(obj.get("agentId"), str) else ctx.agent_id
+    tokens_in, tokens_out = _usage(obj, st)
+    st.events.append(NewEvent(
+        id=event_id, parent_id=parent, ts=ts, kind=kind, role=role, text=text, payload=raw,
+        tokens_in=tokens_in, tokens_out=tokens_out, sidechain=sidechain, agent_id=agent_id,
+        activity=activity, head=bool(uid) and not sidechain and t in CHAIN_TYPES and kind in HEAD_KINDS,
+    ))
+    _session_fields(t, obj, text, st, ctx)
+    if not sidechain:
+        if uid and t in CHAIN_TYPES:
+            st.last_chain = event_id
+        anchor = event_id if uid else st.last_chain
+        if anchor:
+            _extract_facts(t, obj, anchor, ts, st)
+
+
+def _usage(obj: dict[str, Any], st: SessionState) -> tuple[int, int]:
+    """Tokens counted once per message.id: each line adds only its growth over the last."""
+    msg = obj.get("message")
+    if obj.get("type") != "assistant" or not isinstance(msg, dict) or not isinstance(msg.get("usage"), dict):
+        return 0, 0
+    u = msg["usage"]
+    total_in = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+                   if isinstance(u.get(k), (int, float)))
+    total_out = int(u.get("output_tokens") or 0) if isinstance(u.get("output_tokens"), (int, float)) else 0
+    key = str(msg.get("id") or obj.get("requestId") or obj.get("uuid"))
+    seen_in, seen_out = st.usage_seen.get(key, (0, 0))
+    new_in, new_out = max(seen_in, total_in), max(seen_out, total_out)
+    st.usage_seen[key] = (new_in, new_out)
+    model = msg.get("model")
+    d_in, d_out = new_in - seen_in, new_out - seen_out
+    if model and model != "<synthetic>" and (d_in or d_out):
+        by_model = st.info.meta.setdefault("usage_by_model", {}).setdefault(model, {"input": 0, "output": 0})
+        by_model["input"] += d_in
+        by_model["output"] += d_out
+    return d_in, d_out
+
+
+def _set_title(st: SessionState, title: str, source: str) -> None:
+    rank = TITLE_RANK[source]
+    if title.strip() and rank >= st.title_rank:
+        st.title_rank = rank
+        st.info.fields["title"] = " ".join(title.split())[:200]
+        st.info.meta["title_source"] = source
+        st.info.meta["title_rank"] = rank
+
+
+def _session_fields(t: str, obj: dict[str, Any], text: str, st: SessionState, ctx: FileContext) -> None:
+    f = st.info.fields
+    if isinstance(obj.get("cwd"), str) and obj["cwd"]:
+        f["cwd"] = obj["cwd"]
+        f["project"] = obj["cwd"]
+    if isinstance(obj.get("gitBranch"), str) and obj["gitBranch"]:
+        f["git_branch"] = obj["gitBranch"]
+    msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+    if t == "assistant" and isinstance(msg.get("model"), str) and msg["model"] != "<synthetic>":
+        f["model"] = msg["model"]
+    for src, dst in (("version", "cli_version"), ("entrypoint", "entrypoint"), ("slug", "slug")):
+        if isinstance(obj.get(src), str) and obj[src]:
+            st.info.meta[dst] = obj[src]
+    if t == "custom-title" and isinstance(obj.get("customTitle"), str):
+        _set_title(st, obj["customTitle"], "custom")
+    elif t == "ai-title" and isinstance(obj.get("aiTitle"), str):
+        _set_title(st, obj["aiTitle"], "ai")
+    elif t == "summary" and isinstance(obj.get("summary"), str) and isinstance(obj.get("leafUuid"), str):
+        ctx.summaries.append((obj["leafUuid"], obj["summary"]))
+    elif t == "user" and st.title_rank < 1 and _is_real_prompt(obj, text) and not obj.get("isCompactSummary"):
+        if not (isinstance(msg.get("content"), list) and any(
+                isinstance(b, dict) and b.get("type") == "tool_result" for b in msg["content"])):
+            _set_title(st, text, "first_prompt")
+    elif t == "tag" and isinstance(obj.get("tag"), str):
+        st.info.fields["tags"] = [obj["tag"]] if obj["tag"] else []
+    forked = obj.get("forkedFrom")
+    if isinstance(forked, dict) and isinstance(forked.get("sessionId"), str):
+        st.info.forked_from_session = forked["sessionId"]
+        st.info.forked_from_event = forked.get("messageUuid")
+    if ctx.agent_id and obj.get("agentId"):
+        st.info.meta.setdefault("subagents", {}).setdefault(ctx.agent_id, {})
+    result = obj.get("toolUseResult")
+    if isinstance(result, dict) and isinstance(result.get("agentId"), str):
+        tool_use_id = next((b.get("tool_use_id") for b in msg.get("content") or []
+                            if isinstance(b, dict) and b.get("type") == "tool_result"), None) \
+            if isinstance(msg.get("content"), list) else None
+        st.info.meta.setdefault("subagents", {}).setdefault(result["agentId"], {}).update(
+            {"tool_use_id": tool_use_id, "agent_type": result.get("agentType"), "spawned_by": obj.get("uuid")})
+    data = obj.get("data")
+    if t == "progress" and isinstance(data, dict) and isinstance(data.get("agentId"), str):
+        st.info.meta.setdefault("subagents", {}).setdefault(data["agentId"], {}).setdefault(
+            "tool_use_id", obj.get("parentToolUseID"))
+
+
+def _fact(st: SessionState, anchor: str, ts: float, key: str, value: Any) -> None:
+    """A fact event attached under `anchor` (deterministic id: re-import adds nothing)."""
+    if st.facts.get(key, object()) == value:
+        return
+    st.facts[key] = value
+    st.events.append(NewEvent(
+        id=str(uuid.uuid5(NS, f"{anchor}:fact:{key}:{orjson.dumps(value).decode()[:200]}")), parent_id=anchor, ts=ts, kind="fact.set",
+        role="extracted", text=f"{key} = {orjson.dumps(value).decode()[:500]}",
+        payload=orjson.dumps({"key": key, "value": value}).decode(), activity=False,
+    ))
+
+
+def _extract_facts(t: str, obj: dict[str, Any], event_id: str, ts: float, st: SessionState) -> None:
+    for src, key in (("cwd", "cwd"), ("gitBranch", "git_branch")):
+        if isinstance(obj.get(src), str) and obj[src]:
+            _fact(st, event_id, ts, key, obj[src])
+    msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+    if t == "assistant":
+        if isinstance(msg.get("model"), str) and msg["model"] != "<synthetic>":
+            _fact(st, event_id, ts, "model", msg["model"])
+        for b in msg.get("content") or [] if isinstance(msg.get("content"), list) else []:
+            if not isinstance(b, dict) or b.get("type") != "tool_use" or not isinstance(b.get("input"), dict):
+                continue
+            name, inp = b.get("name"), b["input"]
+            if name == "TodoWrite" and isinstance(inp.get("todos"), list):
+                _fact(st, event_id, ts, "todos", inp["todos"])
+            elif name in FILE_TOOLS and isinstance(inp.get("file_path") or inp.get("notebook_path"), str):
+                _fact(st, event_id, ts, f"file:{inp.get('file_path') or inp.get('notebook_path')}", FILE_TOOLS[name])
+            elif name == "ExitPlanMode" and isinstance(inp.get("plan"), str):
+                _fact(st, event_id, ts, "plan", inp["plan"])
+    result = obj.get("toolUseResult")
+    if isinstance(result, dict) and isinstance(result.get("newTodos"), list):
+        _fact(st, event_id, ts, "todos", result["newTodos"])
+    if t in ("custom-title", "ai-title") and st.info.fields.get("title"):
+        _fact(st, event_id, ts, "title", st.info.fields["title"])
+    if t == "pr-link":
+        url = obj.get("prUrl") or obj.get("url") or obj.get("link")
+        if isinstance(url, str):
+            _fact(st, event_id, ts, f"pr:{url}", url)
+    snap = obj.get("snapshot")
+    if t == "file-history-snapshot" and isinstance(snap, dict) and isinstance(snap.get("trackedFileBackups"), dict):
+        for path in snap["trackedFileBackups"]:
+            _fact(st, event_id, ts, f"file:{path}", st.facts.get(f"file:{path}", "tracked"))

@@ -1,0 +1,125 @@
+"""Reading the new lines of an append-only JSONL file, tolerating bad ones.
+
+A reader resumes at the byte offset the previous scan reached. A last line
+without its newline is left for the next scan (the tool may be writing it),
+unless the file has been quiet for STALE_S and the line parses. Malformed
+JSON, invalid UTF-8 and lone surrogates are reported per line and never stop
+the read; the good lines around them are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+CHUNK_BYTES = 8 << 20
+STALE_S = 300.0
+MAX_PROBLEMS = 50  # per file; the count is always exact
+
+
+@dataclass(slots=True)
+class Line:
+    offset: int  # byte offset of the line's start
+    number: int  # 1-based line number in the file
+    raw: str  # the line as stored (decoded; invalid bytes replaced)
+    obj: dict[str, Any]
+
+
+@dataclass(slots=True)
+class ReadState:
+    """How far a file has been read; updated as lines are consumed."""
+
+    offset: int = 0
+    line_count: int = 0
+    bad_lines: int = 0
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    bytes_read: int = 0
+
+    def problem(self, number: int, offset: int, message: str, bad: bool = True) -> None:
+        if bad:
+            self.bad_lines += 1
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append({"line": number, "offset": offset, "problem": message})
+
+
+def _clean(value: Any) -> Any:
+    """Replace lone surrogates, which SQLite and UTF-8 cannot store."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    return value
+
+
+def parse_line(raw: bytes, number: int, offset: int, state: ReadState) -> Line | None:
+    """One line → Line, or None (blank, or bad and reported)."""
+    if not raw.strip():
+        return None
+    try:
+        obj = orjson.loads(raw)
+        text = raw.decode("utf-8")
+    except (orjson.JSONDecodeError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8", "replace")
+        try:
+            obj = _clean(json.loads(text))
+        except ValueError:
+            state.problem(number, offset, f"not valid JSON ({str(exc).split(':')[0]})")
+            return None
+        state.problem(number, offset, "invalid UTF-8 or a lone surrogate, replaced", bad=False)
+        text = orjson.dumps(obj).decode()
+    if not isinstance(obj, dict):
+        state.problem(number, offset, f"a JSON {type(obj).__name__}, not an object")
+        return None
+    return Line(offset, number, text, obj)
+
+
+def read_lines(path: str | os.PathLike, state: ReadState, *, chunk_bytes: int = CHUNK_BYTES,
+               now: float | None = None) -> Iterator[list[Line]]:
+    """Yield batches of new lines from state.offset; state advances after each batch."""
+    with open(path, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        quiet = (time.time() if now is None else now) - st.st_mtime >= STALE_S
+        fh.seek(state.offset)
+        pending = b""
+        while True:
+            block = fh.read(chunk_bytes)
+            state.bytes_read += len(block)
+            at_eof = len(block) < chunk_bytes
+            data = pending + block
+            cut = data.rfind(b"\n") + 1
+            complete, pending = data[:cut], data[cut:]
+            if at_eof and pending and quiet:
+                complete, pending = data, b""  # a final line without newline, long finished
+            batch = _split(complete, state)
+            if batch:
+                yield batch
+            if at_eof:
+                return
+
+
+def _split(data: bytes, state: ReadState) -> list[Line]:
+    lines: list[Line] = []
+    pos = 0
+    end = len(data)
+    while pos < end:
+        nl = data.find(b"\n", pos)
+        stop = end if nl < 0 else nl + 1
+        state.line_count += 1
+        line = parse_line(data[pos:stop], state.line_count, state.offset + pos, state)
+        if line is not None:
+            lines.append(line)
+        pos = stop
+    state.offset += end
+    return lines

@@ -1,0 +1,272 @@
+"""Importing Claude Code transcripts: threading, usage, titles, facts, bad input, rescans."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from model.sources.claude_code import file_problems, import_paths
+from tests.sources.claude_factory import Transcript
+
+
+def _project(tmp_path):
+    return tmp_path / "projects" / "-work-app"
+
+
+def test_conversation_tools_usage_and_facts(store, tmp_path):
+    t = Transcript()
+    t.user("please add a login form")
+    a1 = t.assistant("I'll look first", msg_id="msg_A", usage=(1000, 10))
+    a2 = t.assistant(msg_id="msg_A", tool=("Edit", {"file_path": "/work/app/login.py", "old_string": "a",
+                                                     "new_string": "b"}), usage=(1000, 250))
+    t.tool_result(a2, "edited")
+    todo = t.assistant(tool=("TodoWrite", {"todos": [{"content": "write tests", "status": "pending"}]}),
+                       usage=(50, 5))
+    t.tool_result(todo, "ok", extra={"oldTodos": [], "newTodos": [{"content": "write tests", "status": "pending"}]})
+    t.assistant("done", usage=(10, 3))
+    t.write(_project(tmp_path))
+    report = import_paths(store, [tmp_path / "projects"])
+    assert report.bad_lines == 0 and report.files_read == 1
+    s = store.session(t.session_id)
+    assert s.title == "please add a login form" and s.source_kind == "claude_code"
+    assert (s.cwd, s.git_branch, s.model) == ("/work/app", "main", "claude-sonnet-4-5")
+    # msg_A's two lines repeat its usage: counted once, its largest snapshot
+    assert (s.tokens_in, s.tokens_out) == (1000 + 50 + 10, 250 + 5 + 3)
+    assert s.meta["usage_by_model"] == {"claude-sonnet-4-5": {"input": 1060, "output": 258}}
+    kinds = [e.kind for e in store.branch(t.session_id)]
+    assert kinds == ["message", "message", "tool_call", "tool_result", "tool_call", "tool_result", "message"]
+    facts = store.head_facts(t.session_id)
+    assert facts["file:/work/app/login.py"] == "edit"
+    assert facts["todos"] == [{"content": "write tests", "status": "pending"}]
+    assert facts["cwd"] == "/work/app" and facts["model"] == "claude-sonnet-4-5"
+    assert store.facts_at(a1["uuid"]).get("file:/work/app/login.py") is None
+    assert store.verify(t.session_id)[0].ok
+
+
+def test_reimport_is_idempotent(store, tmp_path):
+    t = Transcript()
+    t.user("hello")
+    t.assistant("hi")
+    path = t.write(_project(tmp_path))
+    first = import_paths(store, [path])
+    again = import_paths(store, [path])
+    assert first.events_added > 0 and again.bytes_read == 0 and again.events_added == 0
+    path.touch()  # a new mtime alone reads nothing new
+    assert import_paths(store, [path]).events_added == 0
+    assert store.session(t.session_id).event_count == first.events_added
+
+
+def test_compaction_keeps_history_and_resume_context_starts_there(store, tmp_path):
+    t = Transcript()
+    t.user("first task")
+    t.assistant("working on it")
+    t.compact("This session is being continued from a previous conversation. Summary: first task done.")
+    t.user("second task")
+    t.assistant("on it")
+    t.write(_project(tmp_path))
+    import_paths(store, [tmp_path / "projects"])
+    texts = [e.text for e in store.branch(t.session_id)]
+    assert texts[0] == "first task" and texts[-1] == "on it"  # the branch runs across the compaction
+    ctx = store.resume_context(t.session_id)
+    assert ctx.transcript[0].kind == "compaction" and ctx.transcript[-1].text == "on it"
+    assert "first task" not in [e.text for e in ctx.transcript]
+
+
+def test_titles_by_precedence(store, tmp_path):
+    t = Transcript()
+    t.user("<command-name>/clear</command-name>")
+    t.user("the real first prompt")
+    t.assistant("ok")
+    t.write(_project(tmp_path))
+    import_paths(store, [tmp_path / "projects"])
+    assert store.session(t.session_id).title == "the real first prompt"
+    # a summary line in another file names a leaf of this session
+    other = Transcript()
+    other.meta("summary", summary="Login form work", leafUuid=t.last)
+    other.write(_project(tmp_path))
+    import_paths(store, [tmp_path / "projects"])
+    assert store.session(t.session_id).title == "Login form work"
+    t.meta("ai-title", aiTitle="AI chose this")
+    t.write(_project(tmp_path))
+    import_paths(store, [tmp_path / "projects"])
+    assert store.session(t.session_id).title == "AI chose this"
+    t.meta("custom-title", customTitle="Mine")
+    t.meta("ai-title", aiTitle="AI again")
+    t.write(_project(tmp_path))
+    import_paths(store, [tmp_path / "projects"])
+    assert store.session(t.session_id).title == "Mine"
+
+
+def test_opening_a_session_is_not_activity(store, tmp_path):
+    t = Transcript()
+    t.user("hi")
+    t.assistant("hello")
+    path = t.write(_project(tmp_path))
+    import_paths(store, [path])
+    before = store.session(t.session_id).updated_at
+    with open(path, "a") as fh:
+        for type_ in ("mode", "atis-latch", "tools-used", "cost-state"):
+            fh.write(f'{{"type":"{type_}","sessionId":"{t.session_id}","timestamp":"2030-01-01T00:00:00Z"}}\n')
+    report = import_paths(store, [path])
+    assert report.events_added == 4
+    assert store.session(t.session_id).updated_at == before
+
+
+def test_resumed_copy_is_deduplicated_and_chained(store, tmp_path):
+    old = Transcript()
+    old.user("start")
+    old.assistant("reply")
+    old.write(_project(tmp_path))
+    new = Transcript()
+    new.lines = [dict(line) for line in old.lines]  # the new file repeats the history under the old id
+    new.last, new.n, new.clock = old.last, 100, old.clock
+    new.user("continue please")
+    new.assistant("continuing")
+    new.write(_project(tmp_path))
+    report = import_paths(store, [tmp_path / "projects"])
+    def messages(sid):
+        return [e.text for e in store.events(sid) if not e.kind.startswith("fact.")]
+    assert messages(old.session_id) == ["start", "reply"]
+    assert messages(new.session_id) == ["continue please", "continuing"]
+    assert [e.text for e in store.branch(new.session_id)] == ["start", "reply", "continue please", "continuing"]
+    assert report.events_added == store.session(old.session_id).event_count + store.session(new.session_id).event_count
+
+
+def test_subagent_layouts_are_linked(store, tmp_path):
+    t = Transcript()
+    t.user("research this")
+    call = t.assistant(tool=("Task", {"subagent_type": "general", "prompt": "look"}))
+    t.tool_result(call, "found it", extra={"agentId": "a1b2c3d", "status": "completed", "agentType": "general"})
+    project = _project(tmp_path)
+    t.write(project)
+    sub = Transcript(session_id=t.session_id)
+    sub.user("look", parent=None)
+    sub.assistant("looked")
+    for line in sub.lines:
+        line.update(isSidechain=True, agentId="a1b2c3d")
+    sub.write(project / t.session_id / "subagents", "agent-a1b2c3d.jsonl")
+    flat = Transcript(session_id=t.session_id)
+    flat.user("Warmup", parent=None)
+    for line in flat.lines:
+        line.update(isSidechain=True, agentId="f00dfeed")
+    flat.write(project, "agent-f00dfeed.jsonl")
+    import_paths(store, [tmp_path / "projects"])
+    s = store.session(t.session_id)
+    assert s.meta["subagents"]["a1b2c3d"]["tool_use_id"] == call["message"]["content"][0]["id"]
+    side = [e for e in store.events(t.session_id) if e.sidechain]
+    assert {e.agent_id for e in side} == {"a1b2c3d", "f00dfeed"}
+    assert all(not e.sidechain for e in store.branch(t.session_id))
+
+
+def test_bad_input_is_counted_and_good_lines_kept(store, tmp_path):
+    t = Transcript()
+    t.user("before the damage")
+    t.assistant("fine")
+    project = _project(tmp_path)
+    path = t.write(project)
+    good_after = Transcript(session_id=t.session_id)
+    good_after.last, good_after.n = t.last, 50
+    good_after.user("after the damage")
+    big = Transcript(session_id=t.session_id)
+    big.last, big.n = good_after.last, 80
+    big.assistant("x" * 1_000_000)
+    with open(path, "ab") as fh:
+        fh.write(b'{"type": "user", "broken json\n')
+        fh.write(b'[1, 2, 3]\n')
+        fh.write(b'{"type":"user","sessionId":"' + t.session_id.encode()
+                 + b'","uuid":"bad-utf8","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"caf\xe9 \xff"}}\n')
+        fh.write(b'{"type":"user","sessionId":"' + t.session_id.encode()
+                 + b'","uuid":"surrogate","timestamp":"2026-03-01T10:00:01Z","message":{"role":"user","content":"lone \\ud800 here"}}\n')
+        fh.write(b'{"type":"brand-new-type","sessionId":"' + t.session_id.encode() + b'","whatever":1}\n')
+        fh.write(good_after.text().encode() + big.text().encode())
+        fh.write(b'{"type":"assistant","uuid":"half-writ')  # the tool is still writing this line
+    (project / "00000000-0000-4000-8000-000000000000.jsonl").write_bytes(b"")
+    report = import_paths(store, [tmp_path / "projects"])
+    assert report.bad_lines == 2
+    problems = {p["line"]: p["problem"] for p in report.problems}
+    assert problems[3].startswith("not valid JSON") and "not an object" in problems[4]
+    assert "replaced" in problems[5] and "replaced" in problems[6]
+    events = store.events(t.session_id)
+    texts = [e.text for e in events]
+    assert "before the damage" in texts and "after the damage" in texts
+    assert any(x.startswith("caf\ufffd") for x in texts) and "lone \ufffd here" in texts
+    assert [e.kind for e in events if e.kind == "opaque"] == ["opaque"]
+    assert any(len(x) == 1_000_000 for x in texts)
+    assert file_problems(store)[0]["bad_lines"] == 2
+    # the half-written line is read once the tool finishes it
+    with open(path, "ab") as fh:
+        fh.write(b'ten","sessionId":"' + t.session_id.encode()
+                 + b'","timestamp":"2026-03-01T11:00:00Z","message":{"role":"assistant","content":[{"type":"text","text":"finished"}]}}\n')
+    later = import_paths(store, [tmp_path / "projects"])
+    assert later.events_added == 1 and later.bad_lines == 0
+    assert store.event("half-written").text == "finished"
+
+
+def test_parent_cycle_is_cut(store, tmp_path):
+    sid = "11111111-2222-4333-8444-555555555555"
+    lines = [
+        f'{{"type":"user","sessionId":"{sid}","uuid":"c1","parentUuid":"c2","timestamp":"2026-03-01T10:00:00Z","message":{{"role":"user","content":"one"}}}}',
+        f'{{"type":"user","sessionId":"{sid}","uuid":"c2","parentUuid":"c1","timestamp":"2026-03-01T10:00:01Z","message":{{"role":"user","content":"two"}}}}',
+    ]
+    path = _project(tmp_path) / f"{sid}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(lines) + "\n")
+    report = import_paths(store, [path])
+    assert any("cycle" in p["problem"] for p in report.problems)
+    assert [e.text for e in store.branch(sid)] == ["one", "two"] or [e.text for e in store.branch(sid)] == ["two"]
+    assert store.facts_at("c2") is not None
+
+
+def test_rescan_reads_only_the_appended_line(store, tmp_path):
+    project = _project(tmp_path)
+    sessions = []
+    for i in range(200):
+        t = Transcript(session_id=f"{i:08d}-0000-4000-8000-000000000000")
+        t.user(f"task {i}")
+        t.assistant(f"reply {i}")
+        t.write(project)
+        sessions.append(t)
+    first = import_paths(store, [tmp_path / "projects"])
+    assert first.files_read == 200
+    t = sessions[137]
+    t.lines = []
+    t.user("one more line")
+    line = t.text().encode()
+    with open(project / f"{t.session_id}.jsonl", "ab") as fh:
+        fh.write(line)
+    again = import_paths(store, [tmp_path / "projects"])
+    assert (again.files_seen, again.files_read, again.bytes_read, again.events_added) == (200, 1, len(line), 1)
+    # a truncated (replaced) file is read again from the start
+    victim = project / f"{sessions[3].session_id}.jsonl"
+    victim.write_text(victim.read_text().splitlines()[0] + "\n")
+    replaced = import_paths(store, [tmp_path / "projects"])
+    assert replaced.files_read == 1 and replaced.bytes_read == victim.stat().st_size
+
+
+def test_import_can_be_cancelled_and_resumed(store, tmp_path):
+    import threading
+
+    project = _project(tmp_path)
+    for i in range(20):
+        t = Transcript(session_id=f"{i:08d}-0000-4000-8000-00000000000a")
+        t.user(f"task {i}")
+        t.write(project)
+    cancel = threading.Event()
+    seen = []
+
+    def progress(done, total, path):
+        seen.append(done)
+        if len(seen) == 5:
+            cancel.set()
+    first = import_paths(store, [tmp_path / "projects"], progress=progress, cancel=cancel)
+    assert first.cancelled and first.files_read == 5
+    rest = import_paths(store, [tmp_path / "projects"])
+    assert rest.files_read == 15 and store.count_sessions() == 20
+    assert seen == sorted(seen)
+
+
+def test_missing_path_is_reported(store, tmp_path):
+    report = import_paths(store, [tmp_path / "nope"])
+    assert report.problems[0]["problem"] == "no such file or folder"
