@@ -177,6 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     cmd("scan", "find and import the known places (~/.claude/projects, $CLAUDE_CONFIG_DIR, …)")
 
+    c = cmd("restore", "write a kept Claude Code session back so `claude --resume` finds it again")
+    c.add_argument("session")
+    c.add_argument("--to", metavar="FOLDER", help="the project folder (default: from the session's cwd)")
+
     c = cmd("audit", "the audit log, newest first")
     c.add_argument("session", nargs="?")
     c.add_argument("--limit", type=int, default=50)

@@ -146,20 +146,61 @@ def _diff(store, args):
     _out(args, d.as_dict(), "\n".join(lines) or "(no difference)")
 
 
+def _is_claude(store, sid) -> bool:
+    return store.session(sid).source_kind == "claude_code"
+
+
 def _fork(store, args):
     sid = store.resolve_session(args.session)
-    ch = store.fork(sid, _event_or_head(store, args.at), args.title)
+    at = _event_or_head(store, args.at)
+    if _is_claude(store, sid):
+        from model.sources import claude_actions
+
+        ch = claude_actions.fork(store, sid, at, args.title)
+        _out(args, ch.session.as_dict() | {"file": ch.detail["file"]},
+             f"{ch.session.id}\nwritten to {ch.detail['file']}\nresume with: "
+             f"{claude_actions.resume_shell_line(ch.session)}")
+        return
+    ch = store.fork(sid, at, args.title)
     _out(args, ch.session.as_dict(), ch.session.id)
 
 
 def _rewind(store, args):
     sid = store.resolve_session(args.session)
-    ch = store.rewind(sid, store.resolve_event(args.to))
+    to = store.resolve_event(args.to)
+    if _is_claude(store, sid):
+        from model.sources import claude_actions
+
+        ch = claude_actions.rewind(store, sid, to)
+        _out(args, ch.session.as_dict() | {"file": ch.detail["file"]},
+             f"Claude Code cannot move a transcript back, so the branch up to {to[:8]} is a new session:\n"
+             f"{ch.session.id}\nresume with: {claude_actions.resume_shell_line(ch.session)}")
+        return
+    ch = store.rewind(sid, to)
     _out(args, ch.session.as_dict(), f"{sid[:8]} head is now {ch.session.head_event_id}")
 
 
+def _restore(store, args):
+    from pathlib import Path
+
+    from model.sources import claude_actions
+
+    sid = store.resolve_session(args.session)
+    written = claude_actions.restore(store, sid, Path(args.to) if args.to else None)
+    _out(args, [str(p) for p in written], "\n".join(str(p) for p in written)
+         + f"\nresume with: {claude_actions.resume_shell_line(store.session(sid))}")
+
+
 def _resume(store, args):
-    ctx = store.resume(store.resolve_session(args.session))
+    sid = store.resolve_session(args.session)
+    if _is_claude(store, sid):
+        from model.sources import claude_actions
+
+        s = store.session(sid)
+        _out(args, {"command": claude_actions.resume_command(s), "cwd": s.cwd},
+             claude_actions.resume_shell_line(s))
+        return
+    ctx = store.resume(sid)
     text = [f"{ctx.session.title or '(untitled)'}  {ctx.session.id}  now {ctx.session.status}",
             "", "facts:", _facts_text(ctx.facts), "", "transcript since the last compaction:"]
     text += [_event_line(e) for e in ctx.transcript] or ["(empty)"]
@@ -318,4 +359,5 @@ _HANDLERS = {
     "archive": _transition("archive"), "unarchive": _transition("unarchive"),
     "delete": _delete, "rename": _rename, "tag": _tag, "verify": _verify,
     "search": _search, "retention": _retention, "audit": _audit, "import": _import, "scan": _scan,
+    "restore": _restore,
 }

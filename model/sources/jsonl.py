@@ -65,6 +65,8 @@ def _clean(value: Any) -> Any:
 
 def parse_line(raw: bytes, number: int, offset: int, state: ReadState) -> Line | None:
     """One line → Line, or None (blank, or bad and reported)."""
+    if raw.endswith(b"\n"):
+        raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]  # the payload is the line, not its end
     if not raw.strip():
         return None
     try:

@@ -1,0 +1,248 @@
+"""Acting on Claude Code sessions without editing any file Claude Code owns.
+
+Fork and rewind write a *new* transcript (atomically, never overwriting) in the
+format `claude-agent-sdk`'s `fork_session` writes: fresh uuids, `forkedFrom`
+on every line, a custom-title line. `fork_session` cuts the file by position,
+which would carry messages of a sibling branch into a rewind; so when the
+branch to keep is not a prefix of the file we write the lines ourselves from
+the branch's ancestry. The new file is imported at once and linked to its origin.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import shlex
+import tempfile
+import uuid
+from pathlib import Path
+
+import orjson
+import sqlalchemy as sa
+
+from .. import audit
+from ..errors import InvalidInput, NotFound, Refused
+from ..schema import SOURCE_FILE
+from ..store import Store
+from ..views import Changes
+from .claude_code import KIND, import_paths
+
+MAX_SANITIZED = 200
+ALLOWED_RESUME = ("claude",)
+_KEEP_KINDS = ("message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary",
+               "system", "attachment")
+_DROP_FIELDS = ("teamName", "agentName", "slug", "sourceToolAssistantUUID")
+
+
+def projects_dir() -> Path:
+    """Where Claude Code looks for transcripts ($CLAUDE_CONFIG_DIR/projects or ~/.claude/projects)."""
+    base = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(base) if base else Path.home() / ".claude") / "projects"
+
+
+def _simple_hash(s: str) -> str:
+    """The CLI's 32-bit string hash in base 36 (names the folders of very long paths)."""
+    h = 0
+    for ch in s:
+        h = ((h << 5) - h + ord(ch)) & 0xFFFFFFFF
+    h = abs(h - 0x100000000 if h >= 0x80000000 else h)
+    digits, out = "0123456789abcdefghijklmnopqrstuvwxyz", ""
+    while h:
+        out, h = digits[h % 36] + out, h // 36
+    return out or "0"
+
+
+def project_dir_name(cwd: str) -> str:
+    """The folder Claude Code keeps a project's transcripts in, named from its cwd."""
+    name = re.sub(r"[^a-zA-Z0-9]", "-", cwd)
+    return name if len(name) <= MAX_SANITIZED else f"{name[:MAX_SANITIZED]}-{_simple_hash(cwd)}"
+
+
+def session_file(store: Store, session_id: str) -> Path | None:
+    """The transcript file a session was imported from, if it still exists."""
+    with store.reader() as conn:
+        paths = conn.execute(sa.select(SOURCE_FILE.c.path).where(
+            SOURCE_FILE.c.path.like(f"%{session_id}.jsonl"))).scalars().all()
+    for p in paths:
+        if Path(p).name == f"{session_id}.jsonl" and Path(p).is_file():
+            return Path(p)
+    return None
+
+
+def _target_dir(store: Store, session_id: str) -> Path:
+    found = session_file(store, session_id)
+    if found is not None:
+        return found.parent
+    s = store.session(session_id)
+    if not s.cwd:
+        raise Refused(f"session {session_id} has no working directory to place its transcript under")
+    return projects_dir() / project_dir_name(s.cwd)
+
+
+def write_new_file(path: Path, lines: list[str]) -> None:
+    """Write a new file atomically; refuse to replace an existing one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".sessionscope-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write("".join(line + "\n" for line in lines).encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, path)  # fails if the name exists: nothing is ever overwritten
+        except FileExistsError:
+            raise Refused(f"{path} already exists; Sessionscope never overwrites a transcript") from None
+    finally:
+        os.unlink(tmp)
+
+
+def _claude_session(store: Store, session_id: str):
+    s = store.session(session_id)
+    if s.source_kind != KIND:
+        raise InvalidInput(f"session {session_id} is not a Claude Code session (it is {s.source_kind})")
+    return s
+
+
+def fork_lines(store: Store, session_id: str, up_to: str, title: str | None = None) -> tuple[str, list[str]]:
+    """The lines of a fork ending at `up_to`: its ancestry only, never a sibling branch."""
+    events = [e for e in store.branch_view(session_id, head=up_to)
+              if e.kind in _KEEP_KINDS and not e.sidechain and e.payload.startswith("{")]
+    if not events:
+        raise Refused(f"nothing to fork in session {session_id} up to {up_to}")
+    entries = [orjson.loads(e.payload) for e in events]
+    mapping = {entry["uuid"]: str(uuid.uuid4()) for entry in entries if isinstance(entry.get("uuid"), str)}
+    kept = {e.id for e in events}
+    parent_of = {e.id: e.parent_id for e in store.branch_view(session_id, head=up_to)}
+    new_id = str(uuid.uuid4())
+    now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    lines = []
+    for i, (ev, entry) in enumerate(zip(events, entries)):
+        parent = entry.get("parentUuid")
+        while parent and parent not in kept:  # skip progress and other dropped ancestors
+            parent = parent_of.get(parent)
+        logical = entry.get("logicalParentUuid")
+        forked = {**entry, "uuid": mapping.get(entry.get("uuid"), str(uuid.uuid4())),
+                  "parentUuid": mapping.get(parent) if parent else None,
+                  "logicalParentUuid": mapping.get(logical) if logical else logical,
+                  "sessionId": new_id, "isSidechain": False,
+                  "timestamp": now if i == len(events) - 1 else entry.get("timestamp", now),
+                  "forkedFrom": {"sessionId": session_id, "messageUuid": entry.get("uuid")}}
+        for key in _DROP_FIELDS:
+            forked.pop(key, None)
+        lines.append(orjson.dumps(forked).decode())
+    s = store.session(session_id)
+    name = title.strip() if title and title.strip() else f"{s.title or 'Forked session'} (fork)"
+    lines.append(orjson.dumps({"type": "custom-title", "sessionId": new_id, "customTitle": name,
+                               "uuid": str(uuid.uuid4()), "timestamp": now}).decode())
+    return new_id, lines
+
+
+def fork(store: Store, session_id: str, up_to: str, title: str | None = None, action: str = "fork") -> Changes:
+    """A new resumable transcript holding the branch up to `up_to`; imported and linked."""
+    try:
+        _claude_session(store, session_id)
+        store.event(up_to)
+        new_id, lines = fork_lines(store, session_id, up_to, title)
+        path = _sdk_fork(store, session_id, up_to, lines)
+        if path is None:
+            path = _target_dir(store, session_id) / f"{new_id}.jsonl"
+            write_new_file(path, lines)
+        new_id = path.stem
+    except (NotFound, InvalidInput, Refused, OSError) as exc:
+        store.write(audit.record, action, "refused" if not isinstance(exc, OSError) else "error",
+                    session_id=session_id, event_id=up_to, detail={"error": str(exc)})
+        if isinstance(exc, OSError):
+            raise Refused(f"could not write the fork: {exc}") from exc
+        raise
+    report = import_paths(store, [path])
+    store.write(audit.record, action, "ok", session_id=session_id, event_id=up_to,
+                detail={"new_session": new_id, "file": str(path)})
+    return Changes(action, frozenset({session_id, new_id}) | report.sessions, True, store.session(new_id),
+                   detail={"file": str(path), "resume": resume_command(store.session(new_id))})
+
+
+def _sdk_fork(store: Store, session_id: str, up_to: str, lines: list[str]) -> Path | None:
+    """Fork through claude-agent-sdk when its cut by file position keeps exactly our branch."""
+    try:
+        from claude_agent_sdk import fork_session
+    except ImportError:
+        return None
+    source = session_file(store, session_id)
+    if source is None or source.parent.parent.resolve() != projects_dir().resolve():
+        return None
+    wanted = {orjson.loads(line).get("forkedFrom", {}).get("messageUuid") for line in lines[:-1]}
+    prefix: set[str] = set()
+    with open(source, "rb") as fh:
+        for raw in fh:
+            try:
+                entry = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+            if not isinstance(entry, dict) or entry.get("isSidechain") or not entry.get("uuid"):
+                continue
+            if entry.get("type") in ("user", "assistant", "system", "attachment"):
+                prefix.add(entry["uuid"])
+            if entry.get("uuid") == up_to:
+                break
+    if prefix != wanted:
+        return None  # a sibling branch lies before the cut: the SDK would carry it along
+    title = orjson.loads(lines[-1])["customTitle"]
+    try:
+        result = fork_session(session_id, up_to_message_id=up_to, title=title)
+    except (ValueError, FileNotFoundError):
+        return None
+    return source.parent / f"{result.session_id}.jsonl"
+
+
+def rewind(store: Store, session_id: str, to: str) -> Changes:
+    """Claude Code cannot move a transcript's head: fork up to `to`, then resume the fork."""
+    s = store.session(session_id)
+    return fork(store, session_id, to, title=f"{s.title or session_id[:8]} (rewind)", action="rewind")
+
+
+def resume_command(session) -> list[str]:
+    """`claude --resume <id>`: run it in the session's cwd."""
+    return ["claude", "--resume", session.tool_id or session.id]
+
+
+def resume_shell_line(session) -> str:
+    """The command a user can paste into a terminal."""
+    cd = f"cd {shlex.quote(session.cwd)} && " if session.cwd else ""
+    return cd + shlex.join(resume_command(session))
+
+
+def terminal_argv(template: str, session) -> list[str]:
+    """Fill a terminal template ("x-terminal-emulator -e {command}") and check it is allowed."""
+    command = resume_command(session)
+    if command[0] not in ALLOWED_RESUME:
+        raise Refused(f"{command[0]!r} is not on the list of programs Sessionscope may start")
+    parts = shlex.split(template)
+    if "{command}" not in parts:
+        raise InvalidInput("the terminal command needs a {command} placeholder")
+    i = parts.index("{command}")
+    return parts[:i] + command + parts[i + 1:]
+
+
+def restore(store: Store, session_id: str, target: Path | None = None) -> list[Path]:
+    """Write a session kept here back where `claude --resume` finds it (never overwriting)."""
+    s = _claude_session(store, session_id)
+    folder = target or (projects_dir() / project_dir_name(s.cwd or "/"))
+    main = [e.payload for e in store.events(session_id)
+            if not e.kind.startswith("fact.") and e.agent_id is None and e.payload.startswith("{")]
+    if not main:
+        raise Refused(f"session {session_id} has no transcript lines to restore")
+    written = []
+    path = folder / f"{session_id}.jsonl"
+    write_new_file(path, main)
+    written.append(path)
+    agents: dict[str, list[str]] = {}
+    for e in store.events(session_id):
+        if e.agent_id and not e.kind.startswith("fact.") and e.payload.startswith("{"):
+            agents.setdefault(e.agent_id, []).append(e.payload)
+    for agent_id, lines in agents.items():
+        sub = folder / session_id / "subagents" / f"agent-{agent_id}.jsonl"
+        write_new_file(sub, lines)
+        written.append(sub)
+    store.write(audit.record, "restore", "ok", session_id=session_id, detail={"files": [str(p) for p in written]})
+    return written

@@ -1,0 +1,119 @@
+"""Fork, rewind, restore and resume of Claude Code sessions, read back by claude-agent-sdk."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from model import Refused
+from model.sources import claude_actions
+from model.sources.claude_code import import_paths
+from tests.sources.claude_factory import Transcript
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    return tmp_path / "claude" / "projects" / "-work-app"
+
+
+def _branchy(home):
+    """P1 → A1 → P2a → A2a, then a rewind: P2b → A2b under A1, written later in the file."""
+    t = Transcript(session_id="aaaaaaaa-bbbb-4ccc-8ddd-000000000001")
+    t.user("first prompt")
+    a1 = t.assistant("first answer")
+    p2a = t.user("second prompt, take one")
+    a2a = t.assistant("answer one")
+    p2b = t.user("second prompt, take two", parent=a1["uuid"])
+    a2b = t.assistant("answer two")
+    path = t.write(home)
+    return t, path, [t.lines[0]["uuid"], a1["uuid"], p2a["uuid"], a2a["uuid"]], \
+        [t.lines[0]["uuid"], a1["uuid"], p2b["uuid"], a2b["uuid"]]
+
+
+def _origins(path, session_id):
+    """new uuid → the original uuid it was forked from."""
+    out = {}
+    for raw in path.read_bytes().splitlines():
+        line = orjson.loads(raw)
+        if line.get("forkedFrom"):
+            out[line["uuid"]] = line["forkedFrom"]["messageUuid"]
+    return out
+
+
+def test_fork_and_rewind_read_back_by_the_sdk(store, home):
+    sdk = pytest.importorskip("claude_agent_sdk")
+    t, path, branch_a, branch_b = _branchy(home)
+    import_paths(store, [home.parent])
+    original = path.read_bytes()
+
+    fork = claude_actions.fork(store, t.session_id, branch_a[-1])
+    new = fork.session
+    assert new.forked_from_session == t.session_id and new.forked_from_event == branch_a[-1]
+    fork_file = home / f"{new.id}.jsonl"
+    got = [m.uuid for m in sdk.get_session_messages(new.id)]
+    assert [_origins(fork_file, new.id)[u] for u in got] == branch_a
+    assert new.title.endswith("(fork)")
+
+    rewind = claude_actions.rewind(store, t.session_id, branch_b[-1])
+    rw = rewind.session
+    rw_file = home / f"{rw.id}.jsonl"
+    got = [m.uuid for m in sdk.get_session_messages(rw.id)]
+    assert [_origins(rw_file, rw.id)[u] for u in got] == branch_b  # no message of the sibling branch
+    assert rewind.detail["resume"] == ["claude", "--resume", rw.id]
+    assert path.read_bytes() == original  # the original transcript is untouched
+    listed = {s.session_id for s in sdk.list_sessions()}
+    assert {t.session_id, new.id, rw.id} <= listed
+    actions = [(a["action"], a["outcome"]) for a in store.audit_log(t.session_id)]
+    assert ("fork", "ok") in actions and ("rewind", "ok") in actions
+
+
+def test_fork_without_the_sdk_file_still_works(store, tmp_path, home):
+    t, path, branch_a, _ = _branchy(tmp_path / "elsewhere")
+    import_paths(store, [path])
+    ch = claude_actions.fork(store, t.session_id, branch_a[1])
+    lines = [orjson.loads(x) for x in (path.parent / f"{ch.session.id}.jsonl").read_bytes().splitlines()]
+    assert [x["forkedFrom"]["messageUuid"] for x in lines if "forkedFrom" in x] == branch_a[:2]
+    assert lines[-1]["type"] == "custom-title"
+
+
+def test_fork_refusals_are_recorded(store, home):
+    t, path, branch_a, _ = _branchy(home)
+    import_paths(store, [home.parent])
+    native = store.open_session()
+    with pytest.raises(Exception, match="not a Claude Code session"):
+        claude_actions.fork(store, native.id, branch_a[0])
+    assert store.audit_log(native.id)[0]["outcome"] == "refused"
+
+
+def test_restore_after_claude_deleted_the_transcript(store, home):
+    t, path, *_ = _branchy(home)
+    import_paths(store, [home.parent])
+    original = path.read_bytes()
+    path.unlink()
+    written = claude_actions.restore(store, t.session_id, target=home)
+    assert written == [path] and path.read_bytes() == original
+    with pytest.raises(Refused, match="never overwrites"):
+        claude_actions.restore(store, t.session_id, target=home)
+
+
+def test_resume_command_and_terminal_allow_list(store, home):
+    t, *_ = _branchy(home)
+    import_paths(store, [home.parent])
+    s = store.session(t.session_id)
+    assert claude_actions.resume_shell_line(s) == f"cd /work/app && claude --resume {t.session_id}"
+    argv = claude_actions.terminal_argv("x-terminal-emulator -e {command}", s)
+    assert argv == ["x-terminal-emulator", "-e", "claude", "--resume", t.session_id]
+    with pytest.raises(Exception, match="placeholder"):
+        claude_actions.terminal_argv("xterm", s)
+
+
+def test_project_dir_names_match_the_cli():
+    assert claude_actions.project_dir_name("/Users/dain/workspace/claude-code-log") == \
+        "-Users-dain-workspace-claude-code-log"
+    assert claude_actions.project_dir_name("/src/experiments/claude_p") == "-src-experiments-claude-p"
+    long = "/x" * 150
+    name = claude_actions.project_dir_name(long)
+    assert len(name) > 200 and name.startswith("-x-x")
+    sdk = pytest.importorskip("claude_agent_sdk._internal.sessions")
+    assert name == sdk._sanitize_path(long)
