@@ -13,7 +13,7 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from .reading import path_events
+from .reading import ancestors_query
 from .schema import EVENT
 from .views import EventView
 
@@ -25,63 +25,86 @@ def _is_artifact(kind: str, role: str | None) -> bool:
             or (kind == "message" and role == "assistant"))
 
 
-def branch_view(conn: Connection, head: str) -> list[EventView]:
-    """The path to `head` with the side lines of its turns, in file order per session."""
-    path = path_events(conn, head)
-    on_path = {e.id for e in path}
-    position = {e.id: i for i, e in enumerate(path)}
-    artifacts: list[tuple[int, EventView]] = []  # (position of the path event it hangs from, event)
-    frontier = {e.id: position[e.id] for e in path}
-    seen = set(on_path)
+_LIGHT = (EVENT.c.id, EVENT.c.parent_id, EVENT.c.session_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role)
+
+
+def _light_rows(conn: Connection, query) -> list[tuple]:
+    """(id, parent_id, session_id, seq, kind, role, response id) without loading payloads."""
+    if conn.dialect.name == "sqlite":
+        resp = sa.case((EVENT.c.role == "assistant", sa.func.json_extract(
+            sa.case((sa.func.json_valid(EVENT.c.payload) == 1, EVENT.c.payload), else_="{}"), "$.message.id")))
+        return [tuple(r) for r in conn.execute(query.add_columns(resp))]
+    rows = []
+    for r in conn.execute(query.add_columns(EVENT.c.payload)):
+        rows.append((*r[:6], _response_id(r[5], r[6])))
+    return rows
+
+
+def branch_ids(conn: Connection, head: str) -> list[str]:
+    """The ids of the path to `head` with the side lines of its turns, in reading order."""
+    up = ancestors_query(head)
+    path = _light_rows(conn, sa.select(*_LIGHT).join(up, EVENT.c.id == up.c.id).order_by(up.c.n.desc()))
+    position = {r[0]: i for i, r in enumerate(path)}
+    artifacts: list[tuple[int, tuple]] = []  # (position of the path event it hangs from, row)
+    frontier = dict(position)
+    seen = set(position)
     while frontier:
         nxt: dict[str, int] = {}
         ids = list(frontier)
         for i in range(0, len(ids), _CHUNK):
-            rows = conn.execute(
-                sa.select(EVENT).where(EVENT.c.parent_id.in_(ids[i:i + _CHUNK]), EVENT.c.sidechain.is_(False))
-            ).all()
+            rows = _light_rows(conn, sa.select(*_LIGHT).where(
+                EVENT.c.parent_id.in_(ids[i:i + _CHUNK]), EVENT.c.sidechain.is_(False)))
             for r in rows:
-                ev = EventView.from_row(r)
-                if ev.id in seen or not _is_artifact(ev.kind, ev.role):
+                if r[0] in seen or not _is_artifact(r[4], r[5]):
                     continue
-                seen.add(ev.id)
-                root = frontier[ev.parent_id]
-                artifacts.append((root, ev))
-                nxt[ev.id] = root
+                seen.add(r[0])
+                root = frontier[r[1]]
+                artifacts.append((root, r))
+                nxt[r[0]] = root
         frontier = nxt
     if not artifacts:
-        return path
+        return [r[0] for r in path]
     # A side line goes after the last path line of its response (as claude-agent-sdk
     # places recovered parallel tool calls and results); a result follows its call.
-    last_of_response: dict[str, int] = {}
-    for pos, e in enumerate(path):
-        m = _response_id(e)
-        if m:
-            last_of_response[m] = pos
+    last_of_response = {r[6]: pos for pos, r in enumerate(path) if r[6]}
     placed: dict[str, int] = {}
-    keyed = [(pos, 0, e.seq, e) for pos, e in enumerate(path)]
-    for root, a in sorted(artifacts, key=lambda t: t[1].seq):
-        m = _response_id(a)
-        if m in last_of_response:
-            anchor = last_of_response[m]
-        elif a.parent_id in placed:
-            anchor = placed[a.parent_id]
-        elif a.parent_id in position and _response_id(path[position[a.parent_id]]) in last_of_response:
-            anchor = last_of_response[_response_id(path[position[a.parent_id]])]
+    keyed = [(pos, 0, r[3], r[0]) for pos, r in enumerate(path)]
+    for root, a in sorted(artifacts, key=lambda t: t[1][3]):
+        parent_pos = position.get(a[1])
+        if a[6] in last_of_response:
+            anchor = last_of_response[a[6]]
+        elif a[1] in placed:
+            anchor = placed[a[1]]
+        elif parent_pos is not None and path[parent_pos][6] in last_of_response:
+            anchor = last_of_response[path[parent_pos][6]]
         else:
             anchor = root
-        placed[a.id] = anchor
-        keyed.append((anchor, 1, a.seq, a))
+        placed[a[0]] = anchor
+        keyed.append((anchor, 1, a[3], a[0]))
     keyed.sort(key=lambda t: t[:3])
     return [t[3] for t in keyed]
 
 
-def _response_id(e: EventView) -> str | None:
+def events_by_ids(conn: Connection, ids: list[str]) -> list[EventView]:
+    """EventViews for `ids`, in the order given."""
+    found: dict[str, EventView] = {}
+    for i in range(0, len(ids), _CHUNK):
+        for r in conn.execute(sa.select(EVENT).where(EVENT.c.id.in_(ids[i:i + _CHUNK]))):
+            found[r.id] = EventView.from_row(r)
+    return [found[i] for i in ids if i in found]
+
+
+def branch_view(conn: Connection, head: str) -> list[EventView]:
+    """The path to `head` with the side lines of its turns, as events."""
+    return events_by_ids(conn, branch_ids(conn, head))
+
+
+def _response_id(role: str | None, payload: str) -> str | None:
     """The API response an assistant line belongs to (Claude's message.id), if any."""
-    if e.role != "assistant" or '"message"' not in e.payload:
+    if role != "assistant" or '"message"' not in payload:
         return None
     try:
-        msg = orjson.loads(e.payload).get("message")
+        msg = orjson.loads(payload).get("message")
     except (orjson.JSONDecodeError, AttributeError):
         return None
     mid = msg.get("id") if isinstance(msg, dict) else None

@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from . import audit, chain, db, facts, reading, retention, search, sessions
@@ -226,6 +227,34 @@ class Store:
         with self.reader() as conn:
             head = head or reading.get_session(conn, session_id).head_event_id
             return branch_view(conn, head) if head else []
+
+    def branch_ids(self, session_id: str, head: str | None = None) -> list[str]:
+        """Ids of the branch as a reader sees it (cheap: no payloads), for paged views."""
+        from .branch import branch_ids
+        with self.reader() as conn:
+            head = head or reading.get_session(conn, session_id).head_event_id
+            return branch_ids(conn, head) if head else []
+
+    def events_by_ids(self, ids: list[str]) -> list[EventView]:
+        from .branch import events_by_ids
+        with self.reader() as conn:
+            return events_by_ids(conn, ids)
+
+    def tree(self, session_id: str):
+        """The session's branch tree, compressed and laid out in lanes (model.tree)."""
+        from . import tree
+        with self.reader() as conn:
+            s = reading.get_session(conn, session_id)
+            q = (sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role,
+                           sa.func.substr(EVENT.c.text, 1, 200))
+                 .where(EVENT.c.session_id == session_id, EVENT.c.sidechain.is_(False),
+                        EVENT.c.kind.not_in(("fact.set", "fact.delete", "meta", "opaque")))
+                 .order_by(EVENT.c.seq))
+            rows = [tree.TreeInput(*r) for r in conn.execute(q)]
+            forks = [tree.Fork(r.forked_from_event, r.id, r.title) for r in conn.execute(
+                sa.select(SESSION.c.id, SESSION.c.title, SESSION.c.forked_from_event)
+                .where(SESSION.c.forked_from_session == session_id))]
+        return tree.layout(rows, s.head_event_id, forks)
 
     def leaves(self, session_id: str) -> list[str]:
         with self.reader() as conn:
