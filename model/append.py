@@ -56,6 +56,11 @@ def append_event(
         raise NotFound(f"no session with id {session_id!r} in this store")
     status = lifecycle.next_status(session_id, s["status"], action)
     parent = s["head_event_id"] if parent_id is HEAD else parent_id
+    if sidechain and parent_id is HEAD and agent_id:
+        # a subagent's events chain among themselves, beside the main conversation
+        parent = conn.execute(sa.select(EVENT.c.id).where(
+            EVENT.c.session_id == session_id, EVENT.c.agent_id == agent_id, EVENT.c.sidechain.is_(True))
+            .order_by(EVENT.c.seq.desc()).limit(1)).scalar() or parent
     depth = 0
     if parent is not None:
         parent_depth = conn.execute(sa.select(EVENT.c.depth).where(EVENT.c.id == parent)).scalar()
@@ -77,7 +82,7 @@ def append_event(
     pk = conn.execute(EVENT.insert().values(**row)).inserted_primary_key[0]
     search.index_range(conn, pk, pk)
     values = {
-        "last_seq": seq, "last_hash": row["hash"], "head_event_id": row["id"],
+        "last_seq": seq, "last_hash": row["hash"],
         "event_count": SESSION.c.event_count + 1,
         "tokens_in": SESSION.c.tokens_in + row["tokens_in"],
         "tokens_out": SESSION.c.tokens_out + row["tokens_out"],
@@ -86,6 +91,8 @@ def append_event(
     }
     if row["ts"] < s["created_at"]:
         values["created_at"] = row["ts"]
+    if not sidechain:
+        values["head_event_id"] = row["id"]  # a subagent's event never becomes the head
     if status != s["status"]:
         values |= {"status": status, "status_changed_at": now}
     conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(**values))

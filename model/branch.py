@@ -40,8 +40,12 @@ def _light_rows(conn: Connection, query) -> list[tuple]:
     return rows
 
 
-def branch_ids(conn: Connection, head: str) -> list[str]:
-    """The ids of the path to `head` with the side lines of its turns, in reading order."""
+def branch_ids(conn: Connection, head: str, skip_kinds: tuple[str, ...] = ()) -> list[str]:
+    """The ids of the path to `head` with the side lines of its turns, in reading order.
+
+    `skip_kinds` leaves out kinds a reader rarely wants (progress lines are 70% of
+    a recent Claude Code transcript); the walk still passes through them.
+    """
     up = ancestors_query(head)
     path = _light_rows(conn, sa.select(*_LIGHT).join(up, EVENT.c.id == up.c.id).order_by(up.c.n.desc()))
     position = {r[0]: i for i, r in enumerate(path)}
@@ -62,13 +66,14 @@ def branch_ids(conn: Connection, head: str) -> list[str]:
                 artifacts.append((root, r))
                 nxt[r[0]] = root
         frontier = nxt
+    skip = set(skip_kinds)
     if not artifacts:
-        return [r[0] for r in path]
+        return [r[0] for r in path if r[4] not in skip]
     # A side line goes after the last path line of its response (as claude-agent-sdk
     # places recovered parallel tool calls and results); a result follows its call.
     last_of_response = {r[6]: pos for pos, r in enumerate(path) if r[6]}
     placed: dict[str, int] = {}
-    keyed = [(pos, 0, r[3], r[0]) for pos, r in enumerate(path)]
+    keyed = [(pos, 0, r[3], r[0]) for pos, r in enumerate(path) if r[4] not in skip]
     for root, a in sorted(artifacts, key=lambda t: t[1][3]):
         parent_pos = position.get(a[1])
         if a[6] in last_of_response:
@@ -80,7 +85,8 @@ def branch_ids(conn: Connection, head: str) -> list[str]:
         else:
             anchor = root
         placed[a[0]] = anchor
-        keyed.append((anchor, 1, a[3], a[0]))
+        if a[4] not in skip:
+            keyed.append((anchor, 1, a[3], a[0]))
     keyed.sort(key=lambda t: t[:3])
     return [t[3] for t in keyed]
 

@@ -205,6 +205,19 @@ class Store:
         with self.reader() as conn:
             return reading.count_sessions(conn, **filters)
 
+    def source_locations(self, kind: str) -> list[str]:
+        """Where the enabled sources of `kind` live (folders a rescan reads)."""
+        from .schema import SOURCE
+        with self.reader() as conn:
+            return list(conn.execute(sa.select(SOURCE.c.location).where(
+                SOURCE.c.kind == kind, SOURCE.c.enabled.is_(True))).scalars())
+
+    def fork_counts(self) -> dict[str, int]:
+        """How many sessions fork from each session."""
+        col = SESSION.c.forked_from_session
+        with self.reader() as conn:
+            return dict(conn.execute(sa.select(col, sa.func.count()).where(col.is_not(None)).group_by(col)).all())
+
     def event(self, event_id: str) -> EventView:
         with self.reader() as conn:
             return reading.get_event(conn, event_id)
@@ -228,12 +241,12 @@ class Store:
             head = head or reading.get_session(conn, session_id).head_event_id
             return branch_view(conn, head) if head else []
 
-    def branch_ids(self, session_id: str, head: str | None = None) -> list[str]:
+    def branch_ids(self, session_id: str, head: str | None = None, skip_kinds: tuple[str, ...] = ()) -> list[str]:
         """Ids of the branch as a reader sees it (cheap: no payloads), for paged views."""
         from .branch import branch_ids
         with self.reader() as conn:
             head = head or reading.get_session(conn, session_id).head_event_id
-            return branch_ids(conn, head) if head else []
+            return branch_ids(conn, head, skip_kinds) if head else []
 
     def events_by_ids(self, ids: list[str]) -> list[EventView]:
         from .branch import events_by_ids
@@ -248,7 +261,7 @@ class Store:
             q = (sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role,
                            sa.func.substr(EVENT.c.text, 1, 200))
                  .where(EVENT.c.session_id == session_id, EVENT.c.sidechain.is_(False),
-                        EVENT.c.kind.not_in(("fact.set", "fact.delete", "meta", "opaque")))
+                        EVENT.c.kind.not_in(("meta", "opaque")))
                  .order_by(EVENT.c.seq))
             rows = [tree.TreeInput(*r) for r in conn.execute(q)]
             forks = [tree.Fork(r.forked_from_event, r.id, r.title) for r in conn.execute(

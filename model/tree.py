@@ -94,7 +94,10 @@ def layout(rows: list[TreeInput], head: str | None = None, forks: list[Fork] | N
         first = True
         while cur is not None and cur.id not in visited:
             visited.add(cur.id)
-            kids = sorted(children.get(cur.id, []), key=lambda c: last[c.id], reverse=True)
+            # the branch goes on through the child with the newest descendant (a fact
+            # an importer attached beside the chain never continues it)
+            kids = sorted(children.get(cur.id, []), key=lambda c: (not c.kind.startswith("fact."), last[c.id]),
+                          reverse=True)
             cont = kids[0] if kids else None
             sides = [k for k in kids[1:] if is_prompt(k)]
             kind = ("root" if first and branched_from is None else "branch" if sides else

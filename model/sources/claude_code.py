@@ -114,20 +114,20 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
     """Import Claude Code transcripts from files or directories (each directory a source root)."""
     started = time.monotonic()
     report = ImportReport()
-    plan: list[tuple[Path, list[Path]]] = []
+    plan: list[tuple[Path, list[Path], Path]] = []  # (root for relative names, files, source location)
     for p in paths:
         p = Path(p).expanduser().absolute()
         if p.is_dir():
-            plan.append((p, session_files(p)))
+            plan.append((p, session_files(p), p))
         elif p.is_file():
-            plan.append((p.parent, [p]))
+            plan.append((p.parent, [p], p))
         else:
             report.problems.append({"path": str(p), "line": None, "offset": None, "problem": "no such file or folder"})
-    total = sum(f.stat().st_size for _, files in plan for f in files)
+    total = sum(f.stat().st_size for _, files, _ in plan for f in files)
     done = 0
     summaries: list[tuple[str, str]] = []
-    for root, files in plan:
-        source_id = store.write(_source_id, root)
+    for root, files, location in plan:
+        source_id = store.write(_source_id, location)
         with store.reader() as conn:
             states = {r.path: r for r in conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.source_id == source_id))}
         for path in files:

@@ -115,3 +115,13 @@ def test_snapshot_content_matches_full_fold(store, tmp_path):
     cached = store.head_facts(s.id)
     store.write(lambda conn: conn.execute(FACT_SNAPSHOT.delete()))
     assert store.head_facts(s.id) == cached
+
+
+def test_subagent_events_chain_beside_the_head(store):
+    s = store.open_session()
+    call = store.append(s.id, "tool_call", role="assistant", text="Task")
+    a1 = store.append(s.id, "message", role="assistant", text="sub 1", sidechain=True, agent_id="x")
+    a2 = store.append(s.id, "message", role="assistant", text="sub 2", sidechain=True, agent_id="x")
+    result = store.append(s.id, "tool_result", role="tool", text="done")
+    assert a1.parent_id == call.id and a2.parent_id == a1.id and result.parent_id == call.id
+    assert store.session(s.id).head_event_id == result.id

@@ -1,0 +1,67 @@
+"""Actions: stable ids first, QActions second. One table of texts, shortcuts and icons.
+
+Menus, the toolbar and context menus are built from these ids (Picard's
+MainAction registry; shortcuts in one table like git-cola's hotkeys.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QStyle, QWidget
+
+Std = QKeySequence.StandardKey
+Px = QStyle.StandardPixmap
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    text: str
+    shortcut: object = None  # a StandardKey or a string
+    icon: object = None  # a QStyle.StandardPixmap
+    tip: str = ""
+
+
+ACTIONS: dict[str, ActionSpec] = {
+    "app.import": ActionSpec("&Import Transcripts…", Std.Open, Px.SP_DialogOpenButton, "Import Claude Code transcripts from a folder"),
+    "app.scan": ActionSpec("&Rescan Sources", "F5", Px.SP_BrowserReload, "Import what the known sources appended"),
+    "app.settings": ActionSpec("&Settings…", Std.Preferences, Px.SP_FileDialogDetailedView),
+    "app.quit": ActionSpec("&Quit", Std.Quit),
+    "app.demo": ActionSpec("Open &Demo Store", None, Px.SP_DesktopIcon),
+    "view.search": ActionSpec("&Search Everything", Std.Find, Px.SP_FileDialogContentsView),
+    "view.filter": ActionSpec("&Filter Sessions", "Ctrl+L"),
+    "view.show_archived": ActionSpec("Show &Archived"),
+    "timeline.next_prompt": ActionSpec("&Next Prompt", "Ctrl+Down", Px.SP_ArrowDown),
+    "timeline.prev_prompt": ActionSpec("&Previous Prompt", "Ctrl+Up", Px.SP_ArrowUp),
+    "timeline.find": ActionSpec("Find in &Session", "Ctrl+Shift+F"),
+    "session.resume": ActionSpec("&Resume", "Ctrl+Return", Px.SP_MediaPlay, "Resume in the tool itself"),
+    "session.copy_resume": ActionSpec("&Copy Resume Command", "Ctrl+Shift+C"),
+    "session.fork": ActionSpec("&Fork at Event…", "Ctrl+Shift+K", Px.SP_FileDialogNewFolder),
+    "session.rewind": ActionSpec("Re&wind to Event…", "Ctrl+Shift+Z", Px.SP_MediaSeekBackward),
+    "session.compact": ActionSpec("Co&mpact…", None),
+    "session.rename": ActionSpec("Re&name…", "F2"),
+    "session.archive": ActionSpec("&Archive", "Ctrl+E", Px.SP_DialogSaveButton),
+    "session.unarchive": ActionSpec("&Unarchive", "Ctrl+Shift+E"),
+    "session.delete": ActionSpec("&Delete…", Std.Delete, Px.SP_TrashIcon),
+    "facts.compare": ActionSpec("Compare &Facts…", "Ctrl+D", Px.SP_FileDialogListView),
+}
+
+
+def build(window: QWidget, handlers: dict[str, object]) -> dict[str, QAction]:
+    """QActions for every id, connected to handlers[id]."""
+    actions = {}
+    for action_id, spec in ACTIONS.items():
+        a = QAction(spec.text, window)
+        a.setObjectName(action_id)
+        if spec.shortcut is not None:
+            a.setShortcut(QKeySequence(spec.shortcut))
+        if spec.icon is not None:
+            a.setIcon(window.style().standardIcon(spec.icon))
+        if spec.tip:
+            a.setStatusTip(spec.tip)
+            a.setToolTip(spec.tip)
+        if action_id in handlers:
+            a.triggered.connect(handlers[action_id])
+        actions[action_id] = a
+    return actions

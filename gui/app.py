@@ -1,0 +1,70 @@
+"""Starting the desktop application: identity, the window first, the store after its first paint."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from resources import APP_ID, APP_NAME, ORGANIZATION, resource_path
+
+from .main_window import MainWindow
+from .workers import run_task
+
+
+def open_demo_store():
+    """The demo store in the user's data dir, built on first use (runs on a worker)."""
+    import platformdirs
+
+    from model.demo import demo_store
+
+    return demo_store(Path(platformdirs.user_data_dir("sessionscope", appauthor=False)) / "demo")
+
+
+def _open_store(url):
+    from model import open_store  # imported here: sqlmodel costs ~0.6 s, after the first paint
+
+    return open_store(url)
+
+
+def make_app(argv: list[str] | None = None) -> QApplication:
+    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setDesktopFileName(APP_ID)
+    icon = resource_path("icons/sessionscope.svg")
+    if icon.is_file():
+        app.setWindowIcon(QIcon(str(icon)))
+    return app
+
+
+def main(args) -> int:
+    app = make_app()
+    window = MainWindow()
+    window.show()
+    screenshot = getattr(args, "screenshot", None)
+    if screenshot:
+        window.resize(1440, 860)
+        window.sig_timeline_ready.connect(lambda: QTimer.singleShot(600, lambda: _shoot(window, screenshot)))
+        QTimer.singleShot(60_000, lambda: (print("sessionscope: the window did not load in 60 s", file=sys.stderr),
+                                           app.exit(1)))
+
+    def failed(exc):
+        QMessageBox.critical(window, "Cannot open the store", f"{exc}")
+        if screenshot:
+            app.exit(1)
+    loader = open_demo_store if getattr(args, "demo", False) else (lambda: _open_store(args.store))
+    QTimer.singleShot(0, lambda: run_task(loader, window.set_store, failed))
+    return app.exec()
+
+
+def _shoot(window: MainWindow, path: str) -> None:
+    pixmap = window.grab()
+    ok = pixmap.save(os.fspath(path))
+    print(f"sessionscope: {'wrote' if ok else 'could not write'} {path}", file=sys.stderr)
+    QApplication.instance().exit(0 if ok else 1)

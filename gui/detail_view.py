@@ -1,0 +1,101 @@
+"""Event detail: the rendered event, its raw JSON, its hash, and the facts at that event."""
+
+from __future__ import annotations
+
+import html
+import json
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import JsonLexer, get_lexer_by_name
+from pygments.util import ClassNotFound
+from PySide6.QtWidgets import QTabWidget, QTextBrowser, QTreeWidget, QTreeWidgetItem
+
+from .session_model import when
+from .workers import Generation, run_task
+
+_FORMATTER = HtmlFormatter(noclasses=True, style="friendly", nowrap=False)
+
+
+def code_html(text: str, language: str = "json") -> str:
+    """Pygments-highlighted HTML for code or JSON (inline styles: QTextBrowser has no CSS classes)."""
+    try:
+        lexer = JsonLexer() if language == "json" else get_lexer_by_name(language)
+    except ClassNotFound:
+        return f"<pre>{html.escape(text)}</pre>"
+    return highlight(text, lexer, _FORMATTER)
+
+
+def _pretty(payload: str) -> tuple[str, bool]:
+    try:
+        return json.dumps(json.loads(payload), indent=2, ensure_ascii=False), True
+    except (ValueError, TypeError):
+        return payload, False
+
+
+def event_html(e) -> str:
+    """The event as a person reads it: header, text (code blocks highlighted), facts payloads."""
+    head = (f"<p><b>{html.escape(e.kind)}</b> {html.escape(e.role or '')} · {html.escape(when(e.ts))} · "
+            f"seq {e.seq}{' · agent ' + html.escape(e.agent_id) if e.agent_id else ''}"
+            f"{' · ' + str(e.tokens_in) + ' in / ' + str(e.tokens_out) + ' out tokens' if e.tokens_in or e.tokens_out else ''}</p>")
+    body = []
+    text = e.text or ""
+    parts = text.split("```")
+    for i, part in enumerate(parts):
+        if i % 2:
+            lang, _, code = part.partition("\n")
+            body.append(code_html(code, lang.strip() or "text"))
+        elif part.strip():
+            if len(part) > 20000:
+                part = part[:20000] + f"\n… ({len(text) - 20000:,} more characters: see Raw)"
+            body.append(f"<pre style='white-space: pre-wrap'>{html.escape(part)}</pre>")
+    if e.kind in ("tool_call", "fact.set", "fact.delete") and e.payload:
+        pretty, ok = _pretty(e.payload)
+        if ok and len(pretty) < 50000:
+            body.append(code_html(pretty))
+    return head + "".join(body)
+
+
+class EventDetail(QTabWidget):
+    """Tabs for the selected event; the facts tab folds the facts at that event on a worker."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.rendered = QTextBrowser()
+        self.rendered.setOpenExternalLinks(False)
+        self.raw = QTextBrowser()
+        self.facts = QTreeWidget()
+        self.facts.setHeaderLabels(["Fact", "Value"])
+        self.facts.setColumnWidth(0, 220)
+        self.addTab(self.rendered, "Event")
+        self.addTab(self.raw, "Raw")
+        self.addTab(self.facts, "Facts here")
+        self._gen = Generation()
+        self.current_event = None
+
+    def show_event(self, store, e) -> None:
+        self.current_event = e
+        if e is None:
+            for w in (self.rendered, self.raw):
+                w.clear()
+            self.facts.clear()
+            return
+        self.rendered.setHtml(event_html(e))
+        pretty, ok = _pretty(e.payload)
+        meta = (f"<p>id {html.escape(e.id)}<br>parent {html.escape(e.parent_id or '—')}<br>"
+                f"session {html.escape(e.session_id)}<br>hash <code>{e.hash}</code></p>")
+        raw = pretty if len(pretty) < 200_000 else pretty[:200_000] + "\n… (truncated here; export for all of it)"
+        self.raw.setHtml(meta + (code_html(raw) if ok else f"<pre>{html.escape(raw)}</pre>"))
+        token = self._gen.next()
+        run_task(lambda: store.facts_at(e.id), lambda facts: self._show_facts(token, facts))
+
+    def _show_facts(self, token: int, facts: dict) -> None:
+        if not self._gen.current(token):
+            return
+        self.facts.clear()
+        for key in sorted(facts):
+            value = facts[key]
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            item = QTreeWidgetItem([key, text[:500]])
+            item.setToolTip(1, text[:5000])
+            self.facts.addTopLevelItem(item)

@@ -1,0 +1,495 @@
+"""The main window: only assembles the parts and routes selections and Changes between them."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QItemSelectionModel, QSettings, Qt, QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QMainWindow, QMessageBox, QProgressBar, QPushButton, QSplitter,
+                               QStackedWidget, QTableView, QVBoxLayout, QWidget)
+
+from . import actions as action_registry
+from .detail_view import EventDetail
+from .facts_diff import FactsDiffDialog
+from .jobs import ImportJob, SourceWatcher
+from .search_dialog import SearchDialog
+from .session_actions import SessionActions
+from .session_model import SessionTableModel
+from .sidebar import Sidebar
+from .timeline_model import TimelineModel
+from .tree_view import BranchTreeView
+from .workers import Generation, run_task
+
+HIDDEN_KINDS = ("progress", "meta")
+
+
+class MainWindow(QMainWindow):
+    """Threading: everything here runs on the UI thread; store work goes through run_task."""
+
+    sig_store_ready = Signal()
+    sig_timeline_ready = Signal()
+
+    def __init__(self):
+        super().__init__()
+        self.setWindowTitle("Sessionscope")
+        self.store = None
+        self.session = None
+        self._branch_gen = Generation()
+        self.actions_ = SessionActions(self)
+        self.actions_.sig_changes.connect(self.apply_changes)
+        self.actions_.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
+        self.qactions = action_registry.build(self, self._handlers())
+        self._build_views()
+        self._build_menus()
+        self.job = ImportJob(self)
+        self.job.sig_progress.connect(self._progress)
+        self.job.sig_finished.connect(self._import_finished)
+        self.job.sig_failed.connect(lambda exc: (self._progress_done(), QMessageBox.warning(
+            self, "Import failed", f"{exc}\n\nWhat was imported before the failure is kept.")))
+        self.watcher = SourceWatcher(self.job, self)
+        self._restore_layout()
+        self._update_actions()
+
+    # -- construction -------------------------------------------------------------
+
+    def _handlers(self):
+        s = self
+        return {
+            "app.import": s.import_folder, "app.scan": s.scan, "app.settings": s.open_settings,
+            "app.quit": s.close, "view.search": s.open_search, "view.filter": lambda: s.filter.setFocus(),
+            "view.show_archived": s._filters_changed,
+            "timeline.next_prompt": lambda: s.jump_prompt(1), "timeline.prev_prompt": lambda: s.jump_prompt(-1),
+            "timeline.find": lambda: s.find_edit.setFocus(),
+            "session.resume": lambda: s.actions_.resume(s.session),
+            "session.copy_resume": lambda: s.actions_.copy_resume(s.session),
+            "session.fork": lambda: s.actions_.fork(s.session, s.detail.event),
+            "session.rewind": lambda: s.actions_.rewind(s.session, s.detail.event),
+            "session.compact": lambda: s.actions_.compact(s.session),
+            "session.rename": lambda: s.actions_.rename(s.session),
+            "session.archive": lambda: s.actions_.archive(s.session),
+            "session.unarchive": lambda: s.actions_.unarchive(s.session),
+            "session.delete": lambda: s.actions_.delete(s.session),
+            "facts.compare": lambda: s.compare_facts(),
+        }
+
+    def _build_views(self) -> None:
+        self.sidebar = Sidebar()
+        self.sidebar.sig_filter.connect(self._sidebar_filter)
+        self.sidebar_filters: dict = {}
+
+        self.sessions_model = SessionTableModel(self)
+        self.sessions_model.sig_loaded.connect(self._sessions_loaded)
+        self.sessions_view = _table(self.sessions_model, sortable=True)
+        self.sessions_view.selectionModel().currentRowChanged.connect(self._session_selected)
+        _fit_columns(self.sessions_view, stretch=0, stretch_width=210)
+        self.filter = QLineEdit(placeholderText="Filter sessions (title, id, project)")
+        self.filter.setClearButtonEnabled(True)
+        self._filter_timer = QTimer(self, singleShot=True, interval=200)
+        self._filter_timer.timeout.connect(self._filters_changed)
+        self.filter.textChanged.connect(lambda: self._filter_timer.start())
+        self.status_filter = QComboBox()
+        self.status_filter.addItems(["any status", "active", "idle", "paused", "closed", "running", "terminated"])
+        self.status_filter.currentIndexChanged.connect(self._filters_changed)
+        list_box = QWidget()
+        lay = QVBoxLayout(list_box)
+        lay.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(self.filter)
+        row.addWidget(self.status_filter)
+        lay.addLayout(row)
+        lay.addWidget(self.sessions_view)
+
+        self.empty = QWidget()
+        empty_lay = QVBoxLayout(self.empty)
+        empty_lay.addStretch()
+        msg = QLabel("<h2>No sessions yet</h2><p>Sessionscope looks for Claude Code transcripts in "
+                     "~/.claude/projects and $CLAUDE_CONFIG_DIR.</p>")
+        msg.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        empty_lay.addWidget(msg)
+        for text, slot in (("Scan for sessions", self.scan), ("Import a folder…", self.import_folder),
+                           ("Open the demo store", self.open_demo)):
+            b = QPushButton(text)
+            b.clicked.connect(slot)
+            b.setObjectName(text)
+            empty_lay.addWidget(b, 0, Qt.AlignmentFlag.AlignHCenter)
+        empty_lay.addStretch()
+        self.list_stack = QStackedWidget()
+        self.list_stack.addWidget(list_box)
+        self.list_stack.addWidget(self.empty)
+
+        self.timeline_model = TimelineModel(self)
+        self.timeline_model.sig_page_loaded.connect(self._page_loaded)
+        self.timeline = _table(self.timeline_model)
+        _fit_columns(self.timeline, stretch=3)
+        self.timeline.selectionModel().currentRowChanged.connect(self._event_selected)
+        self.timeline_label = QLabel("")
+        self.find_edit = QLineEdit(placeholderText="Find in session")
+        self.find_edit.setClearButtonEnabled(True)
+        self.find_edit.returnPressed.connect(self.find_next)
+        tl_box = QWidget()
+        lay = QVBoxLayout(tl_box)
+        lay.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(self.timeline_label, 1)
+        row.addWidget(self.find_edit)
+        lay.addLayout(row)
+        lay.addWidget(self.timeline)
+
+        self.tree = BranchTreeView()
+        self.tree.sig_show_branch.connect(self.show_branch)
+        self.tree.sig_open_session.connect(lambda sid: self.open_session(sid))
+        self.tree.sig_action.connect(self._tree_action)
+        self.detail = EventDetail()
+
+        self.bottom = QSplitter(Qt.Orientation.Horizontal)
+        self.bottom.addWidget(self.tree)
+        self.bottom.addWidget(self.detail)
+        self.right = QSplitter(Qt.Orientation.Vertical)
+        self.right.addWidget(tl_box)
+        self.right.addWidget(self.bottom)
+        self.center = QSplitter(Qt.Orientation.Horizontal)
+        self.center.addWidget(self.list_stack)
+        self.center.addWidget(self.right)
+        self.main_split = QSplitter(Qt.Orientation.Horizontal)
+        self.main_split.addWidget(self.sidebar)
+        self.main_split.addWidget(self.center)
+        self.main_split.setSizes([190, 1200])
+        self.center.setSizes([600, 650])
+        self.right.setSizes([430, 300])
+        self.bottom.setSizes([330, 400])
+        self.setCentralWidget(self.main_split)
+
+        self.progress = QProgressBar(maximumWidth=220)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(lambda: self.job.cancel())
+        for w in (self.progress, self.cancel_button):
+            w.hide()
+            self.statusBar().addPermanentWidget(w)
+
+    def _build_menus(self) -> None:
+        a = self.qactions
+        menus = {
+            "&File": ["app.import", "app.scan", None, "app.demo", "app.settings", None, "app.quit"],
+            "&View": ["view.search", "view.filter", "view.show_archived", None, "timeline.next_prompt",
+                      "timeline.prev_prompt", "timeline.find"],
+            "&Session": ["session.resume", "session.copy_resume", None, "session.fork", "session.rewind",
+                         "session.compact", "session.rename", None, "facts.compare", None, "session.archive",
+                         "session.unarchive", "session.delete"],
+        }
+        a["view.show_archived"].setCheckable(True)
+        a["app.demo"].triggered.connect(self.open_demo)
+        for title, ids in menus.items():
+            menu = self.menuBar().addMenu(title)
+            for action_id in ids:
+                menu.addSeparator() if action_id is None else menu.addAction(a[action_id])
+        bar = self.addToolBar("Main")
+        bar.setObjectName("main-toolbar")
+        for action_id in ("app.scan", "view.search", None, "session.resume", "session.fork", "session.rewind",
+                          "facts.compare", None, "session.archive", "session.delete"):
+            bar.addSeparator() if action_id is None else bar.addAction(a[action_id])
+        self.sessions_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        for action_id in ("session.resume", "session.copy_resume", "session.rename", "facts.compare",
+                          "session.archive", "session.unarchive", "session.delete"):
+            self.sessions_view.addAction(a[action_id])
+        self.timeline.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        for action_id in ("session.fork", "session.rewind", "facts.compare"):
+            self.timeline.addAction(a[action_id])
+
+    # -- store and data -----------------------------------------------------------
+
+    def set_store(self, store) -> None:
+        self.store = store
+        self.actions_.store = store
+        self.sessions_model.set_store(store)
+        self.sidebar.set_store(store)
+        self.watcher.watch(store)
+        self.sig_store_ready.emit()
+
+    def _sidebar_filter(self, filters: dict) -> None:
+        self.sidebar_filters = filters
+        self._filters_changed()
+
+    def _filters_changed(self, *_):
+        filters = dict(self.sidebar_filters)
+        status = self.status_filter.currentText()
+        if status != "any status":
+            filters["status"] = status
+        filters["text"] = self.filter.text().strip()
+        filters["include_archived"] = self.qactions["view.show_archived"].isChecked()
+        self.sessions_model.set_filters(**filters)
+
+    def _sessions_loaded(self, rows: int) -> None:
+        empty = rows == 0 and not self.filter.text() and not self.sidebar_filters
+        self.list_stack.setCurrentWidget(self.empty if empty else self.list_stack.widget(0))
+        if self.session is not None:
+            row = self.sessions_model.row_of(self.session.id)
+            if row >= 0:
+                self.sessions_view.selectionModel().setCurrentIndex(
+                    self.sessions_model.index(row, 0),
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+                return
+        if rows and self.sessions_view.currentIndex().row() < 0:
+            self.sessions_view.selectRow(0)
+
+    def _session_selected(self, current, _previous=None) -> None:
+        s = self.sessions_model.session_at(current.row())
+        if s is None:
+            return
+        if self.session is None or s.id != self.session.id or s.event_count != self.session.event_count:
+            self.session = s
+            self.show_branch(s.head_event_id, None)
+            self._load_tree()
+        self.session = s
+        self._update_actions()
+
+    def open_session(self, session_id: str, event_id: str | None = None) -> None:
+        row = self.sessions_model.row_of(session_id)
+        if row < 0:  # filtered out or archived: show everything
+            self.sidebar_filters = {}
+            self.filter.clear()
+            self.qactions["view.show_archived"].setChecked(True)
+            self._filters_changed()
+            self._pending_open = (session_id, event_id)
+            self.sessions_model.sig_loaded.connect(self._open_pending)
+            return
+        self.sessions_view.selectRow(row)
+        if event_id:
+            self.show_branch(self.sessions_model.session_at(row).head_event_id, event_id)
+
+    def _open_pending(self, _rows: int) -> None:
+        self.sessions_model.sig_loaded.disconnect(self._open_pending)
+        session_id, event_id = self._pending_open
+        if self.sessions_model.row_of(session_id) >= 0:
+            self.open_session(session_id, event_id)
+
+    def show_branch(self, head: str | None, select_event: str | None) -> None:
+        """Show the branch through `head` in the timeline; select an event in it."""
+        token = self._branch_gen.next()
+        store, session = self.store, self.session
+        if store is None or session is None or head is None:
+            self.timeline_model.show_ids(store, [])
+            self.timeline_label.setText("(no events)")
+            return
+
+        def load():
+            return store.branch_ids(session.id, head, HIDDEN_KINDS), store.leaves(session.id)
+        run_task(load, lambda r: self._branch_loaded(token, head, select_event, *r), self._error("show the branch"))
+
+    def _branch_loaded(self, token, head, select_event, ids, leaves) -> None:
+        if not self._branch_gen.current(token):
+            return
+        at_end = self._timeline_at_end()
+        self.timeline_model.show_ids(self.store, ids)
+        branch = "the head branch" if head == self.session.head_event_id else "another branch"
+        self.timeline_label.setText(f"<b>{self.session.title or self.session.id[:8]}</b> · {len(ids):,} events on "
+                                    f"{branch} · {max(1, len(leaves))} tips")
+        target = ids.index(select_event) if select_event in ids else (len(ids) - 1 if at_end else 0)
+        if ids:
+            self.timeline.selectRow(target)
+            self.timeline.scrollTo(self.timeline_model.index(target, 0))
+        self.sig_timeline_ready.emit()
+
+    def _timeline_at_end(self) -> bool:
+        bar = self.timeline.verticalScrollBar()
+        return self.timeline_model.rowCount() > 0 and bar.value() >= bar.maximum() - 2 and \
+            self.timeline.currentIndex().row() == self.timeline_model.rowCount() - 1
+
+    def _page_loaded(self, first_row: int) -> None:
+        row = self.timeline.currentIndex().row()
+        if first_row <= row < first_row + 200:
+            self._event_selected(self.timeline.currentIndex())
+
+    def _event_selected(self, current, _previous=None) -> None:
+        e = self.timeline_model.event_at(current.row()) if current.isValid() else None
+        self.detail.show_event(self.store, e)
+        self._update_actions()
+
+    def _load_tree(self) -> None:
+        store, session = self.store, self.session
+        run_task(lambda: store.tree(session.id), self.tree.tree_model.set_layout, self._error("draw the branch tree"))
+
+    def apply_changes(self, changes) -> None:
+        """One place reacts to what an operation changed."""
+        if changes.session is not None and changes.action in ("fork", "rewind") and changes.session.id != (
+                self.session.id if self.session else None):
+            self.session = changes.session
+        elif changes.session is not None and self.session is not None and changes.session.id == self.session.id:
+            self.session = changes.session
+        if changes.session_list:
+            self.sessions_model.reload()
+            self.sidebar.refresh()
+        if self.session is not None and self.session.id in changes.session_ids:
+            self.show_branch(self.session.head_event_id, None)
+            self._load_tree()
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        enabled = SessionActions.enabled(self.session, self.detail.current_event)
+        for action_id, on in enabled.items():
+            self.qactions[action_id].setEnabled(on)
+        has_rows = self.timeline_model.rowCount() > 0
+        for action_id in ("timeline.next_prompt", "timeline.prev_prompt", "timeline.find"):
+            self.qactions[action_id].setEnabled(has_rows)
+
+    def _error(self, what: str):
+        return lambda exc: QMessageBox.warning(self, f"Could not {what}", str(exc))
+
+    # -- commands -------------------------------------------------------------------
+
+    def jump_prompt(self, step: int) -> None:
+        row = self.timeline_model.find_next(self.timeline.currentIndex().row(),
+                                            lambda e: e.kind == "message" and e.role == "user", step)
+        if row >= 0:
+            self.timeline.selectRow(row)
+
+    def find_next(self) -> None:
+        needle = self.find_edit.text().strip().lower()
+        if not needle:
+            return
+        start = self.timeline.currentIndex().row()
+        row = self.timeline_model.find_next(start, lambda e: needle in e.text.lower())
+        if row < 0:
+            row = self.timeline_model.find_next(-1, lambda e: needle in e.text.lower())
+        if row >= 0:
+            self.timeline.selectRow(row)
+        else:
+            self.statusBar().showMessage(f"“{self.find_edit.text()}” is not in this branch", 5000)
+
+    def _tree_action(self, action_id: str, event_id: str) -> None:
+        e = self.store.event(event_id)
+        if action_id == "facts.compare":
+            self.compare_facts(a=event_id)
+        elif action_id == "session.fork":
+            self.actions_.fork(self.session, e)
+        elif action_id == "session.rewind":
+            self.actions_.rewind(self.session, e)
+
+    def compare_facts(self, a: str | None = None) -> None:
+        if self.session is None:
+            return
+        points = []
+        if self.detail.current_event is not None:
+            points.append((f"selected event #{self.detail.current_event.seq}: {self.detail.current_event.text[:40]}", self.detail.current_event.id))
+        layout = self.tree.tree_model.layout_
+        for node in (layout.nodes if layout else ()):
+            if not node.fork_session:
+                points.append((f"{node.kind} · {node.label[:50]}", node.id))
+        for s in self.sessions_model.rows[:200]:
+            if s.head_event_id:
+                points.append((f"head of {s.title or s.id[:8]}", s.head_event_id))
+        if not points:
+            return
+        b = self.session.head_event_id
+        FactsDiffDialog(self.store, points, a or points[0][1], b, self).exec()
+
+    def open_search(self) -> None:
+        if self.store is None:
+            return
+        dialog = SearchDialog(self.store, self)
+        dialog.sig_open.connect(lambda sid, eid: self.open_session(sid, eid or None))
+        dialog.show()
+
+    def open_settings(self) -> None:
+        from .settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.store, self)
+        if dialog.exec() and dialog.added and self.store is not None:
+            self.job.start(self.store, dialog.added)
+
+    def import_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Import Claude Code transcripts from")
+        if folder and self.store is not None:
+            if not self.job.start(self.store, [folder]):
+                self.statusBar().showMessage("An import is already running", 5000)
+
+    def scan(self) -> None:
+        from model.sources.claude_code import default_roots
+
+        roots = default_roots() + [r for r in self.store.source_locations("claude_code")]
+        if not roots:
+            QMessageBox.information(self, "Scan", "No Claude Code transcripts were found in ~/.claude/projects, "
+                                                  "~/.config/claude/projects or $CLAUDE_CONFIG_DIR.")
+            return
+        self.job.start(self.store, sorted(set(map(str, roots))))
+
+    def open_demo(self) -> None:
+        from .app import open_demo_store
+
+        run_task(open_demo_store, self.set_store, self._error("open the demo store"))
+
+    def _progress(self, done: int, total: int, _path: str) -> None:
+        if self.job.quiet:
+            return
+        self.progress.show()
+        self.cancel_button.show()
+        self.progress.setRange(0, max(1, total >> 10))
+        self.progress.setValue(done >> 10)
+
+    def _progress_done(self) -> None:
+        self.progress.hide()
+        self.cancel_button.hide()
+
+    def _import_finished(self, report) -> None:
+        self._progress_done()
+        if report.events_added or not self.job.quiet:
+            self.apply_changes(report.changes())
+        if not self.job.quiet:
+            text = (f"Imported {report.events_added:,} events from {report.files_read} files"
+                    f"{' (cancelled)' if report.cancelled else ''}")
+            if report.bad_lines or report.problems:
+                text += f"; {report.bad_lines} bad lines skipped, {len(report.problems)} problems (see File ▸ Settings)"
+            self.statusBar().showMessage(text, 15000)
+
+    # -- layout memory ----------------------------------------------------------------
+
+    def _restore_layout(self) -> None:
+        s = QSettings()
+        geometry = s.value("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1440, 860)
+        for name in ("main_split", "center", "right", "bottom"):
+            state = s.value(f"window/{name}")
+            if isinstance(state, QByteArray):
+                getattr(self, name).restoreState(state)
+
+    def closeEvent(self, event) -> None:
+        s = QSettings()
+        s.setValue("window/geometry", self.saveGeometry())
+        for name in ("main_split", "center", "right", "bottom"):
+            s.setValue(f"window/{name}", getattr(self, name).saveState())
+        self.watcher.stop()
+        self.job.cancel()
+        super().closeEvent(event)
+
+
+def _fit_columns(view: QTableView, stretch: int, stretch_width: int = 0) -> None:
+    """The others fit their contents (measured on the first rows only); `stretch` takes the rest.
+
+    With `stretch_width` the column starts that wide and the user resizes it instead.
+    """
+    header = view.horizontalHeader()
+    header.setResizeContentsPrecision(50)
+    for col in range(view.model().columnCount()):
+        header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+    if stretch_width:
+        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(stretch, stretch_width)
+    else:
+        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+
+
+def _table(model, sortable: bool = False) -> QTableView:
+    view = QTableView()
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.verticalHeader().hide()
+    view.verticalHeader().setDefaultSectionSize(22)
+    view.setShowGrid(False)
+    view.setAlternatingRowColors(True)
+    view.setWordWrap(False)
+    if sortable:
+        view.setSortingEnabled(True)
+        view.sortByColumn(4, Qt.SortOrder.DescendingOrder)
+    return view

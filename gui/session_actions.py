@@ -1,0 +1,171 @@
+"""What the session actions do: each runs its model operation off the UI thread.
+
+Every handler asks first where an action destroys or creates something, runs
+the model op on a worker, reports a failure with what to do, and hands the
+model's Changes to the window (`sig_changes`), which refreshes what shows it.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+
+from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
+
+from model import lifecycle
+from model.views import Changes
+
+from .workers import run_task
+
+DEFAULT_TERMINAL = "x-terminal-emulator -e {command}"
+
+
+class SessionActions(QObject):
+    sig_changes = Signal(object)  # model.views.Changes
+    sig_message = Signal(str)
+
+    def __init__(self, window: QWidget):
+        super().__init__(window)
+        self.window = window
+        self.store = None
+
+    # -- helpers ----------------------------------------------------------------
+
+    def _fail(self, what: str):
+        def show(exc: BaseException) -> None:
+            QMessageBox.warning(self.window, f"Could not {what}", f"{exc}\n\nNothing was changed.")
+        return show
+
+    def _run(self, what: str, fn, done=None) -> None:
+        def finished(changes):
+            self.sig_changes.emit(changes)
+            if done:
+                done(changes)
+        run_task(fn, finished, self._fail(what))
+
+    @staticmethod
+    def enabled(session, event) -> dict[str, bool]:
+        """Which actions apply to the selection (menus enable only those)."""
+        status = session.status if session else None
+        claude = session is not None and session.source_kind == "claude_code"
+        has_event = event is not None
+        return {
+            "session.resume": session is not None and (claude or lifecycle.allows(status, "resume")),
+            "session.copy_resume": claude or (session is not None and lifecycle.allows(status, "resume")),
+            "session.fork": has_event and session is not None,
+            "session.rewind": has_event and (claude or lifecycle.allows(status, "rewind")),
+            "session.compact": session is not None and not claude and lifecycle.allows(status, "compact"),
+            "session.rename": session is not None,
+            "session.archive": session is not None and lifecycle.allows(status, "archive"),
+            "session.unarchive": session is not None and lifecycle.allows(status, "unarchive"),
+            "session.delete": session is not None and lifecycle.allows(status, "delete"),
+            "facts.compare": session is not None,
+        }
+
+    # -- actions ----------------------------------------------------------------
+
+    def resume(self, session) -> None:
+        if session.source_kind == "claude_code":
+            from model.sources import claude_actions
+
+            template = QSettings().value("resume/terminal", DEFAULT_TERMINAL)
+            try:
+                argv = claude_actions.terminal_argv(template, session)
+                subprocess.Popen(argv, cwd=session.cwd or None, start_new_session=True)
+            except Exception as exc:
+                line = claude_actions.resume_shell_line(session)
+                QGuiApplication.clipboard().setText(line)
+                QMessageBox.information(self.window, "Resume in a terminal",
+                                        f"Could not open a terminal ({exc}).\n\nThe command is on the clipboard:\n{line}\n\n"
+                                        "Set the terminal under Settings.")
+                return
+            self.sig_message.emit(f"Resuming in a terminal: {shlex.join(argv)}")
+            return
+        store = self.store
+        self._run("resume", lambda: _resume(store, session.id),
+                  lambda ch: self.sig_message.emit(f"{session.title or session.id[:8]} is active again"))
+
+    def copy_resume(self, session) -> None:
+        if session.source_kind == "claude_code":
+            from model.sources import claude_actions
+
+            line = claude_actions.resume_shell_line(session)
+        else:
+            line = f"sessionscope resume {session.id}"
+        QGuiApplication.clipboard().setText(line)
+        self.sig_message.emit(f"Copied: {line}")
+
+    def fork(self, session, event) -> None:
+        title, ok = QInputDialog.getText(self.window, "Fork", "Title of the new session:",
+                                         text=f"{session.title or session.id[:8]} (fork)")
+        if not ok:
+            return
+        store = self.store
+        if session.source_kind == "claude_code":
+            from model.sources import claude_actions
+
+            fn = lambda: claude_actions.fork(store, session.id, event.id, title)  # noqa: E731
+        else:
+            fn = lambda: store.fork(session.id, event.id, title)  # noqa: E731
+        self._run("fork", fn, lambda ch: self.sig_message.emit(f"Forked into {ch.session.title}"))
+
+    def rewind(self, session, event) -> None:
+        claude = session.source_kind == "claude_code"
+        text = ("Claude Code cannot move a transcript back: a new session holding the branch up to this "
+                "event will be written (the original stays as it is)." if claude else
+                "The session's head moves back to this event; what follows stays visible as a branch.")
+        if QMessageBox.question(self.window, "Rewind", f"{text}\n\nRewind to this event?") \
+                != QMessageBox.StandardButton.Yes:
+            return
+        store = self.store
+        if claude:
+            from model.sources import claude_actions
+
+            fn = lambda: claude_actions.rewind(store, session.id, event.id)  # noqa: E731
+        else:
+            fn = lambda: store.rewind(session.id, event.id)  # noqa: E731
+        self._run("rewind", fn, lambda ch: self.sig_message.emit("Rewound"))
+
+    def compact(self, session) -> None:
+        summary, ok = QInputDialog.getMultiLineText(self.window, "Compact", "Summary of the session so far:")
+        if ok and summary.strip():
+            store = self.store
+            self._run("compact", lambda: _compact(store, session.id, summary.strip()))
+
+    def rename(self, session) -> None:
+        title, ok = QInputDialog.getText(self.window, "Rename", "New title:", text=session.title)
+        if ok and title.strip():
+            store = self.store
+            self._run("rename", lambda: store.rename(session.id, title.strip()))
+
+    def archive(self, session) -> None:
+        store = self.store
+        self._run("archive", lambda: store.archive(session.id),
+                  lambda ch: self.sig_message.emit(f"Archived {session.title or session.id[:8]} (Unarchive brings it back)"))
+
+    def unarchive(self, session) -> None:
+        store = self.store
+        self._run("unarchive", lambda: store.unarchive(session.id))
+
+    def delete(self, session) -> None:
+        answer = QMessageBox.warning(
+            self.window, "Delete session",
+            f"Delete “{session.title or session.id}” and its {session.event_count} events from the store for good?\n\n"
+            "The deletion is recorded in the audit log. Files another tool owns are not touched.",
+            QMessageBox.StandardButton.Delete | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+        if answer == QMessageBox.StandardButton.Delete:
+            store = self.store
+            self._run("delete", lambda: store.delete(session.id),
+                      lambda ch: self.sig_message.emit(f"Deleted {session.title or session.id[:8]}"))
+
+
+def _compact(store, session_id: str, summary: str) -> Changes:
+    event = store.compact(session_id, summary)
+    return Changes("compact", frozenset({session_id}), True, store.session(session_id), event)
+
+
+def _resume(store, session_id: str) -> Changes:
+    ctx = store.resume(session_id)
+    return Changes("resume", frozenset({session_id}), True, ctx.session)

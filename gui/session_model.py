@@ -1,0 +1,116 @@
+"""The session list: a table model over frozen SessionViews, sorted and filtered in SQL.
+
+Threading: the model lives on the UI thread; `reload()` queries on a worker and
+swaps the rows in when the newest answer arrives (older answers are dropped).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+
+from .workers import Generation, run_task
+
+COLUMNS = [
+    ("title", "Title", "title"), ("source", "Source", None), ("project", "Project", "project"),
+    ("status", "Status", "status"), ("updated", "Last activity", "updated"), ("events", "Events", "events"),
+    ("tokens", "Tokens", "tokens"), ("branches", "Forks", None),
+]
+
+
+def when(ts: float) -> str:
+    if not ts:
+        return ""
+    d = dt.datetime.fromtimestamp(ts)
+    today = dt.date.today()
+    if d.date() == today:
+        return d.strftime("%H:%M")
+    return d.strftime("%b %d %H:%M") if d.year == today.year else d.strftime("%Y-%m-%d")
+
+
+def tokens_text(n: int) -> str:
+    return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.1f}k" if n >= 1e3 else str(n)
+
+
+class SessionTableModel(QAbstractTableModel):
+    sig_loaded = Signal(int)  # rows
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.store = None
+        self.rows: list = []
+        self.fork_counts: dict[str, int] = {}
+        self.filters: dict = {}
+        self.sort_key, self.descending = "updated", True
+        self._gen = Generation()
+
+    def set_store(self, store) -> None:
+        self.store = store
+        self.reload()
+
+    def set_filters(self, **filters) -> None:
+        self.filters = {k: v for k, v in filters.items() if v not in (None, "", False)}
+        self.reload()
+
+    def reload(self) -> None:
+        if self.store is None:
+            return
+        token = self._gen.next()
+        store, filters, sort, desc = self.store, dict(self.filters), self.sort_key, self.descending
+
+        def query():
+            return store.sessions(sort=sort, descending=desc, **filters), store.fork_counts()
+        run_task(query, lambda result: self._swap(token, *result))
+
+    def _swap(self, token: int, rows, forks) -> None:
+        if not self._gen.current(token):
+            return
+        self.beginResetModel()
+        self.rows, self.fork_counts = rows, forks
+        self.endResetModel()
+        self.sig_loaded.emit(len(rows))
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
+            return COLUMNS[section][1]
+        return None
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not (0 <= index.row() < len(self.rows)):
+            return None
+        s = self.rows[index.row()]
+        key = COLUMNS[index.column()][0]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return {
+                "title": s.title or "(untitled)", "source": s.source_kind.replace("_", " "),
+                "project": s.project.rstrip("/").rsplit("/", 1)[-1], "status": s.status, "updated": when(s.updated_at),
+                "events": str(s.event_count), "tokens": tokens_text(s.tokens_in + s.tokens_out),
+                "branches": str(self.fork_counts.get(s.id, "")) if self.fork_counts.get(s.id) else "",
+            }[key]
+        if role == Qt.ItemDataRole.ToolTipRole and key in ("title", "project"):
+            return f"{s.title}\n{s.id}" if key == "title" else s.project
+        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("events", "tokens", "branches"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.UserRole:
+            return s
+        return None
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        key = COLUMNS[column][2]
+        if key is None:
+            return
+        self.sort_key, self.descending = key, order == Qt.SortOrder.DescendingOrder
+        self.reload()
+
+    def session_at(self, row: int):
+        return self.rows[row] if 0 <= row < len(self.rows) else None
+
+    def row_of(self, session_id: str) -> int:
+        return next((i for i, s in enumerate(self.rows) if s.id == session_id), -1)

@@ -1,0 +1,86 @@
+"""The sidebar: all sessions, sources and projects with counts, archived, saved searches."""
+
+from __future__ import annotations
+
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+
+from .workers import run_task
+
+SAVED = [("Active now", {"status": "active"}), ("Paused", {"status": "paused"})]
+
+
+class Sidebar(QTreeWidget):
+    sig_filter = Signal(dict)  # filters for SessionTableModel.set_filters
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setHeaderHidden(True)
+        self.setColumnCount(2)
+        self.setRootIsDecorated(True)
+        self.itemSelectionChanged.connect(self._selected)
+        self.store = None
+
+    def set_store(self, store) -> None:
+        self.store = store
+        self.refresh()
+
+    def refresh(self) -> None:
+        if self.store is None:
+            return
+        store = self.store
+
+        def counts():
+            sessions = store.sessions(include_archived=True)
+            by_source, by_project, archived = {}, {}, 0
+            for s in sessions:
+                if s.status == "archived":
+                    archived += 1
+                    continue
+                by_source[s.source_kind] = by_source.get(s.source_kind, 0) + 1
+                if s.project:
+                    by_project[s.project] = by_project.get(s.project, 0) + 1
+            return len(sessions) - archived, by_source, by_project, archived
+        run_task(counts, lambda c: self._fill(*c))
+
+    def _fill(self, total, by_source, by_project, archived) -> None:
+        current = self.currentItem().data(0, Qt.ItemDataRole.UserRole) if self.currentItem() else None
+        self.blockSignals(True)
+        self.clear()
+
+        def add(parent, label, count, filters):
+            item = QTreeWidgetItem([label, str(count) if count != "" else ""])
+            item.setData(0, Qt.ItemDataRole.UserRole, filters)
+            item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
+            (parent.addChild(item) if parent else self.addTopLevelItem(item))
+            return item
+        add(None, "All sessions", total, {})
+        sources = add(None, "Sources", "", None)
+        for kind, n in sorted(by_source.items()):
+            add(sources, kind.replace("_", " "), n, {"source_kind": kind})
+        projects = add(None, "Projects", "", None)
+        for project, n in sorted(by_project.items(), key=lambda kv: -kv[1])[:30]:
+            add(projects, project.rstrip("/").rsplit("/", 1)[-1] or project, n, {"project": project}).setToolTip(0, project)
+        add(None, "Archived", archived, {"status": "archived"})
+        saved = add(None, "Saved searches", "", None)
+        for label, filters in SAVED:
+            add(saved, label, "", filters)
+        self.expandAll()
+        self.resizeColumnToContents(1)
+        self.setColumnWidth(0, max(140, self.width() - self.columnWidth(1) - 24))
+        self.blockSignals(False)
+        for i in range(self.topLevelItemCount()):
+            item = self.topLevelItem(i)
+            if item.data(0, Qt.ItemDataRole.UserRole) == (current if current is not None else {}):
+                self.setCurrentItem(item)
+                break
+
+    def _selected(self) -> None:
+        item = self.currentItem()
+        filters = item.data(0, Qt.ItemDataRole.UserRole) if item else None
+        if filters is not None:
+            self.sig_filter.emit(dict(filters))
+
+
+__all__ = ["Sidebar"]

@@ -1,0 +1,82 @@
+"""Running model functions off the UI thread.
+
+`run_task(fn, on_done, on_error)` runs `fn()` on the global thread pool and calls
+back on the UI thread (Picard's run_task). Workers never touch widgets and hand
+back only frozen read-models. A caller that may be overtaken (typing in a filter,
+clicking through sessions) keeps a `Generation` and drops stale answers.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+
+
+class _Relay(QObject):
+    sig_done = Signal(object)
+    sig_error = Signal(object)
+
+
+class _Task(QRunnable):
+    def __init__(self, fn: Callable[[], Any], relay: _Relay):
+        super().__init__()
+        self.fn, self.relay = fn, relay
+        self.setAutoDelete(True)
+
+    def run(self) -> None:
+        try:
+            result = self.fn()
+        except BaseException as exc:  # shown to the user, never swallowed
+            exc.__sessionscope_trace__ = traceback.format_exc()
+            self.relay.sig_error.emit(exc)
+        else:
+            self.relay.sig_done.emit(result)
+
+
+_live: set[_Relay] = set()  # relays must outlive their task
+
+
+def run_task(fn: Callable[[], Any], on_done: Callable[[Any], None],
+             on_error: Callable[[BaseException], None] | None = None) -> None:
+    """Run fn() on a worker; on_done(result) / on_error(exc) run on the UI thread."""
+    relay = _Relay()
+    _live.add(relay)
+
+    @Slot(object)
+    def done(result):
+        _live.discard(relay)
+        on_done(result)
+
+    @Slot(object)
+    def failed(exc):
+        _live.discard(relay)
+        if on_error is not None:
+            on_error(exc)
+        else:
+            raise exc
+
+    relay.sig_done.connect(done)
+    relay.sig_error.connect(failed)
+    QThreadPool.globalInstance().start(_Task(fn, relay))
+
+
+class Generation:
+    """A counter: answers to an older request than the newest are dropped."""
+
+    def __init__(self):
+        self.value = 0
+
+    def next(self) -> int:
+        self.value += 1
+        return self.value
+
+    def current(self, token: int) -> bool:
+        return token == self.value
+
+
+def wait_idle(msecs: int = 30000) -> bool:
+    """Block until every task finished (tests and shutdown only)."""
+    return QThreadPool.globalInstance().waitForDone(msecs)
