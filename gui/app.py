@@ -59,7 +59,7 @@ def main(args) -> int:
         if screenshot:
             app.exit(1)
     loader = open_demo_store if getattr(args, "demo", False) else (lambda: _open_store(args.store))
-    QTimer.singleShot(0, lambda: run_task(loader, window.set_store, failed))
+    QTimer.singleShot(0, lambda: run_task(loader, window.set_store, failed, owner=window))
     return app.exec()
 
 

@@ -87,7 +87,7 @@ class EventDetail(QTabWidget):
         raw = pretty if len(pretty) < 200_000 else pretty[:200_000] + "\n… (truncated here; export for all of it)"
         self.raw.setHtml(meta + (code_html(raw) if ok else f"<pre>{html.escape(raw)}</pre>"))
         token = self._gen.next()
-        run_task(lambda: store.facts_at(e.id), lambda facts: self._show_facts(token, facts))
+        run_task(lambda: store.facts_at(e.id), lambda facts: self._show_facts(token, facts), owner=self)
 
     def _show_facts(self, token: int, facts: dict) -> None:
         if not self._gen.current(token):

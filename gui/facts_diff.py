@@ -48,6 +48,8 @@ class FactsDiffDialog(QDialog):
         self.setWindowTitle("Compare facts")
         self.resize(760, 560)
         self.store = store
+        self._gen = Generation()
+        self.view = QTextBrowser()
         self.a, self.b = QComboBox(), QComboBox()
         for combo in (self.a, self.b):
             for label, event_id in points:
@@ -57,7 +59,6 @@ class FactsDiffDialog(QDialog):
             self.a.setCurrentIndex(max(0, self.a.findData(a)))
         if b:
             self.b.setCurrentIndex(max(0, self.b.findData(b)))
-        self.view = QTextBrowser()
         form = QFormLayout()
         form.addRow("From (A)", self.a)
         form.addRow("To (B)", self.b)
@@ -67,7 +68,6 @@ class FactsDiffDialog(QDialog):
         lay.addLayout(form)
         lay.addWidget(self.view)
         lay.addWidget(buttons)
-        self._gen = Generation()
         self.refresh()
 
     def refresh(self) -> None:
@@ -77,7 +77,7 @@ class FactsDiffDialog(QDialog):
         token = self._gen.next()
         self.view.setHtml("<p>Comparing…</p>")
         run_task(lambda: self.store.diff(a, b), lambda d: self._show(token, d),
-                 lambda exc: self.view.setHtml(f"<p>Could not compare: {html.escape(str(exc))}</p>"))
+                 lambda exc: self.view.setHtml(f"<p>Could not compare: {html.escape(str(exc))}</p>"), owner=self)
 
     def _show(self, token: int, d) -> None:
         if self._gen.current(token):

@@ -41,7 +41,7 @@ class ImportJob(QObject):
 
         def work():
             return import_paths(store, paths, progress=lambda d, t, f: self.sig_progress.emit(d, t, f), cancel=cancel)
-        run_task(work, self._done, self._failed)
+        run_task(work, self._done, self._failed, owner=self)
         return True
 
     def cancel(self) -> None:

@@ -61,8 +61,8 @@ class MainWindow(QMainWindow):
             "timeline.find": lambda: s.find_edit.setFocus(),
             "session.resume": lambda: s.actions_.resume(s.session),
             "session.copy_resume": lambda: s.actions_.copy_resume(s.session),
-            "session.fork": lambda: s.actions_.fork(s.session, s.detail.event),
-            "session.rewind": lambda: s.actions_.rewind(s.session, s.detail.event),
+            "session.fork": lambda: s.actions_.fork(s.session, s.detail.current_event),
+            "session.rewind": lambda: s.actions_.rewind(s.session, s.detail.current_event),
             "session.compact": lambda: s.actions_.compact(s.session),
             "session.rename": lambda: s.actions_.rename(s.session),
             "session.archive": lambda: s.actions_.archive(s.session),
@@ -272,7 +272,7 @@ class MainWindow(QMainWindow):
 
         def load():
             return store.branch_ids(session.id, head, HIDDEN_KINDS), store.leaves(session.id)
-        run_task(load, lambda r: self._branch_loaded(token, head, select_event, *r), self._error("show the branch"))
+        run_task(load, lambda r: self._branch_loaded(token, head, select_event, *r), self._error("show the branch"), owner=self)
 
     def _branch_loaded(self, token, head, select_event, ids, leaves) -> None:
         if not self._branch_gen.current(token):
@@ -289,8 +289,8 @@ class MainWindow(QMainWindow):
         self.sig_timeline_ready.emit()
 
     def _timeline_at_end(self) -> bool:
-        bar = self.timeline.verticalScrollBar()
-        return self.timeline_model.rowCount() > 0 and bar.value() >= bar.maximum() - 2 and \
+        """Whether the user sits on the last event (then new events are followed)."""
+        return self.timeline_model.rowCount() > 0 and \
             self.timeline.currentIndex().row() == self.timeline_model.rowCount() - 1
 
     def _page_loaded(self, first_row: int) -> None:
@@ -305,7 +305,7 @@ class MainWindow(QMainWindow):
 
     def _load_tree(self) -> None:
         store, session = self.store, self.session
-        run_task(lambda: store.tree(session.id), self.tree.tree_model.set_layout, self._error("draw the branch tree"))
+        run_task(lambda: store.tree(session.id), self.tree.tree_model.set_layout, self._error("draw the branch tree"), owner=self)
 
     def apply_changes(self, changes) -> None:
         """One place reacts to what an operation changed."""
@@ -318,8 +318,17 @@ class MainWindow(QMainWindow):
             self.sessions_model.reload()
             self.sidebar.refresh()
         if self.session is not None and self.session.id in changes.session_ids:
-            self.show_branch(self.session.head_event_id, None)
-            self._load_tree()
+            store, sid = self.store, self.session.id
+            run_task(lambda: store.session(sid), self._session_refreshed, self._error("refresh the session"), owner=self)
+        self._update_actions()
+
+    def _session_refreshed(self, session) -> None:
+        """The session changed (new events, a rewind): show its branch as it is now."""
+        if self.session is None or session.id != self.session.id:
+            return
+        self.session = session
+        self.show_branch(session.head_event_id, None)
+        self._load_tree()
         self._update_actions()
 
     def _update_actions(self) -> None:
@@ -414,7 +423,7 @@ class MainWindow(QMainWindow):
     def open_demo(self) -> None:
         from .app import open_demo_store
 
-        run_task(open_demo_store, self.set_store, self._error("open the demo store"))
+        run_task(open_demo_store, self.set_store, self._error("open the demo store"), owner=self)
 
     def _progress(self, done: int, total: int, _path: str) -> None:
         if self.job.quiet:

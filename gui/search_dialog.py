@@ -50,7 +50,7 @@ class SearchDialog(QDialog):
         token = self._gen.next()
         self.status.setText("Searching…")
         run_task(lambda: self.store.search(words, limit=200), lambda hits: self._show(token, hits),
-                 lambda exc: self.status.setText(html.escape(str(exc))))
+                 lambda exc: self.status.setText(html.escape(str(exc))), owner=self)
 
     def _show(self, token: int, hits) -> None:
         if not self._gen.current(token):

@@ -43,7 +43,7 @@ class SessionActions(QObject):
             self.sig_changes.emit(changes)
             if done:
                 done(changes)
-        run_task(fn, finished, self._fail(what))
+        run_task(fn, finished, self._fail(what), owner=self)
 
     @staticmethod
     def enabled(session, event) -> dict[str, bool]:
@@ -154,8 +154,8 @@ class SessionActions(QObject):
             self.window, "Delete session",
             f"Delete “{session.title or session.id}” and its {session.event_count} events from the store for good?\n\n"
             "The deletion is recorded in the audit log. Files another tool owns are not touched.",
-            QMessageBox.StandardButton.Delete | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
-        if answer == QMessageBox.StandardButton.Delete:
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+        if answer == QMessageBox.StandardButton.Yes:
             store = self.store
             self._run("delete", lambda: store.delete(session.id),
                       lambda ch: self.sig_message.emit(f"Deleted {session.title or session.id[:8]}"))

@@ -61,7 +61,7 @@ class SessionTableModel(QAbstractTableModel):
 
         def query():
             return store.sessions(sort=sort, descending=desc, **filters), store.fork_counts()
-        run_task(query, lambda result: self._swap(token, *result))
+        run_task(query, lambda result: self._swap(token, *result), owner=self)
 
     def _swap(self, token: int, rows, forks) -> None:
         if not self._gen.current(token):

@@ -42,7 +42,7 @@ class Sidebar(QTreeWidget):
                 if s.project:
                     by_project[s.project] = by_project.get(s.project, 0) + 1
             return len(sessions) - archived, by_source, by_project, archived
-        run_task(counts, lambda c: self._fill(*c))
+        run_task(counts, lambda c: self._fill(*c), owner=self)
 
     def _fill(self, total, by_source, by_project, archived) -> None:
         current = self.currentItem().data(0, Qt.ItemDataRole.UserRole) if self.currentItem() else None

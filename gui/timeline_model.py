@@ -88,7 +88,7 @@ class TimelineModel(QAbstractTableModel):
         self.pending.add(page)
         token, store = self._gen.value, self.store
         ids = self.ids[page * PAGE:(page + 1) * PAGE]
-        run_task(lambda: store.events_by_ids(ids), lambda rows: self._loaded(token, page, rows))
+        run_task(lambda: store.events_by_ids(ids), lambda rows: self._loaded(token, page, rows), owner=self)
 
     def _loaded(self, token: int, page: int, rows) -> None:
         if not self._gen.current(token):

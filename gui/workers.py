@@ -12,6 +12,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 
@@ -40,19 +41,29 @@ _live: set[_Relay] = set()  # relays must outlive their task
 
 
 def run_task(fn: Callable[[], Any], on_done: Callable[[Any], None],
-             on_error: Callable[[BaseException], None] | None = None) -> None:
-    """Run fn() on a worker; on_done(result) / on_error(exc) run on the UI thread."""
+             on_error: Callable[[BaseException], None] | None = None, owner: QObject | None = None) -> None:
+    """Run fn() on a worker; on_done(result) / on_error(exc) run on the UI thread.
+
+    With an `owner`, the callbacks are skipped once the owner widget is gone (a
+    window closed while its query was still running).
+    """
     relay = _Relay()
     _live.add(relay)
+
+    def alive() -> bool:
+        return owner is None or shiboken6.isValid(owner)
 
     @Slot(object)
     def done(result):
         _live.discard(relay)
-        on_done(result)
+        if alive():
+            on_done(result)
 
     @Slot(object)
     def failed(exc):
         _live.discard(relay)
+        if not alive():
+            return
         if on_error is not None:
             on_error(exc)
         else:

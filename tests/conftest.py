@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
+import tempfile
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
+# Settings and the demo store go to a scratch place, never the developer's own.
+_SCRATCH = tempfile.mkdtemp(prefix="sessionscope-tests-")
+os.environ["XDG_CONFIG_HOME"] = os.path.join(_SCRATCH, "config")
+os.environ["XDG_DATA_HOME"] = os.path.join(_SCRATCH, "data")
 
 if os.environ.get("SESSIONSCOPE_BLOCK_QT") == "1":
     class _BlockQt:

@@ -1,0 +1,225 @@
+"""The window driven as a user would: views, actions, dialogs, import and the watcher."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QInputDialog, QMessageBox, QPushButton
+
+from tests.conftest import REPO
+
+
+def _select(window, qtbot, title):
+    row = next(i for i, s in enumerate(window.sessions_model.rows) if s.title == title)
+    if window.sessions_view.currentIndex().row() != row:
+        with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+            window.sessions_view.selectRow(row)
+    return window.sessions_model.rows[row]
+
+
+def _wait_changes(window, qtbot):
+    return qtbot.waitSignal(window.actions_.sig_changes, timeout=10000)
+
+
+def test_session_list_timeline_detail_and_tree(window, qtbot):
+    s = _select(window, qtbot, "Fix the flaky login test")
+    assert window.session.id == s.id
+    model = window.timeline_model
+    qtbot.waitUntil(lambda: model.event_at(0) is not None, timeout=5000)
+    assert model.data(model.index(0, 3)) == "The login test fails one run in five. Find out why."
+    assert "Fix the flaky login test" in window.timeline_label.text()
+    # stepping through the timeline replays the facts
+    row = next(r for r in range(model.rowCount()) if model.event_at(r) and model.event_at(r).kind == "fact.set")
+    window.timeline.selectRow(row)
+    qtbot.waitUntil(lambda: window.detail.facts.topLevelItemCount() >= 1, timeout=5000)
+    assert window.detail.current_event.kind == "fact.set"
+    assert "todos" in window.detail.rendered.toPlainText() or "decision" in window.detail.rendered.toPlainText()
+    # the tree shows the rewind's abandoned branch; clicking its tip shows that branch
+    qtbot.waitUntil(lambda: window.tree.tree_model.rowCount() > 3, timeout=5000)
+    nodes = window.tree.tree_model.layout_.nodes
+    other = next(n for n in nodes if n.kind == "tip" and n.lane != 0 and not n.fork_session)
+    index = window.tree.tree_model.index(nodes.index(other), 0)
+    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+        window.tree.clicked.emit(index)
+    assert "another branch" in window.timeline_label.text()
+    assert any(n.fork_session for n in nodes)
+
+
+def test_prompt_jumps_and_find(window, qtbot):
+    _select(window, qtbot, "Fix the flaky login test")
+    window.timeline.selectRow(0)
+    window.qactions["timeline.next_prompt"].trigger()
+    e = window.timeline_model.event_at(window.timeline.currentIndex().row())
+    assert e.kind == "message" and e.role == "user" and e.text.startswith("Show me the fixture")
+    window.qactions["timeline.prev_prompt"].trigger()
+    assert window.timeline.currentIndex().row() == 0
+    window.find_edit.setText("wait_for_cookie")
+    window.find_next()
+    assert "wait_for_cookie" in window.timeline_model.event_at(window.timeline.currentIndex().row()).text
+
+
+def test_archive_unarchive_and_delete(window, qtbot, monkeypatch):
+    s = _select(window, qtbot, "Write the release notes for 2.4")
+    with _wait_changes(window, qtbot):
+        window.qactions["session.archive"].trigger()
+    qtbot.waitUntil(lambda: all(r.id != s.id for r in window.sessions_model.rows), timeout=5000)
+    assert window.store.session(s.id).status == "archived"
+    window.qactions["view.show_archived"].setChecked(True)
+    window._filters_changed()
+    qtbot.waitUntil(lambda: any(r.id == s.id for r in window.sessions_model.rows), timeout=5000)
+    _select(window, qtbot, "Write the release notes for 2.4")
+    assert not window.qactions["session.archive"].isEnabled() and window.qactions["session.unarchive"].isEnabled()
+    with _wait_changes(window, qtbot):
+        window.qactions["session.unarchive"].trigger()
+    assert window.store.session(s.id).status == "closed"
+    asked = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.Cancel)
+    window.qactions["session.delete"].trigger()
+    assert asked and "for good" in asked[0] and window.store.session(s.id)  # cancelled: still there
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    with _wait_changes(window, qtbot):
+        window.qactions["session.delete"].trigger()
+    assert not any(x.id == s.id for x in window.store.sessions(include_archived=True))
+    assert window.store.audit_log(s.id)[0]["action"] == "delete"
+
+
+def test_fork_rewind_compact_rename(window, qtbot, monkeypatch):
+    s = _select(window, qtbot, "Nightly triage bot")
+    window.timeline.selectRow(1)
+    qtbot.waitUntil(lambda: window.detail.current_event is not None, timeout=5000)
+    event = window.detail.current_event
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("triage, take two", True))
+    with _wait_changes(window, qtbot) as blocker:
+        window.qactions["session.fork"].trigger()
+    fork = blocker.args[0].session
+    assert fork.forked_from_event == event.id and fork.title == "triage, take two"
+    # the window moves on to the new session once the list has it
+    qtbot.waitUntil(lambda: window.sessions_view.currentIndex().row() == window.sessions_model.row_of(fork.id)
+                    and window.session.id == fork.id, timeout=5000)
+    _select(window, qtbot, "Nightly triage bot")
+    window.timeline.selectRow(1)
+    qtbot.waitUntil(lambda: window.detail.current_event is not None and window.detail.current_event.id == event.id,
+                    timeout=5000)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    with _wait_changes(window, qtbot):
+        window.qactions["session.rewind"].trigger()
+    assert window.store.session(s.id).head_event_id == event.id
+    monkeypatch.setattr(QInputDialog, "getMultiLineText", lambda *a, **k: ("triaged 3 issues", True))
+    with _wait_changes(window, qtbot):
+        window.qactions["session.compact"].trigger()
+    assert window.store.resume_context(s.id).transcript[0].text == "triaged 3 issues"
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("Renamed bot", True))
+    with _wait_changes(window, qtbot):
+        window.qactions["session.rename"].trigger()
+    assert window.store.session(s.id).title == "Renamed bot"
+
+
+def test_refused_action_is_shown_not_swallowed(window, qtbot, monkeypatch):
+    s = _select(window, qtbot, "Nightly triage bot")
+    window.store.report_status(s.id, "start")  # running elsewhere meanwhile: delete must be refused
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: shown.append(a) or QMessageBox.StandardButton.Yes)
+    window.actions_.delete(window.store.session(s.id))
+    qtbot.waitUntil(lambda: len(shown) == 2, timeout=5000)
+    assert "running" in shown[1][2] and "Nothing was changed" in shown[1][2]
+
+
+def test_facts_diff_dialog(window, qtbot):
+    from gui.facts_diff import FactsDiffDialog
+
+    s = _select(window, qtbot, "Fix the flaky login test")
+    layout = window.store.tree(s.id)
+    tips = [n.id for n in layout.nodes if n.kind == "tip"]
+    points = [("a", tips[0]), ("b", s.head_event_id)]
+    dialog = FactsDiffDialog(window.store, points, tips[0], s.head_event_id, window)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: hasattr(dialog, "last_diff"), timeout=5000)
+    text = dialog.view.toPlainText()
+    assert "decision" in text and ("wait_for_cookie" in text or "explicit" in text)
+
+
+def test_search_opens_the_hit(window, qtbot):
+    from gui.search_dialog import SearchDialog
+
+    dialog = SearchDialog(window.store, window)
+    qtbot.addWidget(dialog)
+    dialog.sig_open.connect(lambda sid, eid: window.open_session(sid, eid))
+    dialog.run("retried")
+    qtbot.waitUntil(lambda: dialog.results.topLevelItemCount() == 1, timeout=5000)
+    group = dialog.results.topLevelItem(0)
+    assert group.text(0) == "Try retry-on-failure instead" and "«retried»" in group.child(0).text(2)
+    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+        dialog.results.itemActivated.emit(group.child(0), 0)
+    assert window.session.title == "Try retry-on-failure instead"
+    row = window.timeline.currentIndex().row()
+    qtbot.waitUntil(lambda: window.timeline_model.event_at(row) is not None, timeout=5000)
+    assert "retried" in window.timeline_model.event_at(row).text
+
+
+def test_empty_store_offers_scan_and_demo(qtbot, tmp_path):
+    from gui.app import make_app
+    from gui.main_window import MainWindow
+    from model import open_store
+
+    make_app()
+    w = MainWindow()
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.sessions_model.sig_loaded, timeout=10000):
+        w.set_store(open_store(tmp_path / "empty.db"))
+    assert w.list_stack.currentWidget() is w.empty
+    demo_button = w.empty.findChild(QPushButton, "Open the demo store")
+    with qtbot.waitSignal(w.sessions_model.sig_loaded, timeout=20000):
+        demo_button.click()
+    qtbot.waitUntil(lambda: w.sessions_model.rowCount() >= 6, timeout=10000)
+    w.watcher.stop()
+
+
+def test_import_with_progress_then_watch_follows_new_lines(qtbot, tmp_path):
+    from gui.app import make_app
+    from gui.main_window import MainWindow
+    from model import open_store
+    from tests.sources.claude_factory import Transcript
+
+    make_app()
+    project = tmp_path / "projects" / "-work-app"
+    t = Transcript()
+    for i in range(30):
+        t.user(f"prompt {i}")
+        t.assistant(f"answer {i}")
+    path = t.write(project)
+    w = MainWindow()
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.sessions_model.sig_loaded, timeout=10000):
+        w.set_store(open_store(tmp_path / "s.db"))
+    progress = []
+    w.job.sig_progress.connect(lambda d, total, f: progress.append((d, total)))
+    with qtbot.waitSignal(w.job.sig_finished, timeout=20000):
+        w.job.start(w.store, [tmp_path / "projects"])
+    assert progress and progress[-1][0] == progress[-1][1]
+    qtbot.waitUntil(lambda: w.sessions_model.rowCount() == 1, timeout=5000)
+    with qtbot.waitSignal(w.sig_timeline_ready, timeout=10000):
+        w.sessions_view.selectRow(0)
+    n = w.timeline_model.rowCount()
+    w.timeline.selectRow(n - 1)  # at the end: the timeline follows new events
+    t.lines = []
+    t.user("a new prompt, written while we watch")
+    with open(path, "a") as fh:
+        fh.write(t.text())
+    qtbot.waitUntil(lambda: w.timeline_model.rowCount() > n, timeout=6000)  # within the 2 s watch, plus slack
+    last = w.timeline_model.rowCount() - 1
+    qtbot.waitUntil(lambda: w.timeline.currentIndex().row() == last, timeout=5000)
+    w.watcher.stop()
+
+
+def test_screenshot_command(tmp_path):
+    out = tmp_path / "shot.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    run = subprocess.run([sys.executable, "-m", "gui.cli", "--demo", "--screenshot", str(out)], cwd=REPO,
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert out.stat().st_size > 20_000 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
