@@ -30,6 +30,7 @@ META_TYPES = NOISE_TYPES | frozenset({
 CHAIN_TYPES = frozenset({"user", "assistant", "system", "progress", "attachment"})
 HEAD_KINDS = frozenset({"message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary"})
 FILE_TOOLS = {"Edit": "edit", "MultiEdit": "edit", "Write": "write", "NotebookEdit": "edit"}
+TOOL_TEXT_MAX = 16_384
 TITLE_RANK = {"first_prompt": 1, "summary": 2, "ai": 3, "custom": 4}
 COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>", "<bash-input>",
                     "<bash-stdout>", "<local-command-caveat>", "Caveat:")
@@ -147,6 +148,9 @@ def convert(line_offset: int, raw: str, obj: dict[str, Any], ctx: FileContext) -
     ts = ts if ts is not None else ctx.last_ts
     ctx.last_ts = ts
     kind, role, text = _kind_role_text(t, obj)
+    if kind in ("tool_result", "tool_call") and len(text) > TOOL_TEXT_MAX:
+        # the payload keeps all of it; the searchable text is the head of it
+        text = text[:TOOL_TEXT_MAX] + f"\n… [{len(text) - TOOL_TEXT_MAX:,} more characters in the raw line]"
     uid = obj.get("uuid") if isinstance(obj.get("uuid"), str) and obj.get("uuid") else None
     event_id = uid or str(uuid.uuid5(NS, f"{ctx.file_key}:{line_offset}"))
     parent = obj.get("parentUuid") if isinstance(obj.get("parentUuid"), str) else None

@@ -1,0 +1,114 @@
+"""The benchmark: `python -m tests.benchmarks --size 500MB` prints one table.
+
+Generates a Claude Code home of the requested size (tests/benchmarks/generate.py),
+then measures, in this one run, our numbers and the floors and peers they are
+compared with. Each heavy step runs in a child process so its peak memory is
+its own. Not a timed test: CI runs it once at `--size tiny` so it keeps working.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SIZES = {"tiny": 2_000_000}
+
+
+def parse_size(text: str) -> int:
+    text = text.strip().lower()
+    if text in SIZES:
+        return SIZES[text]
+    for unit, mult in (("gb", 10**9), ("mb", 10**6), ("kb", 10**3)):
+        if text.endswith(unit):
+            return int(float(text[:-2]) * mult)
+    return int(text)
+
+
+def child(step: str, *args: str) -> dict:
+    """Run one step in a fresh interpreter; it prints a JSON result."""
+    out = subprocess.run([sys.executable, "-m", "tests.benchmarks.steps", step, *args], cwd=REPO,
+                         capture_output=True, text=True, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    if out.returncode != 0:
+        raise SystemExit(f"benchmark step {step} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tests.benchmarks")
+    p.add_argument("--size", default="50MB", help="tiny, 50MB, 500MB, 2GB …")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (the home is reused if present)")
+    p.add_argument("--no-gui", action="store_true", help="skip the GUI rows")
+    args = p.parse_args(argv)
+    size = parse_size(args.size)
+    work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="sessionscope-bench-"))
+    home = work / "claude" / "projects"
+    rows: list[tuple[str, str, str, str, str, str]] = []
+
+    def row(name, size_text, seconds, throughput="", memory="", target=""):
+        rows.append((name, size_text, seconds, throughput, memory, target))
+
+    started = time.monotonic()
+    gen = child("generate", str(home), str(size), str(args.seed))
+    mb = gen["bytes"] / 1e6
+    row("generate Claude Code home", f"{mb:.0f} MB, {gen['files']} files", f"{gen['seconds']:.1f} s")
+
+    floor = child("floor", str(home), str(work / "floor.db"))
+    row("floor: read + parse + executemany", f"{mb:.0f} MB", f"{floor['seconds']:.2f} s",
+        f"{mb / floor['seconds']:.0f} MB/s", f"{floor['peak_mb']:.0f} MB")
+    imp = child("import", str(home), str(work / "store.db"))
+    rate = mb / imp["seconds"]
+    row("full import (searchable when done)", f"{imp['events']:,} events", f"{imp['seconds']:.2f} s",
+        f"{rate:.0f} MB/s = {rate / (mb / floor['seconds']):.2f}× floor", f"{imp['peak_mb']:.0f} MB",
+        "≥ 100 MB/s, ≥ 0.5× floor; ≤ 300 MB")
+    q = child("queries", str(home), str(work / "store.db"), gen["biggest"])
+    row("rescan, nothing changed", f"{gen['files']} files", f"{q['rescan_idle'] * 1000:.0f} ms", "", "", "≤ 0.2 s")
+    row("rescan, one line appended", "1 file", f"{q['rescan_one'] * 1000:.0f} ms",
+        f"{q['rescan_one_bytes']} bytes read", "", "≤ 0.1 s")
+    row("list sessions, newest first", f"{q['sessions']} sessions", f"{q['list'] * 1000:.1f} ms",
+        f"{q['sdk_list'] / max(q['list'], 1e-9):.0f}× faster than SDK list_sessions ({q['sdk_list']:.2f} s)",
+        "", "≤ 50 ms, ≥ 20×")
+    row("first 200 events of the biggest session", f"{q['biggest_events']:,} events",
+        f"{q['first_page'] * 1000:.0f} ms", f"SDK get_session_messages {q['sdk_messages']:.2f} s "
+        f"({q['sdk_message_count']} msgs, after the last compaction only)", "", "≤ 50 ms")
+    row("search, common word, newest 50", "", f"{q['search_common'] * 1000:.1f} ms", "", "", "≤ 50 ms")
+    row("search, rare word, newest 50", "", f"{q['search_rare'] * 1000:.1f} ms", "", "", "≤ 50 ms")
+    row("fork of the biggest session", f"{gen['biggest_bytes'] / 1e6:.1f} MB", f"{q['fork'] * 1000:.0f} ms",
+        f"SDK fork_session {q['sdk_fork'] * 1000:.0f} ms", "", "≤ 1 s")
+    facts = child("facts", str(work / "facts.db"), "100000")
+    row("facts at the head, 100,000-event session", "first / cached",
+        f"{facts['first'] * 1000:.0f} / {facts['cached'] * 1000:.1f} ms", "", "", "≤ 50 ms")
+    if not args.no_gui:
+        gui = child("gui", str(work / "gui.db"), str(home))
+        row("GUI: window with 20,000 sessions", "20,000 sessions", f"{gui['window'] * 1000:.0f} ms", "", "", "≤ 1.5 s")
+        row("GUI: first rows of a 200,000-event timeline", "200,000 events", f"{gui['timeline'] * 1000:.0f} ms",
+            "", "", "≤ 0.5 s")
+        row("GUI: longest UI stall during an import", f"{gui['import_mb']:.0f} MB import",
+            f"{gui['stall'] * 1000:.0f} ms", "", "", "≤ 100 ms")
+    print_table(rows, time.monotonic() - started)
+    return 0
+
+
+def print_table(rows, total: float) -> None:
+    head = ("measurement", "size", "time", "throughput / comparison", "peak memory", "target")
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
+    line = "| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |"
+    print(line)
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in rows:
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"\n{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, Python {sys.version.split()[0]}; "
+          f"whole run {total:.0f} s; largest child peak {rss:.0f} MB")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""The benchmark's steps, each run in its own process: `python -m tests.benchmarks.steps STEP ARGS…`.
+
+Each prints one JSON line (times in seconds, peak memory in MB of this process).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def timed(fn, repeat: int = 1):
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, result
+
+
+def generate(home: str, size: str, seed: str) -> dict:
+    from tests.benchmarks.generate import generate as gen
+
+    root = Path(home)
+    t = time.perf_counter()
+    if not (root / ".done").exists():
+        info = gen(root, int(size), int(seed))
+        (root / ".done").write_text(json.dumps(info))
+    info = json.loads((root / ".done").read_text())
+    info["files"] = sum(1 for _ in root.rglob("*.jsonl"))
+    info["seconds"] = time.perf_counter() - t
+    return info
+
+
+def floor(home: str, db: str) -> dict:
+    """The same bytes read, parsed and inserted as rows of a bare table: what import is compared with."""
+    import orjson
+
+    from model.sources.claude_code import session_files
+
+    Path(db).unlink(missing_ok=True)
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=NORMAL")
+    con.execute("CREATE TABLE event (pk INTEGER PRIMARY KEY, id TEXT, session_id TEXT, seq INT, payload TEXT)")
+    t = time.perf_counter()
+    for path in session_files(Path(home)):
+        rows = []
+        with open(path, "rb") as fh:
+            for seq, raw in enumerate(fh):
+                obj = orjson.loads(raw)
+                rows.append((obj.get("uuid"), obj.get("sessionId"), seq, raw.decode()))
+        con.execute("BEGIN")
+        con.executemany("INSERT INTO event (id, session_id, seq, payload) VALUES (?, ?, ?, ?)", rows)
+        con.execute("COMMIT")
+    return {"seconds": time.perf_counter() - t, "peak_mb": peak_mb()}
+
+
+def do_import(home: str, db: str) -> dict:
+    from model import open_store
+    from model.sources.claude_code import import_paths
+
+    Path(db).unlink(missing_ok=True)
+    store = open_store(db)
+    t = time.perf_counter()
+    report = import_paths(store, [home])
+    seconds = time.perf_counter() - t
+    return {"seconds": seconds, "events": report.events_added, "bad": report.bad_lines, "peak_mb": peak_mb()}
+
+
+def queries(home: str, db: str, biggest: str) -> dict:
+    os.environ["CLAUDE_CONFIG_DIR"] = str(Path(home).parent)
+    from model import open_store
+    from model.sources import claude_actions
+    from model.sources.claude_code import import_paths
+
+    store = open_store(db)
+    out = {}
+    out["rescan_idle"], _ = timed(lambda: import_paths(store, [home]), 3)
+    target = next(Path(home).rglob(f"{biggest}.jsonl"))
+    other = next(p for p in Path(home).rglob("*.jsonl") if p != target and "agent-" not in p.name)
+    sid = other.stem
+    line = json.dumps({"type": "user", "sessionId": sid, "uuid": f"bench-{time.time_ns()}", "parentUuid": None,
+                       "timestamp": "2026-06-01T00:00:00.000Z", "message": {"role": "user", "content": "one more"}})
+    with open(other, "a") as fh:
+        fh.write(line + "\n")
+    out["rescan_one"], report = timed(lambda: import_paths(store, [home]))
+    out["rescan_one_bytes"] = report.bytes_read
+    out["list"], sessions = timed(lambda: store.sessions(), 5)
+    out["sessions"] = len(sessions)
+    try:
+        import claude_agent_sdk as sdk
+
+        out["sdk_list"], _ = timed(lambda: sdk.list_sessions())
+        out["sdk_messages"], msgs = timed(lambda: sdk.get_session_messages(biggest))
+        out["sdk_message_count"] = len(msgs)
+    except ImportError:
+        out["sdk_list"] = out["sdk_messages"] = float("nan")
+        out["sdk_message_count"] = 0
+
+    def first_page():
+        ids = store.branch_ids(biggest, skip_kinds=("progress", "meta"))
+        return ids, store.events_by_ids(ids[:200])
+    out["first_page"], (ids, _) = timed(first_page, 3)
+    out["biggest_events"] = store.session(biggest).event_count
+    out["search_common"], _ = timed(lambda: store.search("the", limit=50), 5)
+    out["search_rare"], _ = timed(lambda: store.search("zebracorn", limit=50), 5)
+    head = store.session(biggest).head_event_id
+    out["fork"], _ = timed(lambda: claude_actions.fork(store, biggest, head))
+    try:
+        from claude_agent_sdk import fork_session
+
+        out["sdk_fork"], _ = timed(lambda: fork_session(biggest))
+    except ImportError:
+        out["sdk_fork"] = float("nan")
+    return out
+
+
+def facts(db: str, n: str) -> dict:
+    """A native session of n events, every 10th a fact: the fold at its head."""
+    import uuid
+
+    from model import open_store
+    from model.ingest import NewEvent, SessionInfo, ingest
+
+    Path(db).unlink(missing_ok=True)
+    store = open_store(db)
+    sid = store.open_session(title="long").id
+    events, parent = [], None
+    for i in range(int(n)):
+        eid = str(uuid.UUID(int=i + 1))
+        if i % 10 == 0:
+            ev = NewEvent(eid, parent, 1e9 + i, "fact.set", payload=json.dumps({"key": f"k{i % 500}", "value": i}))
+        else:
+            ev = NewEvent(eid, parent, 1e9 + i, "message", "user", text=f"message {i}")
+        events.append(ev)
+        parent = eid
+    store.write(lambda conn: ingest(conn, SessionInfo(sid, 1), events))
+    store.write(lambda conn: conn.exec_driver_sql("UPDATE session SET head_event_id = ? WHERE id = ?", (parent, sid)))
+    first, _ = timed(lambda: store.head_facts(sid))
+    cached, _ = timed(lambda: store.head_facts(sid), 5)
+    return {"first": first, "cached": cached}
+
+
+def gui(db: str, home: str) -> dict:
+    """Window with 20,000 sessions; first rows of a 200,000-event timeline; UI stall during an import."""
+    import uuid
+
+    from PySide6.QtCore import QElapsedTimer, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from gui.app import make_app
+    from gui.main_window import MainWindow
+    from model import open_store
+    from model.ingest import NewEvent, SessionInfo, ingest
+
+    Path(db).unlink(missing_ok=True)
+    store = open_store(db)
+    now = time.time()
+    rows = [(str(uuid.UUID(int=i + 10**6)), f"session {i}", "idle", now - i * 60, now - i * 60, 1) for i in range(20_000)]
+    store.write(lambda conn: conn.exec_driver_sql(
+        "INSERT OR IGNORE INTO source (id, kind, location, enabled, added_at) VALUES (1, 'native', '', 1, 0)"))
+    store.write(lambda conn: conn.exec_driver_sql(
+        "INSERT INTO session (id, title, status, created_at, updated_at, source_id, tool_id, project, cwd, git_branch,"
+        " model, agent, status_changed_at, tokens_in, tokens_out, event_count, last_seq, last_hash, tags, meta, budget)"
+        " VALUES (?, ?, ?, ?, ?, ?, NULL, '', '', '', '', '', 0, 0, 0, 0, 0, '', '[]', '{}', '{}')", rows))
+    big = store.open_session(title="a very long session").id
+    events, parent = [], None
+    for i in range(200_000):
+        eid = str(uuid.UUID(int=i + 1))
+        events.append(NewEvent(eid, parent, now - 30 * 86400 + i, "message", "user" if i % 2 == 0 else "assistant",
+                               text=f"turn {i}", head=True))
+        parent = eid
+    store.write(lambda conn: ingest(conn, SessionInfo(big, 1), events))
+
+    app = make_app()
+    t0 = time.perf_counter()
+    w = MainWindow()
+    w.show()
+    w.set_store(store)
+    while w.sessions_model.rowCount() < 20_000:
+        app.processEvents()
+    window = time.perf_counter() - t0
+
+    t1 = time.perf_counter()
+    w.open_session(big)
+    while not (w.session and w.session.id == big and w.timeline_model.rowCount() == 200_000
+               and w.timeline_model.event_at(0) is not None):
+        app.processEvents()
+    timeline = time.perf_counter() - t1
+
+    gaps, clock = [0], QElapsedTimer()
+    clock.start()
+
+    def beat():
+        gaps.append(clock.restart())
+    timer = QTimer()
+    timer.timeout.connect(beat)
+    timer.start(5)
+    done = []
+    w.job.sig_finished.connect(done.append)
+    w.job.start(store, [home])
+    t2 = time.perf_counter()
+    while not done:
+        app.processEvents()
+    import_s = time.perf_counter() - t2
+    timer.stop()
+    size = sum(p.stat().st_size for p in Path(home).rglob("*.jsonl")) / 1e6
+    w.watcher.stop()
+    w.close()
+    QApplication.processEvents()
+    return {"window": window, "timeline": timeline, "stall": max(gaps) / 1000, "import_mb": size,
+            "import_seconds": import_s}
+
+
+STEPS = {"generate": generate, "floor": floor, "import": do_import, "queries": queries, "facts": facts, "gui": gui}
+
+if __name__ == "__main__":
+    print(json.dumps(STEPS[sys.argv[1]](*sys.argv[2:])))
