@@ -96,7 +96,7 @@ def write_session(path: Path, rng: random.Random, target: int, cwd: str, start: 
             turns += 1
             if turns == 3:
                 rewind_at = w.last
-            if turns % 40 == 0:  # a compaction every 40 turns
+            if turns % 40 == 8:  # a compaction after turn 8, then every 40 turns
                 before = w.last
                 w.line("system", parent=None, subtype="compact_boundary", content="Conversation compacted",
                        logicalParentUuid=before, compactMetadata={"trigger": "auto", "preTokens": 155000})
