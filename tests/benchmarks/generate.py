@@ -137,7 +137,7 @@ def generate(root: Path, total_bytes: int, seed: int = 7, sessions: int | None =
         target = int(weights[i] * scale) if i else (big or int(weights[i] * scale))
         target = max(2_000, min(target, big or 60_000_000))
         sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-        layout = "nested" if i % 7 == 1 else "flat" if i % 7 == 2 else None
+        layout = "nested" if i % 7 == 0 else "flat" if i % 7 == 1 else None
         size = write_session(project / f"{sid}.jsonl", rng, target, f"/home/dev/src/project{i % projects}",
                              start + dt.timedelta(hours=i), layout)
         written += size
