@@ -33,6 +33,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Sessionscope")
         self.store = None
         self.session = None
+        self.tree_session, self.tree_stale = None, False
         self._branch_gen = Generation()
         self.actions_ = SessionActions(self)
         self.actions_.sig_changes.connect(self.apply_changes)
@@ -236,8 +237,7 @@ class MainWindow(QMainWindow):
             return
         if self.session is None or s.id != self.session.id or s.event_count != self.session.event_count:
             self.session = s
-            self.show_branch(s.head_event_id, None)
-            self._load_tree()
+            self.show_branch(s.head_event_id, None)  # the tree follows once the timeline shows
         self.session = s
         self._update_actions()
 
@@ -287,6 +287,8 @@ class MainWindow(QMainWindow):
             self.timeline.selectRow(target)
             self.timeline.scrollTo(self.timeline_model.index(target, 0))
         self.sig_timeline_ready.emit()
+        if self.tree_session != self.session.id or self.tree_stale:
+            self._load_tree()
 
     def _timeline_at_end(self) -> bool:
         """Whether the user sits on the last event (then new events are followed)."""
@@ -305,7 +307,9 @@ class MainWindow(QMainWindow):
 
     def _load_tree(self) -> None:
         store, session = self.store, self.session
-        run_task(lambda: store.tree(session.id), self.tree.tree_model.set_layout, self._error("draw the branch tree"), owner=self)
+        self.tree_session, self.tree_stale = session.id, False
+        run_task(lambda: store.tree(session.id), self.tree.tree_model.set_layout, self._error("draw the branch tree"),
+                 owner=self)
 
     def apply_changes(self, changes) -> None:
         """One place reacts to what an operation changed."""
@@ -327,8 +331,8 @@ class MainWindow(QMainWindow):
         if self.session is None or session.id != self.session.id:
             return
         self.session = session
+        self.tree_stale = True
         self.show_branch(session.head_event_id, None)
-        self._load_tree()
         self._update_actions()
 
     def _update_actions(self) -> None:

@@ -32,16 +32,8 @@ class Sidebar(QTreeWidget):
         store = self.store
 
         def counts():
-            sessions = store.sessions(include_archived=True)
-            by_source, by_project, archived = {}, {}, 0
-            for s in sessions:
-                if s.status == "archived":
-                    archived += 1
-                    continue
-                by_source[s.source_kind] = by_source.get(s.source_kind, 0) + 1
-                if s.project:
-                    by_project[s.project] = by_project.get(s.project, 0) + 1
-            return len(sessions) - archived, by_source, by_project, archived
+            c = store.session_counts()
+            return c["total"], c["by_source"], c["by_project"], c["archived"]
         run_task(counts, lambda c: self._fill(*c), owner=self)
 
     def _fill(self, total, by_source, by_project, archived) -> None:

@@ -212,6 +212,19 @@ class Store:
             return list(conn.execute(sa.select(SOURCE.c.location).where(
                 SOURCE.c.kind == kind, SOURCE.c.enabled.is_(True))).scalars())
 
+    def session_counts(self) -> dict[str, Any]:
+        """Counts for the sidebar: by source kind and project (not archived), and archived."""
+        from .schema import SOURCE
+        kind = sa.func.coalesce(SOURCE.c.kind, "native")
+        live = SESSION.c.status != "archived"
+        j = SESSION.outerjoin(SOURCE, SESSION.c.source_id == SOURCE.c.id)
+        with self.reader() as conn:
+            by_source = dict(conn.execute(sa.select(kind, sa.func.count()).select_from(j).where(live).group_by(kind)).all())
+            by_project = dict(conn.execute(sa.select(SESSION.c.project, sa.func.count()).where(live, SESSION.c.project != "")
+                                           .group_by(SESSION.c.project)).all())
+            archived = conn.execute(sa.select(sa.func.count()).where(~live)).scalar_one()
+        return {"total": sum(by_source.values()), "by_source": by_source, "by_project": by_project, "archived": archived}
+
     def fork_counts(self) -> dict[str, int]:
         """How many sessions fork from each session."""
         col = SESSION.c.forked_from_session

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+
+import orjson
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,8 +42,10 @@ class SessionView:
             model=m["model"], agent=m["agent"], status=m["status"],
             created_at=m["created_at"], updated_at=m["updated_at"],
             tokens_in=m["tokens_in"], tokens_out=m["tokens_out"], event_count=m["event_count"],
-            head_event_id=m["head_event_id"], tags=tuple(json.loads(m["tags"] or "[]")),
-            meta=json.loads(m["meta"] or "{}"), budget=json.loads(m["budget"] or "{}"),
+            head_event_id=m["head_event_id"],
+            tags=tuple(orjson.loads(m["tags"])) if m["tags"] not in ("", "[]") else (),
+            meta=orjson.loads(m["meta"]) if m["meta"] not in ("", "{}") else {},
+            budget=orjson.loads(m["budget"]) if m["budget"] not in ("", "{}") else {},
             forked_from_session=m["forked_from_session"], forked_from_event=m["forked_from_event"],
         )
 
