@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QByteArray, QItemSelectionModel, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QMainWindow, QMessageBox, QProgressBar, QPushButton, QSplitter,
+                               QLineEdit, QMainWindow, QMessageBox, QProgressBar, QPushButton, QSizePolicy, QSplitter,
                                QStackedWidget, QTableView, QVBoxLayout, QWidget)
 
 from . import actions as action_registry
@@ -123,6 +125,7 @@ class MainWindow(QMainWindow):
         _fit_columns(self.timeline, stretch=3)
         self.timeline.selectionModel().currentRowChanged.connect(self._event_selected)
         self.timeline_label = QLabel("")
+        self.timeline_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.find_edit = QLineEdit(placeholderText="Find in session")
         self.find_edit.setClearButtonEnabled(True)
         self.find_edit.returnPressed.connect(self.find_next)
@@ -280,7 +283,9 @@ class MainWindow(QMainWindow):
         at_end = self._timeline_at_end()
         self.timeline_model.show_ids(self.store, ids)
         branch = "the head branch" if head == self.session.head_event_id else "another branch"
-        self.timeline_label.setText(f"<b>{self.session.title or self.session.id[:8]}</b> · {len(ids):,} events on "
+        title = self.session.title or self.session.id[:8]
+        title = title if len(title) <= 60 else title[:59] + "…"
+        self.timeline_label.setText(f"<b>{html.escape(title)}</b> · {len(ids):,} events on "
                                     f"{branch} · {max(1, len(leaves))} tips")
         target = ids.index(select_event) if select_event in ids else (len(ids) - 1 if at_end else 0)
         if ids:

@@ -64,8 +64,38 @@ def _label(n: TreeInput) -> str:
     return (text[:70] + "…") if len(text) > 70 else (text or n.kind)
 
 
+# Lines that carry no conversation of their own: the tree passes through them.
+PASS_THROUGH = frozenset({"progress", "system", "attachment", "fact.set", "fact.delete"})
+
+
+def _without_pass_through(rows: list[TreeInput]) -> list[TreeInput]:
+    """Hang each shown line under its nearest shown ancestor."""
+    parent_of = {r.id: r.parent_id for r in rows}
+    hidden = {r.id for r in rows if r.kind in PASS_THROUGH}
+    resolved: dict[str, str | None] = {}
+
+    def shown_parent(pid: str | None) -> str | None:
+        trail = []
+        while pid in hidden and pid not in resolved and pid not in trail:
+            trail.append(pid)
+            pid = parent_of.get(pid)
+        if pid in resolved:
+            pid = resolved[pid]
+        for t in trail:
+            resolved[t] = pid
+        return pid
+    return [r if r.parent_id not in hidden else TreeInput(r.id, shown_parent(r.parent_id), r.seq, r.kind, r.role, r.text)
+            for r in rows if r.id not in hidden]
+
+
 def layout(rows: list[TreeInput], head: str | None = None, forks: list[Fork] | None = None) -> TreeLayout:
     """Compress the tree and assign rows (chronological) and lanes (one per branch)."""
+    ids = {r.id for r in rows}
+    rows = _without_pass_through(rows)
+    shown_ids = {r.id for r in rows}
+    if head is not None and head in ids and head not in shown_ids:
+        head = None  # the head is a pass-through line: its branch tip stands for it
+    forks = [f for f in forks or [] if f.event_id in shown_ids]
     by_id = {r.id: r for r in rows}
     children: dict[str, list[TreeInput]] = {}
     roots = []
