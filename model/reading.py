@@ -125,12 +125,6 @@ def ancestors_query(event_id: str, stop_after_kind: str | None = None):
     return up.union_all(step)
 
 
-def path_ids(conn: Connection, head: str, stop_after_kind: str | None = None) -> list[str]:
-    """Event ids from the root (or the stop event) down to `head`, in tree order."""
-    up = ancestors_query(head, stop_after_kind)
-    return list(conn.execute(sa.select(up.c.id).order_by(up.c.n.desc())).scalars())
-
-
 def path_events(conn: Connection, head: str, stop_after_kind: str | None = None) -> list[EventView]:
     """The events from the root (or the stop event) down to `head`."""
     up = ancestors_query(head, stop_after_kind)

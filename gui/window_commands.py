@@ -1,0 +1,120 @@
+"""The window's commands: navigation, find, dialogs, import and scan (a mixin of MainWindow)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from .facts_diff import FactsDiffDialog
+from .search_dialog import SearchDialog
+from .workers import run_task
+
+
+class WindowCommands:
+    """Needs the MainWindow's views, store, job and actions; runs on the UI thread."""
+
+    # -- commands -------------------------------------------------------------------
+
+    def jump_prompt(self, step: int) -> None:
+        row = self.timeline_model.find_next(self.timeline.currentIndex().row(),
+                                            lambda e: e.kind == "message" and e.role == "user", step)
+        if row >= 0:
+            self.timeline.selectRow(row)
+
+    def find_next(self) -> None:
+        needle = self.find_edit.text().strip().lower()
+        if not needle:
+            return
+        start = self.timeline.currentIndex().row()
+        row = self.timeline_model.find_next(start, lambda e: needle in e.text.lower())
+        if row < 0:
+            row = self.timeline_model.find_next(-1, lambda e: needle in e.text.lower())
+        if row >= 0:
+            self.timeline.selectRow(row)
+        else:
+            self.statusBar().showMessage(f"“{self.find_edit.text()}” is not in this branch", 5000)
+
+    def _tree_action(self, action_id: str, event_id: str) -> None:
+        e = self.store.event(event_id)
+        if action_id == "facts.compare":
+            self.compare_facts(a=event_id)
+        elif action_id == "session.fork":
+            self.actions_.fork(self.session, e)
+        elif action_id == "session.rewind":
+            self.actions_.rewind(self.session, e)
+
+    def compare_facts(self, a: str | None = None) -> None:
+        if self.session is None:
+            return
+        points = []
+        if self.detail.current_event is not None:
+            points.append((f"selected event #{self.detail.current_event.seq}: {self.detail.current_event.text[:40]}", self.detail.current_event.id))
+        layout = self.tree.tree_model.layout_
+        for node in (layout.nodes if layout else ()):
+            if not node.fork_session:
+                points.append((f"{node.kind} · {node.label[:50]}", node.id))
+        for s in self.sessions_model.rows[:200]:
+            if s.head_event_id:
+                points.append((f"head of {s.title or s.id[:8]}", s.head_event_id))
+        if not points:
+            return
+        b = self.session.head_event_id
+        FactsDiffDialog(self.store, points, a or points[0][1], b, self).exec()
+
+    def open_search(self) -> None:
+        if self.store is None:
+            return
+        dialog = SearchDialog(self.store, self)
+        dialog.sig_open.connect(lambda sid, eid: self.open_session(sid, eid or None))
+        dialog.show()
+
+    def open_settings(self) -> None:
+        from .settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.store, self)
+        if dialog.exec() and dialog.added and self.store is not None:
+            self.job.start(self.store, dialog.added)
+
+    def import_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Import Claude Code transcripts from")
+        if folder and self.store is not None:
+            if not self.job.start(self.store, [folder]):
+                self.statusBar().showMessage("An import is already running", 5000)
+
+    def scan(self) -> None:
+        from model.sources.claude_code import default_roots
+
+        roots = default_roots() + [r for r in self.store.source_locations("claude_code")]
+        if not roots:
+            QMessageBox.information(self, "Scan", "No Claude Code transcripts were found in ~/.claude/projects, "
+                                                  "~/.config/claude/projects or $CLAUDE_CONFIG_DIR.")
+            return
+        self.job.start(self.store, sorted(set(map(str, roots))))
+
+    def open_demo(self) -> None:
+        from .app import open_demo_store
+
+        run_task(open_demo_store, self.set_store, self._error("open the demo store"), owner=self)
+
+    def _progress(self, done: int, total: int, _path: str) -> None:
+        if self.job.quiet:
+            return
+        self.progress.show()
+        self.cancel_button.show()
+        self.progress.setRange(0, max(1, total >> 10))
+        self.progress.setValue(done >> 10)
+
+    def _progress_done(self) -> None:
+        self.progress.hide()
+        self.cancel_button.hide()
+
+    def _import_finished(self, report) -> None:
+        self._progress_done()
+        if report.events_added or not self.job.quiet:
+            self.apply_changes(report.changes())
+        if not self.job.quiet:
+            text = (f"Imported {report.events_added:,} events from {report.files_read} files"
+                    f"{' (cancelled)' if report.cancelled else ''}")
+            if report.bad_lines or report.problems:
+                text += f"; {report.bad_lines} bad lines skipped, {len(report.problems)} problems (see File ▸ Settings)"
+            self.statusBar().showMessage(text, 15000)
+
