@@ -4,9 +4,20 @@
     store = open_store("sessions.db")
     s = store.open_session(title="refactor", agent="my-agent")
     store.append(s.id, "message", role="user", text="hello")
+
+The store (and SQLModel, ~0.6 s to import) loads on first use, so light modules
+such as model.lifecycle and model.views can be imported by a window before its
+first paint.
 """
 
 from .errors import (  # noqa: F401
     IllegalTransition, InvalidInput, NotFound, Refused, SchemaTooNew, SessionscopeError, StoreUnavailable,
 )
-from .store import Store, open_store  # noqa: F401
+
+
+def __getattr__(name: str):
+    if name in ("Store", "open_store"):
+        from . import store
+
+        return getattr(store, name)
+    raise AttributeError(f"module 'model' has no attribute {name!r}")
