@@ -172,9 +172,9 @@ def test_empty_store_offers_scan_and_demo(qtbot, tmp_path):
         w.set_store(open_store(tmp_path / "empty.db"))
     assert w.list_stack.currentWidget() is w.empty
     demo_button = w.empty.findChild(QPushButton, "Open the demo store")
-    with qtbot.waitSignal(w.sessions_model.sig_loaded, timeout=20000):
+    with qtbot.waitSignal(w.sessions_model.sig_loaded, timeout=40000):
         demo_button.click()
-    qtbot.waitUntil(lambda: w.sessions_model.rowCount() >= 6, timeout=10000)
+    qtbot.waitUntil(lambda: w.sessions_model.rowCount() >= 6, timeout=30000)
     w.watcher.stop()
 
 
@@ -209,7 +209,7 @@ def test_import_with_progress_then_watch_follows_new_lines(qtbot, tmp_path):
     t.user("a new prompt, written while we watch")
     with open(path, "a") as fh:
         fh.write(t.text())
-    qtbot.waitUntil(lambda: w.timeline_model.rowCount() > n, timeout=6000)  # within the 2 s watch, plus slack
+    qtbot.waitUntil(lambda: w.timeline_model.rowCount() > n, timeout=15000)  # the watch ticks every 2 s; slack for a loaded CI
     last = w.timeline_model.rowCount() - 1
     qtbot.waitUntil(lambda: w.timeline.currentIndex().row() == last, timeout=5000)
     w.watcher.stop()
