@@ -51,6 +51,9 @@ def main(args) -> int:
     if screenshot:
         window.resize(1440, 860)
         window.sig_timeline_ready.connect(lambda: QTimer.singleShot(600, lambda: _shoot(window, screenshot)))
+        # an empty store shows its empty page instead of a timeline
+        window.sessions_model.sig_loaded.connect(
+            lambda rows: rows == 0 and QTimer.singleShot(600, lambda: _shoot(window, screenshot)))
         QTimer.singleShot(60_000, lambda: (print("sessionscope: the window did not load in 60 s", file=sys.stderr),
                                            app.exit(1)))
 

@@ -206,6 +206,13 @@ class MainWindow(WindowCommands, QMainWindow):
         self.sidebar.set_store(store)
         self.watcher.watch(store)
         self.sig_store_ready.emit()
+        run_task(lambda: _first_run_roots(store), self._first_run, owner=self)
+
+    def _first_run(self, roots) -> None:
+        """First run on a store: import the known places with a progress bar, then watch them."""
+        if roots:
+            self.statusBar().showMessage("Importing your Claude Code sessions; browse while it runs", 10000)
+            self.job.start(self.store, roots)
 
     def _sidebar_filter(self, filters: dict) -> None:
         self.sidebar_filters = filters
@@ -372,6 +379,15 @@ class MainWindow(WindowCommands, QMainWindow):
         self.watcher.stop()
         self.job.cancel()
         super().closeEvent(event)
+
+
+def _first_run_roots(store) -> list:
+    """The default places, if this store has never imported from any of them."""
+    from model.sources.claude_code import default_roots
+
+    known = set(store.source_locations("claude_code"))
+    roots = default_roots()
+    return [] if any(str(r) in known for r in roots) else roots
 
 
 def _fit_columns(view: QTableView, stretch: int, stretch_width: int = 0) -> None:

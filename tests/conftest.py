@@ -15,6 +15,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
 _SCRATCH = tempfile.mkdtemp(prefix="sessionscope-tests-")
 os.environ["XDG_CONFIG_HOME"] = os.path.join(_SCRATCH, "config")
 os.environ["XDG_DATA_HOME"] = os.path.join(_SCRATCH, "data")
+# ...and no test ever reads the developer's own Claude Code history.
+os.environ["HOME"] = os.path.join(_SCRATCH, "home")
+os.environ.pop("CLAUDE_CONFIG_DIR", None)
 
 if os.environ.get("SESSIONSCOPE_BLOCK_QT") == "1":
     class _BlockQt:

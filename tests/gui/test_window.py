@@ -223,3 +223,24 @@ def test_screenshot_command(tmp_path):
                          env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert out.stat().st_size > 20_000 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_first_run_imports_the_default_places(qtbot, tmp_path, monkeypatch):
+    from gui.app import make_app
+    from gui.main_window import MainWindow
+    from model import open_store
+    from tests.sources.claude_factory import Transcript
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    t = Transcript()
+    t.user("found on first run")
+    t.assistant("hello")
+    t.write(tmp_path / "claude" / "projects" / "-work-app")
+    make_app()
+    w = MainWindow()
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.job.sig_finished, timeout=20000):
+        w.set_store(open_store(tmp_path / "s.db"))
+    qtbot.waitUntil(lambda: w.sessions_model.rowCount() == 1, timeout=10000)
+    assert w.sessions_model.rows[0].title == "found on first run"
+    w.watcher.stop()
