@@ -237,12 +237,27 @@ def _delete(store, args):
 
 
 def _rename(store, args):
-    ch = store.rename(store.resolve_session(args.session), args.title)
+    sid = store.resolve_session(args.session)
+    if _is_claude(store, sid):
+        from model.sources import claude_actions
+
+        ch = claude_actions.rename(store, sid, args.title)
+    else:
+        ch = store.rename(sid, args.title)
     _out(args, ch.session.as_dict(), ch.session.title)
 
 
 def _tag(store, args):
-    ch = store.set_tags(store.resolve_session(args.session), args.tags)
+    sid = store.resolve_session(args.session)
+    if _is_claude(store, sid):
+        from model.sources import claude_actions
+        from model.errors import InvalidInput
+
+        if len(args.tags) > 1:
+            raise InvalidInput("a Claude Code session has one tag (claude-agent-sdk's tag_session)")
+        ch = claude_actions.tag(store, sid, args.tags[0] if args.tags else None)
+    else:
+        ch = store.set_tags(sid, args.tags)
     _out(args, ch.session.as_dict(), " ".join(ch.session.tags) or "(no tags)")
 
 

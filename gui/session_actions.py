@@ -138,7 +138,12 @@ class SessionActions(QObject):
         title, ok = QInputDialog.getText(self.window, "Rename", "New title:", text=session.title)
         if ok and title.strip():
             store = self.store
-            self._run("rename", lambda: store.rename(session.id, title.strip()))
+            if session.source_kind == "claude_code":
+                from model.sources import claude_actions
+
+                self._run("rename", lambda: claude_actions.rename(store, session.id, title.strip()))
+            else:
+                self._run("rename", lambda: store.rename(session.id, title.strip()))
 
     def archive(self, session) -> None:
         store = self.store

@@ -164,6 +164,8 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
 def _update_session(conn: Connection, s, info: SessionInfo, fresh: list[NewEvent]) -> None:
     """Set the fields the importer found and merge its metadata."""
     values = {k: v for k, v in info.fields.items() if v not in (None, "") and s.get(k) != v}
+    if info.fields.get("tags") == [] and s.get("tags") not in ("[]", ""):
+        values["tags"] = []  # a cleared tag clears
     if info.tool_id and not s["tool_id"]:
         values["tool_id"] = info.tool_id
     if info.forked_from_session and not s["forked_from_session"]:

@@ -168,8 +168,8 @@ def _sdk_fork(store: Store, session_id: str, up_to: str, lines: list[str]) -> Pa
         from claude_agent_sdk import fork_session
     except ImportError:
         return None
-    source = session_file(store, session_id)
-    if source is None or source.parent.parent.resolve() != projects_dir().resolve():
+    source = _sdk_reachable(store, session_id)
+    if source is None:
         return None
     wanted = {orjson.loads(line).get("forkedFrom", {}).get("messageUuid") for line in lines[:-1]}
     prefix: set[str] = set()
@@ -193,6 +193,47 @@ def _sdk_fork(store: Store, session_id: str, up_to: str, lines: list[str]) -> Pa
     except (ValueError, FileNotFoundError):
         return None
     return source.parent / f"{result.session_id}.jsonl"
+
+
+def _sdk_reachable(store: Store, session_id: str) -> Path | None:
+    """The session's file, if it lies where claude-agent-sdk (and `claude --resume`) look."""
+    source = session_file(store, session_id)
+    if source is None or source.parent.parent.resolve() != projects_dir().resolve():
+        return None
+    return source
+
+
+def rename(store: Store, session_id: str, title: str) -> Changes:
+    """Rename through claude-agent-sdk's rename_session (Claude Code shows it too); then re-read the file."""
+    return _sdk_mutation(store, session_id, "rename", lambda sdk: sdk.rename_session(session_id, title),
+                         lambda: store.rename(session_id, title))
+
+
+def tag(store: Store, session_id: str, tag_name: str | None) -> Changes:
+    """Tag through claude-agent-sdk's tag_session (None clears it); then re-read the file."""
+    return _sdk_mutation(store, session_id, "tag", lambda sdk: sdk.tag_session(session_id, tag_name),
+                         lambda: store.set_tags(session_id, [tag_name] if tag_name else []))
+
+
+def _sdk_mutation(store: Store, session_id: str, action: str, with_sdk, store_only) -> Changes:
+    """The SDK appends one line to the transcript, as Claude Code itself does; the store follows
+    by importing that line. Without the SDK or the file, only the store changes."""
+    _claude_session(store, session_id)
+    source = _sdk_reachable(store, session_id)
+    try:
+        import claude_agent_sdk as sdk
+    except ImportError:
+        sdk = None
+    if source is None or sdk is None:
+        return store_only()
+    try:
+        with_sdk(sdk)
+    except (ValueError, FileNotFoundError) as exc:
+        store.write(audit.record, action, "refused", session_id=session_id, detail={"error": str(exc)})
+        raise InvalidInput(str(exc)) from exc
+    report = import_paths(store, [source])
+    store.write(audit.record, action, "ok", session_id=session_id, detail={"file": str(source), "via": "claude-agent-sdk"})
+    return Changes(action, frozenset({session_id}) | report.sessions, True, store.session(session_id))
 
 
 def rewind(store: Store, session_id: str, to: str) -> Changes:

@@ -229,6 +229,7 @@ def _session_fields(t: str, obj: dict[str, Any], text: str, st: SessionState, ct
             _set_title(st, text, "first_prompt")
     elif t == "tag" and isinstance(obj.get("tag"), str):
         st.info.fields["tags"] = [obj["tag"]] if obj["tag"] else []
+        st.info.meta["tag_set"] = True
     forked = obj.get("forkedFrom")
     if isinstance(forked, dict) and isinstance(forked.get("sessionId"), str):
         st.info.forked_from_session = forked["sessionId"]

@@ -117,3 +117,26 @@ def test_project_dir_names_match_the_cli():
     assert len(name) > 200 and name.startswith("-x-x")
     sdk = pytest.importorskip("claude_agent_sdk._internal.sessions")
     assert name == sdk._sanitize_path(long)
+
+
+def test_rename_and_tag_through_the_sdk(store, home):
+    sdk = pytest.importorskip("claude_agent_sdk")
+    t, path, *_ = _branchy(home)
+    import_paths(store, [home.parent])
+    before = path.read_bytes()
+    ch = claude_actions.rename(store, t.session_id, "A better title")
+    assert ch.session.title == "A better title"
+    assert path.read_bytes().startswith(before)  # the SDK appended, as Claude Code does
+    info = {s.session_id: s for s in sdk.list_sessions()}[t.session_id]
+    assert info.custom_title == "A better title"
+    assert claude_actions.tag(store, t.session_id, "review").session.tags == ("review",)
+    assert claude_actions.tag(store, t.session_id, None).session.tags == ()
+    assert [a["action"] for a in store.audit_log(t.session_id)][:3] == ["tag", "tag", "rename"]
+
+
+def test_rename_without_the_file_changes_only_the_store(store, tmp_path, home):
+    t, path, *_ = _branchy(tmp_path / "elsewhere")
+    import_paths(store, [path])
+    before = path.read_bytes()
+    assert claude_actions.rename(store, t.session_id, "Store only").session.title == "Store only"
+    assert path.read_bytes() == before
