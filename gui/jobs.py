@@ -6,9 +6,12 @@ progress callback emits a queued signal, so the UI thread only updates a bar.
 
 from __future__ import annotations
 
+import json
+import sys
 import threading
+from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 
 from .workers import run_task
 
@@ -32,11 +35,19 @@ class ImportJob(QObject):
         return self.cancel_event is not None
 
     def start(self, store, paths, quiet: bool = False) -> bool:
+        """A quiet rescan runs on a worker thread; a user's import in a child process.
+
+        Parsing holds Python's GIL, so a large import on a thread stalls the UI; a
+        child process writes the same WAL store while the window keeps reading it.
+        """
         if self.running:
             return False
+        self.cancel_event, self.quiet = threading.Event(), quiet
+        if not quiet:
+            self._start_process(store, paths)
+            return True
         from model.sources.claude_code import import_paths
 
-        self.cancel_event, self.quiet = threading.Event(), quiet
         cancel = self.cancel_event
 
         def work():
@@ -44,9 +55,49 @@ class ImportJob(QObject):
         run_task(work, self._done, self._failed, owner=self)
         return True
 
+    def _start_process(self, store, paths) -> None:
+        self.process = QProcess(self)
+        self.process.setProgram(sys.executable)
+        self.process.setArguments(["-m", "gui.import_worker", store.url, *map(str, paths)])
+        self.process.setWorkingDirectory(str(Path(__file__).resolve().parent.parent))
+        self.process.readyReadStandardOutput.connect(self._read)
+        self.process.finished.connect(self._process_finished)
+        self._buffer, self._report = b"", None
+        self.process.start()
+
+    def _read(self) -> None:
+        self._buffer += bytes(self.process.readAllStandardOutput())
+        *lines, self._buffer = self._buffer.split(b"\n")
+        for line in lines:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if "progress" in msg:
+                self.sig_progress.emit(*msg["progress"])
+            elif "report" in msg:
+                self._report = msg["report"]
+
+    def _process_finished(self, code: int, _status) -> None:
+        self._read()
+        cancelled = self.cancel_event is not None and self.cancel_event.is_set()
+        if self._report is not None or cancelled:
+            from model.sources.claude_code import ImportReport
+
+            data = dict(self._report or {})
+            data["sessions"] = set(data.get("sessions", []))
+            data["cancelled"] = cancelled or data.get("cancelled", False)
+            self._done(ImportReport(**data))
+        else:
+            err = bytes(self.process.readAllStandardError()).decode(errors="replace").strip().splitlines()
+            self._failed(RuntimeError(err[-1] if err else f"the import stopped (exit code {code})"))
+
     def cancel(self) -> None:
         if self.cancel_event is not None:
             self.cancel_event.set()
+            process = getattr(self, "process", None)
+            if process is not None and process.state() != QProcess.ProcessState.NotRunning:
+                process.terminate()  # safe: each batch committed with its file offset
 
     def _done(self, report) -> None:
         self.cancel_event = None

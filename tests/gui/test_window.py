@@ -244,3 +244,29 @@ def test_first_run_imports_the_default_places(qtbot, tmp_path, monkeypatch):
     qtbot.waitUntil(lambda: w.sessions_model.rowCount() == 1, timeout=10000)
     assert w.sessions_model.rows[0].title == "found on first run"
     w.watcher.stop()
+
+
+def test_import_runs_in_a_child_process_and_can_be_cancelled(qtbot, tmp_path):
+    from gui.jobs import ImportJob
+    from model import open_store
+    from tests.benchmarks.generate import generate
+
+    generate(tmp_path / "projects", 8_000_000, seed=5)
+    store = open_store(tmp_path / "s.db")
+    job = ImportJob()
+    reports = []
+    job.sig_finished.connect(reports.append)
+    job.sig_progress.connect(lambda *a: job.cancel())
+    job.start(store, [tmp_path / "projects"])
+    assert job.process is not None
+    qtbot.waitUntil(lambda: bool(reports), timeout=30000)
+    assert reports[0].cancelled
+    # what was committed before the cancel is whole; a second run completes it
+    assert all(r.ok for r in store.verify())
+    again = []
+    job.sig_progress.disconnect()
+    job.sig_finished.connect(again.append)
+    job.start(store, [tmp_path / "projects"])
+    qtbot.waitUntil(lambda: bool(again), timeout=60000)
+    assert not again[0].cancelled and again[0].bad_lines == 0
+    assert store.count_sessions() >= 1
