@@ -280,7 +280,7 @@ class MainWindow(WindowCommands, QMainWindow):
             return
 
         def load():
-            return store.branch_ids(session.id, head, HIDDEN_KINDS), store.leaves(session.id)
+            return store.branch_ids(session.id, head, HIDDEN_KINDS, include_subagents=True), store.leaves(session.id)
         run_task(load, lambda r: self._branch_loaded(token, head, select_event, *r), self._error("show the branch"), owner=self)
 
     def _branch_loaded(self, token, head, select_event, ids, leaves) -> None:

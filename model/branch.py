@@ -13,7 +13,7 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from .schema import EVENT
+from .schema import EVENT, SESSION
 from .views import EventView
 
 _CHUNK = 500
@@ -53,7 +53,8 @@ def _session_rows(conn: Connection, session_id: str) -> list[tuple]:
                                                       EVENT.c.sidechain.is_(False)))
 
 
-def branch_ids(conn: Connection, head: str, skip_kinds: tuple[str, ...] = ()) -> list[str]:
+def branch_ids(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
+               include_subagents: bool = False) -> list[str]:
     """The ids of the path to `head` with the side lines of its turns, in reading order.
 
     `skip_kinds` leaves out kinds a reader rarely wants (progress lines are 70% of
@@ -110,7 +111,8 @@ def branch_ids(conn: Connection, head: str, skip_kinds: tuple[str, ...] = ()) ->
                 nxt.append((r[0], root))
         frontier = nxt
     skip = set(skip_kinds)
-    if not artifacts:
+    runs = _subagent_runs(conn, start, position) if include_subagents else []
+    if not artifacts and not runs:
         return [r[0] for r in path if r[4] not in skip]
     # A side line goes after the last path line of its response (as claude-agent-sdk
     # places recovered parallel tool calls and results); a result follows its call.
@@ -130,8 +132,38 @@ def branch_ids(conn: Connection, head: str, skip_kinds: tuple[str, ...] = ()) ->
         placed[a[0]] = anchor
         if a[4] not in skip:
             keyed.append((anchor, 1, a[3], a[0]))
+    for anchor, seq, event_id, kind in runs:
+        if kind not in skip:
+            keyed.append((anchor, 2, seq, event_id))
     keyed.sort(key=lambda t: t[:3])
     return [t[3] for t in keyed]
+
+
+def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int]) -> list[tuple]:
+    """(anchor position, seq, id, kind) of the subagent events of a session, each run after
+    the path event that spawned it: its parent natively, the tool result that names the
+    agent for Claude Code subagent transcripts (recorded at import in the session's meta)."""
+    rows = conn.execute(sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.agent_id)
+                        .where(EVENT.c.session_id == session_id, EVENT.c.sidechain.is_(True))
+                        .order_by(EVENT.c.seq)).all()
+    if not rows:
+        return []
+    meta = conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == session_id)).scalar() or "{}"
+    spawned = {agent: info.get("spawned_by") for agent, info in orjson.loads(meta).get("subagents", {}).items()
+               if isinstance(info, dict)}
+    anchors: dict[str | None, int] = {}
+    out = []
+    for event_id, parent, seq, kind, agent in rows:
+        if agent not in anchors:
+            if parent in position:
+                anchors[agent] = position[parent]
+            elif spawned.get(agent) in position:
+                anchors[agent] = position[spawned[agent]] - 1  # the run comes before the result it produced
+            else:
+                anchors[agent] = -1
+        if anchors[agent] >= 0:
+            out.append((anchors[agent], seq, event_id, kind))
+    return out
 
 
 def events_by_ids(conn: Connection, ids: list[str]) -> list[EventView]:

@@ -254,12 +254,16 @@ class Store:
             head = head or reading.get_session(conn, session_id).head_event_id
             return branch_view(conn, head) if head else []
 
-    def branch_ids(self, session_id: str, head: str | None = None, skip_kinds: tuple[str, ...] = ()) -> list[str]:
-        """Ids of the branch as a reader sees it (cheap: no payloads), for paged views."""
+    def branch_ids(self, session_id: str, head: str | None = None, skip_kinds: tuple[str, ...] = (),
+                   include_subagents: bool = False) -> list[str]:
+        """Ids of the branch as a reader sees it (cheap: no payloads), for paged views.
+
+        With include_subagents, each subagent run follows the event that spawned it.
+        """
         from .branch import branch_ids
         with self.reader() as conn:
             head = head or reading.get_session(conn, session_id).head_event_id
-            return branch_ids(conn, head, skip_kinds) if head else []
+            return branch_ids(conn, head, skip_kinds, include_subagents) if head else []
 
     def events_by_ids(self, ids: list[str]) -> list[EventView]:
         from .branch import events_by_ids

@@ -270,3 +270,24 @@ def test_import_can_be_cancelled_and_resumed(store, tmp_path):
 def test_missing_path_is_reported(store, tmp_path):
     report = import_paths(store, [tmp_path / "nope"])
     assert report.problems[0]["problem"] == "no such file or folder"
+
+
+def test_subagent_runs_follow_their_spawn_in_the_timeline(store, tmp_path):
+    t = Transcript()
+    t.user("research this")
+    call = t.assistant(tool=("Task", {"subagent_type": "general", "prompt": "look"}))
+    result = t.tool_result(call, "found it", extra={"agentId": "a1b2c3d", "status": "completed"})
+    t.assistant("done")
+    project = _project(tmp_path)
+    t.write(project)
+    sub = Transcript(session_id=t.session_id)
+    sub.user("look", parent=None)
+    sub.assistant("looked")
+    for line in sub.lines:
+        line.update(isSidechain=True, agentId="a1b2c3d")
+    sub.write(project / t.session_id / "subagents", "agent-a1b2c3d.jsonl")
+    import_paths(store, [tmp_path / "projects"])
+    ids = store.branch_ids(t.session_id, skip_kinds=("fact.set",), include_subagents=True)
+    order = [ids.index(x) for x in (call["uuid"], sub.lines[0]["uuid"], sub.lines[1]["uuid"], result["uuid"])]
+    assert order == sorted(order)
+    assert sub.lines[0]["uuid"] not in store.branch_ids(t.session_id)  # not by default
