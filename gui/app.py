@@ -61,12 +61,18 @@ def main(args) -> int:
         QMessageBox.critical(window, "Cannot open the store", f"{exc}")
         if screenshot:
             app.exit(1)
-    loader = open_demo_store if getattr(args, "demo", False) else (lambda: _open_store(args.store))
-    QTimer.singleShot(0, lambda: run_task(loader, window.set_store, failed, owner=window))
+    demo = getattr(args, "demo", False)
+    loader = open_demo_store if demo else (lambda: _open_store(args.store))
+    QTimer.singleShot(0, lambda: run_task(loader, lambda store: window.set_store(store, first_run=not demo),
+                                          failed, owner=window))
     return app.exec()
 
 
 def _shoot(window: MainWindow, path: str) -> None:
+    window.watcher.stop()
+    window.job.cancel()  # an import still running stops here (safe: batches are committed)
+    if getattr(window.job, "process", None) is not None:
+        window.job.process.waitForFinished(5000)
     pixmap = window.grab()
     ok = pixmap.save(os.fspath(path))
     print(f"sessionscope: {'wrote' if ok else 'could not write'} {path}", file=sys.stderr)

@@ -199,14 +199,16 @@ class MainWindow(WindowCommands, QMainWindow):
 
     # -- store and data -----------------------------------------------------------
 
-    def set_store(self, store) -> None:
+    def set_store(self, store, first_run: bool = True) -> None:
+        """Show `store`; on a first run, import the known places (never into the demo store)."""
         self.store = store
         self.actions_.store = store
         self.sessions_model.set_store(store)
         self.sidebar.set_store(store)
         self.watcher.watch(store)
         self.sig_store_ready.emit()
-        run_task(lambda: _first_run_roots(store), self._first_run, owner=self)
+        if first_run:
+            run_task(lambda: _first_run_roots(store), self._first_run, owner=self)
 
     def _first_run(self, roots) -> None:
         """First run on a store: import the known places with a progress bar, then watch them."""

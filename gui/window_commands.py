@@ -93,7 +93,8 @@ class WindowCommands:
     def open_demo(self) -> None:
         from .app import open_demo_store
 
-        run_task(open_demo_store, self.set_store, self._error("open the demo store"), owner=self)
+        run_task(open_demo_store, lambda store: self.set_store(store, first_run=False),
+                 self._error("open the demo store"), owner=self)
 
     def _progress(self, done: int, total: int, _path: str) -> None:
         if self.job.quiet:
