@@ -134,11 +134,15 @@ def test_resumed_copy_is_deduplicated_and_chained(store, tmp_path):
     assert report.events_added == store.session(old.session_id).event_count + store.session(new.session_id).event_count
 
 
-def test_subagent_layouts_are_linked(store, tmp_path):
+def _with_nested_subagent(tmp_path, after_result: bool = False):
+    """A session whose Task call spawned agent a1b2c3d, written in the 2.1.x nested layout."""
     t = Transcript()
     t.user("research this")
     call = t.assistant(tool=("Task", {"subagent_type": "general", "prompt": "look"}))
-    t.tool_result(call, "found it", extra={"agentId": "a1b2c3d", "status": "completed", "agentType": "general"})
+    result = t.tool_result(call, "found it", extra={"agentId": "a1b2c3d", "status": "completed",
+                                                    "agentType": "general"})
+    if after_result:
+        t.assistant("done")
     project = _project(tmp_path)
     t.write(project)
     sub = Transcript(session_id=t.session_id)
@@ -147,6 +151,11 @@ def test_subagent_layouts_are_linked(store, tmp_path):
     for line in sub.lines:
         line.update(isSidechain=True, agentId="a1b2c3d")
     sub.write(project / t.session_id / "subagents", "agent-a1b2c3d.jsonl")
+    return t, call, result, sub, project
+
+
+def test_subagent_layouts_are_linked(store, tmp_path):
+    t, call, _result, _sub, project = _with_nested_subagent(tmp_path)
     flat = Transcript(session_id=t.session_id)
     flat.user("Warmup", parent=None)
     for line in flat.lines:
@@ -273,19 +282,7 @@ def test_missing_path_is_reported(store, tmp_path):
 
 
 def test_subagent_runs_follow_their_spawn_in_the_timeline(store, tmp_path):
-    t = Transcript()
-    t.user("research this")
-    call = t.assistant(tool=("Task", {"subagent_type": "general", "prompt": "look"}))
-    result = t.tool_result(call, "found it", extra={"agentId": "a1b2c3d", "status": "completed"})
-    t.assistant("done")
-    project = _project(tmp_path)
-    t.write(project)
-    sub = Transcript(session_id=t.session_id)
-    sub.user("look", parent=None)
-    sub.assistant("looked")
-    for line in sub.lines:
-        line.update(isSidechain=True, agentId="a1b2c3d")
-    sub.write(project / t.session_id / "subagents", "agent-a1b2c3d.jsonl")
+    t, call, result, sub, _project_dir = _with_nested_subagent(tmp_path, after_result=True)
     import_paths(store, [tmp_path / "projects"])
     ids = store.branch_ids(t.session_id, skip_kinds=("fact.set",), include_subagents=True)
     order = [ids.index(x) for x in (call["uuid"], sub.lines[0]["uuid"], sub.lines[1]["uuid"], result["uuid"])]
