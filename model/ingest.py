@@ -19,9 +19,9 @@ from . import chain, lifecycle, search, sessions
 from .schema import EVENT, SESSION
 
 _CHUNK = 500  # ids per IN (...) lookup, well under SQLite's variable limit
-_COLUMNS = ("pk", "id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload",
+COLUMNS = ("pk", "id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload",
             "tokens_in", "tokens_out", "sidechain", "agent_id", "hash")
-_INSERT_SQL = f"INSERT INTO event ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
+INSERT_SQL = f"INSERT INTO event ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 
 
 @dataclass(slots=True)
@@ -138,7 +138,7 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
         rows.append(row)
     if conn.dialect.name == "sqlite":
         # plain executemany: SQLAlchemy's insertmanyvalues costs ~30 µs a row here
-        conn.exec_driver_sql(_INSERT_SQL, [tuple(r[c] for c in _COLUMNS) for r in rows])
+        conn.exec_driver_sql(INSERT_SQL, [tuple(r[c] for c in COLUMNS) for r in rows])
     else:
         conn.execute(EVENT.insert(), rows)
     search.index_range(conn, first_pk, first_pk + len(rows) - 1)
