@@ -1,0 +1,159 @@
+"""HTML: one self-contained file, readable offline, safe to open.
+
+Safety does not rest on one thing: every piece of transcript text goes through
+html.escape (pygments escapes what it highlights); transcript text never becomes
+a link or an attribute; the file carries no script at all, and its
+Content-Security-Policy forbids scripts, network requests and frames, so even a
+mistake in escaping could not run anything or call home. Long output folds with
+<details> (no script needed). Light and dark follow the reader's system.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import IO
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from .core import EventStream
+from .render import Item, branch_marks, describe, lineage, shown, when
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+FOLD_LINES, FOLD_CHARS = 12, 1500  # longer output starts folded
+HIGHLIGHT_MAX = 200_000  # characters: beyond this, plain (pygments would take seconds)
+
+_PAGE_CSS = """
+:root { color-scheme: light dark; --bg:#fdfdfc; --fg:#1f2328; --muted:#656d76; --line:#d8dee4;
+  --user:#e8f1ff; --asst:#f6f8fa; --tool:#fbf7ee; --err:#fdecec; --sub:#f3f0fb; --mark:#b35900; }
+@media (prefers-color-scheme: dark) { :root { --bg:#15181c; --fg:#e6edf3; --muted:#9198a1; --line:#30363d;
+  --user:#172a45; --asst:#1c2128; --tool:#262116; --err:#3a1d1d; --sub:#231d33; --mark:#f0a35e; } }
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 62rem; padding: 1.5rem; background: var(--bg); color: var(--fg);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
+h1 { font-size: 1.5rem; margin: 2rem 0 .5rem; } h1:first-child { margin-top: 0; }
+.meta { color: var(--muted); font-size: .9rem; margin: 0 0 1rem; padding: 0; list-style: none; }
+.meta li { display: inline-block; margin-right: 1.2rem; }
+nav.toc { border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem; margin-bottom: 1.5rem; }
+.ev { border: 1px solid var(--line); border-radius: 6px; margin: .6rem 0; padding: .5rem .8rem; }
+.ev.prompt { background: var(--user); } .ev.reply, .ev.thinking { background: var(--asst); }
+.ev.tool_call, .ev.tool_result { background: var(--tool); } .ev.error { background: var(--err); }
+.ev.thinking .text { font-style: italic; color: var(--muted); }
+.ev.compaction { border-style: dashed; }
+.head { font-size: .8rem; color: var(--muted); margin-bottom: .25rem; }
+.head b { color: var(--fg); }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; }
+pre { margin: .3rem 0; padding: .5rem; overflow-x: auto; border-radius: 4px; font-size: 13px;
+  background: rgba(127,127,127,.08); white-space: pre-wrap; overflow-wrap: anywhere; }
+details > summary { cursor: pointer; color: var(--muted); font-size: .85rem; }
+.subagent { border-left: 3px solid #8b6fd6; background: var(--sub); margin: .6rem 0 .6rem 1.2rem; padding: .2rem .8rem; }
+.mark { color: var(--mark); font-size: .85rem; margin: .2rem 0 .6rem; }
+.boundary { text-align: center; color: var(--mark); font-size: .85rem; margin: 1rem 0; }
+"""
+
+
+def _styles() -> str:
+    light = HtmlFormatter(style="friendly").get_style_defs(".hl")
+    try:
+        dark = HtmlFormatter(style="github-dark").get_style_defs(".hl")
+    except ClassNotFound:
+        dark = HtmlFormatter(style="monokai").get_style_defs(".hl")
+    # the dark theme's own background would fight ours: keep the pre's
+    dark = "\n".join(line for line in dark.splitlines() if not line.startswith(".hl { background"))
+    return f"{_PAGE_CSS}\n{light}\n.hl {{ background: transparent; }}\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}"
+
+
+_FORMATTER = HtmlFormatter(cssclass="hl", wrapcode=True)
+
+
+def code_html(code: str, language: str) -> str:
+    """Highlighted code (pygments escapes it), or escaped plain text."""
+    if language != "text" and len(code) <= HIGHLIGHT_MAX:
+        try:
+            return highlight(code, get_lexer_by_name(language), _FORMATTER)
+        except ClassNotFound:
+            pass
+    return f"<pre>{html.escape(code)}</pre>"
+
+
+def _item_html(item: Item, e, tokens: str) -> str:
+    cls = f"ev {item.kind}{' error' if item.error else ''}"
+    out = [f'<div class="{cls}" id="e-{html.escape(e.id)}"><div class="head"><b>{html.escape(item.label)}</b>'
+           f" · {html.escape(when(e.ts))}{html.escape(tokens)}</div>"]
+    if item.text:
+        out.append(f'<div class="text">{html.escape(item.text)}</div>')
+    if item.code:
+        body = code_html(item.code, item.language)
+        lines = item.code.count("\n") + 1
+        if lines > FOLD_LINES or len(item.code) > FOLD_CHARS:
+            what = "output" if item.kind == "tool_result" else "input"
+            out.append(f"<details><summary>{what}: {lines:,} lines, {len(item.code):,} characters</summary>"
+                       f"{body}</details>")
+        else:
+            out.append(body)
+    out.append("</div>")
+    return "".join(out)
+
+
+def write(store, stream: EventStream, fh: IO[str], request) -> None:
+    sessions = [stream.session(p) for p in stream.parts]
+    title = sessions[0].title if len(sessions) == 1 else f"{len(sessions)} sessions"
+    fh.write("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+             '<meta name="viewport" content="width=device-width, initial-scale=1">'
+             '<meta name="referrer" content="no-referrer">'
+             f"<title>{html.escape(title or 'Session')} · Sessionscope</title>"
+             f"<style>{_styles()}</style></head><body>\n")
+    if len(sessions) > 1:
+        fh.write('<nav class="toc"><b>Sessions</b><ol>')
+        for i, s in enumerate(sessions):
+            fh.write(f'<li><a href="#s-{i}">{html.escape(s.title or s.id[:8])}</a></li>')
+        fh.write("</ol></nav>\n")
+    for index, part in enumerate(stream.parts):
+        _session(store, stream, fh, request, index, sessions[index])
+    fh.write('<p class="meta">Exported by Sessionscope'
+             f"{' · secrets redacted' if request.redact else ''}.</p></body></html>\n")
+
+
+def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) -> None:
+    part = stream.parts[index]
+    chain = lineage(part.session, store)
+    fh.write(f'<section id="s-{index}"><h1>{html.escape(s.title or "Untitled session")}</h1><ul class="meta">')
+    meta = [("session", s.id), ("source", s.source_kind), ("project", s.project or s.cwd), ("model", s.model),
+            ("started", when(s.created_at)), ("last activity", when(s.updated_at)),
+            ("tokens", f"{s.tokens_in:,} in / {s.tokens_out:,} out" if s.tokens_in or s.tokens_out else ""),
+            ("detail", request.detail)]
+    if len(chain) > 1:
+        meta.append(("branch", " → ".join(t or i[:8] for i, t in chain)))
+    if part.head:
+        meta.append(("up to", part.head))
+    for k, v in meta:
+        if v:
+            fh.write(f"<li>{html.escape(k)}: <b>{html.escape(str(v))}</b></li>")
+    fh.write("</ul>\n")
+    marks = branch_marks(store, [i for i, _ in chain])
+    current, agent = (part.session.id if len(chain) == 1 else chain[0][0]), None
+    for e in stream.events(index):
+        if e.session_id != current and not e.sidechain:
+            current = e.session_id
+            fh.write(f'<p class="boundary">— the branch continues in session {html.escape(e.session_id[:8])} '
+                     "(forked here) —</p>\n")
+        item = describe(e)
+        if not shown(item, request.detail) or (request.detail == "prompts" and e.sidechain):
+            continue
+        run = e.agent_id if e.sidechain else None
+        if run != agent:
+            if agent is not None:
+                fh.write("</details>\n")
+            if run is not None:
+                fh.write(f'<details class="subagent" open><summary>Subagent run {html.escape(run)}</summary>\n')
+            agent = run
+        tokens = f" · {e.tokens_in + e.tokens_out:,} tokens" if e.tokens_in or e.tokens_out else ""
+        fh.write(_item_html(item, e, tokens) + "\n")
+        for note in marks.get(e.id, ()):
+            fh.write(f'<p class="mark">⑂ {html.escape(note)}</p>\n')
+    if agent is not None:
+        fh.write("</details>\n")
+    fh.write("</section>\n")
