@@ -158,8 +158,27 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("session")
     c.add_argument("tags", nargs="*")
 
-    c = cmd("verify", "check hash chains; exit 1 naming the first broken event")
-    c.add_argument("session", nargs="?")
+    c = cmd("verify", "check hash chains (of the store, or of an exported .jsonl FILE); exit 1 naming the first break")
+    c.add_argument("session", nargs="?", metavar="SESSION|FILE")
+
+    c = cmd("export", "export sessions, a branch or a search's sessions (md, html, jsonl, claude)")
+    c.add_argument("sessions", nargs="*", metavar="SESSION")
+    c.add_argument("--format", "-f", required=True, choices=("md", "html", "jsonl", "claude"))
+    c.add_argument("-o", "--output", metavar="PATH",
+                   help="the file to write (claude: a folder or .jsonl file; default: where claude --resume looks)")
+    c.add_argument("--branch", metavar="EVENT", help="export one branch: root to this event")
+    c.add_argument("--search", metavar="QUERY", help="export the sessions this search finds")
+    c.add_argument("--detail", default="full", choices=("prompts", "conversation", "full"),
+                   help="md and html: user prompts only, the conversation, or everything (default)")
+    red = c.add_mutually_exclusive_group()
+    red.add_argument("--redact", dest="redact", action="store_true", default=None,
+                     help="replace secrets with placeholders (the review list is printed first)")
+    red.add_argument("--no-redact", dest="redact", action="store_false", help="export secrets as they are")
+
+    c = cmd("redaction", "your own redaction patterns (regular expressions), shared by the app and the CLI")
+    c.add_argument("--add", action="append", metavar="REGEX")
+    c.add_argument("--remove", action="append", metavar="REGEX")
+    c.add_argument("--clear", action="store_true")
 
     c = cmd("search", "full-text search over all events, newest first")
     c.add_argument("query", nargs="+")
@@ -172,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--run", action="store_true", help="apply the policy now")
     c.add_argument("--dry-run", action="store_true", help="with --run: only say what would happen")
 
-    c = cmd("import", "import Claude Code transcripts from files or folders (incremental)")
+    c = cmd("import", "import Claude Code transcripts (files or folders, incremental) or a Sessionscope .jsonl export")
     c.add_argument("paths", nargs="+", metavar="PATH")
 
     cmd("scan", "find and import the known places (~/.claude/projects, $CLAUDE_CONFIG_DIR, …)")

@@ -262,6 +262,11 @@ def _tag(store, args):
 
 
 def _verify(store, args):
+    from pathlib import Path
+
+    if args.session and Path(args.session).is_file():
+        from .cli_export import verify_file
+        return verify_file(args, args.session)
     reports = store.verify(store.resolve_session(args.session) if args.session else None)
     broken = [r for r in reports if not r.ok]
     lines = [f"{len(reports)} session(s), {sum(r.checked for r in reports)} events checked: "
@@ -352,7 +357,15 @@ def _import_report(store, args, paths) -> int:
 
 
 def _import(store, args):
-    return _import_report(store, args, args.paths)
+    from model.export.jsonl import is_export
+
+    exports = [p for p in args.paths if is_export(p)]
+    if exports:
+        from .cli_export import import_file
+        for path in exports:
+            import_file(store, args, path)
+    rest = [p for p in args.paths if p not in exports]
+    return _import_report(store, args, rest) if rest else 0
 
 
 def _scan(store, args):
@@ -374,5 +387,11 @@ _HANDLERS = {
     "archive": _transition("archive"), "unarchive": _transition("unarchive"),
     "delete": _delete, "rename": _rename, "tag": _tag, "verify": _verify,
     "search": _search, "retention": _retention, "audit": _audit, "import": _import, "scan": _scan,
-    "restore": _restore,
+    "restore": _restore, "export": lambda store, args: _lazy("export")(store, args),
+    "redaction": lambda store, args: _lazy("redaction")(store, args),
 }
+
+
+def _lazy(name: str):
+    from . import cli_export
+    return getattr(cli_export, name)

@@ -24,7 +24,7 @@ from typing import IO, Any
 import sqlalchemy as sa
 
 from .. import audit, reading
-from ..errors import InvalidInput, NotFound, SessionscopeError
+from ..errors import InvalidInput, NotFound, Refused, SessionscopeError
 from ..schema import EVENT, SESSION, SETTING
 from ..views import EventView, SessionView
 from .redact import Finding, Redactor
@@ -252,9 +252,12 @@ def scan(store, request: ExportRequest, *, progress: Progress | None = None,
     return redactor.review()
 
 
-def export(store, request: ExportRequest, path: str | os.PathLike, *, progress: Progress | None = None,
+def export(store, request: ExportRequest, path: str | os.PathLike | None, *, progress: Progress | None = None,
            cancel: threading.Event | None = None) -> ExportReport:
-    """Write the export to `path` (atomically: a cancelled or failed export leaves nothing)."""
+    """Write the export to `path` (atomically: a cancelled or failed export leaves nothing).
+
+    For the Claude Code format `path` may be a folder, a `.jsonl` file, or None: the
+    project's folder where `claude --resume` looks."""
     import importlib
     started = time.perf_counter()
     parts = plan(store, request)
@@ -266,7 +269,7 @@ def export(store, request: ExportRequest, path: str | os.PathLike, *, progress: 
     try:
         module = importlib.import_module(f".{_MODULES[request.format]}", __package__)
         if request.format == "claude":
-            report.files = module.write(store, stream, Path(path))
+            report.files = module.write(store, stream, Path(path) if path else None)
         else:
             with atomic_output(Path(path)) as fh:
                 module.write(store, stream, fh, request)
@@ -303,6 +306,26 @@ def atomic_output(path: Path) -> Iterator[IO[str]]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+@contextlib.contextmanager
+def new_file(path: Path) -> Iterator[IO[bytes]]:
+    """A file that must not exist yet: written beside `path`, then linked into place
+    (which fails if the name exists: nothing is ever overwritten)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".sessionscope-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise Refused(f"{path} already exists; Sessionscope never overwrites a transcript") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 def session_row(store, session_id: str) -> dict[str, Any]:

@@ -14,7 +14,6 @@ import datetime as dt
 import os
 import re
 import shlex
-import tempfile
 import uuid
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import sqlalchemy as sa
 
 from .. import audit
 from ..errors import InvalidInput, NotFound, Refused
+from ..export.core import new_file
 from ..schema import SOURCE_FILE
 from ..store import Store
 from ..views import Changes
@@ -82,19 +82,8 @@ def _target_dir(store: Store, session_id: str) -> Path:
 
 def write_new_file(path: Path, lines: list[str]) -> None:
     """Write a new file atomically; refuse to replace an existing one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".sessionscope-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write("".join(line + "\n" for line in lines).encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            os.link(tmp, path)  # fails if the name exists: nothing is ever overwritten
-        except FileExistsError:
-            raise Refused(f"{path} already exists; Sessionscope never overwrites a transcript") from None
-    finally:
-        os.unlink(tmp)
+    with new_file(path) as fh:
+        fh.write("".join(line + "\n" for line in lines).encode("utf-8"))
 
 
 def _claude_session(store: Store, session_id: str):

@@ -1,0 +1,217 @@
+"""Claude Code's own transcript format, from any session.
+
+A Claude Code session is written back from its raw lines (kept verbatim in the
+store): its branch root → head, subagent runs in `<id>/subagents/` as Claude
+Code lays them out, each line's parent set to its nearest exported ancestor.
+Any other session is converted: prompts and replies become user and assistant
+messages, a tool call and the result that answers it become a `tool_use` and
+its `tool_result`, a compaction becomes a compact boundary and its summary.
+Left out, because the Claude API would reject them on resume: thinking (it
+needs Anthropic's signature) and a tool call without a result (sent as text).
+Facts and system notes have no place in the format.
+
+The file is named `<session id>.jsonl` and is never written over an existing
+one. A whole Claude Code session keeps its id (handing it to another machine);
+a branch, or a session without a uuid, gets a fresh one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from ..errors import InvalidInput
+from ..views import EventView
+from .core import EventStream, new_file
+from .render import describe
+
+CLAUDE = "claude_code"
+VERSION = "2.0.0"  # the transcript version stamped on converted lines
+_LINE_KINDS = ("message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary",
+               "system", "attachment")
+_DROP_FIELDS = ("teamName", "agentName", "slug")
+
+
+def default_folder(session) -> Path:
+    """Where `claude --resume` finds a transcript of this session's project."""
+    from ..sources.claude_actions import project_dir_name, projects_dir
+    return projects_dir() / project_dir_name(session.cwd or "/")
+
+
+def write(store, stream: EventStream, target: Path | None) -> list[str]:
+    """One transcript per part; returns the files written."""
+    if len(stream.parts) > 1 and target is not None and target.suffix == ".jsonl":
+        raise InvalidInput("several sessions export to a folder (one transcript each), not to one .jsonl file")
+    files = []
+    for index, part in enumerate(stream.parts):
+        s = part.session
+        sid = _export_id(s, part.head)
+        if target is None:
+            path = default_folder(s) / f"{sid}.jsonl"
+        elif target.suffix == ".jsonl":
+            path = target
+            sid = target.stem if _is_uuid(target.stem) else sid
+        else:
+            path = target / f"{sid}.jsonl"
+        writer = _NativeLines(s, sid) if s.source_kind != CLAUDE else _ClaudeLines(sid)
+        subagents: dict[str, list[bytes]] = {}
+        with new_file(path) as fh:
+            for e in stream.events(index):
+                for line, agent in writer.lines(e):
+                    if agent:
+                        subagents.setdefault(agent, []).append(line)  # a run is short: kept until its file
+                    else:
+                        fh.write(line)
+            for line in writer.finish(stream.session(part).title):
+                fh.write(line)
+        files.append(str(path))
+        for agent, lines in subagents.items():
+            sub = path.parent / sid / "subagents" / f"agent-{agent}.jsonl"
+            with new_file(sub) as fh:
+                fh.writelines(lines)
+            files.append(str(sub))
+    return files
+
+
+def _is_uuid(text: str | None) -> bool:
+    try:
+        return text is not None and str(uuid.UUID(text)) == text
+    except ValueError:
+        return False
+
+
+def _export_id(s, head: str | None) -> str:
+    own = s.tool_id if s.source_kind == CLAUDE else s.id
+    return own if head is None and _is_uuid(own) else str(uuid.uuid4())
+
+
+def _iso(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _dump(obj: dict[str, Any]) -> bytes:
+    return orjson.dumps(obj) + b"\n"
+
+
+class _ClaudeLines:
+    """A Claude Code session's own lines, re-parented over what is left out."""
+
+    def __init__(self, sid: str):
+        self.sid = sid
+        self.kept: set[str] = set()
+        self.parent_of: dict[str, str | None] = {}
+
+    def lines(self, e: EventView):
+        self.parent_of[e.id] = e.parent_id
+        if e.kind not in _LINE_KINDS or not e.payload.startswith("{"):
+            return
+        entry = orjson.loads(e.payload)
+        if not isinstance(entry, dict):
+            return
+        parent = entry.get("parentUuid")
+        seen = set()
+        while parent and parent not in self.kept and parent not in seen:  # skip progress and other left-out lines
+            seen.add(parent)
+            parent = self.parent_of.get(parent)
+        uid = entry.get("uuid")
+        if isinstance(uid, str):
+            self.kept.add(uid)
+        entry["parentUuid"] = parent if parent in self.kept else None
+        entry["sessionId"] = self.sid
+        for key in _DROP_FIELDS:
+            entry.pop(key, None)
+        yield _dump(entry), (e.agent_id if e.sidechain else None)
+
+    def finish(self, title: str):
+        if title:
+            yield _dump({"type": "custom-title", "customTitle": title, "sessionId": self.sid})
+
+
+class _NativeLines:
+    """Any other session converted to Claude Code lines."""
+
+    def __init__(self, s, sid: str):
+        self.s, self.sid = s, sid
+        self.last: str | None = None  # uuid of the previous line written
+        self.pending: tuple[EventView, Any] | None = None  # a tool call waiting for its result
+
+    def _uuid(self, e: EventView) -> str:
+        return e.id if _is_uuid(e.id) else str(uuid.uuid5(uuid.NAMESPACE_URL, f"sessionscope:{e.id}"))
+
+    def _line(self, e: EventView, kind: str, message: dict | None, **extra) -> bytes:
+        uid = self._uuid(e)
+        entry = {"parentUuid": self.last, "isSidechain": False, "userType": "external",
+                 "cwd": self.s.cwd or "/", "sessionId": self.sid, "version": VERSION,
+                 "gitBranch": self.s.git_branch or "", "type": kind, "uuid": uid, "timestamp": _iso(e.ts), **extra}
+        if message is not None:
+            entry["message"] = message
+        self.last = uid
+        return _dump(entry)
+
+    def _assistant(self, e: EventView, content: list[dict]) -> bytes:
+        return self._line(e, "assistant", {
+            "id": f"msg_{uuid.uuid5(uuid.NAMESPACE_URL, e.id).hex[:24]}", "type": "message", "role": "assistant",
+            "model": self.s.model or "unknown", "content": content, "stop_reason": "end_turn", "stop_sequence": None,
+            "usage": {"input_tokens": e.tokens_in, "output_tokens": e.tokens_out}})
+
+    def _flush_call(self):
+        """A call nobody answered goes out as text (a tool_use without result breaks a resume)."""
+        if self.pending is not None:
+            call, item = self.pending
+            self.pending = None
+            yield self._assistant(call, [{"type": "text", "text": f"[{item.label}]\n{item.code}"}])
+
+    def lines(self, e: EventView):
+        if e.sidechain:
+            return
+        item = describe(e)
+        if item.kind == "tool_result" and self.pending is not None:
+            call, call_item = self.pending
+            self.pending = None
+            tool_id = f"toolu_{uuid.uuid5(uuid.NAMESPACE_URL, call.id).hex[:24]}"
+            payload = call.payload_json()
+            name = payload.get("name") if isinstance(payload, dict) else None
+            args = payload.get("input", {}) if isinstance(payload, dict) else {}
+            yield self._assistant(call, [{"type": "tool_use", "id": tool_id, "name": name or call_item.label,
+                                          "input": args if isinstance(args, dict) else {"value": args}}]), None
+            yield self._line(e, "user", {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": tool_id, "content": item.code, "is_error": item.error}]}), None
+            return
+        for line in self._flush_call():
+            yield line, None
+        if item.kind == "tool_call":
+            self.pending = (e, item)
+        elif item.kind == "prompt":
+            yield self._line(e, "user", {"role": "user", "content": e.text}), None
+        elif item.kind == "reply" and e.text:
+            yield self._assistant(e, [{"type": "text", "text": e.text}]), None
+        elif item.kind == "compaction":
+            boundary = self._line(e, "system", None, subtype="compact_boundary", content="Conversation compacted",
+                                  level="info", compactMetadata={"trigger": "manual", "preTokens": 0})
+            # the boundary starts a new chain; the summary hangs under it
+            entry = orjson.loads(boundary)
+            entry["logicalParentUuid"], entry["parentUuid"] = entry["parentUuid"], None
+            yield _dump(entry), None
+            summary = _SummaryEvent(e)
+            yield self._line(summary, "user", {"role": "user", "content": e.text}, isCompactSummary=True,
+                             isVisibleInTranscriptOnly=True), None
+        elif item.kind == "tool_result":  # a result without its call
+            yield self._line(e, "user", {"role": "user", "content": f"[tool result]\n{item.code}"}), None
+
+    def finish(self, title: str):
+        for line in self._flush_call():
+            yield line
+        if title:
+            yield _dump({"type": "custom-title", "customTitle": title, "sessionId": self.sid})
+
+
+class _SummaryEvent:
+    """The compaction's summary line: the same event under a second, derived uuid."""
+
+    def __init__(self, e: EventView):
+        self.id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"sessionscope:summary:{e.id}"))
+        self.ts = e.ts
