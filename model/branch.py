@@ -19,9 +19,14 @@ from .views import EventView
 _CHUNK = 500
 
 
-def _is_artifact(kind: str, role: str | None) -> bool:
-    return (kind in ("tool_call", "tool_result", "thinking", "progress", "attachment")
-            or (kind == "message" and role == "assistant"))
+def _is_artifact(row: tuple) -> bool:
+    """A line beside the path that is part of its turn. An assistant line counts only when it
+    belongs to an API response (Claude splits one reply over several lines); a native log
+    writes a reply whole, so a sibling reply there is a rewound alternative, not an artifact."""
+    kind, role, response = row[4], row[5], row[6]
+    if kind in ("tool_result", "progress", "attachment"):
+        return True
+    return bool(response) and (kind in ("tool_call", "thinking") or (kind == "message" and role == "assistant"))
 
 
 _LIGHT = (EVENT.c.id, EVENT.c.parent_id, EVENT.c.session_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role)
@@ -104,7 +109,7 @@ def branch_ids(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
         nxt = []
         for node, root in frontier:
             for r in children.get(node, ()):
-                if r[0] in visited or not _is_artifact(r[4], r[5]):
+                if r[0] in visited or not _is_artifact(r):
                     continue
                 visited.add(r[0])
                 artifacts.append((root, r))

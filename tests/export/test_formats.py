@@ -1,0 +1,114 @@
+"""Markdown detail levels, the Claude Code export read back by claude-agent-sdk, branches and searches."""
+
+from __future__ import annotations
+
+import os
+
+import orjson
+import pytest
+
+from model.export.core import ExportRequest, export
+
+
+def _md(store, tmp_path, sid, **kw) -> str:
+    path = tmp_path / f"{sid[:8]}-{kw.get('detail', 'full')}.md"
+    export(store, ExportRequest("md", (sid,), **kw), path)
+    return path.read_text()
+
+
+def test_markdown_detail_levels(rich_store, tmp_path):
+    store, _t = rich_store
+    main = next(s for s in store.sessions() if s.title == "Fix the flaky login test")
+    prompts = _md(store, tmp_path, main.id, detail="prompts")
+    conversation = _md(store, tmp_path, main.id, detail="conversation")
+    full = _md(store, tmp_path, main.id, detail="full")
+    assert "Find out why." in prompts and "races the session cookie" not in prompts
+    assert "races the session cookie" in conversation and "4 failed, 16 passed" not in conversation
+    assert "4 failed, 16 passed" in full and "**Thinking**" in full and "```bash" in full
+    # the subagent's run is nested (quoted) right after the Task call that spawned it
+    lines = full.splitlines()
+    task = next(i for i, line in enumerate(lines) if line.startswith("**Tool call · Task**"))
+    run = next(i for i, line in enumerate(lines) if "**Subagent run**" in line)
+    assert task < run and lines[run + 2].startswith("> **Assistant**")
+    assert "Searching for cookie reads" in "\n".join(lines[run:run + 8])
+
+
+def test_markdown_fences_outlast_backticks_in_output(store, tmp_path):
+    sid = store.open_session(title="fences").id
+    store.append(sid, "tool_call", role="assistant", payload={"name": "Read", "input": {"file_path": "README.md"}})
+    store.append(sid, "tool_result", role="tool", text="```python\nprint(1)\n```", payload={"output": "```python\nprint(1)\n```"})
+    md = _md(store, tmp_path, sid)
+    assert "````\n```python\nprint(1)\n```\n````" in md
+
+
+def test_a_branch_export_follows_that_branch_only(store, tmp_path):
+    sid = store.open_session(title="rewound").id
+    first = store.append(sid, "message", role="user", text="the question")
+    store.append(sid, "message", role="assistant", text="the abandoned answer")
+    store.rewind(sid, first.id)
+    kept = store.append(sid, "message", role="assistant", text="the better answer")
+    whole = _md(store, tmp_path, sid)
+    assert "the better answer" in whole and "the abandoned answer" not in whole
+    assert "branch point" not in whole  # a rewound reply is not a second user branch
+    abandoned = store.leaves(sid)[0]
+    branch = _md(store, tmp_path, sid, head=abandoned)
+    assert "the abandoned answer" in branch and "the better answer" not in branch
+    assert kept.id not in branch
+
+
+def test_the_sessions_of_a_search(rich_store, tmp_path):
+    store, _t = rich_store
+    path = tmp_path / "search.md"
+    report = export(store, ExportRequest("md", search="cookie"), path)
+    hit_sessions = {h.session_id for h in store.search("cookie", limit=10_000)}
+    assert report.sessions == len(hit_sessions) >= 2
+    assert path.read_text().count("\n# ") + path.read_text().startswith("# ") == len(hit_sessions)
+
+
+def _sdk_messages(session_id, cwd):
+    sdk = pytest.importorskip("claude_agent_sdk")
+    return sdk.get_session_messages(session_id, directory=cwd)
+
+
+def test_claude_export_of_a_claude_session_reads_back_like_the_original(rich_store, tmp_path, monkeypatch):
+    store, t = rich_store
+    original = [m.uuid for m in _sdk_messages_in(tmp_path / "claude-home", t.session_id, t.cwd, monkeypatch)]
+    out = tmp_path / "elsewhere"
+    report = export(store, ExportRequest("claude", (t.session_id,)), out)
+    main = out / f"{t.session_id}.jsonl"
+    assert str(main) in report.files
+    assert (out / t.session_id / "subagents" / "agent-a1b2c3d.jsonl").is_file()
+    home = tmp_path / "other-home"
+    (home / "projects" / "-work-app").mkdir(parents=True)
+    main.rename(home / "projects" / "-work-app" / main.name)
+    exported = [m.uuid for m in _sdk_messages_in(home, t.session_id, t.cwd, monkeypatch)]
+    assert exported == original and len(exported) >= 4
+
+
+def _sdk_messages_in(home, session_id, cwd, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    return _sdk_messages(session_id, cwd)
+
+
+def test_claude_export_of_a_native_session(rich_store, tmp_path, monkeypatch):
+    store, _t = rich_store
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "home"))
+    main = next(s for s in store.sessions() if s.title == "Fix the flaky login test")
+    report = export(store, ExportRequest("claude", (main.id,)), None)  # where claude --resume looks
+    path = report.files[0]
+    assert path.startswith(str(tmp_path / "home" / "projects" / "-home-demo-src-webshop"))
+    messages = _sdk_messages(os.path.basename(path)[:-6], main.cwd)
+    roles = [m.type for m in messages]
+    assert roles[0] == "user" and "assistant" in roles
+    texts = [orjson.dumps(m.message).decode() for m in messages]
+    # every tool_use is answered by the next message's tool_result (the API requires it)
+    for i, m in enumerate(messages):
+        content = m.message.get("content")
+        if isinstance(content, list) and content and content[0].get("type") == "tool_use":
+            nxt = messages[i + 1].message["content"][0]
+            assert nxt["type"] == "tool_result" and nxt["tool_use_id"] == content[0]["id"]
+    assert any("wait_for_cookie" in x or "redirect" in x for x in texts)
+    # never over an existing transcript
+    from model.errors import Refused
+    with pytest.raises(Refused, match="never overwrites"):
+        export(store, ExportRequest("claude", (main.id,)), None)

@@ -1,0 +1,107 @@
+"""A hostile transcript exported to HTML and opened in headless Chromium runs nothing."""
+
+from __future__ import annotations
+
+import html.parser
+import http.server
+import shutil
+import subprocess
+import threading
+
+import pytest
+
+from model.export.core import ExportRequest, export
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+class _Beacon(http.server.BaseHTTPRequestHandler):
+    hits: list[str] = []
+
+    def do_GET(self):  # noqa: N802 (http.server's name)
+        _Beacon.hits.append(self.path)
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def beacon():
+    """A local server a successful attack would call."""
+    _Beacon.hits = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Beacon)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}", _Beacon.hits
+    server.shutdown()
+
+
+def _attacks(url: str) -> list[str]:
+    js = f"document.body.setAttribute('data-pwned','1');fetch('{url}/js')"
+    return [
+        f"<script>{js}</script>",
+        f"<img src=x onerror=\"{js}\">",
+        f"<a href=\"javascript:{js}\">click</a>",
+        f"</pre></div><script>{js}</script>",
+        f"<svg onload=\"{js}\"></svg>",
+        f"<iframe src=\"{url}/frame\"></iframe>",
+        f"<img src=\"{url}/img\">",
+        f"<meta http-equiv=\"refresh\" content=\"0;url={url}/refresh\">",
+        f"<style>body{{background:url({url}/css)}}</style>",
+        f"\"><script>{js}</script>",
+        f"```html\n<script>{js}</script>\n```",
+    ]
+
+
+class _Elements(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.found: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found.append((tag, dict(attrs)))
+
+
+def _hostile_export(store, tmp_path, url) -> str:
+    attacks = _attacks(url)
+    sid = store.open_session(title=attacks[0], cwd="/srv/<b>app</b>", model="<i>m</i>").id
+    for a in attacks:
+        store.append(sid, "message", role="user", text=a)
+        store.append(sid, "tool_call", role="assistant", payload={"name": a, "input": {"file_path": a, "content": a}})
+        store.append(sid, "tool_result", role="tool", text=a * 40, payload={"output": a * 40})  # long: folded
+        store.append(sid, "message", role="assistant", text=a, event_id=f"x\"><script>{a}")
+    path = tmp_path / "hostile.html"
+    export(store, ExportRequest("html", (sid,)), path)
+    return str(path)
+
+
+def test_nothing_in_the_transcript_becomes_markup(store, tmp_path):
+    path = _hostile_export(store, tmp_path, "http://127.0.0.1:9")
+    parser = _Elements()
+    parser.feed(open(path, encoding="utf-8").read())
+    tags = {t for t, _ in parser.found}
+    assert "script" not in tags and "img" not in tags and "iframe" not in tags and "svg" not in tags
+    assert not any(t == "a" and a.get("href", "").startswith("javascript") for t, a in parser.found)
+    assert not any(k.startswith("on") for _, attrs in parser.found for k in attrs)
+    metas = [a for t, a in parser.found if t == "meta" and "http-equiv" in a]
+    assert [m["http-equiv"] for m in metas] == ["Content-Security-Policy"]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (Debian: apt install chromium)")
+def test_headless_chromium_runs_nothing_and_calls_nowhere(store, tmp_path, beacon):
+    url, hits = beacon
+    path = _hostile_export(store, tmp_path, url)
+    proc = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+         "--no-first-run", "--disable-background-networking", "--disable-extensions",
+         f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=3000", "--dump-dom", f"file://{path}"],
+        capture_output=True, text=True, timeout=120)
+    dom = proc.stdout
+    assert "</html>" in dom, proc.stderr[-2000:]
+    assert "data-pwned" not in dom.split("<body", 1)[1].split(">", 1)[0]  # the attribute a script would set
+    assert hits == []  # no script, image, frame, refresh or stylesheet reached the network
+    parser = _Elements()
+    parser.feed(dom)
+    assert not any(t in ("script", "img", "iframe", "svg") for t, _ in parser.found)
+    assert "&lt;script&gt;" in dom  # the text is there, as text
