@@ -41,9 +41,13 @@ ACTIONS: dict[str, ActionSpec] = {
     "session.rewind": ActionSpec("Re&wind to Event…", "Ctrl+Shift+Z", Px.SP_MediaSeekBackward),
     "session.compact": ActionSpec("Co&mpact…", None),
     "session.rename": ActionSpec("Re&name…", "F2"),
-    "session.archive": ActionSpec("&Archive", "Ctrl+E", Px.SP_DialogSaveButton),
+    "session.archive": ActionSpec("&Archive", "Ctrl+E", Px.SP_DirClosedIcon),
     "session.unarchive": ActionSpec("&Unarchive", "Ctrl+Shift+E"),
     "session.delete": ActionSpec("&Delete…", Std.Delete, Px.SP_TrashIcon),
+    "session.export": ActionSpec("E&xport…", Std.Save, Px.SP_DialogSaveButton,
+                                 "Export the selected sessions (Markdown, HTML, JSONL, Claude Code)"),
+    "session.export_branch": ActionSpec("Export This &Branch…", "Ctrl+Shift+S", None,
+                                        "Export the branch from the root to the selected event"),
     "facts.compare": ActionSpec("Compare &Facts…", "Ctrl+D", Px.SP_FileDialogListView),
 }
 

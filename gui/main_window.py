@@ -71,6 +71,8 @@ class MainWindow(WindowCommands, QMainWindow):
             "session.unarchive": lambda: s.actions_.unarchive(s.session),
             "session.delete": lambda: s.actions_.delete(s.session),
             "facts.compare": lambda: s.compare_facts(),
+            "session.export": lambda: s.export_sessions(),
+            "session.export_branch": lambda: s.export_branch(),
         }
 
     def _build_views(self) -> None:
@@ -81,6 +83,8 @@ class MainWindow(WindowCommands, QMainWindow):
         self.sessions_model = SessionTableModel(self)
         self.sessions_model.sig_loaded.connect(self._sessions_loaded)
         self.sessions_view = _table(self.sessions_model, sortable=True)
+        # several sessions can be selected for an export; the current one is what the other views show
+        self.sessions_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.sessions_view.selectionModel().currentRowChanged.connect(self._session_selected)
         _fit_columns(self.sessions_view, stretch=0, stretch_width=210)
         self.filter = QLineEdit(placeholderText="Filter sessions (title, id, project)")
@@ -175,7 +179,8 @@ class MainWindow(WindowCommands, QMainWindow):
             "&View": ["view.search", "view.filter", "view.show_archived", None, "timeline.next_prompt",
                       "timeline.prev_prompt", "timeline.find"],
             "&Session": ["session.resume", "session.copy_resume", None, "session.fork", "session.rewind",
-                         "session.compact", "session.rename", None, "facts.compare", None, "session.archive",
+                         "session.compact", "session.rename", None, "facts.compare", "session.export",
+                         "session.export_branch", None, "session.archive",
                          "session.unarchive", "session.delete"],
         }
         a["view.show_archived"].setCheckable(True)
@@ -187,14 +192,14 @@ class MainWindow(WindowCommands, QMainWindow):
         bar = self.addToolBar("Main")
         bar.setObjectName("main-toolbar")
         for action_id in ("app.scan", "view.search", None, "session.resume", "session.fork", "session.rewind",
-                          "facts.compare", None, "session.archive", "session.delete"):
+                          "facts.compare", "session.export", None, "session.archive", "session.delete"):
             bar.addSeparator() if action_id is None else bar.addAction(a[action_id])
         self.sessions_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         for action_id in ("session.resume", "session.copy_resume", "session.rename", "facts.compare",
-                          "session.archive", "session.unarchive", "session.delete"):
+                          "session.export", "session.archive", "session.unarchive", "session.delete"):
             self.sessions_view.addAction(a[action_id])
         self.timeline.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        for action_id in ("session.fork", "session.rewind", "facts.compare"):
+        for action_id in ("session.fork", "session.rewind", "facts.compare", "session.export_branch"):
             self.timeline.addAction(a[action_id])
 
     # -- store and data -----------------------------------------------------------

@@ -5,7 +5,9 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout
+from PySide6.QtWidgets import (
+    QDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+)
 
 from model.views import MARK_END, MARK_START
 
@@ -21,6 +23,7 @@ class SearchDialog(QDialog):
     """Activating a hit opens its session at that event (sig_open)."""
 
     sig_open = Signal(str, str)  # session id, event id
+    sig_export = Signal(str)  # export the sessions of this query
 
     def __init__(self, store, parent=None):
         super().__init__(parent)
@@ -37,7 +40,13 @@ class SearchDialog(QDialog):
         self.results.itemActivated.connect(self._activated)
         lay = QVBoxLayout(self)
         lay.addWidget(self.query)
-        lay.addWidget(self.status)
+        self.export_button = QPushButton("Export These Sessions…")
+        self.export_button.setEnabled(False)
+        self.export_button.clicked.connect(lambda: self.sig_export.emit(self.query.text().strip()))
+        row = QHBoxLayout()
+        row.addWidget(self.status, 1)
+        row.addWidget(self.export_button)
+        lay.addLayout(row)
         lay.addWidget(self.results)
         self._gen = Generation()
 
@@ -69,6 +78,7 @@ class SearchDialog(QDialog):
             parent.addChild(child)
         self.results.expandAll()
         self.status.setText(f"{len(hits)} matches in {len(groups)} sessions" if hits else "No matches")
+        self.export_button.setEnabled(bool(hits))
 
     def _activated(self, item) -> None:
         session_id, event_id = item.data(0, Qt.ItemDataRole.UserRole)

@@ -62,6 +62,8 @@ class SessionActions(QObject):
             "session.unarchive": session is not None and lifecycle.allows(status, "unarchive"),
             "session.delete": session is not None and lifecycle.allows(status, "delete"),
             "facts.compare": session is not None,
+            "session.export": session is not None,
+            "session.export_branch": has_event and session is not None,
         }
 
     # -- actions ----------------------------------------------------------------

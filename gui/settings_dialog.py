@@ -1,7 +1,8 @@
 """Settings: sources, the terminal for resume, retention, redaction patterns.
 
-Window-level preferences live in QSettings; the retention policy lives in the
-store (every client of the store shares it).
+Window-level preferences live in QSettings; the retention policy and the
+redaction patterns live in the store (every client of the store, the CLI too,
+shares them).
 """
 
 from __future__ import annotations
@@ -57,8 +58,11 @@ class SettingsDialog(QDialog):
         form.addRow("Archive sessions idle for", self.archive_after)
         form.addRow("Delete archived sessions after", self.purge_after)
 
-        redaction = QGroupBox("Redaction patterns (one regular expression a line, used by exports)")
-        self.patterns = QPlainTextEdit(settings.value("redaction/patterns", ""))
+        redaction = QGroupBox("Your redaction patterns (one regular expression a line; exports also "
+                              "detect vendor keys, tokens, private keys and high-entropy strings)")
+        from model.export.core import redaction_patterns
+        self.patterns = QPlainTextEdit("\n".join(redaction_patterns(store)) if store else "")
+        self.patterns.setObjectName("redaction-patterns")
         QVBoxLayout(redaction).addWidget(self.patterns)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -95,8 +99,12 @@ class SettingsDialog(QDialog):
             return
         settings = QSettings()
         settings.setValue("resume/terminal", self.terminal.text())
-        settings.setValue("redaction/patterns", self.patterns.toPlainText())
         if self.store is not None:
+            from model.export.core import redaction_patterns, set_redaction_patterns
+
+            patterns = [p for p in self.patterns.toPlainText().splitlines() if p.strip()]
+            if patterns != redaction_patterns(self.store):
+                set_redaction_patterns(self.store, patterns)
             from model.retention import RetentionPolicy
 
             policy = RetentionPolicy(self.archive_after.value() or None, self.purge_after.value() or None)

@@ -60,11 +60,38 @@ class WindowCommands:
         b = self.session.head_event_id
         FactsDiffDialog(self.store, points, a or points[0][1], b, self).exec()
 
+    def selected_session_ids(self) -> list[str]:
+        rows = sorted({i.row() for i in self.sessions_view.selectionModel().selectedRows()})
+        ids = [self.sessions_model.rows[r].id for r in rows if r < len(self.sessions_model.rows)]
+        if self.session is not None and self.session.id not in ids:
+            ids = [self.session.id] if not ids else ids
+        return ids
+
+    def export_sessions(self, search: str | None = None) -> None:
+        from .export_dialog import ExportDialog
+
+        if self.store is None:
+            return
+        ids = [] if search else self.selected_session_ids()
+        if not ids and not search:
+            return
+        ExportDialog(self.store, self, session_ids=ids, search=search).exec()
+
+    def export_branch(self) -> None:
+        from .export_dialog import ExportDialog
+
+        e = self.detail.current_event
+        if self.store is None or self.session is None or e is None:
+            return
+        ExportDialog(self.store, self, session_ids=[self.session.id], head=e.id,
+                     head_label=f"event #{e.seq} ({e.kind})").exec()
+
     def open_search(self) -> None:
         if self.store is None:
             return
         dialog = SearchDialog(self.store, self)
         dialog.sig_open.connect(lambda sid, eid: self.open_session(sid, eid or None))
+        dialog.sig_export.connect(lambda query: self.export_sessions(search=query))
         dialog.show()
 
     def open_settings(self) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import orjson
 

@@ -1,0 +1,107 @@
+"""The export dialog driven from the window: review of secrets first, then the file."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtWidgets import QRadioButton
+
+from tests.gui.test_window import _select
+
+
+@pytest.fixture
+def opened(monkeypatch):
+    """Dialogs the window opens with exec() are shown instead (exec would block) and collected."""
+    from gui.export_dialog import ExportDialog
+
+    dialogs = []
+
+    def show(self):
+        dialogs.append(self)
+        self.show()
+        return 0
+    monkeypatch.setattr(ExportDialog, "exec", show)
+    return dialogs
+
+
+def _run(dialog, qtbot, until):
+    qtbot.mouseClick(dialog.go, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.go.isEnabled() and until(), timeout=15000)
+
+
+def test_export_reviews_secrets_then_writes(window, qtbot, opened, tmp_path):
+    s = _select(window, qtbot, "Fix the flaky login test")
+    secret = "AKIA" + "IOSFODNN7EXAMPLQ"
+    window.store.append(s.id, "message", role="user", text=f"use {secret} for the bucket")
+    window.qactions["session.export"].trigger()
+    dialog = opened[-1]
+    qtbot.addWidget(dialog)
+    dialog.format.setCurrentIndex(dialog.format.findData("html"))
+    dialog.redact.setChecked(True)
+    dialog.path.setText(str(tmp_path / "login.html"))
+    assert dialog.go.text() == "Scan for Secrets"
+    _run(dialog, qtbot, lambda: dialog.findings is not None)
+    assert dialog.review.topLevelItemCount() == 1
+    row = dialog.review.topLevelItem(0)
+    assert row.text(0).startswith("aws-key") and row.text(1).startswith("[REDACTED:aws-key:")
+    assert not (tmp_path / "login.html").exists()  # nothing written before the review
+    assert dialog.go.text() == "Export (1 replaced)"
+    _run(dialog, qtbot, lambda: dialog.report is not None)
+    page = (tmp_path / "login.html").read_text()
+    assert secret not in page and row.text(1) in page and "Fix the flaky login test" in page
+    assert "Exported" in dialog.status.text() and dialog.show_button.isVisible()
+    assert secret in window.store.events(s.id)[-1].text  # the store keeps what it had
+
+
+def test_export_several_selected_sessions(window, qtbot, opened, tmp_path):
+    _select(window, qtbot, "Fix the flaky login test")
+    other = next(i for i, s in enumerate(window.sessions_model.rows) if s.title == "Try retry-on-failure instead")
+    window.sessions_view.selectionModel().select(
+        window.sessions_model.index(other, 0),
+        QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
+    window.qactions["session.export"].trigger()
+    dialog = opened[-1]
+    qtbot.addWidget(dialog)
+    assert "2 selected sessions" in dialog.findChild(QRadioButton, "what-sessions").text()
+    dialog.format.setCurrentIndex(dialog.format.findData("md"))
+    dialog.redact.setChecked(False)
+    dialog.path.setText(str(tmp_path / "two.md"))
+    _run(dialog, qtbot, lambda: dialog.report is not None)
+    assert dialog.report.sessions == 2
+    text = (tmp_path / "two.md").read_text()
+    assert "# Fix the flaky login test" in text and "# Try retry-on-failure instead" in text
+
+
+def test_export_the_branch_to_the_selected_event(window, qtbot, opened, tmp_path):
+    _select(window, qtbot, "Fix the flaky login test")
+    first_prompt = next(r for r in range(window.timeline_model.rowCount())
+                        if (e := window.timeline_model.event_at(r)) is not None and e.kind == "message")
+    window.timeline.selectRow(first_prompt)
+    qtbot.waitUntil(lambda: window.detail.current_event is not None, timeout=5000)
+    head = window.detail.current_event
+    window.qactions["session.export_branch"].trigger()
+    dialog = opened[-1]
+    qtbot.addWidget(dialog)
+    dialog.findChild(QRadioButton, "what-branch").setChecked(True)
+    dialog.format.setCurrentIndex(dialog.format.findData("jsonl"))
+    dialog.redact.setChecked(False)
+    dialog.path.setText(str(tmp_path / "branch.jsonl"))
+    assert dialog.request().head == head.id
+    dialog.format.setCurrentIndex(dialog.format.findData("md"))
+    _run(dialog, qtbot, lambda: dialog.report is not None)
+    text = open(dialog.report.files[0]).read()
+    assert head.text.splitlines()[0] in text and "Show me the fixture" not in text
+
+
+def test_search_dialog_exports_its_sessions(window, qtbot, opened):
+    from gui.search_dialog import SearchDialog
+
+    dialog = SearchDialog(window.store, window)
+    qtbot.addWidget(dialog)
+    dialog.sig_export.connect(lambda q: window.export_sessions(search=q))
+    dialog.run("cookie")
+    qtbot.waitUntil(lambda: dialog.export_button.isEnabled(), timeout=5000)
+    qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    export = opened[-1]
+    qtbot.addWidget(export)
+    assert export.request().search == "cookie" and export.request().session_ids == ()
