@@ -124,3 +124,45 @@ def test_damaged_store_is_one_line(tmp_path):
     out = subprocess.run([sys.executable, "-m", "gui.cli", "--store", str(bad), "list"], cwd=REPO,
                          capture_output=True, text=True)
     assert out.returncode == 1 and "not a database" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_export_verify_and_import_through_the_cli(cli, tmp_path):
+    sid = cli("new", "--title", "to share").stdout.strip()
+    key = "AKIA" + "IOSFODNN7EXAMPLQ"
+    cli("append", sid, "--kind", "message", "--role", "user", "--text", f"the key is {key}")
+    cli("append", sid, "--kind", "message", "--role", "assistant", "--text", "noted")
+    out = tmp_path / "s.md"
+    refused = cli("export", sid, "-f", "md", "-o", str(out), ok=False)  # secrets found, no choice made
+    assert refused.returncode == 1 and "aws-key" in refused.stderr and "--redact" in refused.stderr
+    assert not out.exists() and key not in refused.stderr
+    done = cli("export", sid, "-f", "md", "-o", str(out), "--redact")
+    assert "[REDACTED:aws-key:" in done.stderr and "1 secrets replaced" in done.stdout
+    assert key not in out.read_text() and "noted" in out.read_text()
+    cli("export", sid, "-f", "md", "-o", str(out), "--no-redact")
+    assert key in out.read_text()
+
+    lossless = tmp_path / "s.jsonl"
+    report = _json(cli("export", sid, "-f", "jsonl", "-o", str(lossless), "--no-redact", "--json"))
+    assert report["events"] == 2
+    assert "intact" in cli("verify", str(lossless)).stdout
+    lossless.write_text(lossless.read_text().replace("noted", "edited"))
+    broken = cli("verify", str(lossless), ok=False)
+    assert broken.returncode == 1 and "no longer matches its hash" in broken.stdout
+    lossless.write_text(lossless.read_text().replace("edited", "noted"))
+    other = tmp_path / "other.db"
+    imported = _json(cli("--store", str(other), "import", str(lossless), "--json"))
+    assert imported["imported"] == [sid]
+    assert [e["text"] for e in _json(cli("--store", str(other), "show", sid, "--json"))["events"]][1] == "noted"
+
+
+def test_redaction_patterns_are_kept_in_the_store(cli, tmp_path):
+    assert "no patterns of your own" in cli("redaction").stdout
+    cli("redaction", "--add", r"TICKET-\d+")
+    assert cli("redaction").stdout.strip() == r"TICKET-\d+"
+    bad = cli("redaction", "--add", "([unclosed", ok=False)
+    assert bad.returncode == 2 and "not a valid regular expression" in bad.stderr
+    sid = cli("new", "--title", "t").stdout.strip()
+    cli("append", sid, "--kind", "message", "--role", "user", "--text", "see TICKET-4411")
+    out = tmp_path / "t.html"
+    cli("export", sid, "-f", "html", "-o", str(out), "--redact")
+    assert "TICKET-4411" not in out.read_text() and "[REDACTED:custom:" in out.read_text()
