@@ -83,9 +83,18 @@ def main(argv=None) -> int:
     row("search, rare word, newest 50", "", f"{q['search_rare'] * 1000:.1f} ms", "", "", "≤ 50 ms")
     row("fork of the biggest session", f"{gen['biggest_bytes'] / 1e6:.1f} MB", f"{q['fork'] * 1000:.0f} ms",
         f"SDK fork_session {q['sdk_fork'] * 1000:.0f} ms", "", "≤ 1 s")
+    for fmt, redact, what in (("html", "0", "HTML"), ("html", "1", "HTML, secrets redacted"), ("jsonl", "0", "JSONL")):
+        ex = child("export", str(work / "store.db"), gen["biggest"], fmt, redact, str(work / f"export.{fmt}"))
+        row(f"export of the biggest session to {what}", f"{ex['events']:,} events → {ex['bytes'] / 1e6:.0f} MB",
+            f"{ex['seconds']:.2f} s", f"{gen['biggest_bytes'] / 1e6 / ex['seconds']:.0f} MB/s of transcript",
+            f"{ex['peak_mb']:.0f} MB", "streamed, ≤ 300 MB" if fmt == "html" and redact == "0" else "")
     facts = child("facts", str(work / "facts.db"), "100000")
     row("facts at the head, 100,000-event session", "first / cached",
         f"{facts['first'] * 1000:.0f} / {facts['cached'] * 1000:.1f} ms", "", "", "≤ 50 ms")
+    ex = child("export", str(work / "facts.db"), facts["session"], "html", "0", str(work / "long.html"))
+    row("export of a 100,000-event session to HTML", f"{ex['events']:,} events → {ex['bytes'] / 1e6:.0f} MB",
+        f"{ex['seconds']:.2f} s", f"{ex['events'] / ex['seconds']:,.0f} events/s", f"{ex['peak_mb']:.0f} MB",
+        "constant memory")
     if not args.no_gui:
         gui = child("gui", str(work / "gui.db"), str(home))
         row("GUI: window with 20,000 sessions", "20,000 sessions", f"{gui['window'] * 1000:.0f} ms", "", "", "≤ 1.5 s")

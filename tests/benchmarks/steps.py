@@ -148,7 +148,7 @@ def facts(db: str, n: str) -> dict:
     store.write(lambda conn: conn.exec_driver_sql("UPDATE session SET head_event_id = ? WHERE id = ?", (parent, sid)))
     first, _ = timed(lambda: store.head_facts(sid))
     cached, _ = timed(lambda: store.head_facts(sid), 5)
-    return {"first": first, "cached": cached}
+    return {"first": first, "cached": cached, "session": sid}
 
 
 def gui(db: str, home: str) -> dict:
@@ -222,7 +222,21 @@ def gui(db: str, home: str) -> dict:
             "import_seconds": import_s}
 
 
-STEPS = {"generate": generate, "floor": floor, "import": do_import, "queries": queries, "facts": facts, "gui": gui}
+def export(db: str, session: str, fmt: str, redact: str, out: str) -> dict:
+    """One export in its own process: time, size, and this process's peak memory."""
+    from model import open_store
+    from model.export.core import ExportRequest, export as run_export
+
+    store = open_store(db)
+    baseline = peak_mb()
+    seconds, report = timed(lambda: run_export(store, ExportRequest(fmt, (session,), redact=redact == "1"), out))
+    Path(out).unlink(missing_ok=True)
+    return {"seconds": seconds, "events": report.events, "bytes": report.bytes, "peak_mb": peak_mb(),
+            "baseline_mb": baseline, "secrets": sum(f.count for f in report.findings)}
+
+
+STEPS = {"generate": generate, "floor": floor, "import": do_import, "queries": queries, "facts": facts, "gui": gui,
+         "export": export}
 
 if __name__ == "__main__":
     print(json.dumps(STEPS[sys.argv[1]](*sys.argv[2:])))
