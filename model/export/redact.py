@@ -275,7 +275,7 @@ class Redactor:
 
 
 def _preview(secret: str) -> str:
-    head = secret[:4] if len(secret) > 12 else secret[:2]
+    head = secret[:4] if len(secret) >= 24 else secret[:1]  # a short secret (a password) shows less
     return f"{head}… ({len(secret)} chars)"
 
 
