@@ -73,6 +73,8 @@ class MainWindow(WindowCommands, QMainWindow):
             "facts.compare": lambda: s.compare_facts(),
             "session.export": lambda: s.export_sessions(),
             "session.export_branch": lambda: s.export_branch(),
+            "timeline.fold": lambda on: s.set_folded(on),
+            "timeline.toggle_pair": lambda: s.toggle_pair(),
         }
 
     def _build_views(self) -> None:
@@ -177,13 +179,19 @@ class MainWindow(WindowCommands, QMainWindow):
         menus = {
             "&File": ["app.import", "app.scan", None, "app.demo", "app.settings", None, "app.quit"],
             "&View": ["view.search", "view.filter", "view.show_archived", None, "timeline.next_prompt",
-                      "timeline.prev_prompt", "timeline.find"],
+                      "timeline.prev_prompt", "timeline.find", None, "timeline.fold", "timeline.toggle_pair"],
             "&Session": ["session.resume", "session.copy_resume", None, "session.fork", "session.rewind",
                          "session.compact", "session.rename", None, "facts.compare", "session.export",
                          "session.export_branch", None, "session.archive",
                          "session.unarchive", "session.delete"],
         }
         a["view.show_archived"].setCheckable(True)
+        a["timeline.fold"].setCheckable(True)
+        a["timeline.fold"].setChecked(QSettings().value("timeline/fold", True, type=bool))
+        self.timeline_model.folded = a["timeline.fold"].isChecked()
+        # Space toggles a pair only while the timeline has focus (it types in the filter boxes)
+        a["timeline.toggle_pair"].setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.timeline.doubleClicked.connect(lambda index: self.toggle_pair(index.row()))
         a["app.demo"].triggered.connect(self.open_demo)
         for title, ids in menus.items():
             menu = self.menuBar().addMenu(title)
@@ -199,7 +207,8 @@ class MainWindow(WindowCommands, QMainWindow):
                           "session.export", "session.archive", "session.unarchive", "session.delete"):
             self.sessions_view.addAction(a[action_id])
         self.timeline.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        for action_id in ("session.fork", "session.rewind", "facts.compare", "session.export_branch"):
+        for action_id in ("timeline.toggle_pair", "session.fork", "session.rewind", "facts.compare",
+                          "session.export_branch"):
             self.timeline.addAction(a[action_id])
 
     # -- store and data -----------------------------------------------------------
@@ -287,21 +296,25 @@ class MainWindow(WindowCommands, QMainWindow):
             return
 
         def load():
-            return store.branch_ids(session.id, head, HIDDEN_KINDS, include_subagents=True), store.leaves(session.id)
+            return store.branch_outline(session.id, head, HIDDEN_KINDS, include_subagents=True), store.leaves(session.id)
         run_task(load, lambda r: self._branch_loaded(token, head, select_event, *r), self._error("show the branch"), owner=self)
 
-    def _branch_loaded(self, token, head, select_event, ids, leaves) -> None:
+    def _branch_loaded(self, token, head, select_event, outline, leaves) -> None:
         if not self._branch_gen.current(token):
             return
         at_end = self._timeline_at_end()
-        self.timeline_model.show_ids(self.store, ids)
+        ids = outline.ids
+        self.timeline_model.show_outline(self.store, ids, outline.kinds, outline.turn_tokens,
+                                         sidechain=outline.sidechain)
         branch = "the head branch" if head == self.session.head_event_id else "another branch"
         title = self.session.title or self.session.id[:8]
         title = title if len(title) <= 60 else title[:59] + "…"
         self.timeline_label.setText(f"<b>{html.escape(title)}</b> · {len(ids):,} events on "
                                     f"{branch} · {max(1, len(leaves))} tips")
-        target = ids.index(select_event) if select_event in ids else (len(ids) - 1 if at_end else 0)
-        if ids:
+        rows = self.timeline_model.rowCount()
+        found = self.timeline_model.row_of(select_event) if select_event else -1
+        target = found if found >= 0 else (rows - 1 if at_end else 0)
+        if rows:
             self.timeline.selectRow(target)
             self.timeline.scrollTo(self.timeline_model.index(target, 0))
         self.sig_timeline_ready.emit()

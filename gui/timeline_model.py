@@ -36,25 +36,130 @@ def first_line(text: str, width: int = 240) -> str:
 
 
 class TimelineModel(QAbstractTableModel):
+    """Rows are the branch's events; with folding on, a tool call's results hide under it
+    (its row shows the first line of the output) until the pair is expanded."""
+
     sig_page_loaded = Signal(int)  # first row of the page
     sig_reset = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.store = None
-        self.ids: list[str] = []
-        self.pages: dict[int, list] = {}
+        self.all_ids: list[str] = []
+        self.kinds: list[str] = []
+        self.turn_tokens: dict[str, int] = {}
+        self.ids: list[str] = []  # the visible rows
+        self.positions: list[int] | None = None  # visible row → index in all_ids (None: all shown)
+        self.cache: dict[str, object] = {}  # event id → EventView, for rows painted lately
         self.pending: set[int] = set()
         self.fork_points: set[str] = set()
+        self.sidechain: list[bool] = []
+        self.folded = True
+        self.expanded: set[str] = set()  # tool calls whose results are shown
         self._gen = Generation()
 
+    # -- what is shown ----------------------------------------------------------------
+
     def show_ids(self, store, ids: list[str], fork_points: set[str] | None = None) -> None:
+        """Show a plain list of events (no kinds known: nothing folds)."""
+        self.show_outline(store, ids, [""] * len(ids), {}, fork_points)
+
+    def show_outline(self, store, ids: list[str], kinds: list[str], turn_tokens: dict[str, int],
+                     fork_points: set[str] | None = None, sidechain: list[bool] | None = None) -> None:
         self._gen.next()
         self.beginResetModel()
-        self.store, self.ids, self.pages, self.pending = store, ids, {}, set()
+        self.store, self.all_ids, self.kinds, self.turn_tokens = store, ids, kinds, turn_tokens
+        self.sidechain = sidechain or [False] * len(ids)
+        self.cache, self.pending, self.expanded = {}, set(), set()
         self.fork_points = fork_points or set()
+        self._layout()
         self.endResetModel()
         self.sig_reset.emit()
+
+    def set_folded(self, folded: bool) -> None:
+        if folded == self.folded:
+            return
+        self.beginResetModel()
+        self.folded, self.expanded, self.pending = folded, set(), set()
+        self._layout()
+        self.endResetModel()
+        self.sig_reset.emit()
+
+    def _layout(self) -> None:
+        """Which of all_ids are rows: everything, or everything but folded results."""
+        if not self.folded or "tool_result" not in self.kinds:
+            self.positions, self.ids = None, self.all_ids
+            return
+        positions, call = [], None
+        for i, kind in enumerate(self.kinds):
+            if self.sidechain[i]:
+                pass  # a subagent's run sits between a Task call and its result
+            elif kind == "tool_call":
+                call = self.all_ids[i]
+            elif kind == "tool_result":
+                if call is not None and call not in self.expanded:
+                    continue
+            else:
+                call = None
+            positions.append(i)
+        self.positions = positions
+        self.ids = [self.all_ids[i] for i in positions]
+
+    def position(self, row: int) -> int:
+        return row if self.positions is None else self.positions[row]
+
+    def results_of(self, row: int) -> list[str]:
+        """The ids of the tool results that follow the call on `row` (in the whole branch)."""
+        i = self.position(row)
+        if self.kinds[i] != "tool_call" or self.sidechain[i]:
+            return []
+        out = []
+        for j in range(i + 1, len(self.all_ids)):
+            if self.sidechain[j]:
+                continue
+            if self.kinds[j] == "tool_result":
+                out.append(self.all_ids[j])
+            elif self.kinds[j] != "tool_call":
+                break
+        return out
+
+    def hidden_results(self, row: int) -> list[str]:
+        if self.positions is None or not (0 <= row < len(self.ids)) or self.ids[row] in self.expanded:
+            return []
+        return self.results_of(row)
+
+    def toggle(self, row: int) -> bool:
+        """Expand or collapse the results under the call on `row`; False if it has none."""
+        if self.positions is None or not (0 <= row < len(self.ids)):
+            return False
+        call = self.ids[row]
+        if not self.results_of(row):
+            return False
+        # results need not sit right under their call (a subagent's run may come between),
+        # so the rows are laid out again rather than inserted
+        self.beginResetModel()
+        self.expanded.symmetric_difference_update({call})
+        self._layout()
+        self.pending = set()
+        self.endResetModel()
+        self.sig_reset.emit()
+        return True
+
+    def row_of(self, event_id: str) -> int:
+        """The row showing `event_id`, expanding the call that folds it if need be; -1 if absent."""
+        try:
+            return self.ids.index(event_id)
+        except ValueError:
+            pass
+        if event_id not in self.all_ids:
+            return -1
+        i = self.all_ids.index(event_id)
+        while i > 0 and self.kinds[i] != "tool_call":
+            i -= 1
+        call_row = self.ids.index(self.all_ids[i]) if self.all_ids[i] in self.ids else -1
+        if call_row >= 0 and self.toggle(call_row):
+            return self.ids.index(event_id)
+        return -1
 
     def clear(self) -> None:
         self.show_ids(self.store, [])
@@ -70,40 +175,50 @@ class TimelineModel(QAbstractTableModel):
             return COLUMNS[section]
         return None
 
+    # -- loading ------------------------------------------------------------------
+
     def event_at(self, row: int):
-        """The event on `row` if its page is loaded (else it is requested and None returned)."""
+        """The event on `row` if it is loaded (else its page is requested and None returned)."""
         if not (0 <= row < len(self.ids)):
             return None
-        page = row // PAGE
-        rows = self.pages.get(page)
-        if rows is None:
-            self._request(page)
-            return None
-        i = row - page * PAGE
-        return rows[i] if i < len(rows) else None
+        e = self.cache.get(self.ids[row])
+        if e is None:
+            self._request(row // PAGE)
+        return e
+
+    def _page_ids(self, page: int) -> list[str]:
+        ids = self.ids[page * PAGE:(page + 1) * PAGE]
+        extra = [r for row in range(page * PAGE, min(len(self.ids), (page + 1) * PAGE))
+                 for r in self.hidden_results(row)[:1]]  # a folded call shows its output's first line
+        return [i for i in ids + extra if i not in self.cache]
 
     def _request(self, page: int) -> None:
         if page in self.pending or self.store is None:
             return
         self.pending.add(page)
         token, store = self._gen.value, self.store
-        ids = self.ids[page * PAGE:(page + 1) * PAGE]
+        ids = self._page_ids(page)
         run_task(lambda: store.events_by_ids(ids), lambda rows: self._loaded(token, page, rows), owner=self)
 
     def _loaded(self, token: int, page: int, rows) -> None:
         if not self._gen.current(token):
             return
         self.pending.discard(page)
-        self.pages[page] = rows
+        if len(self.cache) > 20_000:  # keep memory flat: what scrolled away is fetched again
+            self.cache = {}
+        for e in rows:
+            self.cache[e.id] = e
         first, last = page * PAGE, min(len(self.ids), (page + 1) * PAGE) - 1
-        self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
+        if last >= first:
+            self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
         self.sig_page_loaded.emit(first)
 
-    def load_all_pages_blocking(self) -> None:
-        """Fetch every page now (exports and tests; not the paint path)."""
-        for page in range((len(self.ids) + PAGE - 1) // PAGE):
-            if page not in self.pages:
-                self.pages[page] = self.store.events_by_ids(self.ids[page * PAGE:(page + 1) * PAGE])
+    def load_page_blocking(self, row: int) -> None:
+        """Fetch the page of `row` now (find and jumps walk the branch; not the paint path)."""
+        ids = self._page_ids(row // PAGE)
+        if ids:
+            for e in self.store.events_by_ids(ids):
+                self.cache[e.id] = e
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -117,12 +232,19 @@ class TimelineModel(QAbstractTableModel):
                 return clock(e.ts)
             if col == 1:
                 label = KIND_LABELS.get(e.kind, e.kind)
+                if e.kind == "tool_call" and self.positions is not None and self.results_of(index.row()):
+                    label = ("▾ " if e.id in self.expanded else "▸ ") + label
                 return label + (" ⑂" if e.id in self.fork_points else "")
             if col == 2:
                 return (f"agent {e.agent_id}" if e.sidechain and e.agent_id else e.role or "")
             if col == 3:
-                return first_line(self._summary(e))
+                text = first_line(self._summary(e))
+                hidden = self.hidden_results(index.row())
+                result = self.cache.get(hidden[0]) if hidden else None
+                return f"{text}  →  {first_line(result.text, 160)}" if result is not None else text
             if col == 4:
+                if e.id in self.turn_tokens and self.turn_tokens[e.id]:
+                    return "Σ " + tokens_text(self.turn_tokens[e.id])
                 n = e.tokens_in + e.tokens_out
                 return tokens_text(n) if n else ""
         if role == Qt.ItemDataRole.ForegroundRole:
@@ -134,6 +256,10 @@ class TimelineModel(QAbstractTableModel):
             return f
         if role == Qt.ItemDataRole.ToolTipRole and col == 3:
             return e.text[:2000]
+        if role == Qt.ItemDataRole.ToolTipRole and col == 4 and e.id in self.turn_tokens:
+            return f"{self.turn_tokens[e.id]:,} tokens from this prompt to the next"
+        if role == Qt.ItemDataRole.ToolTipRole and col == 1 and e.kind == "tool_call" and self.positions is not None:
+            return "Double-click (or Space) to show or hide this call's output"
         if role == Qt.ItemDataRole.UserRole:
             return e
         return None
@@ -154,10 +280,10 @@ class TimelineModel(QAbstractTableModel):
         """The next row (loading pages as needed) whose event satisfies predicate, or -1."""
         row = start + step
         while 0 <= row < len(self.ids):
-            page = row // PAGE
-            if page not in self.pages:
-                self.pages[page] = self.store.events_by_ids(self.ids[page * PAGE:(page + 1) * PAGE])
-            e = self.event_at(row)
+            e = self.cache.get(self.ids[row])
+            if e is None:
+                self.load_page_blocking(row)
+                e = self.cache.get(self.ids[row])
             if e is not None and predicate(e):
                 return row
             row += step

@@ -20,6 +20,28 @@ class WindowCommands:
         if row >= 0:
             self.timeline.selectRow(row)
 
+    def set_folded(self, on: bool) -> None:
+        from PySide6.QtCore import QSettings
+
+        QSettings().setValue("timeline/fold", on)
+        current = self.detail.current_event
+        self.timeline_model.set_folded(on)
+        self._reselect(current.id if current else None)
+
+    def toggle_pair(self, row: int | None = None) -> None:
+        row = self.timeline.currentIndex().row() if row is None else row
+        if row < 0 or row >= self.timeline_model.rowCount():
+            return
+        event_id = self.timeline_model.ids[row]
+        if self.timeline_model.toggle(row):
+            self._reselect(event_id)
+
+    def _reselect(self, event_id: str | None) -> None:
+        row = self.timeline_model.row_of(event_id) if event_id else -1
+        if row >= 0:
+            self.timeline.selectRow(row)
+            self.timeline.scrollTo(self.timeline_model.index(row, 0))
+
     def find_next(self) -> None:
         needle = self.find_edit.text().strip().lower()
         if not needle:

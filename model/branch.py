@@ -9,6 +9,9 @@ user prompt under the same parent) is left out: it starts with a user prompt.
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass, field
+
 import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -33,20 +36,22 @@ _LIGHT = (EVENT.c.id, EVENT.c.parent_id, EVENT.c.session_id, EVENT.c.seq, EVENT.
 
 
 def _light_rows(conn: Connection, query) -> list[tuple]:
-    """(id, parent_id, session_id, seq, kind, role, response id) without loading payloads."""
+    """(id, parent_id, session_id, seq, kind, role, response id, tokens) without loading payloads."""
+    tokens = EVENT.c.tokens_in + EVENT.c.tokens_out
     if conn.dialect.name == "sqlite":
         resp = sa.case((EVENT.c.role == "assistant", sa.func.json_extract(
             sa.case((sa.func.json_valid(EVENT.c.payload) == 1, EVENT.c.payload), else_="{}"), "$.message.id")))
-        return [tuple(r) for r in conn.execute(query.add_columns(resp))]
+        return [tuple(r) for r in conn.execute(query.add_columns(resp, tokens))]
     rows = []
-    for r in conn.execute(query.add_columns(EVENT.c.payload)):
-        rows.append((*r[:6], _response_id(r[5], r[6])))
+    for r in conn.execute(query.add_columns(EVENT.c.payload, tokens)):
+        rows.append((*r[:6], _response_id(r[5], r[6]), r[7]))
     return rows
 
 
 _SESSION_ROWS_SQL = (
     "SELECT id, parent_id, session_id, seq, kind, role, CASE WHEN role = 'assistant' AND json_valid(payload) "
-    "THEN json_extract(payload, '$.message.id') END FROM event WHERE session_id = ? AND sidechain = 0"
+    "THEN json_extract(payload, '$.message.id') END, tokens_in + tokens_out "
+    "FROM event WHERE session_id = ? AND sidechain = 0"
 )
 
 
@@ -58,9 +63,41 @@ def _session_rows(conn: Connection, session_id: str) -> list[tuple]:
                                                       EVENT.c.sidechain.is_(False)))
 
 
+@dataclass(frozen=True)
+class Outline:
+    """A branch in reading order, light: ids, kinds, and each turn's token cost."""
+
+    ids: list[str]
+    kinds: list[str]
+    turn_tokens: dict[str, int]  # prompt event id → tokens spent from that prompt to the next
+    sidechain: list[bool] = field(default_factory=list)  # a subagent's event
+
+
+def branch_outline(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
+                   include_subagents: bool = False) -> Outline:
+    """The branch to `head` (as branch_ids), with kinds and per-turn tokens for the timeline."""
+    entries = _walk(conn, head, skip_kinds, include_subagents)
+    turns: dict[str, int] = {}
+    current: str | None = None
+    for event_id, kind, role, tokens, side in entries:
+        if kind == "message" and role == "user" and not side:
+            current = event_id
+            turns[current] = 0
+        if current is not None:
+            turns[current] += tokens or 0
+    return Outline([e[0] for e in entries], [sys.intern(e[1]) for e in entries], turns, [e[4] for e in entries])
+
+
 def branch_ids(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
                include_subagents: bool = False) -> list[str]:
-    """The ids of the path to `head` with the side lines of its turns, in reading order.
+    """The ids of the path to `head` with the side lines of its turns, in reading order."""
+    return [e[0] for e in _walk(conn, head, skip_kinds, include_subagents)]
+
+
+def _walk(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
+          include_subagents: bool = False) -> list[tuple]:
+    """(id, kind, role, tokens, sidechain) of the path to `head` with the side lines of its
+    turns, in reading order.
 
     `skip_kinds` leaves out kinds a reader rarely wants (progress lines are 70% of
     a recent Claude Code transcript); the walk still passes through them. The walk
@@ -83,7 +120,9 @@ def branch_ids(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
         return []
     load(start)
     if head not in by_id:  # the head itself is a sidechain event
-        return [head]
+        r = conn.execute(sa.select(EVENT.c.kind, EVENT.c.role, EVENT.c.tokens_in + EVENT.c.tokens_out)
+                         .where(EVENT.c.id == head)).first()
+        return [(head, r[0], r[1], r[2], True)]
     path: list[tuple] = []
     seen: set[str] = set()
     cur: str | None = head
@@ -118,12 +157,12 @@ def branch_ids(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
     skip = set(skip_kinds)
     runs = _subagent_runs(conn, start, position) if include_subagents else []
     if not artifacts and not runs:
-        return [r[0] for r in path if r[4] not in skip]
+        return [(r[0], r[4], r[5], r[7], False) for r in path if r[4] not in skip]
     # A side line goes after the last path line of its response (as claude-agent-sdk
     # places recovered parallel tool calls and results); a result follows its call.
     last_of_response = {r[6]: pos for pos, r in enumerate(path) if r[6]}
     placed: dict[str, int] = {}
-    keyed = [(pos, 0, r[3], r[0]) for pos, r in enumerate(path) if r[4] not in skip]
+    keyed = [(pos, 0, r[3], (r[0], r[4], r[5], r[7], False)) for pos, r in enumerate(path) if r[4] not in skip]
     for root, a in sorted(artifacts, key=lambda t: t[1][3]):
         parent_pos = position.get(a[1])
         if a[6] in last_of_response:
@@ -136,19 +175,20 @@ def branch_ids(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
             anchor = root
         placed[a[0]] = anchor
         if a[4] not in skip:
-            keyed.append((anchor, 1, a[3], a[0]))
-    for anchor, seq, event_id, kind in runs:
+            keyed.append((anchor, 1, a[3], (a[0], a[4], a[5], a[7], False)))
+    for anchor, seq, event_id, kind, role, tokens in runs:
         if kind not in skip:
-            keyed.append((anchor, 2, seq, event_id))
+            keyed.append((anchor, 2, seq, (event_id, kind, role, tokens, True)))
     keyed.sort(key=lambda t: t[:3])
     return [t[3] for t in keyed]
 
 
 def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int]) -> list[tuple]:
-    """(anchor position, seq, id, kind) of the subagent events of a session, each run after
+    """(anchor position, seq, id, kind, role, tokens) of the subagent events of a session, each run after
     the path event that spawned it: its parent natively, the tool result that names the
     agent for Claude Code subagent transcripts (recorded at import in the session's meta)."""
-    rows = conn.execute(sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.agent_id)
+    rows = conn.execute(sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.agent_id,
+                                  EVENT.c.role, EVENT.c.tokens_in + EVENT.c.tokens_out)
                         .where(EVENT.c.session_id == session_id, EVENT.c.sidechain.is_(True))
                         .order_by(EVENT.c.seq)).all()
     if not rows:
@@ -158,7 +198,7 @@ def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int]) 
                if isinstance(info, dict)}
     anchors: dict[str | None, int] = {}
     out = []
-    for event_id, parent, seq, kind, agent in rows:
+    for event_id, parent, seq, kind, agent, role, tokens in rows:
         if agent not in anchors:
             if parent in position:
                 anchors[agent] = position[parent]
@@ -167,7 +207,7 @@ def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int]) 
             else:
                 anchors[agent] = -1
         if anchors[agent] >= 0:
-            out.append((anchors[agent], seq, event_id, kind))
+            out.append((anchors[agent], seq, event_id, kind, role, tokens))
     return out
 
 

@@ -10,7 +10,6 @@ Methods return frozen views (model.views); a Store may be used from any thread.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -264,6 +263,14 @@ class Store:
         with self.reader() as conn:
             head = head or reading.get_session(conn, session_id).head_event_id
             return branch_ids(conn, head, skip_kinds, include_subagents) if head else []
+
+    def branch_outline(self, session_id: str, head: str | None = None, skip_kinds: tuple[str, ...] = (),
+                       include_subagents: bool = False):
+        """The branch as branch_ids gives it, with each row's kind and each turn's tokens."""
+        from .branch import Outline, branch_outline
+        with self.reader() as conn:
+            head = head or reading.get_session(conn, session_id).head_event_id
+            return branch_outline(conn, head, skip_kinds, include_subagents) if head else Outline([], [], {})
 
     def events_by_ids(self, ids: list[str]) -> list[EventView]:
         from .branch import events_by_ids

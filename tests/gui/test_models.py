@@ -30,15 +30,50 @@ def test_timeline_model_pages_lazily(qtbot, qtmodeltester, store):
     ids = store.branch_ids(s.id)
     model = TimelineModel()
     model.show_ids(store, ids)
-    assert model.rowCount() == len(ids) and model.pages == {}
+    assert model.rowCount() == len(ids) and model.cache == {}
     assert model.data(model.index(PAGE + 5, 3)) == "…"  # asked for, not yet here
     with qtbot.waitSignal(model.sig_page_loaded, timeout=10000):
         pass
     assert model.data(model.index(PAGE + 5, 3)) == f"line {PAGE + 5}"
-    assert list(model.pages) == [1]
-    model.load_all_pages_blocking()
+    assert len(model.cache) == PAGE and model.pending == set()  # that page only
+    for row in range(0, model.rowCount(), PAGE):
+        model.load_page_blocking(row)
     qtmodeltester.check(model)
     assert model.find_next(0, lambda e: e.text == "line 300") == 300
+
+
+def test_timeline_folds_tool_output_and_counts_turn_tokens(qtbot, qtmodeltester, demo):
+    store, ids = demo
+    outline = store.branch_outline(ids[0], include_subagents=True)
+    model = TimelineModel()
+    model.show_outline(store, outline.ids, outline.kinds, outline.turn_tokens, sidechain=outline.sidechain)
+    calls = [i for i, k in enumerate(outline.kinds) if k == "tool_call"]
+    results = [i for i, k in enumerate(outline.kinds) if k == "tool_result"]
+    assert results and model.rowCount() == len(outline.ids) - len(results)  # folded by default
+    for row in range(0, model.rowCount(), PAGE):
+        model.load_page_blocking(row)
+    row = model.ids.index(outline.ids[calls[0]])
+    assert model.data(model.index(row, 1)).startswith("▸ tool call")
+    output = store.event(outline.ids[calls[0] + 1]).text.splitlines()[0]
+    assert "→" in model.data(model.index(row, 3)) and output[:40] in model.data(model.index(row, 3))
+    qtmodeltester.check(model)
+    assert model.toggle(row)  # expand this pair
+    assert model.ids[row + 1] == outline.ids[calls[0] + 1] and model.data(model.index(row, 1)).startswith("▾")
+    qtmodeltester.check(model)
+    assert model.toggle(row) and model.rowCount() == len(outline.ids) - len(results)
+    hidden = outline.ids[results[-1]]
+    assert model.row_of(hidden) == model.ids.index(hidden)  # jumping to a folded result unfolds it
+    model.set_folded(False)
+    assert model.rowCount() == len(outline.ids)
+    # the turn's cost shows on its prompt: every token from that prompt to the next
+    first_prompt = outline.ids[0]
+    assert store.event(first_prompt).kind == "message" and store.event(first_prompt).role == "user"
+    nxt = next(i for i in range(1, len(outline.ids)) if outline.ids[i] in outline.turn_tokens)
+    spent = sum(e.tokens_in + e.tokens_out for e in store.events_by_ids(outline.ids[:nxt]))
+    assert outline.turn_tokens[first_prompt] == spent > 0
+    for row in range(0, model.rowCount(), PAGE):
+        model.load_page_blocking(row)
+    assert model.data(model.index(0, 4)).startswith("Σ ")
 
 
 def test_branch_tree_model(qtmodeltester, demo):

@@ -270,3 +270,29 @@ def test_import_runs_in_a_child_process_and_can_be_cancelled(qtbot, tmp_path):
     qtbot.waitUntil(lambda: bool(again), timeout=60000)
     assert not again[0].cancelled and again[0].bad_lines == 0
     assert store.count_sessions() >= 1
+
+
+def test_tool_output_folds_under_its_call(window, qtbot):
+    _select(window, qtbot, "Fix the flaky login test")
+    model = window.timeline_model
+    assert window.qactions["timeline.fold"].isChecked() and model.folded
+    rows = model.rowCount()
+    for row in range(rows):
+        model.load_page_blocking(row)
+    call = next(r for r in range(rows) if model.data(model.index(r, 1)).startswith("▸ tool call"))
+    assert "→" in model.data(model.index(call, 3))  # the output's first line, inline
+    window.timeline.scrollTo(model.index(call, 3))
+    rect = window.timeline.visualRect(model.index(call, 3))
+    qtbot.mouseClick(window.timeline.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(window.timeline.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert model.rowCount() == rows + 1 and window.timeline.currentIndex().row() == call
+    model.load_page_blocking(call + 1)
+    assert model.event_at(call + 1).kind == "tool_result"
+    window.qactions["timeline.toggle_pair"].trigger()  # Space on the selected call folds it again
+    assert model.rowCount() == rows
+    window.qactions["timeline.fold"].trigger()  # unfold everything
+    assert not model.folded and model.rowCount() > rows + 1
+    assert window.detail.current_event is not None and model.ids[window.timeline.currentIndex().row()] == \
+        window.detail.current_event.id
+    window.qactions["timeline.fold"].trigger()
+    assert model.folded
