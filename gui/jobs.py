@@ -51,7 +51,8 @@ class ImportJob(QObject):
         cancel = self.cancel_event
 
         def work():
-            return import_paths(store, paths, progress=lambda d, t, f: self.sig_progress.emit(d, t, f), cancel=cancel)
+            return import_paths(store, paths, progress=lambda d, t, f: self.sig_progress.emit(d, t, f), cancel=cancel,
+                                warm=False)
         run_task(work, self._done, self._failed, owner=self)
         return True
 

@@ -296,10 +296,10 @@ class MainWindow(WindowCommands, QMainWindow):
             return
 
         def load():
-            return store.branch_outline(session.id, head, HIDDEN_KINDS, include_subagents=True), store.leaves(session.id)
-        run_task(load, lambda r: self._branch_loaded(token, head, select_event, *r), self._error("show the branch"), owner=self)
+            return store.branch_outline(session.id, head, HIDDEN_KINDS, include_subagents=True)
+        run_task(load, lambda r: self._branch_loaded(token, head, select_event, r), self._error("show the branch"), owner=self)
 
-    def _branch_loaded(self, token, head, select_event, outline, leaves) -> None:
+    def _branch_loaded(self, token, head, select_event, outline) -> None:
         if not self._branch_gen.current(token):
             return
         at_end = self._timeline_at_end()
@@ -309,8 +309,13 @@ class MainWindow(WindowCommands, QMainWindow):
         branch = "the head branch" if head == self.session.head_event_id else "another branch"
         title = self.session.title or self.session.id[:8]
         title = title if len(title) <= 60 else title[:59] + "…"
-        self.timeline_label.setText(f"<b>{html.escape(title)}</b> · {len(ids):,} events on "
-                                    f"{branch} · {max(1, len(leaves))} tips")
+        label = f"<b>{html.escape(title)}</b> · {len(ids):,} events on {branch}"
+        self.timeline_label.setText(label)
+        session_id = self.session.id
+        # the count of tips reads the whole session: it follows the rows, it does not hold them up
+        run_task(lambda: len(self.store.leaves(session_id)),
+                 lambda n: self._branch_gen.current(token) and self.timeline_label.setText(f"{label} · {max(1, n)} tips"),
+                 owner=self)
         rows = self.timeline_model.rowCount()
         found = self.timeline_model.row_of(select_event) if select_event else -1
         target = found if found >= 0 else (rows - 1 if at_end else 0)

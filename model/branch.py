@@ -9,7 +9,6 @@ user prompt under the same parent) is left out: it starts with a user prompt.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 
 import orjson
@@ -76,22 +75,19 @@ class Outline:
 def branch_outline(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
                    include_subagents: bool = False) -> Outline:
     """The branch to `head` (as branch_ids), with kinds and per-turn tokens for the timeline."""
-    entries = _walk(conn, head, skip_kinds, include_subagents)
-    turns: dict[str, int] = {}
-    current: str | None = None
-    for event_id, kind, role, tokens, side in entries:
-        if kind == "message" and role == "user" and not side:
-            current = event_id
-            turns[current] = 0
-        if current is not None:
-            turns[current] += tokens or 0
-    return Outline([e[0] for e in entries], [sys.intern(e[1]) for e in entries], turns, [e[4] for e in entries])
+    from .outline import shape, walked
+    return shape(walked(conn, head), skip_kinds, include_subagents)
 
 
 def branch_ids(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
                include_subagents: bool = False) -> list[str]:
     """The ids of the path to `head` with the side lines of its turns, in reading order."""
-    return [e[0] for e in _walk(conn, head, skip_kinds, include_subagents)]
+    return branch_outline(conn, head, skip_kinds, include_subagents).ids
+
+
+def walk_entries(conn: Connection, head: str) -> list[tuple]:
+    """The full walk to `head`: every kind, subagent runs included (what the cache keeps)."""
+    return _walk(conn, head, (), True)
 
 
 def _walk(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
@@ -218,11 +214,6 @@ def events_by_ids(conn: Connection, ids: list[str]) -> list[EventView]:
         for r in conn.execute(sa.select(EVENT).where(EVENT.c.id.in_(ids[i:i + _CHUNK]))):
             found[r.id] = EventView.from_row(r)
     return [found[i] for i in ids if i in found]
-
-
-def branch_view(conn: Connection, head: str) -> list[EventView]:
-    """The path to `head` with the side lines of its turns, as events."""
-    return events_by_ids(conn, branch_ids(conn, head))
 
 
 def _response_id(role: str | None, payload: str) -> str | None:

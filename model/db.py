@@ -24,7 +24,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from .errors import SchemaTooNew, StoreUnavailable
 
-HEAD_REVISION = "0001"
+HEAD_REVISION = "0002"
 BUSY_TIMEOUT_S = 30.0
 WRITE_RETRY_S = 120.0
 
@@ -115,6 +115,28 @@ def run_write(engine: Engine, work, *args, **kwargs):
                 delay = min(delay * 2, 0.5)
                 continue
             raise StoreUnavailable(_describe_operational(exc)) from exc
+
+
+def try_write(engine: Engine, work, *args, wait_s: float = 0.1):
+    """One short attempt at a write that may be skipped (a cache): None when the store is busy.
+
+    A reader on the UI's worker thread must not wait out another process's long import
+    just to store something it can compute again next time."""
+    with engine.connect() as conn:
+        raw = conn.connection.driver_connection if conn.dialect.name == "sqlite" else None
+        if raw is not None:
+            raw.execute(f"PRAGMA busy_timeout={int(wait_s * 1000)}")
+        try:
+            conn = conn.execution_options(sessionscope_write=True)
+            with conn.begin():
+                return work(conn, *args)
+        except sa.exc.OperationalError as exc:
+            if _is_lock_error(exc):
+                return None
+            raise StoreUnavailable(_describe_operational(exc)) from exc
+        finally:
+            if raw is not None:
+                raw.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
 
 
 def _describe_operational(exc: sa.exc.OperationalError) -> str:

@@ -139,6 +139,18 @@ class Setting(SQLModel, table=True):
     value: str = Field(sa_column=Column(Text, nullable=False))
 
 
+class OutlineCache(SQLModel, table=True):
+    """A session's head branch in reading order, as the branch walk computed it (a cache;
+    derivable). Valid while the session's head and last seq are the ones recorded."""
+
+    __tablename__ = "outline_cache"
+
+    session_id: str = Field(primary_key=True)
+    head_event_id: str
+    last_seq: int
+    entries: bytes  # zlib of one line per event: id, kind, flags (s sidechain, p prompt), tokens
+
+
 # Core table handles for the bulk and read paths, which skip the ORM for speed.
 SOURCE = Source.__table__
 SOURCE_FILE = SourceFile.__table__
@@ -147,3 +159,4 @@ EVENT = Event.__table__
 FACT_SNAPSHOT = FactSnapshot.__table__
 AUDIT = AuditEntry.__table__
 SETTING = Setting.__table__
+OUTLINE_CACHE = OutlineCache.__table__

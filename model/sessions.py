@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection
 from . import lifecycle, reading, search
 from .errors import InvalidInput, NotFound, Refused
 from .ids import new_session_id
-from .schema import EVENT, FACT_SNAPSHOT, SESSION, SOURCE
+from .schema import EVENT, FACT_SNAPSHOT, OUTLINE_CACHE, SESSION, SOURCE
 
 
 def native_source_id(conn: Connection) -> int:
@@ -126,6 +126,7 @@ def delete(conn: Connection, session_id: str) -> int:
     own_ids = sa.select(EVENT.c.id).where(EVENT.c.session_id == session_id)
     conn.execute(FACT_SNAPSHOT.delete().where(FACT_SNAPSHOT.c.event_id.in_(own_ids)))
     n = conn.execute(EVENT.delete().where(EVENT.c.session_id == session_id)).rowcount
+    conn.execute(OUTLINE_CACHE.delete().where(OUTLINE_CACHE.c.session_id == session_id))
     conn.execute(SESSION.delete().where(SESSION.c.id == session_id))
     return n
 

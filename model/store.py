@@ -248,10 +248,7 @@ class Store:
 
     def branch_view(self, session_id: str, head: str | None = None) -> list[EventView]:
         """The branch as a reader sees it: the path plus the side lines of its turns."""
-        from .branch import branch_view
-        with self.reader() as conn:
-            head = head or reading.get_session(conn, session_id).head_event_id
-            return branch_view(conn, head) if head else []
+        return self.events_by_ids(self.branch_ids(session_id, head))
 
     def branch_ids(self, session_id: str, head: str | None = None, skip_kinds: tuple[str, ...] = (),
                    include_subagents: bool = False) -> list[str]:
@@ -259,18 +256,34 @@ class Store:
 
         With include_subagents, each subagent run follows the event that spawned it.
         """
-        from .branch import branch_ids
-        with self.reader() as conn:
-            head = head or reading.get_session(conn, session_id).head_event_id
-            return branch_ids(conn, head, skip_kinds, include_subagents) if head else []
+        return self.branch_outline(session_id, head, skip_kinds, include_subagents).ids
 
     def branch_outline(self, session_id: str, head: str | None = None, skip_kinds: tuple[str, ...] = (),
                        include_subagents: bool = False):
-        """The branch as branch_ids gives it, with each row's kind and each turn's tokens."""
-        from .branch import Outline, branch_outline
+        """The branch as branch_ids gives it, with each row's kind and each turn's tokens.
+
+        The session's head branch comes from the outline cache when it is fresh (model.outline).
+        """
+        from . import outline
         with self.reader() as conn:
-            head = head or reading.get_session(conn, session_id).head_event_id
-            return branch_outline(conn, head, skip_kinds, include_subagents) if head else Outline([], [], {})
+            s = reading.get_session(conn, session_id)
+            if head is not None and head != s.head_event_id:
+                return outline.shape(outline.walked(conn, head), skip_kinds, include_subagents)
+            entries, walked = outline.head_entries(conn, session_id)
+        if walked and entries.ids:
+            with contextlib.suppress(SessionscopeError):  # a cache: failing to store it is harmless
+                db.try_write(self.engine, outline.store_entries, session_id, *walked)
+        return outline.shape(entries, skip_kinds, include_subagents)
+
+    def warm(self, session_ids) -> None:
+        """Make the sessions quick to open: their head branch walked and stored, the facts at
+        their head folded and snapshotted. Importers call this for what they touched."""
+        for sid in session_ids:
+            with contextlib.suppress(SessionscopeError):
+                s = self.session(sid)
+                if s.head_event_id:
+                    self.branch_outline(sid)
+                    self.facts_at(s.head_event_id)
 
     def events_by_ids(self, ids: list[str]) -> list[EventView]:
         from .branch import events_by_ids
@@ -303,7 +316,7 @@ class Store:
             fold, snaps = facts.fold_at(conn, event_id)
         if snaps:
             with contextlib.suppress(SessionscopeError):  # a cache: failing to store it is harmless
-                self.write(facts.store_snapshots, snaps)
+                db.try_write(self.engine, facts.store_snapshots, snaps)
         return fold
 
     def head_facts(self, session_id: str) -> dict[str, Any]:

@@ -258,6 +258,7 @@ def import_file(store, path, *, progress: Progress | None = None,
         result.imported.append(s.session_id)
         if progress:
             progress(result.events, total, s.title or s.session_id)
+    store.warm(result.imported)
     store.write(audit.record, "import", "ok", detail={"file": str(path), "format": "sessionscope-jsonl"}
                 | result.as_dict())
     return result

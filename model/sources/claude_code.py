@@ -110,8 +110,12 @@ def _source_id(conn, root: Path) -> int:
 
 
 def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
-                 cancel: threading.Event | None = None) -> ImportReport:
-    """Import Claude Code transcripts from files or directories (each directory a source root)."""
+                 cancel: threading.Event | None = None, warm: bool = True) -> ImportReport:
+    """Import Claude Code transcripts from files or directories (each directory a source root).
+
+    With `warm`, the sessions touched are made quick to open afterwards (Store.warm); the
+    app's 2-second watcher skips that (it runs beside the UI, and a followed timeline walks
+    its branch anyway)."""
     started = time.monotonic()
     report = ImportReport()
     plan: list[tuple[Path, list[Path], Path]] = []  # (root for relative names, files, source location)
@@ -144,6 +148,8 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
             break
     if summaries:
         store.write(_apply_summaries, summaries, report)
+    if warm and not report.cancelled and report.events_added:
+        store.warm(sorted(report.sessions))
     report.seconds = time.monotonic() - started
     if report.files_read or report.problems:
         detail = {k: v for k, v in report.as_dict().items() if k not in ("sessions", "problems")}

@@ -89,8 +89,10 @@ def main(argv=None) -> int:
             f"{ex['seconds']:.2f} s", f"{gen['biggest_bytes'] / 1e6 / ex['seconds']:.0f} MB/s of transcript",
             f"{ex['peak_mb']:.0f} MB", "streamed, ≤ 300 MB" if fmt == "html" and redact == "0" else "")
     facts = child("facts", str(work / "facts.db"), "100000")
-    row("facts at the head, 100,000-event session", "first / cached",
-        f"{facts['first'] * 1000:.0f} / {facts['cached'] * 1000:.1f} ms", "", "", "≤ 50 ms")
+    row("facts at the head, 100,000-event session", "after import / again",
+        f"{facts['first'] * 1000:.0f} / {facts['cached'] * 1000:.1f} ms",
+        f"folded once at import ({facts['warm']:.2f} s, with the branch); unprepared {facts['cold']:.2f} s",
+        "", "≤ 50 ms")
     ex = child("export", str(work / "facts.db"), facts["session"], "html", "0", str(work / "long.html"))
     row("export of a 100,000-event session to HTML", f"{ex['events']:,} events → {ex['bytes'] / 1e6:.0f} MB",
         f"{ex['seconds']:.2f} s", f"{ex['events'] / ex['seconds']:,.0f} events/s", f"{ex['peak_mb']:.0f} MB",
@@ -99,7 +101,7 @@ def main(argv=None) -> int:
         gui = child("gui", str(work / "gui.db"), str(home))
         row("GUI: window with 20,000 sessions", "20,000 sessions", f"{gui['window'] * 1000:.0f} ms", "", "", "≤ 1.5 s")
         row("GUI: first rows of a 200,000-event timeline", "200,000 events", f"{gui['timeline'] * 1000:.0f} ms",
-            "", "", "≤ 0.5 s")
+            f"branch walked once at import ({gui['warm']:.1f} s)", "", "≤ 0.5 s")
         row("GUI: longest UI stall during an import", f"{gui['import_mb']:.0f} MB import",
             f"{gui['stall'] * 1000:.0f} ms", "", "", "≤ 100 ms")
     print_table(rows, time.monotonic() - started)

@@ -68,3 +68,32 @@ def test_four_processes_append_concurrently(tmp_path):
     assert report.ok and report.checked == 1000
     assert store.session(s.id).event_count == 1000
     store.close()
+
+
+def test_a_cache_write_gives_way_to_a_busy_store(tmp_path):
+    """Opening a session while another process imports must not wait for the import."""
+    import sqlite3
+    import time
+
+    import sqlalchemy as sa
+
+    from model import open_store
+    from model.schema import OUTLINE_CACHE
+
+    store = open_store(tmp_path / "busy.db")
+    sid = store.open_session(title="t").id
+    store.append(sid, "message", role="user", text="hello")
+    other = sqlite3.connect(tmp_path / "busy.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+    try:
+        started = time.monotonic()
+        assert [e.text for e in store.branch_view(sid)] == ["hello"]  # read, walked, not stored
+        assert time.monotonic() - started < 5
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    with store.reader() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(OUTLINE_CACHE)).scalar() == 0
+    store.branch_view(sid)
+    with store.reader() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(OUTLINE_CACHE)).scalar() == 1

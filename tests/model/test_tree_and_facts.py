@@ -125,3 +125,53 @@ def test_subagent_events_chain_beside_the_head(store):
     result = store.append(s.id, "tool_result", role="tool", text="done")
     assert a1.parent_id == call.id and a2.parent_id == a1.id and result.parent_id == call.id
     assert store.session(s.id).head_event_id == result.id
+
+
+def test_the_head_branch_is_cached_and_never_stale(store):
+    import sqlalchemy as sa
+
+    from model.schema import OUTLINE_CACHE
+
+    sid = store.open_session(title="cached").id
+    first = store.append(sid, "message", role="user", text="q", tokens_in=5)
+    store.append(sid, "message", role="assistant", text="a1", tokens_out=7)
+
+    def cached():
+        with store.reader() as conn:
+            return conn.execute(sa.select(OUTLINE_CACHE.c.head_event_id, OUTLINE_CACHE.c.last_seq)
+                                .where(OUTLINE_CACHE.c.session_id == sid)).first()
+    assert cached() is None
+    outline = store.branch_outline(sid)
+    assert cached() == (store.session(sid).head_event_id, 2)
+    assert outline.turn_tokens == {first.id: 12}
+    assert store.branch_outline(sid) == outline  # from the cache
+    late = store.append(sid, "message", role="user", text="more")
+    assert store.branch_ids(sid)[-1] == late.id and cached().last_seq == 3  # stale, walked again
+    store.rewind(sid, first.id)
+    alt = store.append(sid, "message", role="assistant", text="a2")
+    assert [e.text for e in store.branch_view(sid)] == ["q", "a2"]
+    # other branches are walked on demand, never cached under the head
+    assert [e.text for e in store.events_by_ids(store.branch_ids(sid, late.id))] == ["q", "a1", "more"]
+    assert cached().head_event_id == alt.id
+    store.delete(sid)
+    assert cached() is None
+
+
+def test_a_store_of_the_first_schema_is_upgraded(tmp_path):
+    import sqlite3
+
+    from model import open_store
+
+    path = tmp_path / "old.db"
+    with open_store(path) as s:
+        sid = s.open_session(title="kept").id
+        s.append(sid, "message", role="user", text="hello")
+    with sqlite3.connect(path) as raw:  # back to what revision 0001 created
+        raw.execute("DROP TABLE outline_cache")
+        raw.execute("UPDATE alembic_version SET version_num = '0001'")
+    with open_store(path) as s:
+        assert [e.text for e in s.branch_view(sid)] == ["hello"]
+        assert all(r.ok for r in s.verify())
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT version_num FROM alembic_version").fetchone() == ("0002",)
+        assert raw.execute("SELECT count(*) FROM outline_cache").fetchone() == (1,)
