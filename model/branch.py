@@ -15,6 +15,7 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from . import gcpause
 from .schema import EVENT, SESSION
 from .views import EventView
 
@@ -56,8 +57,13 @@ _SESSION_ROWS_SQL = (
 
 def _session_rows(conn: Connection, session_id: str) -> list[tuple]:
     if conn.dialect.name == "sqlite":
-        # straight from the driver: SQLAlchemy's row objects cost ~5 µs each, 200,000 of them a second
-        return conn.connection.driver_connection.execute(_SESSION_ROWS_SQL, (session_id,)).fetchall()
+        # straight from the driver: SQLAlchemy's row objects cost ~5 µs each, 200,000 of them a second;
+        # in chunks, because one fetchall of 200,000 rows holds the GIL (and the UI thread) for ~70 ms
+        cur = conn.connection.driver_connection.execute(_SESSION_ROWS_SQL, (session_id,))
+        rows: list[tuple] = []
+        while chunk := cur.fetchmany(2000):
+            rows += chunk
+        return rows
     return _light_rows(conn, sa.select(*_LIGHT).where(EVENT.c.session_id == session_id,
                                                       EVENT.c.sidechain.is_(False)))
 
@@ -87,7 +93,8 @@ def branch_ids(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
 
 def walk_entries(conn: Connection, head: str) -> list[tuple]:
     """The full walk to `head`: every kind, subagent runs included (what the cache keeps)."""
-    return _walk(conn, head, (), True)
+    with gcpause.paused():
+        return _walk(conn, head, (), True)
 
 
 def _walk(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),

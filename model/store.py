@@ -292,8 +292,8 @@ class Store:
 
     def tree(self, session_id: str):
         """The session's branch tree, compressed and laid out in lanes (model.tree)."""
-        from . import tree
-        with self.reader() as conn:
+        from . import gcpause, tree
+        with self.reader() as conn, gcpause.paused():
             s = reading.get_session(conn, session_id)
             q = (sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role,
                            sa.func.substr(EVENT.c.text, 1, 200))
@@ -304,7 +304,7 @@ class Store:
             forks = [tree.Fork(r.forked_from_event, r.id, r.title) for r in conn.execute(
                 sa.select(SESSION.c.id, SESSION.c.title, SESSION.c.forked_from_event)
                 .where(SESSION.c.forked_from_session == session_id))]
-        return tree.layout(rows, s.head_event_id, forks)
+            return tree.layout(rows, s.head_event_id, forks)
 
     def leaves(self, session_id: str) -> list[str]:
         with self.reader() as conn:
