@@ -312,10 +312,10 @@ class MainWindow(WindowCommands, QMainWindow):
         label = f"<b>{html.escape(title)}</b> · {len(ids):,} events on {branch}"
         self.timeline_label.setText(label)
         session_id = self.session.id
-        # the count of tips reads the whole session: it follows the rows, it does not hold them up
-        run_task(lambda: len(self.store.leaves(session_id)),
-                 lambda n: self._branch_gen.current(token) and self.timeline_label.setText(f"{label} · {max(1, n)} tips"),
-                 owner=self)
+        # tips and branch points read the whole session: they follow the rows, they do not hold them up
+        store = self.store
+        run_task(lambda: (len(store.leaves(session_id)), store.branch_points(session_id)),
+                 lambda r: self._branch_marks_loaded(token, label, *r), owner=self)
         rows = self.timeline_model.rowCount()
         found = self.timeline_model.row_of(select_event) if select_event else -1
         target = found if found >= 0 else (rows - 1 if at_end else 0)
@@ -325,6 +325,12 @@ class MainWindow(WindowCommands, QMainWindow):
         self.sig_timeline_ready.emit()
         if self.tree_session != self.session.id or self.tree_stale:
             self._load_tree()
+
+    def _branch_marks_loaded(self, token, label: str, tips: int, marks: dict) -> None:
+        if not self._branch_gen.current(token):
+            return
+        self.timeline_label.setText(f"{label} · {max(1, tips)} tips")
+        self.timeline_model.set_fork_points(marks)
 
     def _timeline_at_end(self) -> bool:
         """Whether the user sits on the last event (then new events are followed)."""

@@ -52,7 +52,7 @@ class TimelineModel(QAbstractTableModel):
         self.positions: list[int] | None = None  # visible row → index in all_ids (None: all shown)
         self.cache: dict[str, object] = {}  # event id → EventView, for rows painted lately
         self.pending: set[int] = set()
-        self.fork_points: set[str] = set()
+        self.fork_points: dict[str, list[str]] = {}  # event id → notes on the branches leaving there
         self.sidechain: list[bool] = []
         self.folded = True
         self.expanded: set[str] = set()  # tool calls whose results are shown
@@ -60,21 +60,27 @@ class TimelineModel(QAbstractTableModel):
 
     # -- what is shown ----------------------------------------------------------------
 
-    def show_ids(self, store, ids: list[str], fork_points: set[str] | None = None) -> None:
+    def show_ids(self, store, ids: list[str], fork_points: dict[str, list[str]] | None = None) -> None:
         """Show a plain list of events (no kinds known: nothing folds)."""
         self.show_outline(store, ids, [""] * len(ids), {}, fork_points)
 
     def show_outline(self, store, ids: list[str], kinds: list[str], turn_tokens: dict[str, int],
-                     fork_points: set[str] | None = None, sidechain: list[bool] | None = None) -> None:
+                     fork_points: dict[str, list[str]] | None = None, sidechain: list[bool] | None = None) -> None:
         self._gen.next()
         self.beginResetModel()
         self.store, self.all_ids, self.kinds, self.turn_tokens = store, ids, kinds, turn_tokens
         self.sidechain = sidechain or [False] * len(ids)
         self.cache, self.pending, self.expanded = {}, set(), set()
-        self.fork_points = fork_points or set()
+        self.fork_points = fork_points or {}
         self._layout()
         self.endResetModel()
         self.sig_reset.emit()
+
+    def set_fork_points(self, marks: dict[str, list[str]]) -> None:
+        """Mark the rows where other branches leave (rewinds, forks); found after the rows show."""
+        self.fork_points = marks
+        if self.ids:
+            self.dataChanged.emit(self.index(0, 1), self.index(len(self.ids) - 1, 1))
 
     def set_folded(self, folded: bool) -> None:
         if folded == self.folded:
@@ -258,6 +264,8 @@ class TimelineModel(QAbstractTableModel):
             return e.text[:2000]
         if role == Qt.ItemDataRole.ToolTipRole and col == 4 and e.id in self.turn_tokens:
             return f"{self.turn_tokens[e.id]:,} tokens from this prompt to the next"
+        if role == Qt.ItemDataRole.ToolTipRole and col == 1 and e.id in self.fork_points:
+            return "\n".join(self.fork_points[e.id])
         if role == Qt.ItemDataRole.ToolTipRole and col == 1 and e.kind == "tool_call" and self.positions is not None:
             return "Double-click (or Space) to show or hide this call's output"
         if role == Qt.ItemDataRole.UserRole:

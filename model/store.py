@@ -306,6 +306,36 @@ class Store:
                 .where(SESSION.c.forked_from_session == session_id))]
             return tree.layout(rows, s.head_event_id, forks)
 
+    def lineage(self, session_id: str) -> list[SessionView]:
+        """The session and the sessions it was forked from, oldest origin first."""
+        out, seen = [], set()
+        cur: str | None = session_id
+        while cur and cur not in seen:
+            seen.add(cur)
+            s = self.session(cur)
+            out.append(s)
+            cur = s.forked_from_session
+        return list(reversed(out))
+
+    def branch_points(self, session_id: str) -> dict[str, list[str]]:
+        """Where other branches leave the session's tree (its origins' too): {event id: notes}.
+
+        A rewind shows as two user prompts under one event; a fork as a session forked there.
+        """
+        ids = [s.id for s in self.lineage(session_id)]
+        marks: dict[str, list[str]] = {}
+        with self.reader() as conn:
+            for parent, n in conn.execute(
+                    sa.select(EVENT.c.parent_id, sa.func.count()).where(
+                        EVENT.c.session_id.in_(ids), EVENT.c.kind == "message", EVENT.c.role == "user",
+                        EVENT.c.sidechain.is_(False), EVENT.c.parent_id.is_not(None))
+                    .group_by(EVENT.c.parent_id).having(sa.func.count() > 1)):
+                marks.setdefault(parent, []).append(f"branch point: {n} branches continue from here")
+            for sid, title, at in conn.execute(sa.select(SESSION.c.id, SESSION.c.title, SESSION.c.forked_from_event)
+                                               .where(SESSION.c.forked_from_session.in_(ids))):
+                marks.setdefault(at, []).append(f"forked into “{title or sid[:8]}” ({sid[:8]})")
+        return marks
+
     def leaves(self, session_id: str) -> list[str]:
         with self.reader() as conn:
             return reading.leaves(conn, session_id)

@@ -229,6 +229,10 @@ class EventStream:
             for e in events:
                 yield self.redactor.redact_event(e)
 
+    def text(self, value: str, where: str) -> str:
+        """Any other text the export shows (an origin's title, a note naming a fork), redacted when asked."""
+        return self.redactor.redact_text(value, where) if self.redactor is not None else value
+
     def session(self, part: Part) -> SessionView:
         """The part's session, its title redacted when asked."""
         s = part.session

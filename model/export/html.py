@@ -19,7 +19,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from .core import EventStream
-from .render import Item, branch_marks, describe, lineage, shown, when
+from .render import Item, describe, shown, when
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 FOLD_LINES, FOLD_CHARS = 12, 1500  # longer output starts folded
@@ -119,7 +119,8 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
 
 def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) -> None:
     part = stream.parts[index]
-    chain = lineage(part.session, store)
+    chain = [(x.id, stream.text(x.title, f"session {x.id[:8]} · title"))
+             for x in store.lineage(part.session.id)]
     fh.write(f'<section id="s-{index}"><h1>{html.escape(s.title or "Untitled session")}</h1><ul class="meta">')
     meta = [("session", s.id), ("source", s.source_kind), ("project", s.project or s.cwd), ("model", s.model),
             ("started", when(s.created_at)), ("last activity", when(s.updated_at)),
@@ -133,7 +134,8 @@ def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) ->
         if v:
             fh.write(f"<li>{html.escape(k)}: <b>{html.escape(str(v))}</b></li>")
     fh.write("</ul>\n")
-    marks = branch_marks(store, [i for i, _ in chain])
+    marks = {k: [stream.text(n, "a branch note") for n in v]
+             for k, v in store.branch_points(part.session.id).items()}
     current, agent = (part.session.id if len(chain) == 1 else chain[0][0]), None
     for e in stream.events(index):
         if e.session_id != current and not e.sidechain:

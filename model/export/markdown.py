@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import IO
 
 from .core import EventStream
-from .render import branch_marks, describe, fence, lineage, shown, when
+from .render import describe, fence, shown, when
 
 
 def write(store, stream: EventStream, fh: IO[str], request) -> None:
@@ -23,7 +23,8 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
         facts = [("Session", f"`{s.id}`"), ("Source", s.source_kind), ("Project", s.project or s.cwd),
                  ("Model", s.model), ("Started", when(s.created_at)), ("Last activity", when(s.updated_at)),
                  ("Tokens", f"{s.tokens_in:,} in / {s.tokens_out:,} out" if s.tokens_in or s.tokens_out else "")]
-        chain = lineage(part.session, store)
+        chain = [(x.id, stream.text(x.title, f"session {x.id[:8]} · title"))
+             for x in store.lineage(part.session.id)]
         if len(chain) > 1:
             facts.append(("Forked from", " → ".join(f"“{t or i[:8]}”" for i, t in chain)))
         if part.head:
@@ -34,7 +35,8 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
             if v:
                 fh.write(f"- **{k}:** {v}\n")
         fh.write("\n")
-        marks = branch_marks(store, [i for i, _ in chain])
+        marks = {k: [stream.text(n, "a branch note") for n in v]
+             for k, v in store.branch_points(part.session.id).items()}
         current_session, agent = part.session.id if len(chain) == 1 else chain[0][0], None
         for e in stream.events(index):
             if e.session_id != current_session and not e.sidechain:

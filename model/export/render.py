@@ -14,9 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-import sqlalchemy as sa
-
-from ..schema import EVENT, SESSION
 from ..views import EventView
 
 # kinds shown at each detail level
@@ -147,30 +144,3 @@ def fence(code: str) -> str:
         run = run + 1 if ch == "`" else 0
         longest = max(longest, run)
     return "`" * max(3, longest + 1)
-
-
-def branch_marks(store, session_ids: list[str]) -> dict[str, list[str]]:
-    """Notes on events where other branches leave: rewinds (another prompt under the same
-    parent) and forks into other sessions. {event id: ["forked into …", …]}"""
-    marks: dict[str, list[str]] = {}
-    with store.reader() as conn:
-        for parent, n in conn.execute(
-                sa.select(EVENT.c.parent_id, sa.func.count()).where(
-                    EVENT.c.session_id.in_(session_ids), EVENT.c.kind == "message", EVENT.c.role == "user",
-                    EVENT.c.sidechain.is_(False), EVENT.c.parent_id.is_not(None))
-                .group_by(EVENT.c.parent_id).having(sa.func.count() > 1)):
-            marks.setdefault(parent, []).append(f"branch point: {n} branches continue from here")
-        for sid, title, at in conn.execute(sa.select(SESSION.c.id, SESSION.c.title, SESSION.c.forked_from_event)
-                                           .where(SESSION.c.forked_from_session.in_(session_ids))):
-            marks.setdefault(at, []).append(f"forked into “{title or sid[:8]}” ({sid[:8]})")
-    return marks
-
-
-def lineage(parts_session, store) -> list[tuple[str, str]]:
-    """(session id, title) from the oldest origin to this session."""
-    out, cur, seen = [], parts_session, set()
-    while cur is not None and cur.id not in seen:
-        seen.add(cur.id)
-        out.append((cur.id, cur.title))
-        cur = store.session(cur.forked_from_session) if cur.forked_from_session else None
-    return list(reversed(out))

@@ -275,10 +275,16 @@ def test_import_runs_in_a_child_process_and_can_be_cancelled(qtbot, tmp_path):
 def test_tool_output_folds_under_its_call(window, qtbot):
     _select(window, qtbot, "Fix the flaky login test")
     model = window.timeline_model
+    qtbot.waitUntil(lambda: bool(model.fork_points), timeout=5000)  # rewinds and the fork, marked
+    assert any("forked into “Try retry-on-failure instead”" in n for notes in model.fork_points.values() for n in notes)
+    assert "tips" in window.timeline_label.text()
     assert window.qactions["timeline.fold"].isChecked() and model.folded
     rows = model.rowCount()
     for row in range(rows):
         model.load_page_blocking(row)
+    marked = [r for r in range(rows) if model.data(model.index(r, 1)).endswith("⑂")]
+    tips = [model.data(model.index(r, 1), Qt.ItemDataRole.ToolTipRole) for r in marked]
+    assert marked and all("branch point" in t or "forked into" in t for t in tips)
     call = next(r for r in range(rows) if model.data(model.index(r, 1)).startswith("▸ tool call"))
     assert "→" in model.data(model.index(call, 3))  # the output's first line, inline
     window.timeline.scrollTo(model.index(call, 3))
