@@ -275,13 +275,17 @@ class Store:
                 db.try_write(self.engine, outline.store_entries, session_id, *walked)
         return outline.shape(entries, skip_kinds, include_subagents)
 
-    def warm(self, session_ids) -> None:
-        """Make the sessions quick to open: their head branch walked and stored, the facts at
-        their head folded and snapshotted. Importers call this for what they touched."""
+    WARM_MIN_EVENTS = 2000  # below this a session opens in a few ms anyway
+
+    def warm(self, session_ids, min_events: int | None = None) -> None:
+        """Make big sessions quick to open: their head branch walked and stored, the facts at
+        their head folded and snapshotted. Importers call this for what they touched; small
+        sessions are left to be walked when opened (they cost more to warm in bulk than to open)."""
+        floor = self.WARM_MIN_EVENTS if min_events is None else min_events
         for sid in session_ids:
             with contextlib.suppress(SessionscopeError):
                 s = self.session(sid)
-                if s.head_event_id:
+                if s.head_event_id and s.event_count >= floor:
                     self.branch_outline(sid)
                     self.facts_at(s.head_event_id)
 
