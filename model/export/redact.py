@@ -153,7 +153,9 @@ class Redactor:
                                *((kind, rx, False) for kind, plugin in _detect_secrets_plugins()
                                  for rx in plugin.denylist if not _CONTEXT_SHAPED.search(rx.pattern))]
         self.findings: dict[str, Finding] = {}  # by placeholder
-        self._clean: set[str] = set()  # short strings known to hold no secret (transcripts repeat a lot)
+        # strings known to hold no secret, by digest: a Claude line's text and its payload repeat
+        # the same content, and transcripts repeat themselves a lot
+        self._clean: set[bytes] = set()
         self.occurrences = 0
 
     # -- finding ------------------------------------------------------------------
@@ -208,12 +210,13 @@ class Redactor:
         """`text` with each secret replaced by its placeholder (recorded under `where`)."""
         if not text:
             return text
-        if text in self._clean:
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        if key in self._clean:
             return text
         spans = self.spans(text)
         if not spans:
-            if len(text) < 4096 and len(self._clean) < 100_000:
-                self._clean.add(text)
+            if len(self._clean) < 1_000_000:
+                self._clean.add(key)
             return text
         out, last = [], 0
         for start, end, kind in spans:
