@@ -19,7 +19,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from .core import EventStream
-from .render import Item, describe, shown, when
+from .render import Item, steps, titled_lineage, when
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 FOLD_LINES, FOLD_CHARS = 12, 1500  # longer output starts folded
@@ -119,8 +119,7 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
 
 def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) -> None:
     part = stream.parts[index]
-    chain = [(x.id, stream.text(x.title, f"session {x.id[:8]} · title"))
-             for x in store.lineage(part.session.id)]
+    chain = titled_lineage(store, stream, part)
     fh.write(f'<section id="s-{index}"><h1>{html.escape(s.title or "Untitled session")}</h1><ul class="meta">')
     meta = [("session", s.id), ("source", s.source_kind), ("project", s.project or s.cwd), ("model", s.model),
             ("started", when(s.created_at)), ("last activity", when(s.updated_at)),
@@ -134,28 +133,16 @@ def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) ->
         if v:
             fh.write(f"<li>{html.escape(k)}: <b>{html.escape(str(v))}</b></li>")
     fh.write("</ul>\n")
-    marks = {k: [stream.text(n, "a branch note") for n in v]
-             for k, v in store.branch_points(part.session.id).items()}
-    current, agent = (part.session.id if len(chain) == 1 else chain[0][0]), None
-    for e in stream.events(index):
-        if e.session_id != current and not e.sidechain:
-            current = e.session_id
-            fh.write(f'<p class="boundary">— the branch continues in session {html.escape(e.session_id[:8])} '
+    for step in steps(store, stream, index, request.detail):
+        if step.what == "boundary":
+            fh.write(f'<p class="boundary">— the branch continues in session {html.escape(step.text[:8])} '
                      "(forked here) —</p>\n")
-        item = describe(e)
-        if not shown(item, request.detail) or (request.detail == "prompts" and e.sidechain):
-            continue
-        run = e.agent_id if e.sidechain else None
-        if run != agent:
-            if agent is not None:
-                fh.write("</details>\n")
-            if run is not None:
-                fh.write(f'<details class="subagent" open><summary>Subagent run {html.escape(run)}</summary>\n')
-            agent = run
-        tokens = f" · {e.tokens_in + e.tokens_out:,} tokens" if e.tokens_in or e.tokens_out else ""
-        fh.write(_item_html(item, e, tokens) + "\n")
-        for note in marks.get(e.id, ()):
-            fh.write(f'<p class="mark">⑂ {html.escape(note)}</p>\n')
-    if agent is not None:
-        fh.write("</details>\n")
+        elif step.what == "run_start":
+            fh.write(f'<details class="subagent" open><summary>Subagent run {html.escape(step.text)}</summary>\n')
+        elif step.what == "run_end":
+            fh.write("</details>\n")
+        elif step.what == "mark":
+            fh.write(f'<p class="mark">⑂ {html.escape(step.text)}</p>\n')
+        else:
+            fh.write(_item_html(step.item, step.event, step.tokens) + "\n")
     fh.write("</section>\n")

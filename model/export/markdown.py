@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import IO
 
 from .core import EventStream
-from .render import describe, fence, shown, when
+from .render import fence, steps, titled_lineage, when
 
 
 def write(store, stream: EventStream, fh: IO[str], request) -> None:
@@ -23,8 +23,7 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
         facts = [("Session", f"`{s.id}`"), ("Source", s.source_kind), ("Project", s.project or s.cwd),
                  ("Model", s.model), ("Started", when(s.created_at)), ("Last activity", when(s.updated_at)),
                  ("Tokens", f"{s.tokens_in:,} in / {s.tokens_out:,} out" if s.tokens_in or s.tokens_out else "")]
-        chain = [(x.id, stream.text(x.title, f"session {x.id[:8]} · title"))
-             for x in store.lineage(part.session.id)]
+        chain = titled_lineage(store, stream, part)
         if len(chain) > 1:
             facts.append(("Forked from", " → ".join(f"“{t or i[:8]}”" for i, t in chain)))
         if part.head:
@@ -35,29 +34,22 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
             if v:
                 fh.write(f"- **{k}:** {v}\n")
         fh.write("\n")
-        marks = {k: [stream.text(n, "a branch note") for n in v]
-             for k, v in store.branch_points(part.session.id).items()}
-        current_session, agent = part.session.id if len(chain) == 1 else chain[0][0], None
-        for e in stream.events(index):
-            if e.session_id != current_session and not e.sidechain:
-                current_session = e.session_id
-                fh.write(f"*— the branch continues in session `{e.session_id[:8]}` (forked here) —*\n\n")
-            item = describe(e)
-            if not shown(item, request.detail) or (request.detail == "prompts" and e.sidechain):
-                continue
-            quote = "> " if e.sidechain else ""
-            if e.sidechain and e.agent_id != agent:
-                fh.write(f"> **Subagent run** `{e.agent_id or '?'}`\n>\n")
-            agent = e.agent_id if e.sidechain else None
-            tokens = f" · {e.tokens_in + e.tokens_out:,} tokens" if e.tokens_in or e.tokens_out else ""
-            _block(fh, quote, f"**{item.label}** · {when(e.ts)}{tokens}")
-            if item.text:
-                _block(fh, quote, item.text)
-            if item.code:
-                f = fence(item.code)
-                _block(fh, quote, f"{f}{item.language if item.language != 'text' else ''}\n{item.code}\n{f}")
-            for note in marks.get(e.id, ()):
-                _block(fh, quote, f"*⑂ {note}*")
+        for step in steps(store, stream, index, request.detail):
+            quote = "> " if step.event is not None and step.event.sidechain else ""
+            if step.what == "boundary":
+                fh.write(f"*— the branch continues in session `{step.text[:8]}` (forked here) —*\n\n")
+            elif step.what == "run_start":
+                fh.write(f"> **Subagent run** `{step.text}`\n>\n")
+            elif step.what == "mark":
+                _block(fh, quote, f"*⑂ {step.text}*")
+            elif step.what == "event":
+                item = step.item
+                _block(fh, quote, f"**{item.label}** · {when(step.event.ts)}{step.tokens}")
+                if item.text:
+                    _block(fh, quote, item.text)
+                if item.code:
+                    f = fence(item.code)
+                    _block(fh, quote, f"{f}{item.language if item.language != 'text' else ''}\n{item.code}\n{f}")
 
 
 def _block(fh: IO[str], quote: str, text: str) -> None:

@@ -144,3 +144,51 @@ def fence(code: str) -> str:
         run = run + 1 if ch == "`" else 0
         longest = max(longest, run)
     return "`" * max(3, longest + 1)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing a reading format writes, in order: a session boundary on the branch, the
+    start or end of a subagent run, a shown event, or a note on branches leaving an event."""
+
+    what: str  # "boundary", "run_start", "run_end", "event", "mark"
+    event: EventView | None = None
+    item: Item | None = None
+    text: str = ""  # the session id (boundary), the agent (run), the note (mark)
+
+    @property
+    def tokens(self) -> str:
+        e = self.event
+        return f" · {e.tokens_in + e.tokens_out:,} tokens" if e and (e.tokens_in or e.tokens_out) else ""
+
+
+def steps(store, stream, index: int, detail: str):
+    """The reading of part `index` at `detail`: what Markdown and HTML both write, in order."""
+    part = stream.parts[index]
+    lineage = store.lineage(part.session.id)
+    marks = store.branch_points(part.session.id)
+    current, agent = lineage[0].id, None
+    for e in stream.events(index):
+        if e.session_id != current and not e.sidechain:
+            current = e.session_id
+            yield Step("boundary", text=e.session_id)
+        item = describe(e)
+        if not shown(item, detail) or (detail == "prompts" and e.sidechain):
+            continue
+        run = e.agent_id or "?" if e.sidechain else None
+        if run != agent:
+            if agent is not None:
+                yield Step("run_end", text=agent)
+            if run is not None:
+                yield Step("run_start", text=run)
+            agent = run
+        yield Step("event", e, item)
+        for note in marks.get(e.id, ()):
+            yield Step("mark", e, text=stream.text(note, "a branch note"))
+    if agent is not None:
+        yield Step("run_end", text=agent)
+
+
+def titled_lineage(store, stream, part) -> list[tuple[str, str]]:
+    """(id, title) from the oldest origin to this session, titles redacted when asked."""
+    return [(x.id, stream.text(x.title, f"session {x.id[:8]} · title")) for x in store.lineage(part.session.id)]

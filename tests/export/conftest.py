@@ -22,12 +22,7 @@ def claude_session(folder, secret_text: str = "") -> Transcript:
     t.tool_result(task, "found it", extra={"agentId": "a1b2c3d", "status": "completed", "agentType": "general"})
     t.assistant("Fixed by waiting for the redirect.")
     t.write(folder)
-    sub = Transcript(session_id=t.session_id)
-    sub.user("look", parent=None)
-    sub.assistant("looked in tests/")
-    for line in sub.lines:
-        line.update(isSidechain=True, agentId="a1b2c3d")
-    sub.write(folder / t.session_id / "subagents", "agent-a1b2c3d.jsonl")
+    t.write_subagent(folder, "a1b2c3d", "look", "looked in tests/")
     return t
 
 

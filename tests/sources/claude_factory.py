@@ -71,6 +71,16 @@ class Transcript:
     def text(self) -> str:
         return "".join(orjson.dumps(line).decode() + "\n" for line in self.lines)
 
+    def write_subagent(self, project: Path, agent_id: str, prompt: str, reply: str) -> "Transcript":
+        """The run of subagent `agent_id` in the 2.1.x nested layout (<session>/subagents/agent-<id>.jsonl)."""
+        sub = Transcript(session_id=self.session_id)
+        sub.user(prompt, parent=None)
+        sub.assistant(reply)
+        for line in sub.lines:
+            line.update(isSidechain=True, agentId=agent_id)
+        sub.write(project / self.session_id / "subagents", f"agent-{agent_id}.jsonl")
+        return sub
+
     def write(self, folder: Path, name: str | None = None) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / (name or f"{self.session_id}.jsonl")

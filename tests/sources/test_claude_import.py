@@ -145,12 +145,7 @@ def _with_nested_subagent(tmp_path, after_result: bool = False):
         t.assistant("done")
     project = _project(tmp_path)
     t.write(project)
-    sub = Transcript(session_id=t.session_id)
-    sub.user("look", parent=None)
-    sub.assistant("looked")
-    for line in sub.lines:
-        line.update(isSidechain=True, agentId="a1b2c3d")
-    sub.write(project / t.session_id / "subagents", "agent-a1b2c3d.jsonl")
+    sub = t.write_subagent(project, "a1b2c3d", "look", "looked")
     return t, call, result, sub, project
 
 
