@@ -124,3 +124,23 @@ def test_cancel_leaves_no_file(rich_store, tmp_path):
                progress=lambda done, total, label: cancel.set(), cancel=cancel)
     assert not path.exists() and [p for p in tmp_path.iterdir() if p.name.endswith(".part")] == []
     assert store.audit_log()[0]["action"] == "export" and store.audit_log()[0]["outcome"] == "cancelled"
+
+
+def test_a_session_that_went_on_after_the_export_is_already_here(rich_store, tmp_path):
+    store, _t = rich_store
+    sid = store.sessions()[0].id
+    path = tmp_path / "then.jsonl"
+    export(store, ExportRequest("jsonl", (sid,)), path)
+    store.append(sid, "message", role="user", text="later")
+    result = import_file(store, path)
+    assert result.imported == [] and result.already_here == [sid]
+
+
+def test_an_unwritable_place_is_a_clear_error_and_leaves_nothing(rich_store, tmp_path):
+    store, _t = rich_store
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with pytest.raises(InvalidInput, match="could not write"):
+        export(store, ExportRequest("html", (store.sessions()[0].id,)), blocker / "out.html")
+    assert store.audit_log()[0]["action"] == "export" and store.audit_log()[0]["outcome"] == "error"
+    assert blocker.read_text() == "not a folder"
