@@ -315,7 +315,7 @@ class MainWindow(WindowCommands, QMainWindow):
         # tips and branch points read the whole session: they follow the rows, they do not hold them up
         store = self.store
         run_task(lambda: (len(store.leaves(session_id)), store.branch_points(session_id)),
-                 lambda r: self._branch_marks_loaded(token, label, *r), owner=self)
+                 lambda r: self._branch_marks_loaded(token, label, *r), self._marks_failed(token), owner=self)
         rows = self.timeline_model.rowCount()
         found = self.timeline_model.row_of(select_event) if select_event else -1
         target = found if found >= 0 else (rows - 1 if at_end else 0)
@@ -325,6 +325,14 @@ class MainWindow(WindowCommands, QMainWindow):
         self.sig_timeline_ready.emit()
         if self.tree_session != self.session.id or self.tree_stale:
             self._load_tree()
+
+    def _marks_failed(self, token):
+        def failed(exc: BaseException) -> None:
+            from model.errors import NotFound
+            # the session went away meanwhile (deleted, purged): the marks no longer matter
+            if self._branch_gen.current(token) and not isinstance(exc, NotFound):
+                self._error("mark the branch points")(exc)
+        return failed
 
     def _branch_marks_loaded(self, token, label: str, tips: int, marks: dict) -> None:
         if not self._branch_gen.current(token):

@@ -302,3 +302,14 @@ def test_tool_output_folds_under_its_call(window, qtbot):
         window.detail.current_event.id
     window.qactions["timeline.fold"].trigger()
     assert model.folded
+
+
+def test_marks_of_a_session_deleted_meanwhile_are_dropped_quietly(window, qtbot, dialogs):
+    from model.errors import NotFound, StoreUnavailable
+
+    token = window._branch_gen.value
+    window._marks_failed(token)(NotFound("no session with id 'x' in this store"))
+    assert dialogs == []  # nothing to tell: the session is gone
+    window._marks_failed(token)(StoreUnavailable("the store could not be used: disk I/O error"))
+    assert dialogs and "disk I/O error" in dialogs[-1][1]
+    dialogs.expected = len(dialogs)
