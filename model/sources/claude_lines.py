@@ -10,6 +10,7 @@ with role "extracted", attached under the line they came from.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +32,26 @@ CHAIN_TYPES = frozenset({"user", "assistant", "system", "progress", "attachment"
 HEAD_KINDS = frozenset({"message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary"})
 FILE_TOOLS = {"Edit": "edit", "MultiEdit": "edit", "Write": "write", "NotebookEdit": "edit"}
 TOOL_TEXT_MAX = 16_384
-TITLE_RANK = {"first_prompt": 1, "summary": 2, "ai": 3, "custom": 4}
+TITLE_RANK = {"command": 0.5, "first_prompt": 1, "summary": 2, "ai": 3, "custom": 4}
+# What Claude Code puts before a prompt without the user typing it (as claude-agent-sdk skips them
+# when it names a session): IDE context blocks, hook output, interruptions.
+_IDE_BLOCK = re.compile(r"^\s*<(ide_opened_file|ide_selection|system-reminder)>[\s\S]*?</\1>")
+_NOT_A_PROMPT = re.compile(r"^(?:<local-command-stdout>|<session-start-hook>|<tick>|<goal>|"
+                           r"\[Request interrupted by user[^\]]*\])")
+_COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>")
+
+
+def prompt_title(text: str) -> str:
+    """The words a user typed, for a title: leading IDE and reminder blocks removed."""
+    while True:
+        m = _IDE_BLOCK.match(text)
+        if not m:
+            break
+        text = text[m.end():]
+    text = text.strip()
+    return "" if _NOT_A_PROMPT.match(text) else text
+
+
 COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>", "<bash-input>",
                     "<bash-stdout>", "<local-command-caveat>", "Caveat:")
 
@@ -226,7 +246,11 @@ def _session_fields(t: str, obj: dict[str, Any], text: str, st: SessionState, ct
     elif t == "user" and st.title_rank < 1 and _is_real_prompt(obj, text) and not obj.get("isCompactSummary"):
         if not (isinstance(msg.get("content"), list) and any(
                 isinstance(b, dict) and b.get("type") == "tool_result" for b in msg["content"])):
-            _set_title(st, text, "first_prompt")
+            title = prompt_title(text)
+            if title:
+                _set_title(st, title, "first_prompt")
+    elif t == "user" and st.title_rank < 0.5 and not obj.get("isMeta") and (m := _COMMAND_NAME.search(text)):
+        _set_title(st, m.group(1), "command")  # a session that is only slash commands: named by the first
     elif t == "tag" and isinstance(obj.get("tag"), str):
         st.info.fields["tags"] = [obj["tag"]] if obj["tag"] else []
         st.info.meta["tag_set"] = True

@@ -283,3 +283,20 @@ def test_subagent_runs_follow_their_spawn_in_the_timeline(store, tmp_path):
     order = [ids.index(x) for x in (call["uuid"], sub.lines[0]["uuid"], sub.lines[1]["uuid"], result["uuid"])]
     assert order == sorted(order)
     assert sub.lines[0]["uuid"] not in store.branch_ids(t.session_id)  # not by default
+
+
+def test_titles_skip_what_the_user_did_not_type(store, tmp_path):
+    """IDE context blocks before a prompt are not its title; a session of slash commands only is
+    named by its first command (claude-agent-sdk names sessions the same way)."""
+    project = _project(tmp_path)
+    ide = Transcript()
+    ide.user("<ide_opened_file>The user opened the file /w/a.py in the IDE.</ide_opened_file>Fix the import")
+    ide.assistant("done")
+    ide.write(project)
+    cmd = Transcript()
+    cmd.user("<command-message>init is analyzing</command-message>\n<command-name>/init</command-name>")
+    cmd.user("<local-command-stdout>ok</local-command-stdout>")
+    cmd.write(project)
+    import_paths(store, [project])
+    assert store.session(ide.session_id).title == "Fix the import"
+    assert store.session(cmd.session_id).title == "/init"
