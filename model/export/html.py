@@ -78,12 +78,30 @@ def code_html(code: str, language: str) -> str:
     return f"<pre>{html.escape(code)}</pre>"
 
 
+def prose_html(text: str) -> str:
+    """Prose as written, its fenced code blocks highlighted (the language named after the fence)."""
+    parts = text.split("```")
+    if len(parts) < 3:
+        return f'<div class="text">{html.escape(text)}</div>'
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2 and i < len(parts) - 1:  # inside a closed fence
+            first, newline, code = part.partition("\n")
+            named = newline and (first.strip().isidentifier() or first.strip() in ("c++", "c#"))
+            language = first.strip().lower() if named else ""
+            out.append(code_html(code if named or (newline and not first.strip()) else part, language or "text"))
+        elif part.strip():
+            prefix = "```" if i % 2 else ""  # an unclosed fence stays text
+            out.append(f'<div class="text">{html.escape(prefix + part.strip(chr(10)))}</div>')
+    return "".join(out)
+
+
 def _item_html(item: Item, e, tokens: str) -> str:
     cls = f"ev {item.kind}{' error' if item.error else ''}"
     out = [f'<div class="{cls}" id="e-{html.escape(e.id)}"><div class="head"><b>{html.escape(item.label)}</b>'
            f" · {html.escape(when(e.ts))}{html.escape(tokens)}</div>"]
     if item.text:
-        out.append(f'<div class="text">{html.escape(item.text)}</div>')
+        out.append(prose_html(item.text))
     if item.code:
         body = code_html(item.code, item.language)
         lines = item.code.count("\n") + 1

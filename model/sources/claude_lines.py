@@ -219,7 +219,8 @@ def _set_title(st: SessionState, title: str, source: str) -> None:
     rank = TITLE_RANK[source]
     if title.strip() and rank >= st.title_rank:
         st.title_rank = rank
-        st.info.fields["title"] = " ".join(title.split())[:200]
+        title = " ".join(title.split())
+        st.info.fields["title"] = title if len(title) <= 200 else title[:200].rstrip() + "…"
         st.info.meta["title_source"] = source
         st.info.meta["title_rank"] = rank
 
