@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 
 from .workers import Generation, run_task
 
@@ -44,16 +44,29 @@ class SessionTableModel(QAbstractTableModel):
         self.filters: dict = {}
         self.sort_key, self.descending = "updated", True
         self._gen = Generation()
+        self._reload_pending = False
 
     def set_store(self, store) -> None:
         self.store = store
         self.reload()
 
     def set_filters(self, **filters) -> None:
-        self.filters = {k: v for k, v in filters.items() if v not in (None, "", False)}
+        filters = {k: v for k, v in filters.items() if v not in (None, "", False)}
+        if filters == self.filters and self._gen.value:
+            return  # the same list (the sidebar re-selects its item whenever its counts refresh)
+        self.filters = filters
         self.reload()
 
     def reload(self) -> None:
+        """Query again, once: calls made in the same turn of the event loop (the store set, the
+        saved sort and filters restored) share one query instead of racing each other."""
+        if self.store is None or self._reload_pending:
+            return
+        self._reload_pending = True
+        QTimer.singleShot(0, self._reload_now)
+
+    def _reload_now(self) -> None:
+        self._reload_pending = False
         if self.store is None:
             return
         token = self._gen.next()

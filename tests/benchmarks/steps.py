@@ -158,7 +158,7 @@ def gui(db: str, home: str) -> dict:
     """Window with 20,000 sessions; first rows of a 200,000-event timeline; UI stall during an import."""
     import uuid
 
-    from PySide6.QtCore import QElapsedTimer, QTimer
+    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     from gui.app import make_app
@@ -187,19 +187,29 @@ def gui(db: str, home: str) -> dict:
     warm, _ = timed(lambda: store.warm([big]))  # what an import does for the sessions it touched
 
     app = make_app()
+
+    def wait_until(condition) -> None:
+        """Let the event loop run, idle as in the app, until `condition` holds (checked every 5 ms).
+        A busy processEvents() loop would fight the workers for the GIL and time itself, not the app."""
+        loop, check = QEventLoop(), QTimer()
+        check.setInterval(5)
+        check.timeout.connect(lambda: condition() and loop.quit())
+        check.start()
+        if not condition():
+            loop.exec()
+        check.stop()
+
     t0 = time.perf_counter()
     w = MainWindow()
     w.show()
     w.set_store(store)
-    while w.sessions_model.rowCount() < 20_000:
-        app.processEvents()
+    wait_until(lambda: w.sessions_model.rowCount() >= 20_000)
     window = time.perf_counter() - t0
 
     t1 = time.perf_counter()
     w.open_session(big)
-    while not (w.session and w.session.id == big and w.timeline_model.rowCount() == 200_000
-               and w.timeline_model.event_at(0) is not None):
-        app.processEvents()
+    wait_until(lambda: bool(w.session and w.session.id == big and w.timeline_model.rowCount() == 200_000
+                            and w.timeline_model.event_at(0) is not None))
     timeline = time.perf_counter() - t1
 
     gaps, clock = [0], QElapsedTimer()
@@ -214,8 +224,7 @@ def gui(db: str, home: str) -> dict:
     w.job.sig_finished.connect(done.append)
     w.job.start(store, [home])
     t2 = time.perf_counter()
-    while not done:
-        app.processEvents()
+    wait_until(lambda: bool(done))
     import_s = time.perf_counter() - t2
     timer.stop()
     size = sum(p.stat().st_size for p in Path(home).rglob("*.jsonl")) / 1e6
