@@ -70,6 +70,12 @@ def list_sessions(
     q = session_query(**filters).order_by(col.desc() if descending else col.asc(), SESSION.c.id)
     if limit is not None:
         q = q.limit(limit).offset(offset)
+    if conn.dialect.name == "sqlite":
+        # straight from the driver: SQLAlchemy's row objects cost more than the rows themselves
+        compiled = q.compile(dialect=conn.dialect)
+        params = [compiled.params[k] for k in compiled.positiontup or ()]
+        rows = conn.connection.driver_connection.execute(str(compiled), params).fetchall()
+        return SessionView.from_tuples([c.name for c in q.selected_columns], rows)
     return [SessionView.from_row(r) for r in conn.execute(q)]
 
 
