@@ -127,7 +127,8 @@ class ExportDialog(QDialog):
 
         lay = QVBoxLayout(self)
         lay.addLayout(form)
-        lay.addWidget(QLabel("Secrets found (reviewed before anything is written):"))
+        self.review_label = QLabel("Secrets found (reviewed before anything is written):")
+        lay.addWidget(self.review_label)
         lay.addWidget(self.review, 1)
         lay.addWidget(self.status)
         lay.addLayout(buttons)
@@ -154,6 +155,8 @@ class ExportDialog(QDialog):
         self.detail.setEnabled(fmt in ("md", "html"))
         self.findings = None  # new choices, new review
         self.review.clear()
+        for w in (self.review_label, self.review):
+            w.setVisible(self.redact.isChecked())
         self.go.setText("Scan for Secrets" if self.redact.isChecked() else "Export")
         self._suggest_path()
 

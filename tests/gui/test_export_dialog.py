@@ -65,6 +65,7 @@ def test_export_several_selected_sessions(window, qtbot, opened, tmp_path):
     assert "2 selected sessions" in dialog.findChild(QRadioButton, "what-sessions").text()
     dialog.format.setCurrentIndex(dialog.format.findData("md"))
     dialog.redact.setChecked(False)
+    assert dialog.review.isHidden() and dialog.go.text() == "Export"  # no review without redaction
     dialog.path.setText(str(tmp_path / "two.md"))
     _run(dialog, qtbot, lambda: dialog.report is not None)
     assert dialog.report.sessions == 2
