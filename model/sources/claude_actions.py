@@ -95,14 +95,14 @@ def _claude_session(store: Store, session_id: str):
 
 def fork_lines(store: Store, session_id: str, up_to: str, title: str | None = None) -> tuple[str, list[str]]:
     """The lines of a fork ending at `up_to`: its ancestry only, never a sibling branch."""
-    events = [e for e in store.branch_view(session_id, head=up_to)
-              if e.kind in _KEEP_KINDS and not e.sidechain and e.payload.startswith("{")]
+    branch = store.branch_view(session_id, head=up_to)
+    events = [e for e in branch if e.kind in _KEEP_KINDS and not e.sidechain and e.payload.startswith("{")]
     if not events:
         raise Refused(f"nothing to fork in session {session_id} up to {up_to}")
     entries = [orjson.loads(e.payload) for e in events]
     mapping = {entry["uuid"]: str(uuid.uuid4()) for entry in entries if isinstance(entry.get("uuid"), str)}
     kept = {e.id for e in events}
-    parent_of = {e.id: e.parent_id for e in store.branch_view(session_id, head=up_to)}
+    parent_of = {e.id: e.parent_id for e in branch}
     new_id = str(uuid.uuid4())
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     lines = []
