@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QByteArray, QItemSelectionModel, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QMainWindow, QMessageBox, QProgressBar, QPushButton, QSizePolicy, QSplitter,
                                QStackedWidget, QTableView, QVBoxLayout, QWidget)
@@ -39,6 +40,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.actions_ = SessionActions(self)
         self.actions_.sig_changes.connect(self.apply_changes)
         self.actions_.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
+        self.actions_.sig_busy.connect(self._busy)
         self.qactions = action_registry.build(self, self._handlers())
         self._build_views()
         self._build_menus()
@@ -170,7 +172,9 @@ class MainWindow(WindowCommands, QMainWindow):
         self.progress = QProgressBar(maximumWidth=220)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(lambda: self.job.cancel())
-        for w in (self.progress, self.cancel_button):
+        self.busy_label = QLabel("")  # what a running action is doing (fork, rewind, delete …)
+        self.busy_label.setObjectName("busy-label")
+        for w in (self.busy_label, self.progress, self.cancel_button):
             w.hide()
             self.statusBar().addPermanentWidget(w)
 
@@ -392,6 +396,15 @@ class MainWindow(WindowCommands, QMainWindow):
         has_rows = self.timeline_model.rowCount() > 0
         for action_id in ("timeline.next_prompt", "timeline.prev_prompt", "timeline.find"):
             self.qactions[action_id].setEnabled(has_rows)
+
+    def _busy(self, what: str) -> None:
+        """While an action runs: say so, with a busy bar (an import's own bar takes precedence)."""
+        self.busy_label.setText(f"{what.capitalize()}…" if what else "")
+        self.busy_label.setVisible(bool(what))
+        if what:
+            QGuiApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
+        elif QGuiApplication.overrideCursor() is not None:
+            QGuiApplication.restoreOverrideCursor()
 
     def _error(self, what: str):
         return lambda exc: QMessageBox.warning(self, f"Could not {what}", str(exc))

@@ -25,6 +25,7 @@ DEFAULT_TERMINAL = "x-terminal-emulator -e {command}"
 class SessionActions(QObject):
     sig_changes = Signal(object)  # model.views.Changes
     sig_message = Signal(str)
+    sig_busy = Signal(str)  # an action started ("" when it ended): a fork of a big transcript takes seconds
 
     def __init__(self, window: QWidget):
         super().__init__(window)
@@ -40,10 +41,16 @@ class SessionActions(QObject):
 
     def _run(self, what: str, fn, done=None) -> None:
         def finished(changes):
+            self.sig_busy.emit("")
             self.sig_changes.emit(changes)
             if done:
                 done(changes)
-        run_task(fn, finished, self._fail(what), owner=self)
+
+        def failed(exc):
+            self.sig_busy.emit("")
+            self._fail(what)(exc)
+        self.sig_busy.emit(what)
+        run_task(fn, finished, failed, owner=self)
 
     @staticmethod
     def enabled(session, event) -> dict[str, bool]:

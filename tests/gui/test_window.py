@@ -93,9 +93,13 @@ def test_fork_rewind_compact_rename(window, qtbot, monkeypatch):
     qtbot.waitUntil(lambda: window.detail.current_event is not None, timeout=5000)
     event = window.detail.current_event
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("triage, take two", True))
+    busy = []
+    window.actions_.sig_busy.connect(lambda what: busy.append((what, window.busy_label.isVisible())))
     with _wait_changes(window, qtbot) as blocker:
         window.qactions["session.fork"].trigger()
+        assert window.busy_label.text() == "Fork…"  # said at once, while the worker runs
     fork = blocker.args[0].session
+    assert [w for w, _ in busy] == ["fork", ""] and window.busy_label.isHidden()
     assert fork.forked_from_event == event.id and fork.title == "triage, take two"
     # the window moves on to the new session once the list has it
     qtbot.waitUntil(lambda: window.sessions_view.currentIndex().row() == window.sessions_model.row_of(fork.id)
