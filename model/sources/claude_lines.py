@@ -32,7 +32,7 @@ CHAIN_TYPES = frozenset({"user", "assistant", "system", "progress", "attachment"
 HEAD_KINDS = frozenset({"message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary"})
 FILE_TOOLS = {"Edit": "edit", "MultiEdit": "edit", "Write": "write", "NotebookEdit": "edit"}
 TOOL_TEXT_MAX = 16_384
-TITLE_RANK = {"command": 0.5, "first_prompt": 1, "summary": 2, "ai": 3, "custom": 4}
+TITLE_RANK = {"subagent_prompt": 0.25, "command": 0.5, "first_prompt": 1, "summary": 2, "ai": 3, "custom": 4}
 # What Claude Code puts before a prompt without the user typing it (as claude-agent-sdk skips them
 # when it names a session): IDE context blocks, hook output, interruptions.
 _IDE_BLOCK = re.compile(r"^\s*<(ide_opened_file|ide_selection|system-reminder)>[\s\S]*?</\1>")
@@ -252,6 +252,10 @@ def _session_fields(t: str, obj: dict[str, Any], text: str, st: SessionState, ct
                 _set_title(st, title, "first_prompt")
     elif t == "user" and st.title_rank < 0.5 and not obj.get("isMeta") and (m := _COMMAND_NAME.search(text)):
         _set_title(st, m.group(1), "command")  # a session that is only slash commands: named by the first
+    elif t == "user" and st.title_rank < 0.25 and obj.get("isSidechain") and not obj.get("isMeta") and text.strip():
+        # a subagent's transcript kept without its parent: named by the task it was given
+        if (title := prompt_title(text)) and not text.lstrip().startswith(COMMAND_PREFIXES):
+            _set_title(st, title, "subagent_prompt")
     elif t == "tag" and isinstance(obj.get("tag"), str):
         st.info.fields["tags"] = [obj["tag"]] if obj["tag"] else []
         st.info.meta["tag_set"] = True

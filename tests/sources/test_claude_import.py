@@ -300,3 +300,16 @@ def test_titles_skip_what_the_user_did_not_type(store, tmp_path):
     import_paths(store, [project])
     assert store.session(ide.session_id).title == "Fix the import"
     assert store.session(cmd.session_id).title == "/init"
+
+
+def test_a_subagent_transcript_without_its_parent_is_named_by_its_task(store, tmp_path):
+    project = _project(tmp_path)
+    sub = Transcript()
+    sub.user("Map the loader area and list its entry points", parent=None)
+    sub.assistant("three entry points")
+    for line in sub.lines:
+        line.update(isSidechain=True, agentId="a0ff")
+    sub.write(project, "agent-a0ff.jsonl")
+    import_paths(store, [project])
+    [s] = store.sessions()
+    assert s.title == "Map the loader area and list its entry points"
