@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import lifecycle, sessions
+from . import lifecycle, sessions, settings
 from .errors import Refused
-from .schema import SESSION, SETTING
+from .schema import SESSION
 
 DAY = 86400.0
 _KEY = "retention"
@@ -32,14 +32,13 @@ class RetentionPolicy:
 
 
 def get_policy(conn: Connection) -> RetentionPolicy:
-    raw = conn.execute(sa.select(SETTING.c.value).where(SETTING.c.key == _KEY)).scalar()
+    raw = settings.get(conn, _KEY)
     return RetentionPolicy(**json.loads(raw)) if raw else RetentionPolicy()
 
 
 def set_policy(conn: Connection, policy: RetentionPolicy) -> None:
     value = json.dumps({"archive_after_days": policy.archive_after_days, "purge_after_days": policy.purge_after_days})
-    conn.execute(SETTING.delete().where(SETTING.c.key == _KEY))
-    conn.execute(SETTING.insert().values(key=_KEY, value=value))
+    settings.put(conn, _KEY, value)
 
 
 def run(conn: Connection, policy: RetentionPolicy, now: float | None = None, dry_run: bool = False) -> dict:

@@ -54,19 +54,7 @@ class SessionView:
 
     @classmethod
     def from_row(cls, row) -> "SessionView":
-        m = row._mapping
-        return cls(
-            id=m["id"], tool_id=m["tool_id"], source_kind=m.get("source_kind") or "native",
-            title=m["title"], project=m["project"], cwd=m["cwd"], git_branch=m["git_branch"],
-            model=m["model"], agent=m["agent"], status=m["status"],
-            created_at=m["created_at"], updated_at=m["updated_at"],
-            tokens_in=m["tokens_in"], tokens_out=m["tokens_out"], event_count=m["event_count"],
-            head_event_id=m["head_event_id"],
-            tags=tuple(orjson.loads(m["tags"])) if m["tags"] not in ("", "[]") else (),
-            meta=orjson.loads(m["meta"]) if m["meta"] not in ("", "{}") else {},
-            budget=orjson.loads(m["budget"]) if m["budget"] not in ("", "{}") else {},
-            forked_from_session=m["forked_from_session"], forked_from_event=m["forked_from_event"],
-        )
+        return cls.from_tuples(list(row._mapping.keys()), [tuple(row)])[0]
 
     def as_dict(self) -> dict[str, Any]:
         return {f: getattr(self, f) for f in self.__dataclass_fields__} | {"tags": list(self.tags)}

@@ -23,9 +23,9 @@ from typing import IO, Any
 
 import sqlalchemy as sa
 
-from .. import audit, reading
+from .. import audit, reading, settings
 from ..errors import InvalidInput, NotFound, Refused, SessionscopeError
-from ..schema import EVENT, SESSION, SETTING
+from ..schema import EVENT
 from ..views import EventView, SessionView
 from .redact import Finding, Redactor
 
@@ -138,7 +138,7 @@ def redactor_for(store) -> Redactor:
 
 def redaction_patterns(store) -> list[str]:
     with store.reader() as conn:
-        raw = conn.execute(sa.select(SETTING.c.value).where(SETTING.c.key == "redaction.patterns")).scalar()
+        raw = settings.get(conn, "redaction.patterns")
     return [p for p in (raw or "").splitlines() if p.strip()]
 
 
@@ -146,27 +146,22 @@ def set_redaction_patterns(store, patterns: list[str]) -> None:
     """Store the user's patterns (one regular expression each) for every client of the store."""
     Redactor(b"", patterns)  # raises InvalidInput naming a bad pattern
     value = "\n".join(p for p in patterns if p.strip())
-    store._act("redaction.patterns", None, lambda conn: _put_setting(conn, "redaction.patterns", value),
+    store._act("redaction.patterns", None, lambda conn: settings.put(conn, "redaction.patterns", value),
                detail=lambda _: {"patterns": len([p for p in patterns if p.strip()])})
-
-
-def _put_setting(conn, key: str, value: str) -> None:
-    conn.execute(SETTING.delete().where(SETTING.c.key == key))
-    conn.execute(SETTING.insert().values(key=key, value=value))
 
 
 def _placeholder_key(store) -> bytes:
     with store.reader() as conn:
-        key = conn.execute(sa.select(SETTING.c.value).where(SETTING.c.key == "redaction.key")).scalar()
+        key = settings.get(conn, "redaction.key")
     if key:
         return bytes.fromhex(key)
 
     def create(conn):
-        existing = conn.execute(sa.select(SETTING.c.value).where(SETTING.c.key == "redaction.key")).scalar()
+        existing = settings.get(conn, "redaction.key")
         if existing:
             return existing
         fresh = secrets.token_hex(32)
-        conn.execute(SETTING.insert().values(key="redaction.key", value=fresh))
+        settings.put(conn, "redaction.key", fresh)
         return fresh
     return bytes.fromhex(store.write(create))
 
@@ -330,10 +325,3 @@ def new_file(path: Path) -> Iterator[IO[bytes]]:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-
-
-def session_row(store, session_id: str) -> dict[str, Any]:
-    """The stored columns of a session (the JSONL export carries them as they are)."""
-    with store.reader() as conn:
-        row = conn.execute(sa.select(SESSION).where(SESSION.c.id == session_id)).mappings().first()
-    return dict(row)

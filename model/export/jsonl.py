@@ -29,7 +29,7 @@ from .. import audit, chain, ingest, search
 from ..errors import InvalidInput
 from ..schema import EVENT, SESSION, SOURCE
 from ..sessions import native_source_id
-from .core import EventStream, Progress, session_row
+from .core import EventStream, Progress
 
 FORMAT_KEY = "sessionscope_export"
 VERSION = 1
@@ -56,6 +56,12 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
             fh.write(_line({"type": "event", **ev}))
         fh.write(_line({"type": "end", "session_id": part.session.id, "events": count, "last_hash": last}))
     fh.write(_line({"type": "eof", "sessions": len(stream.parts)}))
+
+
+def session_row(store, session_id: str) -> dict[str, Any]:
+    """The stored columns of a session (the export carries them as they are)."""
+    with store.reader() as conn:
+        return dict(conn.execute(sa.select(SESSION).where(SESSION.c.id == session_id)).mappings().first())
 
 
 def _line(obj: dict[str, Any]) -> str:
