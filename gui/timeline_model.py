@@ -240,7 +240,7 @@ class TimelineModel(QAbstractTableModel):
                 label = KIND_LABELS.get(e.kind, e.kind)
                 if e.kind == "tool_call" and self.positions is not None and self.results_of(index.row()):
                     label = ("▾ " if e.id in self.expanded else "▸ ") + label
-                return label + (" ⑂" if e.id in self.fork_points else "")
+                return label + (" ⎇" if e.id in self.fork_points else "")
             if col == 2:
                 return (f"agent {e.agent_id}" if e.sidechain and e.agent_id else e.role or "")
             if col == 3:

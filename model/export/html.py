@@ -160,7 +160,7 @@ def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) ->
         elif step.what == "run_end":
             fh.write("</details>\n")
         elif step.what == "mark":
-            fh.write(f'<p class="mark">⑂ {html.escape(step.text)}</p>\n')
+            fh.write(f'<p class="mark">⎇ {html.escape(step.text)}</p>\n')
         else:
             fh.write(_item_html(step.item, step.event, step.tokens) + "\n")
     fh.write("</section>\n")

@@ -41,7 +41,7 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
             elif step.what == "run_start":
                 fh.write(f"> **Subagent run** `{step.text}`\n>\n")
             elif step.what == "mark":
-                _block(fh, quote, f"*⑂ {step.text}*")
+                _block(fh, quote, f"*⎇ {step.text}*")
             elif step.what == "event":
                 item = step.item
                 _block(fh, quote, f"**{item.label}** · {when(step.event.ts)}{step.tokens}")

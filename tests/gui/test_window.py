@@ -286,7 +286,7 @@ def test_tool_output_folds_under_its_call(window, qtbot):
     rows = model.rowCount()
     for row in range(rows):
         model.load_page_blocking(row)
-    marked = [r for r in range(rows) if model.data(model.index(r, 1)).endswith("⑂")]
+    marked = [r for r in range(rows) if model.data(model.index(r, 1)).endswith("⎇")]
     tips = [model.data(model.index(r, 1), Qt.ItemDataRole.ToolTipRole) for r in marked]
     assert marked and all("branch point" in t or "forked into" in t for t in tips)
     call = next(r for r in range(rows) if model.data(model.index(r, 1)).startswith("▸ tool call"))
