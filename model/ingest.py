@@ -41,6 +41,10 @@ class NewEvent:
     agent_id: str | None = None
     activity: bool = True  # False for lines a tool writes by merely opening a session
     head: bool = False  # a candidate for the session's head (main-chain message)
+    # parent_id is a logical link (Claude's compaction logicalParentUuid) that may name a line never
+    # written: then the event hangs under fallback_parent, or, when that is None, the session's head
+    logical_parent: bool = False
+    fallback_parent: str | None = None
 
 
 @dataclass(slots=True)
@@ -94,6 +98,18 @@ def _break_cycles(events: list[NewEvent], problems: list[str] | None) -> None:
         done.update(trail)
 
 
+def _resolve_logical_parents(conn: Connection, fresh: list[NewEvent], batch_ids: set[str],
+                             depth: dict[str, Any], head: str | None) -> None:
+    """A logical parent that is neither stored nor in the batch falls back (see NewEvent)."""
+    written: set[str] = set()
+    for e in fresh:
+        if e.logical_parent and e.parent_id not in depth and e.parent_id not in written:
+            e.parent_id = e.fallback_parent or head
+            if e.parent_id and e.parent_id not in batch_ids and e.parent_id not in depth:
+                depth.update(_existing(conn, EVENT.c.id, [e.parent_id]))
+        written.add(e.id)
+
+
 def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems: list[str] | None = None) -> int:
     """Store one session's new events in the caller's write transaction; returns how many."""
     s = conn.execute(sa.select(SESSION).where(SESSION.c.id == info.id)).mappings().first()
@@ -118,9 +134,10 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
     _update_session(conn, s, info, fresh)
     if not fresh:
         return 0
+    depth = _existing(conn, EVENT.c.id, sorted({e.parent_id for e in fresh if e.parent_id} - batch_ids))
+    _resolve_logical_parents(conn, fresh, batch_ids, depth, s["head_event_id"])
     _break_cycles(fresh, problems)
 
-    depth = _existing(conn, EVENT.c.id, sorted({e.parent_id for e in fresh if e.parent_id} - batch_ids))
     first_pk = (conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar() or 0) + 1
     seq, last_hash = s["last_seq"], s["last_hash"]
     rows = []

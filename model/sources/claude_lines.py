@@ -99,6 +99,7 @@ class SessionState:
     facts: dict[str, Any] = field(default_factory=dict)  # last value emitted this run
     title_rank: int = 0
     last_chain: str | None = None  # the newest main-chain event: facts of metadata lines attach there
+    last_head: str | None = None  # the newest main-chain message of this run (a dangling compaction's parent)
 
 
 @dataclass
@@ -159,7 +160,10 @@ def _is_real_prompt(obj: dict[str, Any], text: str) -> bool:
 def convert(line_offset: int, raw: str, obj: dict[str, Any], ctx: FileContext) -> None:
     """Turn one parsed line into events of its session (with extracted facts)."""
     t = obj.get("type") if isinstance(obj.get("type"), str) else ""
-    sid = obj.get("sessionId") if isinstance(obj.get("sessionId"), str) and obj.get("sessionId") else ctx.file_session
+    # The file's name is the session (what `claude --resume`, its picker and the SDK use): a resumed
+    # file repeats the older session's lines under their own sessionId, and those copies are
+    # de-duplicated on uuid at ingest. Lines of a file not named by a session id say their own.
+    sid = ctx.file_session or (obj.get("sessionId") if isinstance(obj.get("sessionId"), str) else None)
     if not sid:
         sid = f"orphan-{uuid.uuid5(NS, ctx.file_key)}"
     st = ctx.session(sid)
@@ -174,16 +178,22 @@ def convert(line_offset: int, raw: str, obj: dict[str, Any], ctx: FileContext) -
     uid = obj.get("uuid") if isinstance(obj.get("uuid"), str) and obj.get("uuid") else None
     event_id = uid or str(uuid.uuid5(NS, f"{ctx.file_key}:{line_offset}"))
     parent = obj.get("parentUuid") if isinstance(obj.get("parentUuid"), str) else None
-    if kind == "compaction" and isinstance(obj.get("logicalParentUuid"), str):
-        parent = obj["logicalParentUuid"]  # the timeline runs across the compaction
+    logical = kind == "compaction" and isinstance(obj.get("logicalParentUuid"), str) and bool(obj["logicalParentUuid"])
+    if logical:
+        # the timeline runs across the compaction; the line it names may never have been written,
+        # and then the boundary hangs under the last main-chain line before it (ingest decides)
+        parent = obj["logicalParentUuid"]
     sidechain = bool(obj.get("isSidechain")) or ctx.agent_id is not None
     agent_id = obj.get("agentId") if isinstance(obj.get("agentId"), str) else ctx.agent_id
     tokens_in, tokens_out = _usage(obj, st)
+    head = bool(uid) and not sidechain and t in CHAIN_TYPES and kind in HEAD_KINDS
     st.events.append(NewEvent(
         id=event_id, parent_id=parent, ts=ts, kind=kind, role=role, text=text, payload=raw,
         tokens_in=tokens_in, tokens_out=tokens_out, sidechain=sidechain, agent_id=agent_id,
-        activity=activity, head=bool(uid) and not sidechain and t in CHAIN_TYPES and kind in HEAD_KINDS,
+        activity=activity, head=head, logical_parent=logical, fallback_parent=st.last_head if logical else None,
     ))
+    if head:
+        st.last_head = event_id
     _session_fields(t, obj, text, st, ctx)
     if not sidechain:
         if uid and t in CHAIN_TYPES:

@@ -41,9 +41,12 @@ class Transcript:
         return self._env("user", parent, message={"role": "user", "content": text})
 
     def assistant(self, text: str = "", *, msg_id: str | None = None, tool: tuple[str, dict] | None = None,
-                  usage: tuple[int, int] = (100, 20), model: str = "claude-sonnet-4-5", parent=...) -> dict:
+                  thinking: str | None = None, usage: tuple[int, int] = (100, 20), model: str = "claude-sonnet-4-5",
+                  parent=...) -> dict:
+        """One line of a reply: a text, tool_use or thinking block (a reply's lines share msg_id)."""
         block = ({"type": "tool_use", "id": f"toolu_{self.n:04d}", "name": tool[0], "input": tool[1]}
-                 if tool else {"type": "text", "text": text})
+                 if tool else {"type": "thinking", "thinking": thinking, "signature": "c2lnbmF0dXJl"}
+                 if thinking is not None else {"type": "text", "text": text})
         return self._env("assistant", parent, requestId=f"req_{self.n}", message={
             "id": msg_id or f"msg_{self.n:04d}", "type": "message", "role": "assistant", "model": model,
             "content": [block], "stop_reason": None,
@@ -56,8 +59,10 @@ class Transcript:
             "role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use_id, "content": output}]},
             toolUseResult=extra if extra is not None else {"stdout": output, "stderr": "", "interrupted": False})
 
-    def compact(self, summary: str) -> None:
-        before = self.last
+    def compact(self, summary: str, logical_parent: str | None = None) -> None:
+        """A compaction: the boundary names the last line before it (or `logical_parent`, which real
+        transcripts sometimes set to a line that was never written), then the summary."""
+        before = logical_parent or self.last
         self._env("system", None, subtype="compact_boundary", content="Conversation compacted",
                   logicalParentUuid=before, compactMetadata={"trigger": "auto", "preTokens": 155000})
         self._env("user", message={"role": "user", "content": summary}, isCompactSummary=True,
