@@ -299,8 +299,11 @@ class MainWindow(WindowCommands, QMainWindow):
             self.timeline_label.setText("(no events)")
             return
 
+        # the head branch comes from the outline cache; any other branch is the branch up to `head`
+        up_to = None if head == session.head_event_id else head
+
         def load():
-            return store.branch_outline(session.id, head, HIDDEN_KINDS, include_subagents=True)
+            return store.branch_outline(session.id, up_to, HIDDEN_KINDS, include_subagents=True)
         run_task(load, lambda r: self._branch_loaded(token, head, select_event, r), self._error("show the branch"), owner=self)
 
     def _branch_loaded(self, token, head, select_event, outline) -> None:

@@ -5,6 +5,13 @@ written as chained assistant lines whose results each hang under their own call,
 and the conversation continues from only one of them. Those side lines are not
 a user's branch, so they belong in the branch. A real branch (a rewind: another
 user prompt under the same parent) is left out: it starts with a user prompt.
+
+"The branch up to E" (fork, rewind, branch export, a branch picked in the tree)
+ends at E: a side line joins it only if it was written before E (in the session's
+append order), which is what claude-agent-sdk's `fork_session(up_to_message_id=E)`
+keeps when no sibling branch lies before the cut. Where the path crosses into a
+session it was forked or continued from, that session's part ends at the last
+path event in it, for every branch.
 """
 
 from __future__ import annotations
@@ -78,27 +85,18 @@ class Outline:
     sidechain: list[bool] = field(default_factory=list)  # a subagent's event
 
 
-def branch_outline(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
-                   include_subagents: bool = False) -> Outline:
-    """The branch to `head` (as branch_ids), with kinds and per-turn tokens for the timeline."""
-    from .outline import shape, walked
-    return shape(walked(conn, head), skip_kinds, include_subagents)
+def walk_entries(conn: Connection, head: str, ending_at_head: bool = False) -> list[tuple]:
+    """The full walk to `head`: every kind, subagent runs included (what the cache keeps).
 
-
-def branch_ids(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
-               include_subagents: bool = False) -> list[str]:
-    """The ids of the path to `head` with the side lines of its turns, in reading order."""
-    return branch_outline(conn, head, skip_kinds, include_subagents).ids
-
-
-def walk_entries(conn: Connection, head: str) -> list[tuple]:
-    """The full walk to `head`: every kind, subagent runs included (what the cache keeps)."""
+    With `ending_at_head`, nothing written after `head` joins it ("the branch up to E");
+    without, the head's own session contributes every side line of the path (a session's
+    head branch shows the lines written after its last message too)."""
     with gcpause.paused():
-        return _walk(conn, head, (), True)
+        return _walk(conn, head, (), True, ending_at_head)
 
 
 def _walk(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
-          include_subagents: bool = False) -> list[tuple]:
+          include_subagents: bool = False, ending_at_head: bool = False) -> list[tuple]:
     """(id, kind, role, tokens, sidechain) of the path to `head` with the side lines of its
     turns, in reading order.
 
@@ -144,6 +142,12 @@ def _walk(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
         cur = row[1]
     path.reverse()
     position = {r[0]: i for i, r in enumerate(path)}
+    # the last seq each session may contribute: the path's last event in it (see the module doc)
+    cut: dict[str, float] = {}
+    for r in path:
+        cut[r[2]] = max(cut.get(r[2], 0), r[3])
+    if not ending_at_head:
+        cut[start] = float("inf")
     artifacts: list[tuple[int, tuple]] = []  # (position of the path event it hangs from, row)
     frontier = [(r[0], position[r[0]]) for r in path]
     visited = set(position)
@@ -151,7 +155,7 @@ def _walk(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
         nxt = []
         for node, root in frontier:
             for r in children.get(node, ()):
-                if r[0] in visited or not _is_artifact(r):
+                if r[0] in visited or not _is_artifact(r) or r[3] > cut.get(r[2], 0):
                     continue
                 visited.add(r[0])
                 artifacts.append((root, r))
@@ -233,3 +237,49 @@ def _response_id(role: str | None, payload: str) -> str | None:
         return None
     mid = msg.get("id") if isinstance(msg, dict) else None
     return mid if isinstance(mid, str) and mid else None
+
+
+_TURN_KINDS = frozenset({"message", "tool_call", "tool_result", "thinking"})
+
+
+def turn_end(conn: Connection, event_id: str) -> str:
+    """The last event of the turn `event_id` is in: reading on from it along its branch (the
+    session's head branch if it is on it, else the branch to the newest line under it) until
+    the next prompt."""
+    row = conn.execute(sa.select(EVENT.c.session_id, SESSION.c.head_event_id).join(
+        SESSION, SESSION.c.id == EVENT.c.session_id).where(EVENT.c.id == event_id)).first()
+    if row is None:
+        return event_id
+    entries = walk_entries(conn, row.head_event_id) if row.head_event_id else []
+    ids = [e[0] for e in entries]
+    if event_id not in ids:
+        entries = walk_entries(conn, _newest_leaf_under(conn, row.session_id, event_id), ending_at_head=True)
+        ids = [e[0] for e in entries]
+    if event_id not in ids:
+        return event_id
+    end = event_id
+    for event, kind, role, _tokens, sidechain in entries[ids.index(event_id) + 1:]:
+        if sidechain:
+            continue
+        if kind == "message" and role == "user":
+            break
+        if kind in _TURN_KINDS:
+            end = event
+    return end
+
+
+def _newest_leaf_under(conn: Connection, session_id: str, event_id: str) -> str:
+    """Follow children from `event_id` (the conversation before side lines, the newest first)."""
+    children: dict[str, list[tuple]] = {}
+    with gcpause.paused():
+        for r in _session_rows(conn, session_id):
+            if r[1]:
+                children.setdefault(r[1], []).append(r)
+    cur, seen = event_id, {event_id}
+    while True:
+        nxt = [r for r in children.get(cur, ()) if r[0] not in seen and r[4] not in ("meta", "opaque")
+               and not r[4].startswith("fact.")]
+        if not nxt:
+            return cur
+        cur = max(nxt, key=lambda r: (r[4] in _TURN_KINDS, r[3]))[0]
+        seen.add(cur)

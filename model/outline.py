@@ -121,9 +121,9 @@ def head_entries(conn: Connection, session_id: str) -> tuple[Entries, tuple[str,
     return _decode(blob), (s.head_event_id, s.last_seq, blob)
 
 
-def walked(conn: Connection, head: str) -> Entries:
-    """Any branch, walked now (not cached)."""
-    return _from_walk(walk_entries(conn, head))
+def walked(conn: Connection, head: str, ending_at_head: bool = True) -> Entries:
+    """Any branch, walked now (not cached); by default the branch up to `head`, which ends there."""
+    return _from_walk(walk_entries(conn, head, ending_at_head))
 
 
 def shape(e: Entries, skip_kinds: tuple[str, ...] = (), include_subagents: bool = False) -> Outline:

@@ -247,7 +247,9 @@ class Store:
             return reading.path_events(conn, head) if head else []
 
     def branch_view(self, session_id: str, head: str | None = None) -> list[EventView]:
-        """The branch as a reader sees it: the path plus the side lines of its turns."""
+        """The branch as a reader sees it: the path plus the side lines of its turns.
+
+        With `head`, the branch up to that event: it ends there (model.branch)."""
         return self.events_by_ids(self.branch_ids(session_id, head))
 
     def branch_ids(self, session_id: str, head: str | None = None, skip_kinds: tuple[str, ...] = (),
@@ -262,18 +264,27 @@ class Store:
                        include_subagents: bool = False):
         """The branch as branch_ids gives it, with each row's kind and each turn's tokens.
 
-        The session's head branch comes from the outline cache when it is fresh (model.outline).
+        Without `head`, the session's head branch, from the outline cache when it is fresh
+        (model.outline). With `head`, the branch up to that event, which ends there: nothing
+        written after it is part of it, not even when it is the session's head.
         """
         from . import outline
         with self.reader() as conn:
-            s = reading.get_session(conn, session_id)
-            if head is not None and head != s.head_event_id:
+            if head is not None:
                 return outline.shape(outline.walked(conn, head), skip_kinds, include_subagents)
+            reading.get_session(conn, session_id)
             entries, walked = outline.head_entries(conn, session_id)
         if walked and entries.ids:
             with contextlib.suppress(SessionscopeError):  # a cache: failing to store it is harmless
                 db.try_write(self.engine, outline.store_entries, session_id, *walked)
         return outline.shape(entries, skip_kinds, include_subagents)
+
+    def turn_end(self, event_id: str) -> str:
+        """The last event of the turn `event_id` is in (before the next prompt): "fork at end of turn"."""
+        from .branch import turn_end
+        with self.reader() as conn:
+            reading.get_event(conn, event_id)
+            return turn_end(conn, event_id)
 
     WARM_MIN_EVENTS = 2000  # below this a session opens in a few ms anyway
 

@@ -180,8 +180,9 @@ class EventStream:
     def _count(self, index: int, part: Part) -> int:
         if part.whole_log:
             return part.session.event_count
-        head = part.branch_head
-        ids = self.store.branch_ids(part.session.id, head, include_subagents=True) if head else []
+        # a session: its head branch (cached); a branch export: the branch up to its event, which ends there
+        ids = self.store.branch_ids(part.session.id, part.head, include_subagents=True) \
+            if part.branch_head else []
         self._ids[index] = ids  # ids only (~100 bytes each), never the events
         return len(ids)
 

@@ -2,19 +2,19 @@
 
 Fork and rewind write a *new* transcript (atomically, never overwriting) in the
 format `claude-agent-sdk`'s `fork_session` writes: fresh uuids, `forkedFrom`
-on every line, a custom-title line. `fork_session` cuts the file by position,
-which would carry messages of a sibling branch into a rewind; so when the
-branch to keep is not a prefix of the file we write the lines ourselves from
-the branch's ancestry. The new file is imported at once and linked to its origin.
+on every line, a custom-title line; it ends where the user clicked (claude_fork
+says exactly what it holds). `fork_session` cuts the file by position, which
+would carry messages of a sibling branch into a rewind; so when the branch to
+keep is not a prefix of the file, or the fork needs lines the SDK does not
+write, we write the lines ourselves. The new file is imported at once and
+linked to its origin.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 import shlex
-import uuid
 from pathlib import Path
 
 import orjson
@@ -27,12 +27,10 @@ from ..schema import SOURCE_FILE
 from ..store import Store
 from ..views import Changes
 from .claude_code import KIND, import_paths
+from .claude_fork import ForkPlan, plan_fork
 
 MAX_SANITIZED = 200
 ALLOWED_RESUME = ("claude",)
-_KEEP_KINDS = ("message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary",
-               "system", "attachment")
-_DROP_FIELDS = ("teamName", "agentName", "slug", "sourceToolAssistantUUID")
 
 
 def projects_dir() -> Path:
@@ -93,50 +91,16 @@ def _claude_session(store: Store, session_id: str):
     return s
 
 
-def fork_lines(store: Store, session_id: str, up_to: str, title: str | None = None) -> tuple[str, list[str]]:
-    """The lines of a fork ending at `up_to`: its ancestry only, never a sibling branch."""
-    branch = store.branch_view(session_id, head=up_to)
-    events = [e for e in branch if e.kind in _KEEP_KINDS and not e.sidechain and e.payload.startswith("{")]
-    if not events:
-        raise Refused(f"nothing to fork in session {session_id} up to {up_to}")
-    entries = [orjson.loads(e.payload) for e in events]
-    mapping = {entry["uuid"]: str(uuid.uuid4()) for entry in entries if isinstance(entry.get("uuid"), str)}
-    kept = {e.id for e in events}
-    parent_of = {e.id: e.parent_id for e in branch}
-    new_id = str(uuid.uuid4())
-    now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    lines = []
-    for i, (ev, entry) in enumerate(zip(events, entries)):
-        parent = entry.get("parentUuid")
-        while parent and parent not in kept:  # skip progress and other dropped ancestors
-            parent = parent_of.get(parent)
-        logical = entry.get("logicalParentUuid")
-        forked = {**entry, "uuid": mapping.get(entry.get("uuid"), str(uuid.uuid4())),
-                  "parentUuid": mapping.get(parent) if parent else None,
-                  "logicalParentUuid": mapping.get(logical) if logical else logical,
-                  "sessionId": new_id, "isSidechain": False,
-                  "timestamp": now if i == len(events) - 1 else entry.get("timestamp", now),
-                  "forkedFrom": {"sessionId": session_id, "messageUuid": entry.get("uuid")}}
-        for key in _DROP_FIELDS:
-            forked.pop(key, None)
-        lines.append(orjson.dumps(forked).decode())
-    s = store.session(session_id)
-    name = title.strip() if title and title.strip() else f"{s.title or 'Forked session'} (fork)"
-    lines.append(orjson.dumps({"type": "custom-title", "sessionId": new_id, "customTitle": name,
-                               "uuid": str(uuid.uuid4()), "timestamp": now}).decode())
-    return new_id, lines
-
-
 def fork(store: Store, session_id: str, up_to: str, title: str | None = None, action: str = "fork") -> Changes:
-    """A new resumable transcript holding the branch up to `up_to`; imported and linked."""
+    """A new resumable transcript holding the branch up to `up_to` (claude_fork); imported and linked."""
     try:
         _claude_session(store, session_id)
         store.event(up_to)
-        new_id, lines = fork_lines(store, session_id, up_to, title)
-        path = _sdk_fork(store, session_id, up_to, lines)
+        plan = plan_fork(store, session_id, up_to, title)
+        path = _sdk_fork(store, session_id, up_to, plan) if plan.exact else None
         if path is None:
-            path = _target_dir(store, session_id) / f"{new_id}.jsonl"
-            write_new_file(path, lines)
+            path = _target_dir(store, session_id) / f"{plan.session_id}.jsonl"
+            write_new_file(path, plan.lines)
         new_id = path.stem
     except (NotFound, InvalidInput, Refused, OSError) as exc:
         store.write(audit.record, action, "refused" if not isinstance(exc, OSError) else "error",
@@ -145,13 +109,15 @@ def fork(store: Store, session_id: str, up_to: str, title: str | None = None, ac
             raise Refused(f"could not write the fork: {exc}") from exc
         raise
     report = import_paths(store, [path])
+    added = {"extended": plan.extended, "interrupted": plan.interrupted} if not plan.exact else {}
     store.write(audit.record, action, "ok", session_id=session_id, event_id=up_to,
-                detail={"new_session": new_id, "file": str(path)})
+                detail={"new_session": new_id, "file": str(path), **added})
     return Changes(action, frozenset({session_id, new_id}) | report.sessions, True, store.session(new_id),
-                   detail={"file": str(path), "resume": resume_command(store.session(new_id))})
+                   detail={"file": str(path), "resume": resume_command(store.session(new_id)),
+                           "note": plan.describe(), **added})
 
 
-def _sdk_fork(store: Store, session_id: str, up_to: str, lines: list[str]) -> Path | None:
+def _sdk_fork(store: Store, session_id: str, up_to: str, plan: ForkPlan) -> Path | None:
     """Fork through claude-agent-sdk when its cut by file position keeps exactly our branch."""
     try:
         from claude_agent_sdk import fork_session
@@ -160,7 +126,7 @@ def _sdk_fork(store: Store, session_id: str, up_to: str, lines: list[str]) -> Pa
     source = _sdk_reachable(store, session_id)
     if source is None:
         return None
-    wanted = {orjson.loads(line).get("forkedFrom", {}).get("messageUuid") for line in lines[:-1]}
+    wanted = {orjson.loads(line).get("forkedFrom", {}).get("messageUuid") for line in plan.lines[:-1]}
     prefix: set[str] = set()
     with open(source, "rb") as fh:
         for raw in fh:
@@ -176,7 +142,7 @@ def _sdk_fork(store: Store, session_id: str, up_to: str, lines: list[str]) -> Pa
                 break
     if prefix != wanted:
         return None  # a sibling branch lies before the cut: the SDK would carry it along
-    title = orjson.loads(lines[-1])["customTitle"]
+    title = orjson.loads(plan.lines[-1])["customTitle"]
     try:
         result = fork_session(session_id, up_to_message_id=up_to, title=title)
     except (ValueError, FileNotFoundError):

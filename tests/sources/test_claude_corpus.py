@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 from model import open_store
@@ -56,3 +57,61 @@ def test_sdk_messages_appear_in_our_head_branch(corpus, tmp_path, monkeypatch):
                 longer += 1
         store.close()
     assert compared >= 30 and longer >= 1
+
+
+def _read_back(sdk, path, session_id):
+    """(the original uuid each message of a fork was copied from, or None for a line it added; message)."""
+    origin = {}
+    for raw in path.read_bytes().splitlines():
+        line = orjson.loads(raw)
+        if isinstance(line, dict) and line.get("uuid"):
+            origin[line["uuid"]] = (line.get("forkedFrom") or {}).get("messageUuid")
+    return [(origin[m.uuid], m.message) for m in sdk.get_session_messages(session_id)]
+
+
+def test_forks_and_rewinds_end_where_clicked(corpus, tmp_path, monkeypatch):
+    """At every 10th message the SDK reads (offset by 5 for rewinds), the new transcript read back
+    by get_session_messages() holds what claude-agent-sdk's own fork_session(up_to_message_id=E)
+    keeps (the same messages, order and content: the original's messages up to E, and a parallel
+    call of E's reply written before the cut), plus only what the fork says it added: calls whose
+    result came after the cut closed as interrupted, the rest of a thinking-only reply."""
+    sdk = pytest.importorskip("claude_agent_sdk")
+    from model.sources import claude_actions
+    from model.sources.claude_fork import CANCEL_MESSAGE, INTERRUPT_MESSAGE
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    checked = {"fork": 0, "rewind": 0}
+    added_kinds = set()
+    for i, entry in enumerate(_entries(corpus)):
+        project = lay_out(entry, tmp_path / "projects", i)
+        store = open_store(tmp_path / f"{i}.db")
+        import_paths(store, [project])
+        for f in sorted(p for p in project.glob("*.jsonl") if UUID_RE.match(p.stem)):
+            original = sdk.get_session_messages(f.stem)
+            for action, start in (("fork", 0), ("rewind", 5)):
+                for k in range(start, len(original), 10):
+                    at = original[k].uuid
+                    where = f"{entry.name}/{f.name} {action} at #{k}"
+                    try:
+                        ref = sdk.fork_session(f.stem, up_to_message_id=at).session_id
+                        want = _read_back(sdk, project / f"{ref}.jsonl", ref)
+                    except ValueError:  # synthetic fixtures whose ids are not uuids: the SDK refuses them
+                        want = [(m.uuid, m.message) for m in original[:k + 1]]
+                    assert {m.uuid for m in original[:k + 1]} <= {u for u, _ in want}, where
+                    ch = getattr(claude_actions, action)(store, f.stem, at)
+                    got = _read_back(sdk, project / f"{ch.session.id}.jsonl", ch.session.id)
+                    copied = [(u, m) for u, m in got if u is not None]
+                    assert copied[:len(want)] == want, where
+                    assert [u for u, _ in copied[len(want):]] == ch.detail.get("extended", []), where
+                    added = [m for u, m in got if u is None]
+                    assert got[len(got) - len(added):] == [(None, m) for m in added], where  # only at the end
+                    closed = ch.detail.get("interrupted", [])
+                    assert len(added) == (len(closed) + 1 if closed else 0), where
+                    for m in added:
+                        block = m["content"][0]
+                        assert block.get("content") == CANCEL_MESSAGE or block.get("text") == INTERRUPT_MESSAGE, where
+                        added_kinds.add(block["type"])
+                    checked[action] += 1
+        store.close()
+    assert checked["fork"] >= 100 and checked["rewind"] >= 100
+    assert added_kinds == {"tool_result", "text"}  # the corpus has cuts at tool calls
