@@ -125,14 +125,18 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("a")
     c.add_argument("b")
 
-    c = cmd("fork", "start a new session from an event of this one")
+    c = cmd("fork", "start a new session from an event of this one: it ends at that event")
     c.add_argument("session")
     c.add_argument("--at", required=True, metavar="EVENT")
     c.add_argument("--title")
+    c.add_argument("--end-of-turn", action="store_true",
+                   help="fork at the last event of EVENT's turn (before the next prompt) instead")
 
     c = cmd("rewind", "move a session's head back to an earlier event")
     c.add_argument("session")
     c.add_argument("--to", required=True, metavar="EVENT")
+    c.add_argument("--end-of-turn", action="store_true",
+                   help="rewind to the last event of EVENT's turn (before the next prompt) instead")
 
     c = cmd("resume", "make a session active and print its resume context")
     c.add_argument("session")

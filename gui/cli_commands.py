@@ -150,15 +150,23 @@ def _is_claude(store, sid) -> bool:
     return store.session(sid).source_kind == "claude_code"
 
 
+def _claude_outcome(ch) -> dict:
+    """What a Claude Code fork adds beyond the cut (closed calls, a finished thinking reply), for --json."""
+    return {k: ch.detail[k] for k in ("file", "extended", "interrupted", "note") if k in ch.detail}
+
+
 def _fork(store, args):
     sid = store.resolve_session(args.session)
     at = _event_or_head(store, args.at)
+    if args.end_of_turn:
+        at = store.turn_end(at)
     if _is_claude(store, sid):
         from model.sources import claude_actions
 
         ch = claude_actions.fork(store, sid, at, args.title)
-        _out(args, ch.session.as_dict() | {"file": ch.detail["file"]},
-             f"{ch.session.id}\nwritten to {ch.detail['file']}\nresume with: "
+        note = f"\n{ch.detail['note']}" if ch.detail.get("note") else ""
+        _out(args, ch.session.as_dict() | _claude_outcome(ch),
+             f"{ch.session.id}\nwritten to {ch.detail['file']} (ends at {at[:8]}){note}\nresume with: "
              f"{claude_actions.resume_shell_line(ch.session)}")
         return
     ch = store.fork(sid, at, args.title)
@@ -168,13 +176,16 @@ def _fork(store, args):
 def _rewind(store, args):
     sid = store.resolve_session(args.session)
     to = store.resolve_event(args.to)
+    if args.end_of_turn:
+        to = store.turn_end(to)
     if _is_claude(store, sid):
         from model.sources import claude_actions
 
         ch = claude_actions.rewind(store, sid, to)
-        _out(args, ch.session.as_dict() | {"file": ch.detail["file"]},
+        note = f"\n{ch.detail['note']}" if ch.detail.get("note") else ""
+        _out(args, ch.session.as_dict() | _claude_outcome(ch),
              f"Claude Code cannot move a transcript back, so the branch up to {to[:8]} is a new session:\n"
-             f"{ch.session.id}\nresume with: {claude_actions.resume_shell_line(ch.session)}")
+             f"{ch.session.id}{note}\nresume with: {claude_actions.resume_shell_line(ch.session)}")
         return
     ch = store.rewind(sid, to)
     _out(args, ch.session.as_dict(), f"{sid[:8]} head is now {ch.session.head_event_id}")

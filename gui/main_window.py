@@ -66,6 +66,7 @@ class MainWindow(WindowCommands, QMainWindow):
             "session.resume": lambda: s.actions_.resume(s.session),
             "session.copy_resume": lambda: s.actions_.copy_resume(s.session),
             "session.fork": lambda: s.actions_.fork(s.session, s.detail.current_event),
+            "session.fork_turn": lambda: s.actions_.fork(s.session, s.detail.current_event, end_of_turn=True),
             "session.rewind": lambda: s.actions_.rewind(s.session, s.detail.current_event),
             "session.compact": lambda: s.actions_.compact(s.session),
             "session.rename": lambda: s.actions_.rename(s.session),
@@ -184,8 +185,8 @@ class MainWindow(WindowCommands, QMainWindow):
             "&File": ["app.import", "app.scan", None, "app.demo", "app.settings", None, "app.quit"],
             "&View": ["view.search", "view.filter", "view.show_archived", None, "timeline.next_prompt",
                       "timeline.prev_prompt", "timeline.find", None, "timeline.fold", "timeline.toggle_pair"],
-            "&Session": ["session.resume", "session.copy_resume", None, "session.fork", "session.rewind",
-                         "session.compact", "session.rename", None, "facts.compare", "session.export",
+            "&Session": ["session.resume", "session.copy_resume", None, "session.fork", "session.fork_turn",
+                         "session.rewind", "session.compact", "session.rename", None, "facts.compare", "session.export",
                          "session.export_branch", None, "session.archive",
                          "session.unarchive", "session.delete"],
         }
@@ -211,7 +212,7 @@ class MainWindow(WindowCommands, QMainWindow):
                           "session.export", "session.archive", "session.unarchive", "session.delete"):
             self.sessions_view.addAction(a[action_id])
         self.timeline.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        for action_id in ("timeline.toggle_pair", "session.fork", "session.rewind", "facts.compare",
+        for action_id in ("timeline.toggle_pair", "session.fork", "session.fork_turn", "session.rewind", "facts.compare",
                           "session.export_branch"):
             self.timeline.addAction(a[action_id])
 

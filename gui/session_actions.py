@@ -62,6 +62,7 @@ class SessionActions(QObject):
             "session.resume": session is not None and (claude or lifecycle.allows(status, "resume")),
             "session.copy_resume": claude or (session is not None and lifecycle.allows(status, "resume")),
             "session.fork": has_event and session is not None,
+            "session.fork_turn": has_event and session is not None,
             "session.rewind": has_event and (claude or lifecycle.allows(status, "rewind")),
             "session.compact": session is not None and not claude and lifecycle.allows(status, "compact"),
             "session.rename": session is not None,
@@ -106,24 +107,40 @@ class SessionActions(QObject):
         QGuiApplication.clipboard().setText(line)
         self.sig_message.emit(f"Copied: {line}")
 
-    def fork(self, session, event) -> None:
-        title, ok = QInputDialog.getText(self.window, "Fork", "Title of the new session:",
+    def fork(self, session, event, end_of_turn: bool = False) -> None:
+        """Fork at `event` (the new session ends there), or at the end of its turn."""
+        claude = session.source_kind == "claude_code"
+        preview = " ".join(event.text.split())[:60]
+        where = (f"up to the end of the turn of event #{event.seq} (its last reply before the next prompt)"
+                 if end_of_turn else f"up to and including event #{event.seq} and nothing after it")
+        text = f"The new session holds the conversation {where}:\n“{preview}”"
+        if claude:
+            text += ("\n\nA tool call whose result came after that point is closed as interrupted, as when you "
+                     "press Esc in Claude Code; a reply cut after its thinking keeps the rest of that reply.")
+        title, ok = QInputDialog.getText(self.window, "Fork at End of Turn" if end_of_turn else "Fork",
+                                         f"{text}\n\nTitle of the new session:",
                                          text=f"{session.title or session.id[:8]} (fork)")
         if not ok:
             return
         store = self.store
-        if session.source_kind == "claude_code":
-            from model.sources import claude_actions
 
-            fn = lambda: claude_actions.fork(store, session.id, event.id, title)  # noqa: E731
-        else:
-            fn = lambda: store.fork(session.id, event.id, title)  # noqa: E731
-        self._run("fork", fn, lambda ch: self.sig_message.emit(f"Forked into {ch.session.title}"))
+        def run():
+            at = store.turn_end(event.id) if end_of_turn else event.id
+            if claude:
+                from model.sources import claude_actions
+                return claude_actions.fork(store, session.id, at, title)
+            return store.fork(session.id, at, title)
+
+        def done(ch):
+            note = ch.detail.get("note") if ch.detail else ""
+            self.sig_message.emit(f"Forked into {ch.session.title}" + (f" ({note})" if note else ""))
+        self._run("fork", run, done)
 
     def rewind(self, session, event) -> None:
         claude = session.source_kind == "claude_code"
-        text = ("Claude Code cannot move a transcript back: a new session holding the branch up to this "
-                "event will be written (the original stays as it is)." if claude else
+        text = ("Claude Code cannot move a transcript back: a new session holding the conversation up to and "
+                "including this event, and nothing after it, will be written (the original stays as it is). "
+                "A tool call whose result came later is closed as interrupted, as when you press Esc." if claude else
                 "The session's head moves back to this event; what follows stays visible as a branch.")
         if QMessageBox.question(self.window, "Rewind", f"{text}\n\nRewind to this event?") \
                 != QMessageBox.StandardButton.Yes:
@@ -135,7 +152,8 @@ class SessionActions(QObject):
             fn = lambda: claude_actions.rewind(store, session.id, event.id)  # noqa: E731
         else:
             fn = lambda: store.rewind(session.id, event.id)  # noqa: E731
-        self._run("rewind", fn, lambda ch: self.sig_message.emit("Rewound"))
+        self._run("rewind", fn, lambda ch: self.sig_message.emit(
+            "Rewound" + (f" ({ch.detail['note']})" if ch.detail and ch.detail.get("note") else "")))
 
     def compact(self, session) -> None:
         summary, ok = QInputDialog.getMultiLineText(self.window, "Compact", "Summary of the session so far:")

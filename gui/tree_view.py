@@ -131,7 +131,8 @@ class BranchTreeView(QListView):
         if node is None or node.fork_session:
             return
         menu = QMenu(self)
-        for action_id, text in (("session.fork", "Fork here…"), ("session.rewind", "Rewind here…"),
+        for action_id, text in (("session.fork", "Fork here…"), ("session.fork_turn", "Fork at end of this turn…"),
+                                ("session.rewind", "Rewind here…"),
                                 ("facts.compare", "Compare facts with…")):
             menu.addAction(text, lambda a=action_id: self.sig_action.emit(a, node.id))
         menu.exec(self.viewport().mapToGlobal(pos))

@@ -137,3 +137,31 @@ def test_branch_export_ends_at_the_event(store, home, tmp_path):
     export(store, ExportRequest("md", (t.session_id,), head=ids["mid_text"], detail="full"), out)
     text = out.read_text()
     assert "now the tests" in text and "pytest -q" not in text and "test_x fails" not in text
+
+
+def test_cli_fork_says_what_it_kept(store, home, tmp_path):
+    """`sessionscope fork --at E` ends at E and says what it added; --end-of-turn forks at the turn's end."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    t, ids = tool_loop(home)
+    db = tmp_path / "cli.db"
+    env = {**os.environ, "SESSIONSCOPE_STORE": str(db)}
+
+    def cli(*args):
+        out = subprocess.run([sys.executable, "-m", "gui.cli", *args], cwd=REPO, env=env, capture_output=True,
+                             text=True, stdin=subprocess.DEVNULL)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    cli("import", str(home.parent))
+    got = json.loads(cli("fork", t.session_id, "--at", ids["read"], "--json"))
+    assert got["interrupted"] and "interrupted" in got["note"] and got["forked_from_event"] == ids["read"]
+    assert [u for u, _ in read_back(got["id"])][:3] == [ids["prompt"], ids["think"], ids["read"]]
+    text = cli("rewind", t.session_id, "--to", ids["read"][:13], "--end-of-turn")
+    new_id = text.splitlines()[1]
+    assert [u for u, _ in read_back(new_id)] == [u for u, _ in original_up_to(t.session_id, ids["reply"])]

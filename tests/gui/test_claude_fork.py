@@ -1,0 +1,56 @@
+"""Fork here / Fork at end of turn on a Claude Code session, from the timeline and the tree."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QInputDialog
+
+from model.sources.claude_code import import_paths
+from tests.sources.test_claude_fidelity import original_up_to, read_back, tool_loop
+
+pytest.importorskip("claude_agent_sdk")
+
+
+@pytest.fixture
+def claude_window(window, qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    t, ids = tool_loop(tmp_path / "claude" / "projects" / "-work-app")
+    import_paths(window.store, [tmp_path / "claude" / "projects"])
+    window.sessions_model.reload()
+    qtbot.waitUntil(lambda: window.sessions_model.row_of(t.session_id) >= 0, timeout=10000)
+    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+        window.open_session(t.session_id)
+    return window, t, ids
+
+
+def _select_event(window, qtbot, event_id):
+    model = window.timeline_model
+    window.qactions["timeline.fold"].setChecked(False)
+    qtbot.waitUntil(lambda: model.row_of(event_id) >= 0, timeout=5000)
+    window.timeline.selectRow(model.row_of(event_id))
+    qtbot.waitUntil(lambda: window.detail.current_event is not None and window.detail.current_event.id == event_id,
+                    timeout=5000)
+
+
+def test_fork_here_ends_at_the_event_and_says_so(claude_window, qtbot, monkeypatch):
+    window, t, ids = claude_window
+    _select_event(window, qtbot, ids["read"])
+    asked = []
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: asked.append(a[2]) or ("cut at the read", True))
+    with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
+        window.qactions["session.fork"].trigger()
+    ch = blocker.args[0]
+    assert "nothing after it" in asked[0] and "closed as interrupted" in asked[0]
+    copied = [u for u, _ in read_back(ch.session.id) if u]
+    assert copied == [u for u, _ in original_up_to(t.session_id, ids["read"])]
+    assert "interrupted" in window.statusBar().currentMessage()
+
+
+def test_fork_at_end_of_turn_from_the_tree(claude_window, qtbot, monkeypatch):
+    window, t, ids = claude_window
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("whole turn", True))
+    with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
+        window.tree.sig_action.emit("session.fork_turn", ids["mid_text"])
+    ch = blocker.args[0]
+    assert [u for u, _ in read_back(ch.session.id)] == [u for u, _ in original_up_to(t.session_id, ids["reply"])]
+    assert ch.session.title == "whole turn"
