@@ -21,7 +21,7 @@ from .timeline_model import TimelineModel
 from .tree_view import BranchTreeView
 from .workers import Generation, run_task
 
-HIDDEN_KINDS = ("progress", "meta")
+HIDDEN_KINDS = ("progress", "meta", "checkpoint")  # a prompt row shows its turn's files instead
 
 
 class MainWindow(WindowCommands, QMainWindow):

@@ -34,7 +34,7 @@ def _is_artifact(row: tuple) -> bool:
     belongs to an API response (Claude splits one reply over several lines); a native log
     writes a reply whole, so a sibling reply there is a rewound alternative, not an artifact."""
     kind, role, response = row[4], row[5], row[6]
-    if kind in ("tool_result", "progress", "attachment"):
+    if kind in ("tool_result", "progress", "attachment", "checkpoint"):
         return True
     return bool(response) and (kind in ("tool_call", "thinking") or (kind == "message" and role == "assistant"))
 
@@ -277,7 +277,7 @@ def _newest_leaf_under(conn: Connection, session_id: str, event_id: str) -> str:
                 children.setdefault(r[1], []).append(r)
     cur, seen = event_id, {event_id}
     while True:
-        nxt = [r for r in children.get(cur, ()) if r[0] not in seen and r[4] not in ("meta", "opaque")
+        nxt = [r for r in children.get(cur, ()) if r[0] not in seen and r[4] not in ("meta", "opaque", "checkpoint")
                and not r[4].startswith("fact.")]
         if not nxt:
             return cur

@@ -24,7 +24,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from .errors import SchemaTooNew, StoreUnavailable
 
-HEAD_REVISION = "0002"
+HEAD_REVISION = "0003"
 BUSY_TIMEOUT_S = 30.0
 WRITE_RETRY_S = 120.0
 

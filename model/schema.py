@@ -151,6 +151,29 @@ class OutlineCache(SQLModel, table=True):
     entries: bytes  # zlib of one line per event: id, kind, flags (s sidechain, p prompt), tokens
 
 
+class FileBlob(SQLModel, table=True):
+    """File contents the store keeps (Claude Code's checkpoint backups, files saved before a restore),
+    stored once: keyed by the SHA-256 of the raw bytes, compressed."""
+
+    __tablename__ = "file_blob"
+
+    hash: str = Field(primary_key=True)
+    size: int  # raw bytes
+    codec: str = "zlib"
+    data: bytes
+
+
+class CheckpointBackup(SQLModel, table=True):
+    """Which kept blob one of a session's checkpoint backups is (Claude Code's `<hash>@v<n>` files);
+    no blob: the backup was not on disk when the session was imported."""
+
+    __tablename__ = "checkpoint_backup"
+
+    session_id: str = Field(primary_key=True)
+    backup_name: str = Field(primary_key=True)
+    blob_hash: Optional[str] = None
+
+
 # Core table handles for the bulk and read paths, which skip the ORM for speed.
 SOURCE = Source.__table__
 SOURCE_FILE = SourceFile.__table__
@@ -160,3 +183,5 @@ FACT_SNAPSHOT = FactSnapshot.__table__
 AUDIT = AuditEntry.__table__
 SETTING = Setting.__table__
 OUTLINE_CACHE = OutlineCache.__table__
+FILE_BLOB = FileBlob.__table__
+CHECKPOINT_BACKUP = CheckpointBackup.__table__

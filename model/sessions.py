@@ -9,10 +9,10 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import lifecycle, reading, search
+from . import blobs, lifecycle, reading, search
 from .errors import InvalidInput, NotFound, Refused
 from .ids import new_session_id
-from .schema import EVENT, FACT_SNAPSHOT, OUTLINE_CACHE, SESSION, SOURCE
+from .schema import CHECKPOINT_BACKUP, EVENT, FACT_SNAPSHOT, OUTLINE_CACHE, SESSION, SOURCE
 
 
 def native_source_id(conn: Connection) -> int:
@@ -127,6 +127,8 @@ def delete(conn: Connection, session_id: str) -> int:
     conn.execute(FACT_SNAPSHOT.delete().where(FACT_SNAPSHOT.c.event_id.in_(own_ids)))
     n = conn.execute(EVENT.delete().where(EVENT.c.session_id == session_id)).rowcount
     conn.execute(OUTLINE_CACHE.delete().where(OUTLINE_CACHE.c.session_id == session_id))
+    conn.execute(CHECKPOINT_BACKUP.delete().where(CHECKPOINT_BACKUP.c.session_id == session_id))
+    blobs.collect_garbage(conn)  # its checkpoint backups, unless another session or an undo needs them
     conn.execute(SESSION.delete().where(SESSION.c.id == session_id))
     return n
 

@@ -286,6 +286,15 @@ class Store:
             reading.get_event(conn, event_id)
             return turn_end(conn, event_id)
 
+    def changed_files(self, session_id: str) -> dict[str, list[str]]:
+        """{prompt id: the files its turn changed}, from the tool's file checkpoints where it keeps them."""
+        with self.reader() as conn:
+            s = reading.get_session(conn, session_id)
+            if s.source_kind != "claude_code":
+                return {}
+            from .sources import claude_checkpoints
+            return claude_checkpoints.changed_files(conn, session_id)
+
     WARM_MIN_EVENTS = 2000  # below this a session opens in a few ms anyway
 
     def warm(self, session_ids, min_events: int | None = None) -> None:
@@ -313,7 +322,7 @@ class Store:
             q = (sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role,
                            sa.func.substr(EVENT.c.text, 1, 200))
                  .where(EVENT.c.session_id == session_id, EVENT.c.sidechain.is_(False),
-                        EVENT.c.kind.not_in(("meta", "opaque")))
+                        EVENT.c.kind.not_in(("meta", "opaque", "checkpoint")))
                  .order_by(EVENT.c.seq))
             rows = [tree.TreeInput(*r) for r in conn.execute(q)]
             forks = [tree.Fork(r.forked_from_event, r.id, r.title) for r in conn.execute(

@@ -102,6 +102,8 @@ def describe(e: EventView) -> Item:
         return Item("fact", "Fact", e.text)
     if k == "system":
         return Item("system", "System", e.text)
+    if k == "checkpoint":
+        return Item("system", "Checkpoint", e.text)
     p = _payload(e)
     if k == "tool_call":
         content = _content(p)

@@ -24,7 +24,7 @@ from ..ingest import ingest
 from ..schema import EVENT, SESSION, SOURCE, SOURCE_FILE
 from ..store import Store
 from ..views import Changes
-from . import jsonl
+from . import claude_checkpoints, jsonl
 from .claude_lines import TITLE_RANK, FileContext, convert
 
 KIND = "claude_code"
@@ -186,6 +186,7 @@ def _import_file(store: Store, root: Path, path: Path, source_id: int, known, re
             added, touched = store.write(_commit_batch, ctx, path, source_id, st, state)
             report.events_added += added
             report.sessions |= touched
+            ctx.backups.clear()
             for sess in ctx.sessions.values():  # only now that the batch is committed
                 sess.events = []
                 sess.info.meta = {k: v for k, v in sess.info.meta.items() if k in ("title_rank", "title_source")}
@@ -225,6 +226,8 @@ def _commit_batch(conn, ctx: FileContext, path: Path, source_id: int, st, state)
             touched.add(sid)
     for msg in problems:
         state.problem(0, state.offset, msg, bad=False)
+    if ctx.backups:  # the checkpoints' backups, kept with the lines that name them
+        claude_checkpoints.capture(conn, ctx.backups, claude_checkpoints.history_dirs(path))
     _save_state(conn, path, source_id, st, state)
     return added, touched
 

@@ -24,10 +24,12 @@ NS = uuid.UUID("3b0c6d9e-2f4a-4f0e-9a61-1c1d7e0c2b55")
 # Lines the CLI appends when it merely opens a session: not the user's activity.
 NOISE_TYPES = frozenset({"mode", "permission-mode", "atis-latch", "tools-used", "cost-state", "last-prompt"})
 META_TYPES = NOISE_TYPES | frozenset({
-    "summary", "file-history-snapshot", "file-history-delta", "queue-operation", "custom-title",
+    "summary", "queue-operation", "custom-title",
     "ai-title", "agent-name", "pr-link", "frame-link", "worktree-state", "relocated",
     "bridge-session", "content-replacement", "tag",
 })
+# Claude Code's file checkpoints: a snapshot of the tracked files' backups per prompt (and 2.1.x deltas).
+CHECKPOINT_TYPES = frozenset({"file-history-snapshot", "file-history-delta"})
 CHAIN_TYPES = frozenset({"user", "assistant", "system", "progress", "attachment"})
 HEAD_KINDS = frozenset({"message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary"})
 FILE_TOOLS = {"Edit": "edit", "MultiEdit": "edit", "Write": "write", "NotebookEdit": "edit"}
@@ -113,6 +115,7 @@ class FileContext:
     last_ts: float = 0.0
     sessions: dict[str, SessionState] = field(default_factory=dict)
     summaries: list[tuple[str, str]] = field(default_factory=list)  # (leafUuid, summary)
+    backups: set[tuple[str, str]] = field(default_factory=set)  # (session, backupFileName) named by checkpoints
 
     def session(self, sid: str) -> SessionState:
         st = self.sessions.get(sid)
@@ -146,10 +149,35 @@ def _kind_role_text(t: str, obj: dict[str, Any]) -> tuple[str, str | None, str]:
     if t == "attachment":
         att = obj.get("attachment") if isinstance(obj.get("attachment"), dict) else {}
         return "attachment", None, str(att.get("content") or att.get("type") or "")[:2000]
+    if t in CHECKPOINT_TYPES:
+        paths = list(checkpoint_entries(obj))
+        return "checkpoint", None, f"checkpoint of {len(paths)} file(s): " + ", ".join(paths[:20])
     if t in META_TYPES:
         text = obj.get("summary") or obj.get("customTitle") or obj.get("aiTitle") or obj.get("agentName") or ""
         return "meta", None, str(text)
     return "opaque", None, ""
+
+
+def checkpoint_entries(obj: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """{path: {backupFileName, version, backupTime}} of a snapshot or delta line (malformed parts skipped)."""
+    if obj.get("type") == "file-history-delta":
+        path, backup = obj.get("trackingPath"), obj.get("backup")
+        return {path: backup} if isinstance(path, str) and isinstance(backup, dict) else {}
+    snap = obj.get("snapshot")
+    tracked = snap.get("trackedFileBackups") if isinstance(snap, dict) else None
+    if not isinstance(tracked, dict):
+        return {}
+    return {p: b for p, b in tracked.items() if isinstance(p, str) and isinstance(b, dict)}
+
+
+def checkpoint_prompt(obj: dict[str, Any]) -> str | None:
+    """The prompt (user message uuid) a snapshot or delta line belongs to."""
+    snap = obj.get("snapshot")
+    for value in ((snap.get("messageId") if isinstance(snap, dict) else None),
+                  obj.get("snapshotMessageId"), obj.get("messageId")):
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def _is_real_prompt(obj: dict[str, Any], text: str) -> bool:
@@ -178,6 +206,11 @@ def convert(line_offset: int, raw: str, obj: dict[str, Any], ctx: FileContext) -
     uid = obj.get("uuid") if isinstance(obj.get("uuid"), str) and obj.get("uuid") else None
     event_id = uid or str(uuid.uuid5(NS, f"{ctx.file_key}:{line_offset}"))
     parent = obj.get("parentUuid") if isinstance(obj.get("parentUuid"), str) else None
+    if kind == "checkpoint":
+        parent = checkpoint_prompt(obj)  # attached to the prompt it checkpoints
+        for b in checkpoint_entries(obj).values():
+            if isinstance(b.get("backupFileName"), str) and b["backupFileName"]:
+                ctx.backups.add((sid, b["backupFileName"]))
     logical = kind == "compaction" and isinstance(obj.get("logicalParentUuid"), str) and bool(obj["logicalParentUuid"])
     if logical:
         # the timeline runs across the compaction; the line it names may never have been written,

@@ -167,11 +167,13 @@ def test_a_store_of_the_first_schema_is_upgraded(tmp_path):
         sid = s.open_session(title="kept").id
         s.append(sid, "message", role="user", text="hello")
     with sqlite3.connect(path) as raw:  # back to what revision 0001 created
-        raw.execute("DROP TABLE outline_cache")
+        for table in ("outline_cache", "file_blob", "checkpoint_backup"):
+            raw.execute(f"DROP TABLE {table}")
         raw.execute("UPDATE alembic_version SET version_num = '0001'")
     with open_store(path) as s:
         assert [e.text for e in s.branch_view(sid)] == ["hello"]
         assert all(r.ok for r in s.verify())
     with sqlite3.connect(path) as raw:
-        assert raw.execute("SELECT version_num FROM alembic_version").fetchone() == ("0002",)
+        assert raw.execute("SELECT version_num FROM alembic_version").fetchone() == ("0003",)
+        assert raw.execute("SELECT count(*) FROM file_blob").fetchone() == (0,)
         assert raw.execute("SELECT count(*) FROM outline_cache").fetchone() == (1,)

@@ -1,0 +1,61 @@
+"""File contents kept in the store: content-addressed, compressed, stored once.
+
+Claude Code's checkpoint backups and the files a restore overwrites live here, so a
+checkpoint survives the tool's own cleanup and a restore can be undone. A blob is
+named by the SHA-256 of its raw bytes; putting the same bytes twice stores nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from .errors import NotFound
+from .schema import AUDIT, CHECKPOINT_BACKUP, FILE_BLOB
+
+# Audit actions whose detail names blobs that must outlive their session (undo data).
+KEEPING_ACTIONS = ("restore-files", "restore-files.undo")
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def put(conn: Connection, data: bytes) -> str:
+    """Keep `data` (once); returns its hash."""
+    h = digest(data)
+    if conn.execute(sa.select(FILE_BLOB.c.hash).where(FILE_BLOB.c.hash == h)).first() is None:
+        conn.execute(FILE_BLOB.insert().values(hash=h, size=len(data), codec="zlib", data=zlib.compress(data, 6)))
+    return h
+
+
+def get(conn: Connection, h: str) -> bytes:
+    """The bytes of blob `h` (checked against its hash)."""
+    row = conn.execute(sa.select(FILE_BLOB.c.codec, FILE_BLOB.c.data).where(FILE_BLOB.c.hash == h)).first()
+    if row is None:
+        raise NotFound(f"no kept file content {h[:12]}")
+    data = zlib.decompress(row.data) if row.codec == "zlib" else bytes(row.data)
+    if digest(data) != h:
+        raise NotFound(f"kept file content {h[:12]} is damaged (its hash does not match)")
+    return data
+
+
+def has(conn: Connection, h: str) -> bool:
+    return conn.execute(sa.select(FILE_BLOB.c.hash).where(FILE_BLOB.c.hash == h)).first() is not None
+
+
+def collect_garbage(conn: Connection) -> int:
+    """Remove blobs nothing refers to any more (after a session is deleted); returns how many."""
+    keep = set(conn.execute(sa.select(CHECKPOINT_BACKUP.c.blob_hash).where(
+        CHECKPOINT_BACKUP.c.blob_hash.is_not(None))).scalars())
+    for detail in conn.execute(sa.select(AUDIT.c.detail).where(AUDIT.c.action.in_(KEEPING_ACTIONS))).scalars():
+        for f in json.loads(detail or "{}").get("files", []):
+            keep.update(h for h in (f.get("before"), f.get("after")) if h)
+    gone = [h for h in conn.execute(sa.select(FILE_BLOB.c.hash)).scalars() if h not in keep]
+    for i in range(0, len(gone), 500):
+        conn.execute(FILE_BLOB.delete().where(FILE_BLOB.c.hash.in_(gone[i:i + 500])))
+    return len(gone)

@@ -1,0 +1,249 @@
+"""Putting files back as they were: a preview, the restore, and its undo.
+
+A restore is planned first (`plan`): every path it would write, create or delete,
+with the bytes on disk now and the bytes wanted, and where each path lies. A path
+outside the session's folder is listed apart and left out unless chosen; a path
+that only seems inside (it resolves outside through `..` or a symlink) is never
+written unless named explicitly. `apply` keeps the current contents of everything
+it will overwrite or delete in the store first, then writes each file atomically
+(a temporary file beside it, renamed over it) with the mode it had, and records
+the restore in the audit log with what it saved, so `undo_last` can put it back.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from . import audit, blobs
+from .errors import NotFound, Refused
+from .schema import AUDIT
+
+ACTION = "restore-files"
+UNDO = "restore-files.undo"
+DIFF_MAX_BYTES = 2 << 20  # larger files are compared, not diffed
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """What a path should hold: bytes, or None for "absent"; `available` False when the bytes are lost."""
+
+    path: str  # as the tool recorded it (relative to cwd, or absolute)
+    content: bytes | None
+    available: bool = True
+    source: str = ""  # where the wanted bytes come from, for the preview (e.g. "a.py@v2")
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str
+    target: str  # the absolute path written (not resolved through symlinks)
+    action: str  # overwrite, create, delete, unchanged, unavailable
+    inside: bool  # the path names a place in the session's folder
+    escapes: str  # why it resolves outside the folder after all ("" when it does not)
+    current: bytes | None
+    wanted: bytes | None
+    source: str = ""
+
+    @property
+    def default(self) -> bool:
+        """Chosen unless the user says otherwise: a real change inside the folder that does not escape it."""
+        return self.inside and not self.escapes and self.action in ("overwrite", "create", "delete")
+
+    def diff(self, context: int = 3) -> str:
+        """A unified diff from the file now to the restored file (text files of reasonable size)."""
+        a, b = self.current or b"", self.wanted or b""
+        if len(a) > DIFF_MAX_BYTES or len(b) > DIFF_MAX_BYTES:
+            return f"(large file: {len(a):,} → {len(b):,} bytes)\n"
+        if b"\0" in a[:8192] or b"\0" in b[:8192]:
+            return f"(binary file: {len(a):,} → {len(b):,} bytes)\n"
+        return "".join(difflib.unified_diff(
+            a.decode("utf-8", "replace").splitlines(keepends=True), b.decode("utf-8", "replace").splitlines(keepends=True),
+            f"now/{self.path}", f"restored/{self.path}", n=context))
+
+
+@dataclass
+class RestorePlan:
+    session_id: str
+    event_id: str  # the event the user chose
+    prompt_id: str  # the prompt whose files are restored
+    cwd: str
+    changes: list[FileChange] = field(default_factory=list)
+
+    def default_selection(self) -> set[str]:
+        return {c.path for c in self.changes if c.default}
+
+    def by_path(self) -> dict[str, FileChange]:
+        return {c.path: c for c in self.changes}
+
+
+def _under(path: str, folder: str) -> bool:
+    return bool(folder) and (path == folder or path.startswith(folder.rstrip(os.sep) + os.sep))
+
+
+def _read(target: str) -> bytes | None:
+    try:
+        with open(target, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise Refused(f"{target} is a folder now; a file cannot be restored over it") from None
+
+
+def plan(session_id: str, event_id: str, prompt_id: str, cwd: str, wanted: list[Wanted]) -> RestorePlan:
+    """What a restore of `wanted` would do, path by path (nothing is written)."""
+    out = RestorePlan(session_id, event_id, prompt_id, cwd)
+    folder = os.path.normpath(cwd) if cwd else ""
+    real_folder = os.path.realpath(folder) if folder else ""
+    for w in sorted(wanted, key=lambda w: w.path):
+        target = os.path.normpath(w.path if os.path.isabs(w.path) else os.path.join(folder or "/", w.path))
+        inside = _under(target, folder) or (not os.path.isabs(w.path) and bool(folder))
+        escapes = ""
+        if inside and not _under(target, folder):
+            escapes = "leaves the folder through '..'"
+        elif inside and not _under(os.path.realpath(target), real_folder):
+            escapes = "leads outside the folder through a symbolic link"
+        try:
+            current = _read(target)
+        except Refused:
+            current = None
+            out.changes.append(FileChange(w.path, target, "unavailable", inside, escapes, None, None,
+                                          "a folder stands where the file was"))
+            continue
+        if not w.available:
+            action = "unavailable"
+        elif w.content is None:
+            action = "delete" if current is not None else "unchanged"
+        elif current is None:
+            action = "create"
+        else:
+            action = "unchanged" if current == w.content else "overwrite"
+        out.changes.append(FileChange(w.path, target, action, inside, escapes, current, w.content, w.source))
+    return out
+
+
+def _write_atomically(target: str, data: bytes, mode: int | None) -> None:
+    folder = os.path.dirname(target)
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".sessionscope-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _mode(target: str) -> int | None:
+    try:
+        return stat.S_IMODE(os.lstat(target).st_mode)
+    except FileNotFoundError:
+        return None
+
+
+def _put_all(conn, items: list[bytes]) -> list[str]:
+    return [blobs.put(conn, data) for data in items]
+
+
+def _apply(store, session_id: str, event_id: str | None, changes: list[FileChange], action: str,
+           extra: dict) -> dict:
+    """Save what is there now, write the wanted bytes, audit; returns the audit detail."""
+    for c in changes:
+        if c.action == "unavailable":
+            raise Refused(f"{c.path}: its content at that point is gone (neither in the store nor on disk)")
+    now = [(c, _read(c.target), _mode(c.target)) for c in changes]  # what is there at this moment
+    saved = store.write(_put_all, [data for _, data, _ in now if data is not None]
+                        + [c.wanted for c in changes if c.wanted is not None])
+    it = iter(saved)
+    befores = [next(it) if data is not None else None for _, data, _ in now]
+    afters = [next(it) if c.wanted is not None else None for c in changes]
+    files, failed = [], None
+    for (c, data, mode), before, after in zip(now, befores, afters):
+        entry = {"path": c.path, "target": c.target, "before": before, "before_mode": mode, "after": after}
+        try:
+            if c.wanted is None:
+                if data is not None:
+                    os.unlink(c.target)
+            else:
+                _write_atomically(c.target, c.wanted, mode)
+        except OSError as exc:
+            failed = f"{c.path}: {exc}"
+            break
+        files.append(entry)
+    detail = {**extra, "files": files}
+    if failed:
+        detail["error"] = failed
+    store.write(audit.record, action, "error" if failed else "ok", session_id=session_id, event_id=event_id,
+                detail=detail)
+    if failed:
+        raise Refused(f"the restore stopped at {failed}; the {len(files)} file(s) written before it are "
+                      "recorded and can be undone")
+    return detail
+
+
+def apply(store, restore: RestorePlan, selected: set[str]) -> dict:
+    """Restore the chosen paths of a plan; returns what was done (as the audit log records it)."""
+    missing = set(selected) - set(restore.by_path())
+    if missing:
+        raise Refused(f"not part of this restore: {', '.join(sorted(missing))}")
+    lost = sorted(c.path for c in restore.changes if c.path in selected and c.action == "unavailable")
+    if lost:  # refused whole, before anything is written
+        raise Refused(f"the content at that point is gone (neither in the store nor on disk): {', '.join(lost)}")
+    chosen = [c for c in restore.changes if c.path in selected and c.action in ("overwrite", "create", "delete")]
+    if not chosen:
+        raise Refused("nothing to restore: every chosen file already is as it was")
+    return _apply(store, restore.session_id, restore.event_id, chosen, ACTION,
+                  {"prompt": restore.prompt_id, "cwd": restore.cwd})
+
+
+def last_restore(store, session_id: str) -> dict | None:
+    """The newest restore of this session that has not been undone."""
+    with store.reader() as conn:
+        rows = conn.execute(sa.select(AUDIT.c.id, AUDIT.c.action, AUDIT.c.detail, AUDIT.c.ts).where(
+            AUDIT.c.session_id == session_id, AUDIT.c.action.in_((ACTION, UNDO)),
+            AUDIT.c.outcome.in_(("ok", "error"))).order_by(AUDIT.c.id.desc())).all()
+    import json
+    undone = set()
+    for r in rows:
+        detail = json.loads(r.detail or "{}")
+        if r.action == UNDO:
+            undone.add(detail.get("undoes"))
+        elif r.id not in undone and detail.get("files"):
+            return {"id": r.id, "ts": r.ts, **detail}
+    return None
+
+
+def undo_last(store, session_id: str) -> dict:
+    """Put back what the last restore of this session overwrote or deleted (and remove what it created)."""
+    last = last_restore(store, session_id)
+    if last is None:
+        raise NotFound(f"no restore of session {session_id} to undo")
+    changes = []
+    with store.reader() as conn:
+        for f in last["files"]:
+            before = blobs.get(conn, f["before"]) if f["before"] else None
+            current = _read(f["target"])
+            action = "delete" if before is None else "create" if current is None else "overwrite"
+            changes.append(FileChange(f["path"], f["target"], action, True, "", current, before))
+    detail = _apply(store, session_id, None, changes, UNDO, {"undoes": last["id"]})
+    for f, saved in zip(last["files"], detail["files"]):  # the mode the file had before the restore
+        if f.get("before_mode") is not None and os.path.exists(f["target"]):
+            os.chmod(f["target"], f["before_mode"])
+    return detail

@@ -1,0 +1,185 @@
+"""Claude Code's file checkpoints: imported, kept in the store, shown per turn, restored and undone."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+
+import pytest
+
+from model import Refused, file_restore
+from model.sources import claude_checkpoints
+from model.sources.claude_code import import_paths
+from tests.sources.checkpoint_home import build
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    return build(tmp_path)
+
+
+def _imported(store, home):
+    import_paths(store, [home.claude / "projects"])
+    return home.t.session_id
+
+
+def test_snapshots_become_checkpoints_under_their_prompt_and_backups_are_kept(store, home):
+    sid = _imported(store, home)
+    checkpoints = [e for e in store.events(sid) if e.kind == "checkpoint"]
+    assert len(checkpoints) == 5
+    assert {e.parent_id for e in checkpoints} == set(home.prompts.values())
+    with store.reader() as conn:
+        cp = claude_checkpoints.load(conn, sid)
+        kept = {b.name: claude_checkpoints.backup_content(conn, cp, b) for b in cp.backups if b.name}
+    shutil.rmtree(home.claude / "file-history")  # Claude Code's 30-day cleanup
+    with store.reader() as conn:
+        assert {b.name: claude_checkpoints.backup_content(conn, cp, b) for b in cp.backups if b.name} == kept
+    assert kept and all(kept.values())
+    # the checkpoint lines stay off the tree and the branch's reading; the prompt shows its files
+    assert store.tree(sid).lanes == 1
+    changed = store.changed_files(sid)
+    assert changed[home.prompts["p1"]] == ["a.py", "new.py"]
+    # the last turn: the files it began to track (a tracked file's next backup comes with the next prompt)
+    assert set(changed[home.prompts["p2"]]) == {"b.py", str(home.outside / "o.txt"), "../escape.txt", "link/x.txt"}
+
+
+def test_backups_are_stored_once(store, home):
+    sid = _imported(store, home)
+    with store.reader() as conn:
+        n = conn.exec_driver_sql("SELECT count(*) FROM file_blob").scalar()
+    assert n == len({p.read_bytes() for p in home.history.iterdir()})  # a@v1 and a@v1 again: one blob
+    import_paths(store, [home.claude / "projects"])
+    with store.reader() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM file_blob").scalar() == n
+
+
+def test_restore_to_the_first_prompt(store, home):
+    sid = _imported(store, home)
+    plan = claude_checkpoints.restore_plan(store, sid, home.prompts["p1"])
+    by = plan.by_path()
+    assert {p: c.action for p, c in by.items()} == {
+        "a.py": "overwrite", "new.py": "delete", "b.py": "overwrite", str(home.outside / "o.txt"): "overwrite",
+        "../escape.txt": "overwrite", "link/x.txt": "overwrite"}
+    assert plan.default_selection() == {"a.py", "new.py", "b.py"}  # outside and escaping paths are off
+    assert not by[str(home.outside / "o.txt")].inside
+    assert "'..'" in by["../escape.txt"].escapes and "symbolic link" in by["link/x.txt"].escapes
+    assert "-a v3\n+a v1\n" in by["a.py"].diff()
+    detail = file_restore.apply(store, plan, plan.default_selection())
+    assert (home.project / "a.py").read_bytes() == b"a v1\n"
+    assert stat.S_IMODE(os.stat(home.project / "a.py").st_mode) == 0o755  # the mode is kept
+    assert not (home.project / "new.py").exists() and (home.project / "b.py").read_bytes() == b"b v1\n"
+    assert (home.outside / "o.txt").read_bytes() == b"o v2\n" and (home.outside / "x.txt").read_bytes() == b"x v2\n"
+    assert (home.project.parent / "escape.txt").read_bytes() == b"e v2\n"
+    entry = store.audit_log(sid)[0]
+    assert entry["action"] == "restore-files" and entry["outcome"] == "ok"
+    assert {f["path"] for f in entry["detail"]["files"]} == {"a.py", "new.py", "b.py"} == \
+        {f["path"] for f in detail["files"]}
+    # undo puts back what was there, modes included
+    file_restore.undo_last(store, sid)
+    assert (home.project / "a.py").read_bytes() == b"a v3\n"
+    assert (home.project / "new.py").read_bytes() == b"new, edited\n" and (home.project / "b.py").read_bytes() == b"b v2\n"
+    assert stat.S_IMODE(os.stat(home.project / "a.py").st_mode) == 0o755
+    assert store.audit_log(sid)[0]["action"] == "restore-files.undo"
+    with pytest.raises(Exception, match="no restore"):
+        file_restore.undo_last(store, sid)
+
+
+def test_restore_to_the_second_prompt_and_explicit_escapes(store, home):
+    sid = _imported(store, home)
+    plan = claude_checkpoints.restore_plan(store, sid, home.prompts["p2"])
+    assert plan.by_path()["new.py"].wanted == b"new\n" and plan.by_path()["a.py"].wanted == b"a v2\n"
+    # any event of the turn restores to its prompt
+    reply = next(e for e in store.events(sid) if e.text == "edited them all")
+    assert claude_checkpoints.restore_plan(store, sid, reply.id).prompt_id == home.prompts["p2"]
+    file_restore.apply(store, plan, {"link/x.txt", str(home.outside / "o.txt")})  # ticked explicitly
+    assert (home.project / "link").is_symlink()  # the link stays; the file behind it is not written through
+    assert (home.outside / "o.txt").read_bytes() == b"o v1\n"
+
+
+def test_restore_after_the_backups_were_deleted_and_when_they_are_gone(store, home, tmp_path):
+    sid = _imported(store, home)
+    shutil.rmtree(home.claude / "file-history")
+    plan = claude_checkpoints.restore_plan(store, sid, home.prompts["p1"])
+    file_restore.apply(store, plan, plan.default_selection())
+    assert (home.project / "a.py").read_bytes() == b"a v1\n"  # served from the store
+    # a store that never saw the backups (imported after Claude Code removed them)
+    from model import open_store
+    bare = open_store(tmp_path / "bare.db")
+    import_paths(bare, [home.claude / "projects"])
+    plan = claude_checkpoints.restore_plan(bare, sid, home.prompts["p1"])
+    by = plan.by_path()
+    assert by["a.py"].action == "unavailable" and by["new.py"].action == "unchanged"  # per file (new.py: gone already)
+    before = (home.project / "b.py").read_bytes()
+    with pytest.raises(Refused, match="gone"):
+        file_restore.apply(bare, plan, {"a.py", "b.py"})
+    assert (home.project / "b.py").read_bytes() == before  # nothing half-written
+    bare.close()
+
+
+def test_dry_run_plan_writes_nothing(store, home):
+    sid = _imported(store, home)
+    before = {p: p.read_bytes() for p in home.project.iterdir() if p.is_file()}
+    claude_checkpoints.restore_plan(store, sid, home.prompts["p1"])
+    assert {p: p.read_bytes() for p in home.project.iterdir() if p.is_file()} == before
+    assert not any(e["action"] == "restore-files" for e in store.audit_log(sid))
+
+
+def test_deleting_the_session_drops_its_backups_but_keeps_undo_data(store, home):
+    sid = _imported(store, home)
+    plan = claude_checkpoints.restore_plan(store, sid, home.prompts["p1"])
+    file_restore.apply(store, plan, {"a.py"})
+    store.delete(sid)
+    with store.reader() as conn:
+        left = conn.exec_driver_sql("SELECT count(*) FROM file_blob").scalar()
+        kept = store.audit_log(sid)[1]["detail"]["files"][0]
+        from model import blobs
+        assert blobs.get(conn, kept["before"]) == b"a v3\n"
+    assert left == 2  # what the restore saved (before) and wrote (after)
+
+
+def test_corpus_sessions_with_snapshots_restore_every_checkpoint(corpus, tmp_path, monkeypatch):
+    """The corpus's real snapshot lines, with a backup file made for every name they give: at every
+    checkpointed prompt, the restore (into a scratch folder) writes each backup's bytes and removes
+    the files that did not exist yet."""
+    from model import open_store
+    from tests.sources.claude_home import UUID_RE, lay_out
+
+    folder = corpus / "claude-code"
+    if not folder.is_dir():
+        pytest.skip("no claude-code corpus")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    entries = [e for e in sorted(folder.iterdir()) if (e.is_dir() or e.suffix == ".jsonl")
+               and any(b'"file-history-snapshot"' in f.read_bytes() for f in ([e] if e.is_file() else e.rglob("*.jsonl")))]
+    restored = files = 0
+    for i, entry in enumerate(entries):
+        project = lay_out(entry, tmp_path / "home" / ".claude" / "projects", i)
+        for f in project.glob("*.jsonl"):
+            for name in set(__import__("re").findall(rb'"backupFileName": ?"([^"]+)"', f.read_bytes())):
+                target = tmp_path / "home" / ".claude" / "file-history" / f.stem / name.decode()
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(b"backup " + name + b"\n")
+        store = open_store(tmp_path / f"{i}.db")
+        import_paths(store, [project])
+        for f in (p for p in project.glob("*.jsonl") if UUID_RE.match(p.stem)):
+            with store.reader() as conn:
+                cp = claude_checkpoints.load(conn, f.stem)
+            for prompt in cp.prompts:
+                into = tmp_path / "restored" / f"{i}-{prompt[:8]}"
+                plan = claude_checkpoints.restore_plan(store, f.stem, prompt, into=str(into))
+                assert plan.prompt_id == prompt
+                state = cp.state_at(prompt)
+                chosen = {c.path for c in plan.changes if c.inside and not c.escapes and c.action in ("create", "delete")}
+                if chosen:
+                    file_restore.apply(store, plan, chosen)
+                for path in chosen:
+                    b = state[path]
+                    written = into / path
+                    assert (written.read_bytes() == b"backup " + b.name.encode() + b"\n") if b.name else not written.exists()
+                restored += 1
+                files += len(chosen)
+        store.close()
+    assert len(entries) >= 3 and restored >= 3 and files >= 5
