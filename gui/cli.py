@@ -204,6 +204,16 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("session")
     c.add_argument("--to", metavar="FOLDER", help="the project folder (default: from the session's cwd)")
 
+    c = cmd("restore-files", "put a session's files back as they were at a prompt (Claude Code's checkpoints)")
+    c.add_argument("session")
+    c.add_argument("--to", metavar="EVENT", help="a prompt, or any event of its turn")
+    c.add_argument("--dry-run", action="store_true", help="show what would change, with diffs; write nothing")
+    c.add_argument("--only", nargs="+", metavar="PATH", help="restore just these paths (as the preview names them)")
+    c.add_argument("--into", metavar="FOLDER", help="place the files under FOLDER instead of the session's folder")
+    c.add_argument("--conversation", action="store_true", help="rewind the conversation to that prompt too")
+    c.add_argument("--undo", action="store_true", help="put back what the last restore of this session changed")
+    c.add_argument("--yes", "-y", action="store_true", help="do not ask")
+
     c = cmd("audit", "the audit log, newest first")
     c.add_argument("session", nargs="?")
     c.add_argument("--limit", type=int, default=50)

@@ -400,7 +400,13 @@ _HANDLERS = {
     "search": _search, "retention": _retention, "audit": _audit, "import": _import, "scan": _scan,
     "restore": _restore, "export": lambda store, args: _lazy("export")(store, args),
     "redaction": lambda store, args: _lazy("redaction")(store, args),
+    "restore-files": lambda store, args: _restore_files(store, args),
 }
+
+
+def _restore_files(store, args):
+    from .cli_restore import restore_files
+    return restore_files(store, args)
 
 
 def _lazy(name: str):

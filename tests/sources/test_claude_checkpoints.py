@@ -183,3 +183,33 @@ def test_corpus_sessions_with_snapshots_restore_every_checkpoint(corpus, tmp_pat
                 files += len(chosen)
         store.close()
     assert len(entries) >= 3 and restored >= 3 and files >= 5
+
+
+def test_restore_files_through_the_cli(home, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    env = {**os.environ, "SESSIONSCOPE_STORE": str(tmp_path / "cli.db")}
+
+    def cli(*args, code=0):
+        out = subprocess.run([sys.executable, "-m", "gui.cli", *args], cwd=REPO, env=env, capture_output=True,
+                             text=True, stdin=subprocess.DEVNULL)
+        assert out.returncode == code, out.stderr
+        return out.stdout
+
+    cli("import", str(home.claude / "projects"))
+    sid, p1 = home.t.session_id, home.prompts["p1"]
+    text = cli("restore-files", sid, "--to", p1[:8], "--dry-run")
+    assert "[x] M a.py" in text and "[ ] M link/x.txt" in text and "-a v3\n+a v1" in text
+    assert (home.project / "a.py").read_bytes() == b"a v3\n"  # a dry run writes nothing
+    cli("restore-files", sid, "--to", p1, code=2)  # not at a terminal: asks for --yes
+    got = json.loads(cli("restore-files", sid, "--to", p1, "--only", "a.py", "--yes", "--json"))
+    assert [f["path"] for f in got["restored"]] == ["a.py"] and (home.project / "a.py").read_bytes() == b"a v1\n"
+    assert (home.project / "b.py").read_bytes() == b"b v2\n"
+    cli("restore-files", sid, "--undo")
+    assert (home.project / "a.py").read_bytes() == b"a v3\n"
+    both = json.loads(cli("restore-files", sid, "--to", p1, "--yes", "--conversation", "--json"))
+    assert both["rewind"] and (home.project / "b.py").read_bytes() == b"b v1\n"

@@ -1,0 +1,90 @@
+"""`sessionscope restore-files`: put a session's files back as they were at a prompt (Claude Code's
+file checkpoints), with a preview, a confirmation, an undo and, on request, the conversation too."""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import EXIT_FAILED, EXIT_USAGE
+from .cli_commands import _out
+
+_MARK = {"overwrite": "M", "create": "A", "delete": "D", "unchanged": "=", "unavailable": "!"}
+
+
+def _preview(plan, selected: set[str]) -> str:
+    lines = [f"Files as they were when prompt {plan.prompt_id[:8]} was sent (folder {plan.cwd});",
+             "M overwritten, A created, D deleted, = already so, ! content gone; [x] chosen:"]
+    groups = (("in the folder", [c for c in plan.changes if c.inside and not c.escapes]),
+              ("outside the folder (left alone unless named with --only)", [c for c in plan.changes if not c.inside]),
+              ("resolving outside the folder (written only if named with --only)",
+               [c for c in plan.changes if c.inside and c.escapes]))
+    for title, changes in groups:
+        if not changes:
+            continue
+        lines.append(f"  {title}:")
+        for c in changes:
+            chosen = "x" if c.path in selected else " "
+            why = f"  ({c.escapes})" if c.escapes else "  (content gone: not in the store nor on disk)" \
+                if c.action == "unavailable" else ""
+            lines.append(f"   [{chosen}] {_MARK[c.action]} {c.path}{why}")
+    return "\n".join(lines)
+
+
+def restore_files(store, args) -> int:
+    from model import file_restore
+    from model.sources import claude_checkpoints
+
+    sid = store.resolve_session(args.session)
+    if args.undo:
+        detail = file_restore.undo_last(store, sid)
+        _out(args, detail, f"undid the last restore: {len(detail['files'])} file(s) put back")
+        return 0
+    if not args.to:
+        print("sessionscope: error: restore-files needs --to EVENT (or --undo)", file=sys.stderr)
+        return EXIT_USAGE
+    event = store.resolve_event(args.to)
+    plan = claude_checkpoints.restore_plan(store, sid, event, into=args.into)
+    named = set(args.only or ())
+    unknown = named - set(plan.by_path())
+    if unknown:
+        print(f"sessionscope: error: not tracked at that point: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return EXIT_USAGE
+    selected = named if named else plan.default_selection()
+    chosen = [c for c in plan.changes if c.path in selected and c.action != "unchanged"]
+    text = _preview(plan, selected)
+    if not args.json:
+        print(text)
+        for c in chosen:
+            if c.action != "unavailable":
+                print(c.diff(), end="")
+    if args.dry_run or not chosen:
+        if args.json:
+            _out(args, _plan_dict(plan, selected), "")
+        elif not chosen:
+            print("nothing to restore: every chosen file already is as it was")
+        return 0
+    if not args.yes:
+        if not sys.stdin.isatty():
+            print("sessionscope: error: restoring files needs --yes when not asked at a terminal", file=sys.stderr)
+            return EXIT_USAGE
+        what = f"{len(chosen)} file(s)" + (" and rewind the conversation" if args.conversation else "")
+        if input(f"Restore {what}? The files' current contents are kept for undo. [y/N] ").strip().lower() \
+                not in ("y", "yes"):
+            print("nothing restored")
+            return EXIT_FAILED
+    detail = file_restore.apply(store, plan, selected)
+    out = {"restored": detail["files"], "prompt": plan.prompt_id}
+    msg = f"restored {len(detail['files'])} file(s); undo with: sessionscope restore-files {sid[:8]} --undo"
+    if args.conversation:
+        from model.sources import claude_actions
+        ch = claude_actions.rewind(store, sid, plan.prompt_id)
+        out["rewind"] = ch.session.id
+        msg += f"\nconversation rewound into {ch.session.id}; resume with: {claude_actions.resume_shell_line(ch.session)}"
+    _out(args, out, msg)
+    return 0
+
+
+def _plan_dict(plan, selected: set[str]) -> dict:
+    return {"prompt": plan.prompt_id, "folder": plan.cwd, "files": [
+        {"path": c.path, "target": c.target, "action": c.action, "inside": c.inside, "escapes": c.escapes,
+         "selected": c.path in selected} for c in plan.changes]}
