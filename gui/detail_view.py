@@ -1,4 +1,5 @@
-"""Event detail: the rendered event, its raw JSON, its hash, and the facts at that event."""
+"""Event detail: the rendered event, its raw JSON, its hash, the facts at that event, and the
+files of its turn's checkpoint (read only while that tab shows)."""
 
 from __future__ import annotations
 
@@ -70,11 +71,24 @@ class EventDetail(QTabWidget):
         self.addTab(self.rendered, "Event")
         self.addTab(self.raw, "Raw")
         self.addTab(self.facts, "Facts here")
+        from .files_tab import FilesTab
+        self.files_tab = FilesTab()
+        self.addTab(self.files_tab, "Files")
         self._gen = Generation()
         self.current_event = None
+        self._files_for = None  # (store, event) the Files tab shows or will show when opened
+        self.currentChanged.connect(lambda _i: self._refresh_files())
+
+    def _refresh_files(self) -> None:
+        if self.currentWidget() is self.files_tab and self._files_for is not None:
+            store, e = self._files_for
+            self._files_for = None
+            self.files_tab.show_event(store, e)
 
     def show_event(self, store, e) -> None:
         self.current_event = e
+        self._files_for = (store, e)
+        self._refresh_files()
         if e is None:
             for w in (self.rendered, self.raw):
                 w.clear()

@@ -69,6 +69,9 @@ class MainWindow(WindowCommands, QMainWindow):
             "session.fork_turn": lambda: s.actions_.fork(s.session, s.detail.current_event, end_of_turn=True),
             "session.rewind": lambda: s.actions_.rewind(s.session, s.detail.current_event),
             "session.compact": lambda: s.actions_.compact(s.session),
+            "session.restore_files": lambda: s.actions_.restore_files(s.session, s.detail.current_event),
+            "session.restore_all": lambda: s.actions_.restore_files(s.session, s.detail.current_event, True),
+            "session.undo_restore": lambda: s.actions_.undo_restore(s.session),
             "session.rename": lambda: s.actions_.rename(s.session),
             "session.archive": lambda: s.actions_.archive(s.session),
             "session.unarchive": lambda: s.actions_.unarchive(s.session),
@@ -186,7 +189,8 @@ class MainWindow(WindowCommands, QMainWindow):
             "&View": ["view.search", "view.filter", "view.show_archived", None, "timeline.next_prompt",
                       "timeline.prev_prompt", "timeline.find", None, "timeline.fold", "timeline.toggle_pair"],
             "&Session": ["session.resume", "session.copy_resume", None, "session.fork", "session.fork_turn",
-                         "session.rewind", "session.compact", "session.rename", None, "facts.compare", "session.export",
+                         "session.rewind", None, "session.restore_files", "session.restore_all",
+                         "session.undo_restore", None, "session.compact", "session.rename", None, "facts.compare", "session.export",
                          "session.export_branch", None, "session.archive",
                          "session.unarchive", "session.delete"],
         }
@@ -212,7 +216,8 @@ class MainWindow(WindowCommands, QMainWindow):
                           "session.export", "session.archive", "session.unarchive", "session.delete"):
             self.sessions_view.addAction(a[action_id])
         self.timeline.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        for action_id in ("timeline.toggle_pair", "session.fork", "session.fork_turn", "session.rewind", "facts.compare",
+        for action_id in ("timeline.toggle_pair", "session.fork", "session.fork_turn", "session.rewind",
+                          "session.restore_files", "session.restore_all", "facts.compare",
                           "session.export_branch"):
             self.timeline.addAction(a[action_id])
 
@@ -322,7 +327,8 @@ class MainWindow(WindowCommands, QMainWindow):
         session_id = self.session.id
         # tips and branch points read the whole session: they follow the rows, they do not hold them up
         store = self.store
-        run_task(lambda: (len(store.leaves(session_id)), store.branch_points(session_id)),
+        run_task(lambda: (len(store.leaves(session_id)), store.branch_points(session_id),
+                          store.changed_files(session_id)),
                  lambda r: self._branch_marks_loaded(token, label, *r), self._marks_failed(token), owner=self)
         rows = self.timeline_model.rowCount()
         found = self.timeline_model.row_of(select_event) if select_event else -1
@@ -342,11 +348,13 @@ class MainWindow(WindowCommands, QMainWindow):
                 self._error("mark the branch points")(exc)
         return failed
 
-    def _branch_marks_loaded(self, token, label: str, tips: int, marks: dict) -> None:
+    def _branch_marks_loaded(self, token, label: str, tips: int, marks: dict, files: dict) -> None:
         if not self._branch_gen.current(token):
             return
         self.timeline_label.setText(f"{label} · {max(1, tips)} tips")
         self.timeline_model.set_fork_points(marks)
+        self.timeline_model.set_changed_files(files)
+        self.tree.set_changed_files(files)
 
     def _timeline_at_end(self) -> bool:
         """Whether the user sits on the last event (then new events are followed)."""

@@ -17,12 +17,13 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 from model import lifecycle
 from model.views import Changes
 
+from .restore_actions import RestoreActions
 from .workers import run_task
 
 DEFAULT_TERMINAL = "x-terminal-emulator -e {command}"
 
 
-class SessionActions(QObject):
+class SessionActions(RestoreActions, QObject):
     sig_changes = Signal(object)  # model.views.Changes
     sig_message = Signal(str)
     sig_busy = Signal(str)  # an action started ("" when it ended): a fork of a big transcript takes seconds
@@ -72,6 +73,10 @@ class SessionActions(QObject):
             "facts.compare": session is not None,
             "session.export": session is not None,
             "session.export_branch": has_event and session is not None,
+            # file checkpoints: Claude Code's sessions keep them
+            "session.restore_files": has_event and claude,
+            "session.restore_all": has_event and claude,
+            "session.undo_restore": claude,
         }
 
     # -- actions ----------------------------------------------------------------

@@ -53,6 +53,7 @@ class TimelineModel(QAbstractTableModel):
         self.cache: dict[str, object] = {}  # event id → EventView, for rows painted lately
         self.pending: set[int] = set()
         self.fork_points: dict[str, list[str]] = {}  # event id → notes on the branches leaving there
+        self.changed_files: dict[str, list[str]] = {}  # prompt id → the files its turn changed (checkpoints)
         self.sidechain: list[bool] = []
         self.folded = True
         self.expanded: set[str] = set()  # tool calls whose results are shown
@@ -79,6 +80,12 @@ class TimelineModel(QAbstractTableModel):
     def set_fork_points(self, marks: dict[str, list[str]]) -> None:
         """Mark the rows where other branches leave (rewinds, forks); found after the rows show."""
         self.fork_points = marks
+        if self.ids:
+            self.dataChanged.emit(self.index(0, 1), self.index(len(self.ids) - 1, 1))
+
+    def set_changed_files(self, files: dict[str, list[str]]) -> None:
+        """Mark each prompt with the files its turn changed; found after the rows show."""
+        self.changed_files = files
         if self.ids:
             self.dataChanged.emit(self.index(0, 1), self.index(len(self.ids) - 1, 1))
 
@@ -240,7 +247,8 @@ class TimelineModel(QAbstractTableModel):
                 label = KIND_LABELS.get(e.kind, e.kind)
                 if e.kind == "tool_call" and self.positions is not None and self.results_of(index.row()):
                     label = ("▾ " if e.id in self.expanded else "▸ ") + label
-                return label + (" ⎇" if e.id in self.fork_points else "")
+                files = self.changed_files.get(e.id)
+                return label + (" ⎇" if e.id in self.fork_points else "") + (f" ✎{len(files)}" if files else "")
             if col == 2:
                 return (f"agent {e.agent_id}" if e.sidechain and e.agent_id else e.role or "")
             if col == 3:
@@ -264,8 +272,11 @@ class TimelineModel(QAbstractTableModel):
             return e.text[:2000]
         if role == Qt.ItemDataRole.ToolTipRole and col == 4 and e.id in self.turn_tokens:
             return f"{self.turn_tokens[e.id]:,} tokens from this prompt to the next"
-        if role == Qt.ItemDataRole.ToolTipRole and col == 1 and e.id in self.fork_points:
-            return "\n".join(self.fork_points[e.id])
+        if role == Qt.ItemDataRole.ToolTipRole and col == 1 and (e.id in self.fork_points or e.id in self.changed_files):
+            files = self.changed_files.get(e.id, [])
+            listed = [f"this turn changed {len(files)} file(s):"] + files[:30] + (["…"] if len(files) > 30 else []) \
+                if files else []
+            return "\n".join(self.fork_points.get(e.id, []) + listed)
         if role == Qt.ItemDataRole.ToolTipRole and col == 1 and e.kind == "tool_call" and self.positions is not None:
             return "Double-click (or Space) to show or hide this call's output"
         if role == Qt.ItemDataRole.UserRole:

@@ -16,6 +16,7 @@ class BranchTreeModel(QAbstractListModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.layout_ = None
+        self.changed_files: dict[str, list[str]] = {}  # prompt id → files its turn changed
 
     def set_layout(self, layout) -> None:
         self.beginResetModel()
@@ -29,10 +30,12 @@ class BranchTreeModel(QAbstractListModel):
         if not index.isValid() or self.layout_ is None or not (0 <= index.row() < len(self.layout_.nodes)):
             return None
         node = self.layout_.nodes[index.row()]
+        files = self.changed_files.get(node.id, [])
         if role == Qt.ItemDataRole.DisplayRole:
-            return node.label
+            return node.label + (f"  ✎{len(files)}" if files else "")
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{node.kind} · {node.id}\n{node.label}"
+            listed = f"\nthis turn changed {len(files)} file(s):\n" + "\n".join(files[:30]) if files else ""
+            return f"{node.kind} · {node.id}\n{node.label}{listed}"
         if role == Qt.ItemDataRole.UserRole:
             return node
         return None
@@ -117,6 +120,12 @@ class BranchTreeView(QListView):
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
 
+    def set_changed_files(self, files: dict[str, list[str]]) -> None:
+        """Mark prompt nodes with the files their turn changed (loaded after the timeline's rows)."""
+        self.tree_model.changed_files = files
+        if self.tree_model.rowCount():
+            self.tree_model.dataChanged.emit(self.tree_model.index(0), self.tree_model.index(self.tree_model.rowCount() - 1))
+
     def _clicked(self, index) -> None:
         node = index.data(Qt.ItemDataRole.UserRole)
         if node is None:
@@ -132,7 +141,7 @@ class BranchTreeView(QListView):
             return
         menu = QMenu(self)
         for action_id, text in (("session.fork", "Fork here…"), ("session.fork_turn", "Fork at end of this turn…"),
-                                ("session.rewind", "Rewind here…"),
+                                ("session.rewind", "Rewind here…"), ("session.restore_files", "Restore code to here…"),
                                 ("facts.compare", "Compare facts with…")):
             menu.addAction(text, lambda a=action_id: self.sig_action.emit(a, node.id))
         menu.exec(self.viewport().mapToGlobal(pos))

@@ -61,6 +61,8 @@ class WindowCommands:
             self.compare_facts(a=event_id)
         elif action_id == "session.fork":
             self.actions_.fork(self.session, e)
+        elif action_id == "session.restore_files":
+            self.actions_.restore_files(self.session, e)
         elif action_id == "session.fork_turn":
             self.actions_.fork(self.session, e, end_of_turn=True)
         elif action_id == "session.rewind":

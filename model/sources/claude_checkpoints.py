@@ -226,3 +226,43 @@ def _state_after(cp: Checkpoints, conn: Connection, prompt: str) -> dict[str, Ba
     seq = conn.execute(sa.select(EVENT.c.seq).where(EVENT.c.id == prompt)).scalar() or 0
     later = [p for p in cp.prompts if cp.prompt_order[p] >= seq]
     return cp.state_at(later[0]) if later else {}
+
+
+@dataclass(frozen=True)
+class FileAt:
+    """One tracked file at a checkpoint, and at the next one (for the Files tab)."""
+
+    path: str
+    target: str  # where it lives (the session's folder joined with a relative path)
+    content: bytes | None
+    state: str  # kept (content), absent (did not exist yet), gone (backup lost)
+    next_content: bytes | None = None
+    next_state: str = "none"  # kept, absent, gone, or none: no later checkpoint
+
+
+def files_at(store, session_id: str, event_id: str) -> tuple[str | None, list[FileAt]]:
+    """(the prompt of `event_id`'s turn, every file tracked at its checkpoint with its contents)."""
+    with store.reader() as conn:
+        prompt = turn_prompt(conn, event_id)
+        if prompt is None:
+            return None, []
+        cp = load(conn, session_id)
+        if prompt not in cp.prompt_order:
+            return prompt, []
+        state = cp.state_at(prompt)
+        nxt = cp.next_prompt(prompt)
+        later = cp.state_at(nxt) if nxt else {}
+
+        def read(b: Backup | None) -> tuple[bytes | None, str]:
+            if b is None:
+                return None, "none"
+            if b.name is None:
+                return None, "absent"
+            data = backup_content(conn, cp, b)
+            return data, "kept" if data is not None else "gone"
+        out = []
+        for path, b in sorted(state.items()):
+            content, st = read(b)
+            next_content, next_st = read(later.get(path)) if nxt else (None, "none")
+            out.append(FileAt(path, os.path.normpath(cp.resolve(path)), content, st, next_content, next_st))
+    return prompt, out

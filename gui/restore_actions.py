@@ -1,0 +1,71 @@
+"""Restore Code to Here, Restore Code and Conversation, Undo Last Restore: the session actions that
+put files back from a session's checkpoints (a mixin of SessionActions; the same threading rules:
+the plan is read and the files written on workers, the preview asks on the UI thread)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialog, QMessageBox
+
+from model.views import Changes
+
+from .workers import run_task
+
+
+class RestoreActions:
+    """Needs `self.store`, `self.window`, `self.sig_busy`, `self.sig_message`, `self._run`, `self._fail`."""
+
+    def restore_files(self, session, event, with_conversation: bool = False) -> None:
+        store = self.store
+        self.sig_busy.emit("read the checkpoint")
+
+        def failed(exc):
+            self.sig_busy.emit("")
+            self._fail("restore the files")(exc)
+        run_task(lambda: store.restore_plan(session.id, event.id),
+                 lambda plan: self._preview(session, plan, with_conversation), failed, owner=self)
+
+    def _preview(self, session, plan, with_conversation: bool) -> None:
+        from .restore_dialog import RestoreDialog
+        self.sig_busy.emit("")
+        if not plan.changes:
+            QMessageBox.information(self.window, "Restore Code to Here",
+                                    "No file checkpoint covers this point: Claude Code tracked no file then.")
+            return
+        dialog = RestoreDialog(plan, with_conversation, self.window)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        selected, store = dialog.selected(), self.store
+
+        def run() -> Changes:
+            from model import file_restore
+            detail = file_restore.apply(store, plan, selected)
+            if not with_conversation:
+                return Changes("restore-files", frozenset({session.id}), False, store.session(session.id), detail=detail)
+            from model.sources import claude_actions
+            ch = claude_actions.rewind(store, session.id, plan.prompt_id)
+            return Changes("rewind", ch.session_ids, True, ch.session, detail={**detail, **ch.detail})
+
+        def done(ch: Changes) -> None:
+            n = len(ch.detail.get("files", []))
+            self.sig_message.emit(f"Restored {n} file(s)" + (" and rewound the conversation" if with_conversation else "")
+                                  + " (Session ▸ Undo Last Restore puts them back)")
+        self._run("restore files", run, done)
+
+    def undo_restore(self, session) -> None:
+        from model import file_restore
+        last = file_restore.last_restore(self.store, session.id)
+        if last is None:
+            QMessageBox.information(self.window, "Undo Last Restore", "No restore of this session is left to undo.")
+            return
+        paths = "\n".join(f["path"] for f in last["files"][:15]) + ("\n…" if len(last["files"]) > 15 else "")
+        if QMessageBox.question(self.window, "Undo Last Restore",
+                                f"Put back the {len(last['files'])} file(s) the last restore changed?\n\n{paths}") \
+                != QMessageBox.StandardButton.Yes:
+            return
+        store = self.store
+
+        def run() -> Changes:
+            detail = file_restore.undo_last(store, session.id)
+            return Changes("restore-files.undo", frozenset({session.id}), False, store.session(session.id), detail=detail)
+        self._run("undo the restore", run,
+                  lambda ch: self.sig_message.emit(f"Put back {len(ch.detail['files'])} file(s) as they were"))
