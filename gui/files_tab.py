@@ -8,7 +8,7 @@ import html
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QSplitter,
+from PySide6.QtWidgets import (QComboBox, QLabel, QListWidget, QListWidgetItem, QSplitter,
                                QTextBrowser, QVBoxLayout, QWidget)
 
 from .workers import Generation, run_task
@@ -64,12 +64,10 @@ class FilesTab(QWidget):
         split.addWidget(self.files)
         split.addWidget(self.view)
         split.setSizes([120, 300])
-        top = QHBoxLayout()
-        top.addWidget(self.label, 1)
-        top.addWidget(self.mode)
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
-        box.addLayout(top)
+        box.addWidget(self.label)
+        box.addWidget(self.mode)
         box.addWidget(split, 1)
         self.entries = []
         self.prompt = None
@@ -101,8 +99,9 @@ class FilesTab(QWidget):
             self.label.setText("This turn has no file checkpoint (Claude Code keeps one for each prompt "
                                "whose turn edits files).")
             return
-        self.label.setText(f"{len(entries)} file(s) tracked when prompt {prompt[:8]} was sent "
-                           "(Session ▸ Restore Code to Here puts them back)")
+        self.label.setText(f"{len(entries)} file(s) as prompt {prompt[:8]} found them")
+        self.label.setToolTip("The files Claude Code tracked, as they were when this turn's prompt was sent. "
+                              "Session ▸ Restore Code to Here puts them back.")
         for f in entries:
             mark = {"absent": "  (not there yet)", "gone": "  (backup gone)"}.get(f.state, "")
             item = QListWidgetItem(f.path + mark)

@@ -351,7 +351,8 @@ class MainWindow(WindowCommands, QMainWindow):
     def _branch_marks_loaded(self, token, label: str, tips: int, marks: dict, files: dict) -> None:
         if not self._branch_gen.current(token):
             return
-        self.timeline_label.setText(f"{label} · {max(1, tips)} tips")
+        tips = max(1, tips)
+        self.timeline_label.setText(f"{label} · {tips} tip{'' if tips == 1 else 's'}")
         self.timeline_model.set_fork_points(marks)
         self.timeline_model.set_changed_files(files)
         self.tree.set_changed_files(files)

@@ -53,6 +53,7 @@ class RestoreDialog(QDialog):
                     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
                 top.addChild(item)
                 self.items[c.path] = item
+            top.setFirstColumnSpanned(True)
             top.setExpanded(True)
         self.tree.currentItemChanged.connect(self._show_diff)
         split = QSplitter(Qt.Orientation.Vertical)

@@ -158,13 +158,17 @@ def iter_session_events(conn: Connection, session_id: str, batch: int = 2000) ->
         last = rows[-1]["seq"]
 
 
+# Lines that hang beside the conversation without continuing it: never a branch tip themselves.
+NOT_TIPS = ("fact.set", "fact.delete", "checkpoint", "progress", "meta", "opaque")
+
+
 def leaves(conn: Connection, session_id: str) -> list[str]:
-    """Events of the session that no event (in any session) hangs under: branch tips."""
+    """Events of the session that no conversation event (in any session) hangs under: branch tips."""
     child = EVENT.alias("child")
     q = (
         sa.select(EVENT.c.id)
-        .where(EVENT.c.session_id == session_id)
-        .where(~sa.exists().where(child.c.parent_id == EVENT.c.id))
+        .where(EVENT.c.session_id == session_id, EVENT.c.kind.not_in(NOT_TIPS))
+        .where(~sa.exists().where(child.c.parent_id == EVENT.c.id, child.c.kind.not_in(NOT_TIPS)))
         .order_by(EVENT.c.seq)
     )
     return list(conn.execute(q).scalars())

@@ -69,6 +69,10 @@ def main(argv=None) -> int:
     row("full import (searchable when done)", f"{imp['events']:,} events", f"{imp['seconds']:.2f} s",
         f"{rate:.0f} MB/s = {rate / (mb / floor['seconds']):.2f}× floor", f"{imp['peak_mb']:.0f} MB",
         "≥ 100 MB/s, ≥ 0.5× floor; ≤ 300 MB")
+    row("file checkpoints kept in the store", f"{gen.get('backups', 0):,} backups, "
+        f"{gen.get('backup_bytes', 0) / 1e6:.1f} MB", "",
+        f"+{imp['blob_bytes'] / 1e6:.1f} MB ({imp['blobs']:,} blobs) = "
+        f"{100 * imp['blob_bytes'] / max(1, gen['bytes']):.1f}% of the transcripts")
     q = child("queries", str(home), str(work / "store.db"), gen["biggest"])
     row("rescan, nothing changed", f"{gen['files']} files", f"{q['rescan_idle'] * 1000:.0f} ms", "", "", "≤ 0.2 s")
     row("rescan, one line appended", "1 file", f"{q['rescan_one'] * 1000:.0f} ms",

@@ -4,12 +4,15 @@ Many projects; sessions from a few KB up to one big one (a sixth of the total,
 60 MB at 500 MB); assistant replies split over several lines sharing message.id;
 tool calls and results of every size up to 1 MB; progress lines; subagents in
 the flat (2.0) and nested (2.1) layouts; compactions; real rewinds; summary and
-title lines. Shapes follow shared/corpus/FORMATS.md §1.
+title lines; file checkpoints (snapshot lines, and their backups in
+`<projects>/../file-history/<session>/`, for the edits a quarter of the turns make).
+Shapes follow shared/corpus/FORMATS.md §1.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import random
 import uuid
 from pathlib import Path
@@ -21,13 +24,68 @@ WORDS = ("the test fails because session cookie redirect fixture query index cac
          "schema migration handler request response latency memory profile benchmark").split()
 
 
+class _Checkpoints:
+    """The files a session's turns edit, backed up as Claude Code does (own RNG: the rest of the home
+    is the same with or without them)."""
+
+    def __init__(self, history: Path, session_id: str):
+        self.rng = random.Random(session_id)
+        self.folder = history / session_id
+        self.files: dict[str, list] = {}  # path → [content, version backed up, changed since, backup name]
+        self.backup_bytes = self.backups = 0
+
+    def _backup(self, path: str, version: int, content: bytes) -> str:
+        name = f"{hashlib.sha256(path.encode()).hexdigest()[:16]}@v{version}"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / name).write_bytes(content)
+        self.backup_bytes += len(content)
+        self.backups += 1
+        return name
+
+    def _source(self, lines: int) -> bytes:
+        return "".join(f"def f{self.rng.getrandbits(20)}(x):\n    return x * {self.rng.randint(1, 999)}  "
+                       f"# {' '.join(self.rng.choice(WORDS) for _ in range(6))}\n" for _ in range(lines)).encode()
+
+    def at_prompt(self, w: "_Writer", prompt: str) -> None:
+        """The prompt's snapshot (files changed since their last backup get a new version); then,
+        for a quarter of the turns, an edit: its file tracked first (an update snapshot) and changed."""
+        tracked = {}
+        for path, f in self.files.items():
+            if f[2]:
+                f[1] += 1
+                f[2] = False
+                f[3] = self._backup(path, f[1], f[0])
+            tracked[path] = {"backupFileName": f[3], "version": f[1], "backupTime": w.stamp()}
+        w.write({"type": "file-history-snapshot", "messageId": prompt, "snapshot": {
+            "messageId": prompt, "trackedFileBackups": tracked, "timestamp": w.stamp()}, "isSnapshotUpdate": False})
+        if self.rng.random() >= 0.25:
+            return
+        path = f"src/{self.rng.choice(WORDS)}_{self.rng.randint(1, 12)}.py"
+        if path not in self.files:
+            new = self.rng.random() < 0.3
+            content = b"" if new else self._source(self.rng.randint(20, 300))
+            name = None if new else self._backup(path, 1, content)
+            self.files[path] = [content, 1, False, name]
+            tracked[path] = {"backupFileName": name, "version": 1, "backupTime": w.stamp()}
+            w.write({"type": "file-history-snapshot", "messageId": w._uuid(), "snapshot": {
+                "messageId": prompt, "trackedFileBackups": tracked, "timestamp": w.stamp()}, "isSnapshotUpdate": True})
+        f = self.files[path]
+        f[0] = f[0][: len(f[0]) * 3 // 4] + self._source(self.rng.randint(2, 40))
+        f[2] = True
+
+
 class _Writer:
-    def __init__(self, rng: random.Random, fh, session_id: str, cwd: str, start: dt.datetime, agent: str | None = None):
+    def __init__(self, rng: random.Random, fh, session_id: str, cwd: str, start: dt.datetime, agent: str | None = None,
+                 checkpoints: _Checkpoints | None = None):
         self.rng, self.fh, self.sid, self.cwd, self.clock = rng, fh, session_id, cwd, start
         self.agent = agent
+        self.checkpoints = checkpoints
         self.last: str | None = None
         self.bytes = 0
         self.n = 0
+
+    def stamp(self) -> str:
+        return self.clock.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
     def _uuid(self) -> str:
         return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
@@ -56,7 +114,9 @@ class _Writer:
         prompt = self.text(self.rng.randint(5, 60))
         if self.rng.random() < 0.002:
             prompt += " zebracorn"  # a rare word for the search benchmark
-        self.line("user", message={"role": "user", "content": prompt})
+        asked = self.line("user", message={"role": "user", "content": prompt})
+        if self.checkpoints is not None:
+            self.checkpoints.at_prompt(self, asked["uuid"])
         msg_id = f"msg_{self.rng.getrandbits(64):016x}"
         usage = {"input_tokens": self.rng.randint(10, 5000), "cache_read_input_tokens": self.rng.randint(0, 90000),
                  "cache_creation_input_tokens": 0, "output_tokens": 10}
@@ -83,10 +143,11 @@ def _tool_size(rng: random.Random) -> int:
 
 
 def write_session(path: Path, rng: random.Random, target: int, cwd: str, start: dt.datetime,
-                  subagents: str | None = None) -> int:
+                  subagents: str | None = None, checkpoints: dict | None = None) -> int:
     sid = path.stem
+    cp = _Checkpoints(path.parent.parent.parent / "file-history", sid) if checkpoints is not None else None
     with open(path, "wb") as fh:
-        w = _Writer(rng, fh, sid, cwd, start)
+        w = _Writer(rng, fh, sid, cwd, start, checkpoints=cp)
         if rng.random() < 0.3:
             w.write({"type": "summary", "summary": w.text(6), "leafUuid": str(uuid.UUID(int=rng.getrandbits(128)))})
         rewind_at = None
@@ -106,6 +167,9 @@ def write_session(path: Path, rng: random.Random, target: int, cwd: str, start: 
                 w.last = rewind_at
         w.write({"type": "ai-title", "sessionId": sid, "aiTitle": w.text(5)})
         size = w.bytes
+    if cp is not None:
+        checkpoints["backups"] = checkpoints.get("backups", 0) + cp.backups
+        checkpoints["backup_bytes"] = checkpoints.get("backup_bytes", 0) + cp.backup_bytes
     if subagents:
         agent = f"a{rng.getrandbits(28):07x}"
         folder = path.parent / sid / "subagents" if subagents == "nested" else path.parent
@@ -130,6 +194,7 @@ def generate(root: Path, total_bytes: int, seed: int = 7, sessions: int | None =
     scale = rest / sum(weights)
     start = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
     written, biggest = 0, (None, 0)
+    checkpoints: dict = {}
     projects = max(2, count // 40)
     for i in range(count):
         project = root / f"-home-dev-src-project{i % projects}"
@@ -139,10 +204,11 @@ def generate(root: Path, total_bytes: int, seed: int = 7, sessions: int | None =
         sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
         layout = "nested" if i % 7 == 0 else "flat" if i % 7 == 1 else None
         size = write_session(project / f"{sid}.jsonl", rng, target, f"/home/dev/src/project{i % projects}",
-                             start + dt.timedelta(hours=i), layout)
+                             start + dt.timedelta(hours=i), layout, checkpoints)
         written += size
         if size > biggest[1]:
             biggest = (sid, size)
         if written >= total_bytes:
             break
-    return {"bytes": written, "sessions": i + 1, "biggest": biggest[0], "biggest_bytes": biggest[1]}
+    return {"bytes": written, "sessions": i + 1, "biggest": biggest[0], "biggest_bytes": biggest[1],
+            "backups": checkpoints.get("backups", 0), "backup_bytes": checkpoints.get("backup_bytes", 0)}

@@ -74,7 +74,10 @@ def do_import(home: str, db: str) -> dict:
     t = time.perf_counter()
     report = import_paths(store, [home])
     seconds = time.perf_counter() - t
-    return {"seconds": seconds, "events": report.events_added, "bad": report.bad_lines, "peak_mb": peak_mb()}
+    with store.reader() as conn:  # what keeping Claude Code's file checkpoints adds to the store
+        blobs, blob_bytes = conn.exec_driver_sql("SELECT count(*), coalesce(sum(length(data)), 0) FROM file_blob").first()
+    return {"seconds": seconds, "events": report.events_added, "bad": report.bad_lines, "peak_mb": peak_mb(),
+            "blobs": blobs, "blob_bytes": blob_bytes}
 
 
 def queries(home: str, db: str, biggest: str) -> dict:
