@@ -161,7 +161,7 @@ def _fork(store, args):
     if args.end_of_turn:
         at = store.turn_end(at)
     if _is_claude(store, sid):
-        from model.sources import claude_actions
+        from model.sources.claude_code import actions as claude_actions
 
         ch = claude_actions.fork(store, sid, at, args.title)
         note = f"\n{ch.detail['note']}" if ch.detail.get("note") else ""
@@ -179,7 +179,7 @@ def _rewind(store, args):
     if args.end_of_turn:
         to = store.turn_end(to)
     if _is_claude(store, sid):
-        from model.sources import claude_actions
+        from model.sources.claude_code import actions as claude_actions
 
         ch = claude_actions.rewind(store, sid, to)
         note = f"\n{ch.detail['note']}" if ch.detail.get("note") else ""
@@ -194,7 +194,7 @@ def _rewind(store, args):
 def _restore(store, args):
     from pathlib import Path
 
-    from model.sources import claude_actions
+    from model.sources.claude_code import actions as claude_actions
 
     sid = store.resolve_session(args.session)
     written = claude_actions.restore(store, sid, Path(args.to) if args.to else None)
@@ -205,7 +205,7 @@ def _restore(store, args):
 def _resume(store, args):
     sid = store.resolve_session(args.session)
     if _is_claude(store, sid):
-        from model.sources import claude_actions
+        from model.sources.claude_code import actions as claude_actions
 
         s = store.session(sid)
         _out(args, {"command": claude_actions.resume_command(s), "cwd": s.cwd},
@@ -250,7 +250,7 @@ def _delete(store, args):
 def _rename(store, args):
     sid = store.resolve_session(args.session)
     if _is_claude(store, sid):
-        from model.sources import claude_actions
+        from model.sources.claude_code import actions as claude_actions
 
         ch = claude_actions.rename(store, sid, args.title)
     else:
@@ -261,7 +261,7 @@ def _rename(store, args):
 def _tag(store, args):
     sid = store.resolve_session(args.session)
     if _is_claude(store, sid):
-        from model.sources import claude_actions
+        from model.sources.claude_code import actions as claude_actions
         from model.errors import InvalidInput
 
         if len(args.tags) > 1:

@@ -32,7 +32,7 @@ def _preview(plan, selected: set[str]) -> str:
 
 def restore_files(store, args) -> int:
     from model import file_restore
-    from model.sources import claude_checkpoints
+    from model.sources.claude_code import checkpoints as claude_checkpoints
 
     sid = store.resolve_session(args.session)
     if args.undo:
@@ -76,7 +76,7 @@ def restore_files(store, args) -> int:
     out = {"restored": detail["files"], "prompt": plan.prompt_id}
     msg = f"restored {len(detail['files'])} file(s); undo with: sessionscope restore-files {sid[:8]} --undo"
     if args.conversation:
-        from model.sources import claude_actions
+        from model.sources.claude_code import actions as claude_actions
         ch = claude_actions.rewind(store, sid, plan.prompt_id)
         out["rewind"] = ch.session.id
         msg += f"\nconversation rewound into {ch.session.id}; resume with: {claude_actions.resume_shell_line(ch.session)}"

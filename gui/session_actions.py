@@ -83,7 +83,7 @@ class SessionActions(RestoreActions, QObject):
 
     def resume(self, session) -> None:
         if session.source_kind == "claude_code":
-            from model.sources import claude_actions
+            from model.sources.claude_code import actions as claude_actions
 
             template = QSettings().value("resume/terminal", DEFAULT_TERMINAL)
             try:
@@ -104,7 +104,7 @@ class SessionActions(RestoreActions, QObject):
 
     def copy_resume(self, session) -> None:
         if session.source_kind == "claude_code":
-            from model.sources import claude_actions
+            from model.sources.claude_code import actions as claude_actions
 
             line = claude_actions.resume_shell_line(session)
         else:
@@ -132,7 +132,7 @@ class SessionActions(RestoreActions, QObject):
         def run():
             at = store.turn_end(event.id) if end_of_turn else event.id
             if claude:
-                from model.sources import claude_actions
+                from model.sources.claude_code import actions as claude_actions
                 return claude_actions.fork(store, session.id, at, title)
             return store.fork(session.id, at, title)
 
@@ -152,7 +152,7 @@ class SessionActions(RestoreActions, QObject):
             return
         store = self.store
         if claude:
-            from model.sources import claude_actions
+            from model.sources.claude_code import actions as claude_actions
 
             fn = lambda: claude_actions.rewind(store, session.id, event.id)  # noqa: E731
         else:
@@ -171,7 +171,7 @@ class SessionActions(RestoreActions, QObject):
         if ok and title.strip():
             store = self.store
             if session.source_kind == "claude_code":
-                from model.sources import claude_actions
+                from model.sources.claude_code import actions as claude_actions
 
                 self._run("rename", lambda: claude_actions.rename(store, session.id, title.strip()))
             else:

@@ -292,14 +292,14 @@ class Store:
             s = reading.get_session(conn, session_id)
             if s.source_kind != "claude_code":
                 return {}
-            from .sources import claude_checkpoints
+            from .sources.claude_code import checkpoints as claude_checkpoints
             return claude_checkpoints.changed_files(conn, session_id)
 
     def files_at(self, session_id: str, event_id: str):
         """(prompt, files as its checkpoint kept them): claude_checkpoints.files_at; (None, []) elsewhere."""
         if self.session(session_id).source_kind != "claude_code":
             return None, []
-        from .sources import claude_checkpoints
+        from .sources.claude_code import checkpoints as claude_checkpoints
         return claude_checkpoints.files_at(self, session_id, event_id)
 
     def restore_plan(self, session_id: str, event_id: str, into: str | None = None):
@@ -307,7 +307,7 @@ class Store:
         s = self.session(session_id)
         if s.source_kind != "claude_code":
             raise Refused(f"session {session_id} keeps no file checkpoints (only Claude Code's sessions do)")
-        from .sources import claude_checkpoints
+        from .sources.claude_code import checkpoints as claude_checkpoints
         return claude_checkpoints.restore_plan(self, session_id, event_id, into)
 
     WARM_MIN_EVENTS = 2000  # below this a session opens in a few ms anyway

@@ -38,7 +38,7 @@ _DROP_FIELDS = ("teamName", "agentName", "slug")
 
 def default_folder(session) -> Path:
     """Where `claude --resume` finds a transcript of this session's project."""
-    from ..sources.claude_actions import project_dir_name, projects_dir
+    from ..sources.claude_code.actions import project_dir_name, projects_dir
     return projects_dir() / project_dir_name(session.cwd or "/")
 
 

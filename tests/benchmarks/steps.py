@@ -83,7 +83,7 @@ def do_import(home: str, db: str) -> dict:
 def queries(home: str, db: str, biggest: str) -> dict:
     os.environ["CLAUDE_CONFIG_DIR"] = str(Path(home).parent)
     from model import open_store
-    from model.sources import claude_actions
+    from model.sources.claude_code import actions as claude_actions
     from model.sources.claude_code import import_paths
 
     store = open_store(db)

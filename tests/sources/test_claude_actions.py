@@ -6,7 +6,7 @@ import orjson
 import pytest
 
 from model import Refused
-from model.sources import claude_actions
+from model.sources.claude_code import actions as claude_actions
 from model.sources.claude_code import import_paths
 from tests.sources.claude_factory import Transcript
 

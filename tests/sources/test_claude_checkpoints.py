@@ -9,7 +9,7 @@ import stat
 import pytest
 
 from model import Refused, file_restore
-from model.sources import claude_checkpoints
+from model.sources.claude_code import checkpoints as claude_checkpoints
 from model.sources.claude_code import import_paths
 from tests.sources.checkpoint_home import build
 

@@ -76,8 +76,8 @@ def test_forks_and_rewinds_end_where_clicked(corpus, tmp_path, monkeypatch):
     call of E's reply written before the cut), plus only what the fork says it added: calls whose
     result came after the cut closed as interrupted, the rest of a thinking-only reply."""
     sdk = pytest.importorskip("claude_agent_sdk")
-    from model.sources import claude_actions
-    from model.sources.claude_fork import CANCEL_MESSAGE, INTERRUPT_MESSAGE
+    from model.sources.claude_code import actions as claude_actions
+    from model.sources.claude_code.fork import CANCEL_MESSAGE, INTERRUPT_MESSAGE
 
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
     checked = {"fork": 0, "rewind": 0}

@@ -9,9 +9,9 @@ import orjson
 import pytest
 
 from model.export.core import ExportRequest, export
-from model.sources import claude_actions
+from model.sources.claude_code import actions as claude_actions
 from model.sources.claude_code import import_paths
-from model.sources.claude_fork import CANCEL_MESSAGE, INTERRUPT_MESSAGE
+from model.sources.claude_code.fork import CANCEL_MESSAGE, INTERRUPT_MESSAGE
 from tests.sources.claude_factory import Transcript
 
 sdk = pytest.importorskip("claude_agent_sdk")

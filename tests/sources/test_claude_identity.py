@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from model.sources import claude_actions
+from model.sources.claude_code import actions as claude_actions
 from model.sources.claude_code import import_paths
 from tests.sources.claude_factory import Transcript
 

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 import orjson
 import sqlalchemy as sa
 
-from ..errors import Refused
-from ..schema import EVENT
-from ..store import Store
-from ..views import EventView
+from ...errors import Refused
+from ...schema import EVENT
+from ...store import Store
+from ...views import EventView
 
 # What Claude Code writes when the user interrupts a tool call (seen in the corpus).
 CANCEL_MESSAGE = ("The user doesn't want to take this action right now. STOP what you are doing and "

@@ -20,14 +20,14 @@ from pathlib import Path
 import orjson
 import sqlalchemy as sa
 
-from .. import audit
-from ..errors import InvalidInput, NotFound, Refused
-from ..export.core import new_file
-from ..schema import SOURCE_FILE
-from ..store import Store
-from ..views import Changes
-from .claude_code import KIND, import_paths
-from .claude_fork import ForkPlan, plan_fork
+from ... import audit
+from ...errors import InvalidInput, NotFound, Refused
+from ...export.core import new_file
+from ...schema import SOURCE_FILE
+from ...store import Store
+from ...views import Changes
+from .importer import KIND, import_paths
+from .fork import ForkPlan, plan_fork
 
 MAX_SANITIZED = 200
 ALLOWED_RESUME = ("claude",)

@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from ..ingest import NewEvent, SessionInfo
+from ...ingest import NewEvent, SessionInfo
 
 NS = uuid.UUID("3b0c6d9e-2f4a-4f0e-9a61-1c1d7e0c2b55")
 

@@ -19,13 +19,14 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from .. import audit
-from ..ingest import ingest
-from ..schema import EVENT, SESSION, SOURCE, SOURCE_FILE
-from ..store import Store
-from ..views import Changes
-from . import claude_checkpoints, jsonl
-from .claude_lines import TITLE_RANK, FileContext, convert
+from ... import audit
+from ...ingest import ingest
+from ...schema import EVENT, SESSION, SOURCE, SOURCE_FILE
+from ...store import Store
+from ...views import Changes
+from .. import jsonl
+from . import checkpoints as claude_checkpoints
+from .lines import TITLE_RANK, FileContext, convert
 
 KIND = "claude_code"
 _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")

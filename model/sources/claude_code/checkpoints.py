@@ -21,10 +21,10 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from .. import blobs
-from ..errors import NotFound
-from ..schema import CHECKPOINT_BACKUP, EVENT, SESSION
-from .claude_lines import CHECKPOINT_TYPES, checkpoint_entries, checkpoint_prompt
+from ... import blobs
+from ...errors import NotFound
+from ...schema import CHECKPOINT_BACKUP, EVENT, SESSION
+from .lines import CHECKPOINT_TYPES, checkpoint_entries, checkpoint_prompt
 
 MAX_BACKUP_BYTES = 64 << 20  # a backup bigger than this is not copied into the store
 
@@ -206,7 +206,7 @@ def restore_plan(store, session_id: str, event_id: str, into: str | None = None)
     """What "restore code to here" would do: the files as they were when the prompt of
     `event_id`'s turn was sent (model.file_restore.plan; nothing is written). With `into`,
     the session's relative paths are placed under that folder instead of its cwd."""
-    from ..file_restore import Wanted, plan
+    from ...file_restore import Wanted, plan
     with store.reader() as conn:
         prompt = turn_prompt(conn, event_id)
         if prompt is None:

@@ -1,0 +1,10 @@
+"""Claude Code and the Claude Agent SDK: transcripts found, imported, acted on, checkpoints kept.
+
+importer  finds `~/.claude/projects` and imports transcripts incrementally
+lines     one transcript line → store events (and the facts it carries)
+actions   fork, rewind, rename, tag, resume, restore, through claude-agent-sdk where it can
+fork      the lines of a fork that ends where the user clicked
+checkpoints  Claude Code's file checkpoints: kept backups, "the files at a prompt", restore plans
+"""
+
+from .importer import KIND, ImportReport, default_roots, file_problems, import_paths, session_files  # noqa: F401
