@@ -146,12 +146,13 @@ def _diff(store, args):
     _out(args, d.as_dict(), "\n".join(lines) or "(no difference)")
 
 
-def _is_claude(store, sid) -> bool:
-    return store.session(sid).source_kind == "claude_code"
+def _source(store, sid):
+    from model import sources
+    return sources.session_source(store, sid)
 
 
-def _claude_outcome(ch) -> dict:
-    """What a Claude Code fork adds beyond the cut (closed calls, a finished thinking reply), for --json."""
+def _written(ch) -> dict:
+    """What a fork that wrote a tool's file says beyond the cut (closed calls, a finished reply), for --json."""
     return {k: ch.detail[k] for k in ("file", "extended", "interrupted", "note") if k in ch.detail}
 
 
@@ -160,17 +161,15 @@ def _fork(store, args):
     at = _event_or_head(store, args.at)
     if args.end_of_turn:
         at = store.turn_end(at)
-    if _is_claude(store, sid):
-        from model.sources.claude_code import actions as claude_actions
-
-        ch = claude_actions.fork(store, sid, at, args.title)
-        note = f"\n{ch.detail['note']}" if ch.detail.get("note") else ""
-        _out(args, ch.session.as_dict() | _claude_outcome(ch),
-             f"{ch.session.id}\nwritten to {ch.detail['file']} (ends at {at[:8]}){note}\nresume with: "
-             f"{claude_actions.resume_shell_line(ch.session)}")
+    src = _source(store, sid)
+    ch = src.fork(store, sid, at, args.title)
+    if "file" not in ch.detail:
+        _out(args, ch.session.as_dict(), ch.session.id)
         return
-    ch = store.fork(sid, at, args.title)
-    _out(args, ch.session.as_dict(), ch.session.id)
+    note = f"\n{ch.detail['note']}" if ch.detail.get("note") else ""
+    _out(args, ch.session.as_dict() | _written(ch),
+         f"{ch.session.id}\nwritten to {ch.detail['file']} (ends at {at[:8]}){note}\nresume with: "
+         f"{src.resume_line(ch.session)}")
 
 
 def _rewind(store, args):
@@ -178,38 +177,33 @@ def _rewind(store, args):
     to = store.resolve_event(args.to)
     if args.end_of_turn:
         to = store.turn_end(to)
-    if _is_claude(store, sid):
-        from model.sources.claude_code import actions as claude_actions
-
-        ch = claude_actions.rewind(store, sid, to)
-        note = f"\n{ch.detail['note']}" if ch.detail.get("note") else ""
-        _out(args, ch.session.as_dict() | _claude_outcome(ch),
-             f"Claude Code cannot move a transcript back, so the branch up to {to[:8]} is a new session:\n"
-             f"{ch.session.id}{note}\nresume with: {claude_actions.resume_shell_line(ch.session)}")
+    src = _source(store, sid)
+    ch = src.rewind(store, sid, to)
+    if ch.session.id == sid:
+        _out(args, ch.session.as_dict(), f"{sid[:8]} head is now {ch.session.head_event_id}")
         return
-    ch = store.rewind(sid, to)
-    _out(args, ch.session.as_dict(), f"{sid[:8]} head is now {ch.session.head_event_id}")
+    note = f"\n{ch.detail['note']}" if ch.detail.get("note") else ""
+    _out(args, ch.session.as_dict() | _written(ch),
+         f"{src.label} cannot move its file back, so the branch up to {to[:8]} is a new session:\n"
+         f"{ch.session.id}{note}\nresume with: {src.resume_line(ch.session)}")
 
 
 def _restore(store, args):
     from pathlib import Path
 
-    from model.sources.claude_code import actions as claude_actions
-
     sid = store.resolve_session(args.session)
-    written = claude_actions.restore(store, sid, Path(args.to) if args.to else None)
+    src = _source(store, sid)
+    written = src.restore(store, sid, Path(args.to) if args.to else None)
     _out(args, [str(p) for p in written], "\n".join(str(p) for p in written)
-         + f"\nresume with: {claude_actions.resume_shell_line(store.session(sid))}")
+         + f"\nresume with: {src.resume_line(store.session(sid))}")
 
 
 def _resume(store, args):
     sid = store.resolve_session(args.session)
-    if _is_claude(store, sid):
-        from model.sources.claude_code import actions as claude_actions
-
-        s = store.session(sid)
-        _out(args, {"command": claude_actions.resume_command(s), "cwd": s.cwd},
-             claude_actions.resume_shell_line(s))
+    s, src = store.session(sid), _source(store, sid)
+    command = src.resume_command(s)
+    if command is not None:  # the tool resumes it
+        _out(args, {"command": command, "cwd": s.cwd}, src.resume_line(s))
         return
     ctx = store.resume(sid)
     text = [f"{ctx.session.title or '(untitled)'}  {ctx.session.id}  now {ctx.session.status}",
@@ -249,26 +243,13 @@ def _delete(store, args):
 
 def _rename(store, args):
     sid = store.resolve_session(args.session)
-    if _is_claude(store, sid):
-        from model.sources.claude_code import actions as claude_actions
-
-        ch = claude_actions.rename(store, sid, args.title)
-    else:
-        ch = store.rename(sid, args.title)
+    ch = _source(store, sid).rename(store, sid, args.title)
     _out(args, ch.session.as_dict(), ch.session.title)
 
 
 def _tag(store, args):
     sid = store.resolve_session(args.session)
-    if _is_claude(store, sid):
-        from model.sources.claude_code import actions as claude_actions
-        from model.errors import InvalidInput
-
-        if len(args.tags) > 1:
-            raise InvalidInput("a Claude Code session has one tag (claude-agent-sdk's tag_session)")
-        ch = claude_actions.tag(store, sid, args.tags[0] if args.tags else None)
-    else:
-        ch = store.set_tags(sid, args.tags)
+    ch = _source(store, sid).tag(store, sid, list(args.tags))
     _out(args, ch.session.as_dict(), " ".join(ch.session.tags) or "(no tags)")
 
 

@@ -1,5 +1,5 @@
-"""`sessionscope restore-files`: put a session's files back as they were at a prompt (Claude Code's
-file checkpoints), with a preview, a confirmation, an undo and, on request, the conversation too."""
+"""`sessionscope restore-files`: put a session's files back as they were at a prompt (from the file
+checkpoints its tool keeps), with a preview, a confirmation, an undo and, on request, the conversation too."""
 
 from __future__ import annotations
 
@@ -31,10 +31,10 @@ def _preview(plan, selected: set[str]) -> str:
 
 
 def restore_files(store, args) -> int:
-    from model import file_restore
-    from model.sources.claude_code import checkpoints as claude_checkpoints
+    from model import file_restore, sources
 
     sid = store.resolve_session(args.session)
+    src = sources.session_source(store, sid)
     if args.undo:
         detail = file_restore.undo_last(store, sid)
         _out(args, detail, f"undid the last restore: {len(detail['files'])} file(s) put back")
@@ -43,7 +43,7 @@ def restore_files(store, args) -> int:
         print("sessionscope: error: restore-files needs --to EVENT (or --undo)", file=sys.stderr)
         return EXIT_USAGE
     event = store.resolve_event(args.to)
-    plan = claude_checkpoints.restore_plan(store, sid, event, into=args.into)
+    plan = src.restore_plan(store, sid, event, into=args.into)
     named = set(args.only or ())
     unknown = named - set(plan.by_path())
     if unknown:
@@ -76,10 +76,9 @@ def restore_files(store, args) -> int:
     out = {"restored": detail["files"], "prompt": plan.prompt_id}
     msg = f"restored {len(detail['files'])} file(s); undo with: sessionscope restore-files {sid[:8]} --undo"
     if args.conversation:
-        from model.sources.claude_code import actions as claude_actions
-        ch = claude_actions.rewind(store, sid, plan.prompt_id)
+        ch = src.rewind(store, sid, plan.prompt_id)
         out["rewind"] = ch.session.id
-        msg += f"\nconversation rewound into {ch.session.id}; resume with: {claude_actions.resume_shell_line(ch.session)}"
+        msg += f"\nconversation rewound into {ch.session.id}; resume with: {src.resume_line(ch.session)}"
     _out(args, out, msg)
     return 0
 

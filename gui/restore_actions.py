@@ -41,8 +41,8 @@ class RestoreActions:
             detail = file_restore.apply(store, plan, selected)
             if not with_conversation:
                 return Changes("restore-files", frozenset({session.id}), False, store.session(session.id), detail=detail)
-            from model.sources.claude_code import actions as claude_actions
-            ch = claude_actions.rewind(store, session.id, plan.prompt_id)
+            from model import sources
+            ch = sources.of(session.source_kind).rewind(store, session.id, plan.prompt_id)
             return Changes("rewind", ch.session_ids, True, ch.session, detail={**detail, **ch.detail})
 
         def done(ch: Changes) -> None:

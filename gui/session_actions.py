@@ -56,41 +56,41 @@ class SessionActions(RestoreActions, QObject):
     @staticmethod
     def enabled(session, event) -> dict[str, bool]:
         """Which actions apply to the selection (menus enable only those)."""
+        from model import sources
         status = session.status if session else None
-        claude = session is not None and session.source_kind == "claude_code"
-        has_event = event is not None
+        src = sources.of(session.source_kind if session else None)
+        has_event, has_session = event is not None, session is not None
         return {
-            "session.resume": session is not None and (claude or lifecycle.allows(status, "resume")),
-            "session.copy_resume": claude or (session is not None and lifecycle.allows(status, "resume")),
-            "session.fork": has_event and session is not None,
-            "session.fork_turn": has_event and session is not None,
-            "session.rewind": has_event and (claude or lifecycle.allows(status, "rewind")),
-            "session.compact": session is not None and not claude and lifecycle.allows(status, "compact"),
-            "session.rename": session is not None,
-            "session.archive": session is not None and lifecycle.allows(status, "archive"),
-            "session.unarchive": session is not None and lifecycle.allows(status, "unarchive"),
-            "session.delete": session is not None and lifecycle.allows(status, "delete"),
-            "facts.compare": session is not None,
-            "session.export": session is not None,
-            "session.export_branch": has_event and session is not None,
-            # file checkpoints: Claude Code's sessions keep them
-            "session.restore_files": has_event and claude,
-            "session.restore_all": has_event and claude,
-            "session.undo_restore": claude,
+            "session.resume": has_session and src.allows("resume", status),
+            "session.copy_resume": has_session and src.allows("resume", status),
+            "session.fork": has_event and has_session,
+            "session.fork_turn": has_event and has_session,
+            "session.rewind": has_event and src.allows("rewind", status),
+            "session.compact": has_session and src.allows("compact", status),
+            "session.rename": has_session,
+            "session.archive": has_session and lifecycle.allows(status, "archive"),
+            "session.unarchive": has_session and lifecycle.allows(status, "unarchive"),
+            "session.delete": has_session and lifecycle.allows(status, "delete"),
+            "facts.compare": has_session,
+            "session.export": has_session,
+            "session.export_branch": has_event and has_session,
+            "session.restore_files": has_event and src.allows("restore_files", status),
+            "session.restore_all": has_event and src.allows("restore_files", status),
+            "session.undo_restore": has_session and src.allows("restore_files", status),
         }
 
     # -- actions ----------------------------------------------------------------
 
     def resume(self, session) -> None:
-        if session.source_kind == "claude_code":
-            from model.sources.claude_code import actions as claude_actions
-
+        from model import sources
+        src = sources.of(session.source_kind)
+        if src.resume_command(session) is not None:  # the tool resumes it, in the user's terminal
             template = QSettings().value("resume/terminal", DEFAULT_TERMINAL)
             try:
-                argv = claude_actions.terminal_argv(template, session)
+                argv = src.terminal_argv(template, session)
                 subprocess.Popen(argv, cwd=session.cwd or None, start_new_session=True)
             except Exception as exc:
-                line = claude_actions.resume_shell_line(session)
+                line = src.resume_line(session)
                 QGuiApplication.clipboard().setText(line)
                 QMessageBox.information(self.window, "Resume in a terminal",
                                         f"Could not open a terminal ({exc}).\n\nThe command is on the clipboard:\n{line}\n\n"
@@ -103,25 +103,21 @@ class SessionActions(RestoreActions, QObject):
                   lambda ch: self.sig_message.emit(f"{session.title or session.id[:8]} is active again"))
 
     def copy_resume(self, session) -> None:
-        if session.source_kind == "claude_code":
-            from model.sources.claude_code import actions as claude_actions
-
-            line = claude_actions.resume_shell_line(session)
-        else:
-            line = f"sessionscope resume {session.id}"
+        from model import sources
+        line = sources.of(session.source_kind).resume_line(session)
         QGuiApplication.clipboard().setText(line)
         self.sig_message.emit(f"Copied: {line}")
 
     def fork(self, session, event, end_of_turn: bool = False) -> None:
         """Fork at `event` (the new session ends there), or at the end of its turn."""
-        claude = session.source_kind == "claude_code"
+        from model import sources
+        src = sources.of(session.source_kind)
         preview = " ".join(event.text.split())[:60]
         where = (f"up to the end of the turn of event #{event.seq} (its last reply before the next prompt)"
                  if end_of_turn else f"up to and including event #{event.seq} and nothing after it")
         text = f"The new session holds the conversation {where}:\n“{preview}”"
-        if claude:
-            text += ("\n\nA tool call whose result came after that point is closed as interrupted, as when you "
-                     "press Esc in Claude Code; a reply cut after its thinking keeps the rest of that reply.")
+        if src.fork_note:
+            text += f"\n\n{src.fork_note}"
         title, ok = QInputDialog.getText(self.window, "Fork at End of Turn" if end_of_turn else "Fork",
                                          f"{text}\n\nTitle of the new session:",
                                          text=f"{session.title or session.id[:8]} (fork)")
@@ -130,11 +126,7 @@ class SessionActions(RestoreActions, QObject):
         store = self.store
 
         def run():
-            at = store.turn_end(event.id) if end_of_turn else event.id
-            if claude:
-                from model.sources.claude_code import actions as claude_actions
-                return claude_actions.fork(store, session.id, at, title)
-            return store.fork(session.id, at, title)
+            return src.fork(store, session.id, store.turn_end(event.id) if end_of_turn else event.id, title)
 
         def done(ch):
             note = ch.detail.get("note") if ch.detail else ""
@@ -142,22 +134,13 @@ class SessionActions(RestoreActions, QObject):
         self._run("fork", run, done)
 
     def rewind(self, session, event) -> None:
-        claude = session.source_kind == "claude_code"
-        text = ("Claude Code cannot move a transcript back: a new session holding the conversation up to and "
-                "including this event, and nothing after it, will be written (the original stays as it is). "
-                "A tool call whose result came later is closed as interrupted, as when you press Esc." if claude else
-                "The session's head moves back to this event; what follows stays visible as a branch.")
-        if QMessageBox.question(self.window, "Rewind", f"{text}\n\nRewind to this event?") \
+        from model import sources
+        src = sources.of(session.source_kind)
+        if QMessageBox.question(self.window, "Rewind", f"{src.rewind_note}\n\nRewind to this event?") \
                 != QMessageBox.StandardButton.Yes:
             return
         store = self.store
-        if claude:
-            from model.sources.claude_code import actions as claude_actions
-
-            fn = lambda: claude_actions.rewind(store, session.id, event.id)  # noqa: E731
-        else:
-            fn = lambda: store.rewind(session.id, event.id)  # noqa: E731
-        self._run("rewind", fn, lambda ch: self.sig_message.emit(
+        self._run("rewind", lambda: src.rewind(store, session.id, event.id), lambda ch: self.sig_message.emit(
             "Rewound" + (f" ({ch.detail['note']})" if ch.detail and ch.detail.get("note") else "")))
 
     def compact(self, session) -> None:
@@ -169,13 +152,9 @@ class SessionActions(RestoreActions, QObject):
     def rename(self, session) -> None:
         title, ok = QInputDialog.getText(self.window, "Rename", "New title:", text=session.title)
         if ok and title.strip():
-            store = self.store
-            if session.source_kind == "claude_code":
-                from model.sources.claude_code import actions as claude_actions
-
-                self._run("rename", lambda: claude_actions.rename(store, session.id, title.strip()))
-            else:
-                self._run("rename", lambda: store.rename(session.id, title.strip()))
+            from model import sources
+            store, src = self.store, sources.of(session.source_kind)
+            self._run("rename", lambda: src.rename(store, session.id, title.strip()))
 
     def archive(self, session) -> None:
         store = self.store

@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection
 
 from . import audit, chain, db, facts, reading, retention, search, sessions
 from .append import HEAD, append_event
-from .errors import InvalidInput, Refused, SessionscopeError
+from .errors import InvalidInput, SessionscopeError
 from .ids import new_session_id, resolve
 from .schema import EVENT, SESSION
 from .views import Changes, ChainReport, EventView, FactDiff, ResumeContext, SearchHit, SessionView
@@ -287,28 +287,19 @@ class Store:
             return turn_end(conn, event_id)
 
     def changed_files(self, session_id: str) -> dict[str, list[str]]:
-        """{prompt id: the files its turn changed}, from the tool's file checkpoints where it keeps them."""
-        with self.reader() as conn:
-            s = reading.get_session(conn, session_id)
-            if s.source_kind != "claude_code":
-                return {}
-            from .sources.claude_code import checkpoints as claude_checkpoints
-            return claude_checkpoints.changed_files(conn, session_id)
+        """{prompt id: the files its turn changed}, from the file checkpoints its tool keeps."""
+        from .sources import session_source
+        return session_source(self, session_id).changed_files(self, session_id)
 
     def files_at(self, session_id: str, event_id: str):
-        """(prompt, files as its checkpoint kept them): claude_checkpoints.files_at; (None, []) elsewhere."""
-        if self.session(session_id).source_kind != "claude_code":
-            return None, []
-        from .sources.claude_code import checkpoints as claude_checkpoints
-        return claude_checkpoints.files_at(self, session_id, event_id)
+        """(prompt, the files as its checkpoint kept them); (None, []) for a source without checkpoints."""
+        from .sources import session_source
+        return session_source(self, session_id).files_at(self, session_id, event_id)
 
     def restore_plan(self, session_id: str, event_id: str, into: str | None = None):
         """What restoring the files to `event_id`'s prompt would do (model.file_restore.RestorePlan)."""
-        s = self.session(session_id)
-        if s.source_kind != "claude_code":
-            raise Refused(f"session {session_id} keeps no file checkpoints (only Claude Code's sessions do)")
-        from .sources.claude_code import checkpoints as claude_checkpoints
-        return claude_checkpoints.restore_plan(self, session_id, event_id, into)
+        from .sources import session_source
+        return session_source(self, session_id).restore_plan(self, session_id, event_id, into)
 
     WARM_MIN_EVENTS = 2000  # below this a session opens in a few ms anyway
 

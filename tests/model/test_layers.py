@@ -50,3 +50,23 @@ def test_model_tests_pass_with_qt_blocked():
         cwd=REPO, capture_output=True, text=True, env={**__import__("os").environ, "SESSIONSCOPE_BLOCK_QT": "1"})
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     assert " passed" in out.stdout
+
+
+# Where gui/ still names a tool: finding and importing files, which goes through the registry once
+# files are recognised by their content (issue 14), and the export dialog's default folder for the
+# "claude" export format. Everything else asks model.sources.of(kind).
+_IMPORT_SITES = {"cli_commands.py": 2, "import_worker.py": 1, "jobs.py": 4, "main_window.py": 2,
+                 "settings_dialog.py": 1, "window_commands.py": 2, "export_dialog.py": 2}
+
+
+def test_gui_acts_on_sessions_through_the_source_registry():
+    """No tool-specific action code in gui/: a new tool adds its package and one registry line."""
+    import re
+    found = {}
+    for path in sorted((REPO / "gui").glob("*.py")):
+        if path.name == "cli.py":  # help texts only
+            continue
+        n = len(re.findall(r"claude_code|claude_actions|claude_fork|claude_checkpoints|== \"claude", path.read_text()))
+        if n:
+            found[path.name] = n
+    assert found == _IMPORT_SITES

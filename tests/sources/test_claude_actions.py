@@ -100,12 +100,18 @@ def test_restore_after_claude_deleted_the_transcript(store, home):
 def test_resume_command_and_terminal_allow_list(store, home):
     t, *_ = _branchy(home)
     import_paths(store, [home.parent])
+    from model import sources
     s = store.session(t.session_id)
-    assert claude_actions.resume_shell_line(s) == f"cd /work/app && claude --resume {t.session_id}"
-    argv = claude_actions.terminal_argv("x-terminal-emulator -e {command}", s)
+    src = sources.of(s.source_kind)
+    assert src.resume_line(s) == f"cd /work/app && claude --resume {t.session_id}"
+    argv = src.terminal_argv("x-terminal-emulator -e {command}", s)
     assert argv == ["x-terminal-emulator", "-e", "claude", "--resume", t.session_id]
     with pytest.raises(Exception, match="placeholder"):
-        claude_actions.terminal_argv("xterm", s)
+        src.terminal_argv("xterm", s)
+    native = store.session(store.open_session().id)
+    assert sources.of(native.source_kind).resume_line(native) == f"sessionscope resume {native.id}"
+    with pytest.raises(Exception, match="resumes in the store"):
+        sources.of(native.source_kind).terminal_argv("x-terminal-emulator -e {command}", native)
 
 
 def test_project_dir_names_match_the_cli():

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from pathlib import Path
 
 import orjson
@@ -200,24 +199,6 @@ def rewind(store: Store, session_id: str, to: str) -> Changes:
 def resume_command(session) -> list[str]:
     """`claude --resume <id>`: run it in the session's cwd."""
     return ["claude", "--resume", session.tool_id or session.id]
-
-
-def resume_shell_line(session) -> str:
-    """The command a user can paste into a terminal."""
-    cd = f"cd {shlex.quote(session.cwd)} && " if session.cwd else ""
-    return cd + shlex.join(resume_command(session))
-
-
-def terminal_argv(template: str, session) -> list[str]:
-    """Fill a terminal template ("x-terminal-emulator -e {command}") and check it is allowed."""
-    command = resume_command(session)
-    if command[0] not in ALLOWED_RESUME:
-        raise Refused(f"{command[0]!r} is not on the list of programs Sessionscope may start")
-    parts = shlex.split(template)
-    if "{command}" not in parts:
-        raise InvalidInput("the terminal command needs a {command} placeholder")
-    i = parts.index("{command}")
-    return parts[:i] + command + parts[i + 1:]
 
 
 def restore(store: Store, session_id: str, target: Path | None = None) -> list[Path]:

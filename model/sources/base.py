@@ -1,0 +1,106 @@
+"""What a source can do with its sessions: one `Source` a tool, the store's own operations by default.
+
+The app and the CLI never ask which tool a session came from: they ask its source
+(`model.sources.of(kind)`) and call the same methods for every tool. A tool's
+package overrides what it does its own way (Claude Code forks by writing a new
+transcript; a native session's head just moves).
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+from .. import lifecycle
+from ..errors import InvalidInput, Refused
+from ..views import Changes
+
+
+class Source:
+    """The operations on one tool's sessions. Threading: plain functions, run them on a worker."""
+
+    kind = "native"
+    label = "Sessionscope"
+    # programs a resume may start (a terminal runs the first word of resume_command)
+    resume_programs: tuple[str, ...] = ()
+    has_checkpoints = False  # keeps file checkpoints: Restore Code to Here applies
+    single_tag = False  # the tool keeps one tag a session (claude-agent-sdk's tag_session)
+    # what the app says before a fork or rewind, where the tool does it its own way
+    fork_note = ""
+    rewind_note = "The session's head moves back to this event; what follows stays visible as a branch."
+
+    # -- what applies -------------------------------------------------------------
+
+    def allows(self, action: str, status: str | None) -> bool:
+        """Whether `action` (resume, rewind, compact, restore_files, …) applies to a session in `status`."""
+        if action == "restore_files":
+            return self.has_checkpoints
+        return status is not None and lifecycle.allows(status, action)
+
+    # -- finding and importing ----------------------------------------------------
+
+    def default_roots(self) -> list[Path]:
+        """The places the tool keeps its sessions on this machine (the first run imports them)."""
+        return []
+
+    # -- acting ---------------------------------------------------------------------
+
+    def resume_command(self, session) -> list[str] | None:
+        """The tool's own command that resumes the session (run in its cwd); None: resumed in the store."""
+        return None
+
+    def resume_line(self, session) -> str:
+        """What a user can paste into a terminal to resume the session."""
+        command = self.resume_command(session)
+        if command is None:
+            return f"sessionscope resume {session.id}"
+        cd = f"cd {shlex.quote(session.cwd)} && " if session.cwd else ""
+        return cd + shlex.join(command)
+
+    def terminal_argv(self, template: str, session) -> list[str]:
+        """Fill a terminal template ("x-terminal-emulator -e {command}") and check the program is allowed."""
+        command = self.resume_command(session)
+        if command is None:
+            raise Refused(f"a {self.label} session resumes in the store, not in a terminal")
+        if command[0] not in self.resume_programs:
+            raise Refused(f"{command[0]!r} is not on the list of programs Sessionscope may start")
+        parts = shlex.split(template)
+        if "{command}" not in parts:
+            raise InvalidInput("the terminal command needs a {command} placeholder")
+        i = parts.index("{command}")
+        return parts[:i] + command + parts[i + 1:]
+
+    def fork(self, store, session_id: str, at: str, title: str | None = None) -> Changes:
+        """A new session holding the branch up to `at` (it ends there)."""
+        return store.fork(session_id, at, title)
+
+    def rewind(self, store, session_id: str, to: str) -> Changes:
+        """Back to `to`: later events branch from there."""
+        return store.rewind(session_id, to)
+
+    def rename(self, store, session_id: str, title: str) -> Changes:
+        return store.rename(session_id, title)
+
+    def tag(self, store, session_id: str, tags: list[str]) -> Changes:
+        return store.set_tags(session_id, tags)
+
+    def restore(self, store, session_id: str, target: Path | None = None) -> list[Path]:
+        """Write a kept session back where the tool finds it."""
+        raise Refused(f"a {self.label} session has no file of a tool's to write back")
+
+    # -- file checkpoints -----------------------------------------------------------
+
+    def changed_files(self, store, session_id: str) -> dict[str, list[str]]:
+        """{prompt id: the files its turn changed}."""
+        return {}
+
+    def files_at(self, store, session_id: str, event_id: str) -> tuple[str | None, list[Any]]:
+        """(the prompt of the event's turn, its checkpoint's files)."""
+        return None, []
+
+    def restore_plan(self, store, session_id: str, event_id: str, into: str | None = None):
+        raise Refused(f"a {self.label} session keeps no file checkpoints")
+
+
+NATIVE = Source()

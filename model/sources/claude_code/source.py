@@ -1,0 +1,71 @@
+"""Claude Code's operations, as every source offers them (model.sources.base)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..base import Source
+from . import actions
+from .importer import KIND, default_roots
+
+
+class ClaudeCodeSource(Source):
+    kind = KIND
+    label = "Claude Code"
+    resume_programs = actions.ALLOWED_RESUME
+    has_checkpoints = True
+    single_tag = True
+    fork_note = ("A tool call whose result came after that point is closed as interrupted, as when you press "
+                 "Esc in Claude Code; a reply cut after its thinking keeps the rest of that reply.")
+    rewind_note = ("Claude Code cannot move a transcript back: a new session holding the conversation up to and "
+                   "including this event, and nothing after it, will be written (the original stays as it is). "
+                   "A tool call whose result came later is closed as interrupted, as when you press Esc.")
+
+    def allows(self, action: str, status: str | None) -> bool:
+        # resume and rewind work on the tool's files whatever the store's status; a summary of ours
+        # written into a Claude transcript would be a line Claude Code never wrote
+        if action in ("resume", "rewind"):
+            return True
+        if action == "compact":
+            return False
+        return super().allows(action, status)
+
+    def default_roots(self) -> list[Path]:
+        return default_roots()
+
+    def resume_command(self, session) -> list[str]:
+        return actions.resume_command(session)
+
+    def fork(self, store, session_id, at, title=None):
+        return actions.fork(store, session_id, at, title)
+
+    def rewind(self, store, session_id, to):
+        return actions.rewind(store, session_id, to)
+
+    def rename(self, store, session_id, title):
+        return actions.rename(store, session_id, title)
+
+    def tag(self, store, session_id, tags):
+        if len(tags) > 1:
+            from ...errors import InvalidInput
+            raise InvalidInput("a Claude Code session has one tag (claude-agent-sdk's tag_session)")
+        return actions.tag(store, session_id, tags[0] if tags else None)
+
+    def restore(self, store, session_id, target=None):
+        return actions.restore(store, session_id, target)
+
+    def changed_files(self, store, session_id):
+        from . import checkpoints
+        with store.reader() as conn:
+            return checkpoints.changed_files(conn, session_id)
+
+    def files_at(self, store, session_id, event_id):
+        from . import checkpoints
+        return checkpoints.files_at(store, session_id, event_id)
+
+    def restore_plan(self, store, session_id, event_id, into=None):
+        from . import checkpoints
+        return checkpoints.restore_plan(store, session_id, event_id, into)
+
+
+SOURCE = ClaudeCodeSource()
