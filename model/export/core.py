@@ -32,7 +32,9 @@ from .redact import Finding, Redactor
 FORMATS = ("md", "html", "jsonl", "claude")
 DETAILS = ("prompts", "conversation", "full")
 PAGE = 500
-_MODULES = {"md": "markdown", "html": "html", "jsonl": "jsonl", "claude": "claude"}
+# the writer of each format; a tool's own format is written by that tool's source package
+_MODULES = {"md": "model.export.markdown", "html": "model.export.html", "jsonl": "model.export.jsonl",
+            "claude": "model.sources.claude_code.writer"}
 SUFFIX = {"md": ".md", "html": ".html", "jsonl": ".jsonl", "claude": ".jsonl"}
 
 Progress = Callable[[int, int, str], None]
@@ -267,7 +269,7 @@ def export(store, request: ExportRequest, path: str | os.PathLike | None, *, pro
     detail = {"format": request.format, "path": str(path), "sessions": [p.session.id for p in parts],
               "head": request.head, "redacted": request.redact}
     try:
-        module = importlib.import_module(f".{_MODULES[request.format]}", __package__)
+        module = importlib.import_module(_MODULES[request.format])
         if request.format == "claude":
             report.files = module.write(store, stream, Path(path) if path else None)
         else:

@@ -5,6 +5,9 @@ lines     one transcript line → store events (and the facts it carries)
 actions   fork, rewind, rename, tag, resume, restore, through claude-agent-sdk where it can
 fork      the lines of a fork that ends where the user clicked
 checkpoints  Claude Code's file checkpoints: kept backups, "the files at a prompt", restore plans
+writer    Claude Code's own transcript format, written from any session (the "claude" export)
+source    the operations above as every source offers them (model.sources.base), registered in
+          model/sources/__init__.py
 """
 
 from .importer import KIND, ImportReport, default_roots, file_problems, import_paths, session_files  # noqa: F401

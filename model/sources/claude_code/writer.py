@@ -24,10 +24,10 @@ from typing import Any
 
 import orjson
 
-from ..errors import InvalidInput
-from ..views import EventView
-from .core import EventStream, new_file
-from .render import describe
+from ...errors import InvalidInput
+from ...views import EventView
+from ...export.core import EventStream, new_file
+from ...export.render import describe
 
 CLAUDE = "claude_code"
 VERSION = "2.0.0"  # the transcript version stamped on converted lines
@@ -38,7 +38,7 @@ _DROP_FIELDS = ("teamName", "agentName", "slug")
 
 def default_folder(session) -> Path:
     """Where `claude --resume` finds a transcript of this session's project."""
-    from ..sources.claude_code.actions import project_dir_name, projects_dir
+    from .actions import project_dir_name, projects_dir
     return projects_dir() / project_dir_name(session.cwd or "/")
 
 
