@@ -83,7 +83,7 @@ class ImportJob(QObject):
         self._read()
         cancelled = self.cancel_event is not None and self.cancel_event.is_set()
         if self._report is not None or cancelled:
-            from model.sources.claude_code import ImportReport
+            from model.sources.scan import ImportReport
 
             data = dict(self._report or {})
             data["sessions"] = set(data.get("sessions", []))

@@ -55,7 +55,7 @@ def test_model_tests_pass_with_qt_blocked():
 # Where gui/ still names a tool: finding and importing files, which goes through the registry once
 # files are recognised by their content (issue 14), and the export dialog's default folder for the
 # "claude" export format. Everything else asks model.sources.of(kind).
-_IMPORT_SITES = {"cli_commands.py": 2, "import_worker.py": 1, "jobs.py": 4, "main_window.py": 2,
+_IMPORT_SITES = {"cli_commands.py": 2, "import_worker.py": 1, "jobs.py": 3, "main_window.py": 2,
                  "settings_dialog.py": 1, "window_commands.py": 2, "export_dialog.py": 2}
 
 

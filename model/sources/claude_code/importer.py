@@ -14,17 +14,18 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+
 from pathlib import Path
 
 import sqlalchemy as sa
 
 from ... import audit
 from ...ingest import ingest
-from ...schema import EVENT, SESSION, SOURCE, SOURCE_FILE
+from ...schema import EVENT, SESSION, SOURCE_FILE
 from ...store import Store
-from ...views import Changes
+
 from .. import jsonl
+from ..scan import ImportReport, file_problems, save_state, source_row  # noqa: F401 (re-exported)
 from . import checkpoints as claude_checkpoints
 from .lines import TITLE_RANK, FileContext, convert
 
@@ -51,27 +52,6 @@ def default_roots() -> list[Path]:
             seen.add(key)
             out.append(r)
     return out
-
-
-@dataclass
-class ImportReport:
-    files_seen: int = 0
-    files_read: int = 0
-    bytes_read: int = 0
-    events_added: int = 0
-    bad_lines: int = 0
-    sessions: set[str] = field(default_factory=set)
-    problems: list[dict] = field(default_factory=list)  # {path, line, offset, problem}
-    cancelled: bool = False
-    seconds: float = 0.0
-
-    def as_dict(self) -> dict:
-        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        d["sessions"] = sorted(self.sessions)
-        return d
-
-    def changes(self) -> Changes:
-        return Changes("import", frozenset(self.sessions), bool(self.sessions), detail=self.as_dict())
 
 
 def session_files(root: Path) -> list[Path]:
@@ -101,15 +81,6 @@ def _file_context(path: Path, root: Path, source_id: int) -> FileContext:
                        agent_id=agent.group(1) if agent else None)
 
 
-def _source_id(conn, root: Path) -> int:
-    loc = str(root)
-    sid = conn.execute(sa.select(SOURCE.c.id).where(SOURCE.c.kind == KIND, SOURCE.c.location == loc)).scalar()
-    if sid is None:
-        sid = conn.execute(SOURCE.insert().values(kind=KIND, location=loc, enabled=True,
-                                                  added_at=time.time())).inserted_primary_key[0]
-    return sid
-
-
 def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
                  cancel: threading.Event | None = None, warm: bool = True) -> ImportReport:
     """Import Claude Code transcripts from files or directories (each directory a source root).
@@ -132,7 +103,7 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
     done = 0
     summaries: list[tuple[str, str]] = []
     for root, files, location in plan:
-        source_id = store.write(_source_id, location)
+        source_id = store.write(source_row, KIND, location)
         with store.reader() as conn:
             states = {r.path: r for r in conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.source_id == source_id))}
         for path in files:
@@ -195,7 +166,7 @@ def _import_file(store: Store, root: Path, path: Path, source_id: int, known, re
                 report.cancelled = True
                 break
         if state.bytes_read == 0 or not ctx.sessions:
-            store.write(_save_state, path, source_id, st, state)
+            store.write(save_state, path, source_id, st, state)
     except OSError as exc:
         report.problems.append({"path": str(path), "line": None, "offset": state.offset, "problem": str(exc)})
     report.bytes_read += state.bytes_read
@@ -229,18 +200,8 @@ def _commit_batch(conn, ctx: FileContext, path: Path, source_id: int, st, state)
         state.problem(0, state.offset, msg, bad=False)
     if ctx.backups:  # the checkpoints' backups, kept with the lines that name them
         claude_checkpoints.capture(conn, ctx.backups, claude_checkpoints.history_dirs(path))
-    _save_state(conn, path, source_id, st, state)
+    save_state(conn, path, source_id, st, state)
     return added, touched
-
-
-def _save_state(conn, path: Path, source_id: int, st, state) -> None:
-    values = dict(size=st.st_size, mtime=st.st_mtime, inode=st.st_ino, offset=state.offset,
-                  line_count=state.line_count, bad_lines=state.bad_lines,
-                  problems=json.dumps(state.problems), scanned_at=time.time())
-    updated = conn.execute(SOURCE_FILE.update().where(SOURCE_FILE.c.source_id == source_id,
-                                                      SOURCE_FILE.c.path == str(path)).values(**values)).rowcount
-    if not updated:
-        conn.execute(SOURCE_FILE.insert().values(source_id=source_id, path=str(path), **values))
 
 
 def _apply_summaries(conn, summaries: list[tuple[str, str]], report: ImportReport) -> None:
@@ -255,11 +216,3 @@ def _apply_summaries(conn, summaries: list[tuple[str, str]], report: ImportRepor
             conn.execute(SESSION.update().where(SESSION.c.id == sid).values(
                 title=" ".join(text.split())[:200], meta=json.dumps(meta)))
             report.sessions.add(sid)
-
-
-def file_problems(store: Store) -> list[dict]:
-    """Files with bad lines or other problems, for showing to the user."""
-    with store.reader() as conn:
-        rows = conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.problems != "[]")
-                            .order_by(SOURCE_FILE.c.path)).mappings().all()
-    return [{"path": r["path"], "bad_lines": r["bad_lines"], "problems": json.loads(r["problems"])} for r in rows]

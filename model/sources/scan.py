@@ -1,0 +1,67 @@
+"""What every file source shares: the report of an import, each file's scan state, its source row.
+
+A rescan reads only what was appended: each file's size, mtime, inode and the
+byte offset reached are kept in `source_file`, committed with the events they
+produced, so a crash or a cancel halfway leaves a store the next run completes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from ..schema import SOURCE, SOURCE_FILE
+from ..views import Changes
+
+
+@dataclass
+class ImportReport:
+    files_seen: int = 0
+    files_read: int = 0
+    bytes_read: int = 0
+    events_added: int = 0
+    bad_lines: int = 0
+    sessions: set[str] = field(default_factory=set)
+    problems: list[dict] = field(default_factory=list)  # {path, line, offset, problem}
+    cancelled: bool = False
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        d["sessions"] = sorted(self.sessions)
+        return d
+
+    def changes(self) -> Changes:
+        return Changes("import", frozenset(self.sessions), bool(self.sessions), detail=self.as_dict())
+
+
+def source_row(conn, kind: str, location: Path | str) -> int:
+    """The id of the source (kind, location), created on first use."""
+    loc = str(location)
+    sid = conn.execute(sa.select(SOURCE.c.id).where(SOURCE.c.kind == kind, SOURCE.c.location == loc)).scalar()
+    if sid is None:
+        sid = conn.execute(SOURCE.insert().values(kind=kind, location=loc, enabled=True,
+                                                  added_at=time.time())).inserted_primary_key[0]
+    return sid
+
+
+def save_state(conn, path: Path, source_id: int, st, state) -> None:
+    values = dict(size=st.st_size, mtime=st.st_mtime, inode=st.st_ino, offset=state.offset,
+                  line_count=state.line_count, bad_lines=state.bad_lines,
+                  problems=json.dumps(state.problems), scanned_at=time.time())
+    updated = conn.execute(SOURCE_FILE.update().where(SOURCE_FILE.c.source_id == source_id,
+                                                      SOURCE_FILE.c.path == str(path)).values(**values)).rowcount
+    if not updated:
+        conn.execute(SOURCE_FILE.insert().values(source_id=source_id, path=str(path), **values))
+
+
+def file_problems(store) -> list[dict]:
+    """Files with bad lines or other problems, for showing to the user."""
+    with store.reader() as conn:
+        rows = conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.problems != "[]")
+                            .order_by(SOURCE_FILE.c.path)).mappings().all()
+    return [{"path": r["path"], "bad_lines": r["bad_lines"], "problems": json.loads(r["problems"])} for r in rows]
