@@ -1,0 +1,8 @@
+"""Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+
+importer  finds and imports rollouts incrementally
+lines     one rollout line → store events (and the facts it carries)
+source    the operations every source offers, registered in model/sources/__init__.py
+"""
+
+from .importer import KIND, default_roots, import_paths, is_rollout, session_files  # noqa: F401

@@ -1,0 +1,168 @@
+"""Codex CLI: find rollouts (`$CODEX_HOME` or ~/.codex: sessions/ and archived_sessions/), import them
+incrementally (a rescan reads only the bytes appended), every batch committed with the file's offset."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import orjson
+import sqlalchemy as sa
+
+from ... import audit
+from ...ingest import ingest
+from ...schema import EVENT, SESSION, SOURCE_FILE
+from .. import jsonl
+from ..scan import ImportReport, save_state, source_row
+from .lines import CodexFile, convert, event_id, sniff
+
+KIND = "codex"
+Progress = Callable[[int, int, str], None]
+
+
+def default_roots() -> list[Path]:
+    """Where Codex keeps rollouts: $CODEX_HOME (default ~/.codex) sessions/ and archived_sessions/."""
+    home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
+    return [d for d in (home / "sessions", home / "archived_sessions") if d.is_dir()]
+
+
+def is_rollout(path: Path) -> bool:
+    """Whether a file's first JSON line is a Codex rollout line."""
+    try:
+        with open(path, "rb") as fh:
+            for raw in fh:
+                if raw.strip():
+                    return sniff(orjson.loads(raw))
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    return False
+
+
+def session_files(root: Path) -> list[Path]:
+    """Every rollout under root, oldest first (a fork's parent before the fork)."""
+    found = [Path(d) / n for d, _dirs, files in os.walk(root) for n in files
+             if n.endswith(".jsonl") and is_rollout(Path(d) / n)]
+    found.sort(key=lambda p: (p.stat().st_mtime, str(p)))
+    return found
+
+
+def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
+                 cancel: threading.Event | None = None, warm: bool = True,
+                 only: set[Path] | None = None) -> ImportReport:
+    """Import Codex rollouts from files or folders (each folder a source location)."""
+    started = time.monotonic()
+    report = ImportReport()
+    plan = []
+    for p in paths:
+        p = Path(p).expanduser().absolute()
+        files = session_files(p) if p.is_dir() else [p] if p.is_file() else None
+        if files is None:
+            report.problems.append({"path": str(p), "line": None, "offset": None, "problem": "no such file or folder"})
+            continue
+        plan.append((p, [f for f in files if only is None or f in only]))
+    total = sum(f.stat().st_size for _, files in plan for f in files)
+    done = 0
+    for location, files in plan:
+        source_id = store.write(source_row, KIND, location)
+        with store.reader() as conn:
+            states = {r.path: r for r in conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.source_id == source_id))}
+        root = location if location.is_dir() else location.parent
+        for path in files:
+            if cancel is not None and cancel.is_set():
+                report.cancelled = True
+                break
+            report.files_seen += 1
+            _import_file(store, root, path, source_id, states.get(str(path)), report, cancel)
+            done += path.stat().st_size
+            if progress:
+                progress(done, total, str(path))
+        if report.cancelled:
+            break
+    if warm and not report.cancelled and report.events_added:
+        store.warm(sorted(report.sessions))
+    report.seconds = time.monotonic() - started
+    if report.files_read or report.problems:
+        detail = {k: v for k, v in report.as_dict().items() if k not in ("sessions", "problems")}
+        store.write(audit.record, "import", "cancelled" if report.cancelled else "ok",
+                    detail=detail | {"source": KIND, "problems": len(report.problems)})
+    return report
+
+
+def _resume_context(store, path: Path, ctx: CodexFile) -> None:
+    """On a rescan: the file's session (its first line's event), the line to hang under, the token total."""
+    with open(path, "rb") as fh:
+        first = fh.readline().rstrip(b"\r\n").decode("utf-8", "replace")
+    with store.reader() as conn:
+        sid = conn.execute(sa.select(EVENT.c.session_id).where(EVENT.c.id == event_id(first))).scalar()
+        if sid is None:
+            return
+        ctx.session_id = sid
+        ctx.last = conn.execute(sa.select(EVENT.c.id).where(EVENT.c.session_id == sid, ~EVENT.c.kind.startswith("fact."))
+                                .order_by(EVENT.c.seq.desc()).limit(1)).scalar()
+        for payload in conn.execute(sa.select(EVENT.c.payload).where(
+                EVENT.c.session_id == sid, EVENT.c.kind == "meta", EVENT.c.payload.like('%"token_count"%'))
+                .order_by(EVENT.c.seq.desc()).limit(1)).scalars():
+            total = (((orjson.loads(payload).get("payload") or {}).get("info") or {}).get("total_token_usage") or {})
+            ctx.totals = (int(total.get("input_tokens") or 0), int(total.get("output_tokens") or 0))
+            ctx.cumulative = True
+        ctx.titled = bool(conn.execute(sa.select(SESSION.c.title).where(SESSION.c.id == sid)).scalar())
+
+
+def _import_file(store, root: Path, path: Path, source_id: int, known, report: ImportReport,
+                 cancel: threading.Event | None) -> None:
+    try:
+        st = path.stat()
+    except OSError as exc:
+        report.problems.append({"path": str(path), "line": None, "offset": None, "problem": str(exc)})
+        return
+    state = jsonl.ReadState()
+    ctx = CodexFile(session_id=None, source_id=source_id)
+    if known is not None:
+        if known.size == st.st_size and known.mtime == st.st_mtime and known.inode == st.st_ino \
+                and known.offset == st.st_size:
+            return
+        if known.inode == st.st_ino and st.st_size >= known.offset:
+            state = jsonl.ReadState(offset=known.offset, line_count=known.line_count,
+                                    bad_lines=known.bad_lines, problems=json.loads(known.problems))
+            if state.offset:
+                _resume_context(store, path, ctx)
+    try:
+        key = str(path.relative_to(root))
+    except ValueError:
+        key = str(path)
+    report.files_read += 1
+    old_bad, first_new_problem = state.bad_lines, len(state.problems)
+    try:
+        for batch in jsonl.read_lines(path, state):
+            for line in batch:
+                convert(line.offset, line.raw, line.obj, ctx, key)
+            added = store.write(_commit, ctx, path, source_id, st, state)
+            report.events_added += added
+            if ctx.info is not None:
+                report.sessions.add(ctx.info.id)
+                ctx.info.fields, ctx.info.meta = {}, {}
+            ctx.events = []
+            if cancel is not None and cancel.is_set():
+                report.cancelled = True
+                break
+        if state.bytes_read == 0 or ctx.info is None:
+            store.write(save_state, path, source_id, st, state)
+    except OSError as exc:
+        report.problems.append({"path": str(path), "line": None, "offset": state.offset, "problem": str(exc)})
+    report.bytes_read += state.bytes_read
+    report.bad_lines += state.bad_lines - old_bad
+    for p in state.problems[first_new_problem:]:
+        report.problems.append({"path": str(path), **p})
+
+
+def _commit(conn, ctx: CodexFile, path: Path, source_id: int, st, state) -> int:
+    problems: list[str] = []
+    added = ingest(conn, ctx.info, list(ctx.events), problems) if ctx.info is not None else 0
+    for msg in problems:
+        state.problem(0, state.offset, msg, bad=False)
+    save_state(conn, path, source_id, st, state)
+    return added
