@@ -326,7 +326,7 @@ def _audit(store, args):
 
 
 def _import_report(store, args, paths) -> int:
-    from model.sources.claude_code import import_paths
+    from model.sources.importing import import_paths
 
     show = sys.stderr.isatty() and not args.json
 
@@ -361,12 +361,12 @@ def _import(store, args):
 
 
 def _scan(store, args):
-    from model.sources.claude_code import default_roots
+    from model.sources.importing import default_roots
 
     roots = default_roots()
     if not roots:
-        _out(args, {"roots": []}, "no Claude Code transcripts found (looked in ~/.claude/projects, "
-                                  "~/.config/claude/projects and $CLAUDE_CONFIG_DIR)")
+        _out(args, {"roots": []}, "no sessions found (looked in ~/.claude/projects, ~/.config/claude/projects, "
+                                  "$CLAUDE_CONFIG_DIR, ~/.codex/sessions and $CODEX_HOME)")
         return 0
     return _import_report(store, args, roots)
 

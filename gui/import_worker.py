@@ -13,7 +13,7 @@ import sys
 
 def main(argv: list[str]) -> int:
     from model import open_store
-    from model.sources.claude_code import import_paths
+    from model.sources.importing import import_paths
 
     store = open_store(argv[0])
     last = [0.0]

@@ -1,6 +1,6 @@
 """Long jobs with progress and cancel: importing, and watching sources for new lines.
 
-The import itself is model.sources.claude_code.import_paths on a worker; its
+The import itself is model.sources.importing.import_paths on a worker; its
 progress callback emits a queued signal, so the UI thread only updates a bar.
 """
 
@@ -46,7 +46,7 @@ class ImportJob(QObject):
         if not quiet:
             self._start_process(store, paths)
             return True
-        from model.sources.claude_code import import_paths
+        from model.sources.importing import import_paths
 
         cancel = self.cancel_event
 
@@ -132,6 +132,6 @@ class SourceWatcher(QObject):
             return
         from pathlib import Path
 
-        roots = [Path(r) for r in self.store.source_locations("claude_code") if Path(r).is_dir()]
+        roots = sorted({Path(r) for r in self.store.source_locations() if Path(r).exists()})
         if roots:
             self.job.start(self.store, roots, quiet=True)

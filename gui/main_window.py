@@ -115,8 +115,8 @@ class MainWindow(WindowCommands, QMainWindow):
         self.empty = QWidget()
         empty_lay = QVBoxLayout(self.empty)
         empty_lay.addStretch()
-        msg = QLabel("<h2>No sessions yet</h2><p>Sessionscope looks for Claude Code transcripts in "
-                     "~/.claude/projects and $CLAUDE_CONFIG_DIR.</p>")
+        msg = QLabel("<h2>No sessions yet</h2><p>Sessionscope looks for Claude Code transcripts and Codex rollouts in "
+                     "~/.claude/projects, $CLAUDE_CONFIG_DIR and ~/.codex/sessions.</p>")
         msg.setAlignment(Qt.AlignmentFlag.AlignCenter)
         empty_lay.addWidget(msg)
         for text, slot in (("Scan for sessions", self.scan), ("Import a folder…", self.import_folder),
@@ -237,7 +237,7 @@ class MainWindow(WindowCommands, QMainWindow):
     def _first_run(self, roots) -> None:
         """First run on a store: import the known places with a progress bar, then watch them."""
         if roots:
-            self.statusBar().showMessage("Importing your Claude Code sessions; browse while it runs", 10000)
+            self.statusBar().showMessage("Importing your agents' sessions; browse while it runs", 10000)
             self.job.start(self.store, roots)
 
     def _sidebar_filter(self, filters: dict) -> None:
@@ -448,9 +448,9 @@ class MainWindow(WindowCommands, QMainWindow):
 
 def _first_run_roots(store) -> list:
     """The default places, if this store has never imported from any of them."""
-    from model.sources.claude_code import default_roots
+    from model.sources.importing import default_roots
 
-    known = set(store.source_locations("claude_code"))
+    known = set(store.source_locations())
     roots = default_roots()
     return [] if any(str(r) in known for r in roots) else roots
 

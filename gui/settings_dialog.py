@@ -34,9 +34,9 @@ class SettingsDialog(QDialog):
         self.store = store
         settings = QSettings()
 
-        sources = QGroupBox("Sources (folders of Claude Code transcripts that are watched)")
+        sources = QGroupBox("Sources (folders of Claude Code transcripts or Codex rollouts that are watched)")
         self.sources = QListWidget()
-        self.sources.addItems(store.source_locations("claude_code") if store else [])
+        self.sources.addItems(sorted(set(store.source_locations())) if store else [])
         add = QPushButton("Add folder…")
         add.clicked.connect(self._add_source)
         lay = QVBoxLayout(sources)
@@ -79,7 +79,7 @@ class SettingsDialog(QDialog):
         main.addWidget(buttons)
 
     def _add_source(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Folder of Claude Code transcripts")
+        folder = QFileDialog.getExistingDirectory(self, "Folder of sessions (Claude Code, Codex)")
         if folder:
             self.sources.addItem(folder)
             self.added.append(folder)

@@ -128,18 +128,19 @@ class WindowCommands:
             self.job.start(self.store, dialog.added)
 
     def import_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Import Claude Code transcripts from")
+        folder = QFileDialog.getExistingDirectory(self, "Import sessions (Claude Code, Codex) from")
         if folder and self.store is not None:
             if not self.job.start(self.store, [folder]):
                 self.statusBar().showMessage("An import is already running", 5000)
 
     def scan(self) -> None:
-        from model.sources.claude_code import default_roots
+        from model.sources.importing import default_roots
 
-        roots = default_roots() + [r for r in self.store.source_locations("claude_code")]
+        roots = default_roots() + [r for r in self.store.source_locations()]
         if not roots:
-            QMessageBox.information(self, "Scan", "No Claude Code transcripts were found in ~/.claude/projects, "
-                                                  "~/.config/claude/projects or $CLAUDE_CONFIG_DIR.")
+            QMessageBox.information(self, "Scan", "No sessions were found in ~/.claude/projects, "
+                                                  "~/.config/claude/projects, $CLAUDE_CONFIG_DIR, ~/.codex/sessions "
+                                                  "or $CODEX_HOME.")
             return
         self.job.start(self.store, sorted(set(map(str, roots))))
 

@@ -204,12 +204,12 @@ class Store:
         with self.reader() as conn:
             return reading.count_sessions(conn, **filters)
 
-    def source_locations(self, kind: str) -> list[str]:
-        """Where the enabled sources of `kind` live (folders a rescan reads)."""
+    def source_locations(self, kind: str | None = None) -> list[str]:
+        """Where the enabled sources of `kind` (of every tool, by default) live: what a rescan reads."""
         from .schema import SOURCE
+        q = sa.select(SOURCE.c.location).where(SOURCE.c.enabled.is_(True), SOURCE.c.kind != "native")
         with self.reader() as conn:
-            return list(conn.execute(sa.select(SOURCE.c.location).where(
-                SOURCE.c.kind == kind, SOURCE.c.enabled.is_(True))).scalars())
+            return list(conn.execute(q.where(SOURCE.c.kind == kind) if kind else q).scalars())
 
     def session_counts(self) -> dict[str, Any]:
         """Counts for the sidebar: by source kind and project (not archived), and archived."""

@@ -44,6 +44,14 @@ class Source:
         """The places the tool keeps its sessions on this machine (the first run imports them)."""
         return []
 
+    def sniff(self, obj: Any) -> bool:
+        """Whether a file whose first JSON line is `obj` is this tool's (model.sources.importing)."""
+        return False
+
+    def import_paths(self, store, paths, *, progress=None, cancel=None, warm: bool = True, only=None):
+        """Import files or folders of this tool's sessions (only the files in `only`, when given)."""
+        raise Refused(f"{self.label} sessions are not imported from files")
+
     # -- acting ---------------------------------------------------------------------
 
     def resume_command(self, session) -> list[str] | None:

@@ -52,11 +52,9 @@ def test_model_tests_pass_with_qt_blocked():
     assert " passed" in out.stdout
 
 
-# Where gui/ still names a tool: finding and importing files, which goes through the registry once
-# files are recognised by their content (issue 14), and the export dialog's default folder for the
-# "claude" export format. Everything else asks model.sources.of(kind).
-_IMPORT_SITES = {"cli_commands.py": 2, "import_worker.py": 1, "jobs.py": 3, "main_window.py": 2,
-                 "settings_dialog.py": 1, "window_commands.py": 2, "export_dialog.py": 2}
+# The export dialog's default folder for the "claude" export format is the one place gui/ names a tool.
+# Everything else asks model.sources.of(kind) or imports through model.sources.importing.
+_ALLOWED = {"export_dialog.py": 2}
 
 
 def test_gui_acts_on_sessions_through_the_source_registry():
@@ -69,4 +67,4 @@ def test_gui_acts_on_sessions_through_the_source_registry():
         n = len(re.findall(r"claude_code|claude_actions|claude_fork|claude_checkpoints|== \"claude", path.read_text()))
         if n:
             found[path.name] = n
-    assert found == _IMPORT_SITES
+    assert found == _ALLOWED

@@ -82,7 +82,8 @@ def _file_context(path: Path, root: Path, source_id: int) -> FileContext:
 
 
 def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
-                 cancel: threading.Event | None = None, warm: bool = True) -> ImportReport:
+                 cancel: threading.Event | None = None, warm: bool = True,
+                 only: set[Path] | None = None) -> ImportReport:
     """Import Claude Code transcripts from files or directories (each directory a source root).
 
     With `warm`, the sessions touched are made quick to open afterwards (Store.warm); the
@@ -94,7 +95,7 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
     for p in paths:
         p = Path(p).expanduser().absolute()
         if p.is_dir():
-            plan.append((p, session_files(p), p))
+            plan.append((p, [f for f in session_files(p) if only is None or f in only], p))
         elif p.is_file():
             plan.append((p.parent, [p], p))
         else:

@@ -6,7 +6,10 @@ from pathlib import Path
 
 from ..base import Source
 from . import actions
-from .importer import KIND, default_roots
+from .importer import KIND, default_roots, import_paths
+from .lines import CHAIN_TYPES, CHECKPOINT_TYPES, META_TYPES
+
+LINE_TYPES = CHAIN_TYPES | CHECKPOINT_TYPES | META_TYPES  # a line of one of these types is Claude Code's
 
 
 class ClaudeCodeSource(Source):
@@ -32,6 +35,12 @@ class ClaudeCodeSource(Source):
 
     def default_roots(self) -> list[Path]:
         return default_roots()
+
+    def sniff(self, obj) -> bool:
+        return isinstance(obj, dict) and obj.get("type") in LINE_TYPES
+
+    def import_paths(self, store, paths, *, progress=None, cancel=None, warm=True, only=None):
+        return import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)
 
     def resume_command(self, session) -> list[str]:
         return actions.resume_command(session)

@@ -7,7 +7,8 @@ new session referencing the rollout's branch; the rollout file is never touched)
 from __future__ import annotations
 
 from ..base import Source
-from .importer import KIND, default_roots
+from .importer import KIND, default_roots, import_paths
+from .lines import sniff
 
 
 class CodexSource(Source):
@@ -24,6 +25,12 @@ class CodexSource(Source):
 
     def default_roots(self):
         return default_roots()
+
+    def sniff(self, obj) -> bool:
+        return sniff(obj)
+
+    def import_paths(self, store, paths, *, progress=None, cancel=None, warm=True, only=None):
+        return import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)
 
     def resume_command(self, session) -> list[str]:
         return ["codex", "resume", session.tool_id or session.id]

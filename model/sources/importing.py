@@ -1,0 +1,102 @@
+"""Import any folder or file: each file goes to the tool whose format its content is.
+
+A file is recognised by its first JSON line (`Source.sniff`), never by where it
+lies or what it is called, so a folder of Codex rollouts is never read as Claude
+Code transcripts. A file that is JSON but no tool's format is reported as such and
+left alone; one with no readable line at all (empty, or garbage) goes to the
+default transcript reader, which counts its bad lines.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import orjson
+
+from . import of, tools
+from .scan import ImportReport
+
+DEFAULT = "claude_code"  # reads a file of no recognisable line, counting its bad lines
+_SNIFF_LINES = 20
+Progress = Callable[[int, int, str], None]
+
+
+def classify(path: Path) -> str | None:
+    """The kind of tool a file belongs to; None when it is JSON of no known format."""
+    try:
+        with open(path, "rb") as fh:
+            for i, raw in enumerate(fh):
+                if i >= _SNIFF_LINES:
+                    break
+                if not raw.strip():
+                    continue
+                try:
+                    obj = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue
+                return next((t.kind for t in tools() if t.sniff(obj)), None)
+    except OSError:
+        return DEFAULT  # its importer reports why it cannot be read
+    return DEFAULT
+
+
+def _files(folder: Path) -> list[Path]:
+    return [Path(d) / n for d, _dirs, names in os.walk(folder) for n in names
+            if n.endswith(".jsonl") and n != "journal.jsonl"]
+
+
+def merge(into: ImportReport, part: ImportReport) -> None:
+    for name in ("files_seen", "files_read", "bytes_read", "events_added", "bad_lines", "seconds"):
+        setattr(into, name, getattr(into, name) + getattr(part, name))
+    into.sessions |= part.sessions
+    into.problems += part.problems
+    into.cancelled = into.cancelled or part.cancelled
+
+
+def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
+                 cancel: threading.Event | None = None, warm: bool = True) -> ImportReport:
+    """Import what the folders and files hold, each file by the tool whose format it is."""
+    report = ImportReport()
+    work: list[tuple[str, Path, set[Path] | None, int]] = []  # (kind, location, files of it, bytes)
+    for p in paths:
+        p = Path(p).expanduser().absolute()
+        if p.is_dir():
+            by_kind: dict[str, set[Path]] = {}
+            for f in _files(p):
+                kind = classify(f)
+                if kind is None:
+                    report.problems.append({"path": str(f), "line": None, "offset": None,
+                                            "problem": "not a session format Sessionscope reads; left alone"})
+                else:
+                    by_kind.setdefault(kind, set()).add(f)
+            work += [(k, p, fs, sum(f.stat().st_size for f in fs)) for k, fs in sorted(by_kind.items())]
+        elif p.is_file():
+            kind = classify(p)
+            if kind is None:
+                report.problems.append({"path": str(p), "line": None, "offset": None,
+                                        "problem": "not a session format Sessionscope reads; left alone"})
+            else:
+                work.append((kind, p, None, p.stat().st_size))
+        else:
+            report.problems.append({"path": str(p), "line": None, "offset": None, "problem": "no such file or folder"})
+    total, done = sum(w[3] for w in work), 0
+    for kind, location, only, size in work:
+        if cancel is not None and cancel.is_set():
+            report.cancelled = True
+            break
+        base = done
+
+        def step(d: int, _t: int, path: str, base: int = base) -> None:
+            if progress:
+                progress(base + d, total, path)
+        merge(report, of(kind).import_paths(store, [location], progress=step, cancel=cancel, warm=warm, only=only))
+        done += size
+    return report
+
+
+def default_roots() -> list[Path]:
+    """Every registered tool's default places."""
+    return [root for tool in tools() for root in tool.default_roots()]
