@@ -212,3 +212,54 @@ def generate(root: Path, total_bytes: int, seed: int = 7, sessions: int | None =
             break
     return {"bytes": written, "sessions": i + 1, "biggest": biggest[0], "biggest_bytes": biggest[1],
             "backups": checkpoints.get("backups", 0), "backup_bytes": checkpoints.get("backup_bytes", 0)}
+
+
+def generate_codex(root: Path, total_bytes: int, seed: int = 7) -> dict:
+    """A Codex home of about `total_bytes`: `sessions/YYYY/MM/DD/rollout-*.jsonl` with turns of prompts,
+    reasoning, function calls and outputs of every size, echoes and cumulative token counts (FORMATS.md §2)."""
+    rng = random.Random(seed)
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    written = files = 0
+    while written < total_bytes:
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        clock = start + dt.timedelta(hours=files)
+        day = root / "sessions" / f"{clock:%Y}" / f"{clock:%m}" / f"{clock:%d}"
+        day.mkdir(parents=True, exist_ok=True)
+        target = min(int(rng.paretovariate(1.3) * 150_000), 30_000_000, total_bytes - written + 2_000)
+        size, totals = 0, [0, 0]
+        with open(day / f"rollout-{clock:%Y-%m-%dT%H-%M-%S}-{sid}.jsonl", "wb") as fh:
+            def put(type_: str, payload: dict) -> None:
+                nonlocal size, clock
+                clock += dt.timedelta(seconds=rng.randint(1, 30))
+                data = orjson.dumps({"timestamp": clock.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                                     "type": type_, "payload": payload}) + b"\n"
+                fh.write(data)
+                size += len(data)
+
+            def text(n: int) -> str:
+                return " ".join(rng.choice(WORDS) for _ in range(n))
+            put("session_meta", {"id": sid, "cwd": "/home/dev/src/app", "originator": "codex_cli_rs",
+                                 "cli_version": "0.104.0", "git": {"branch": "main"}})
+            while size < target:
+                put("turn_context", {"cwd": "/home/dev/src/app", "model": "gpt-5.3-codex"})
+                prompt = text(rng.randint(5, 60))
+                put("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]})
+                put("event_msg", {"type": "user_message", "message": prompt})
+                for _ in range(rng.randint(1, 6)):
+                    put("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": text(20)}],
+                                          "encrypted_content": "gAAA" + "x" * rng.randint(100, 2000)})
+                    cid = f"call_{rng.getrandbits(48):012x}"
+                    put("response_item", {"type": "function_call", "name": "exec_command", "call_id": cid,
+                                          "arguments": orjson.dumps({"cmd": text(4)}).decode()})
+                    n = _tool_size(rng)
+                    put("response_item", {"type": "function_call_output", "call_id": cid,
+                                          "output": text(max(1, n // 7))[:n]})
+                    totals = [totals[0] + rng.randint(2000, 20000), totals[1] + rng.randint(20, 800)]
+                    usage = {"input_tokens": totals[0], "cached_input_tokens": 0, "output_tokens": totals[1]}
+                    put("event_msg", {"type": "token_count", "info": {"total_token_usage": usage}})
+                reply = text(rng.randint(10, 120))
+                put("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": reply}]})
+                put("event_msg", {"type": "agent_message", "message": reply})
+        written += size
+        files += 1
+    return {"bytes": written, "files": files}

@@ -80,6 +80,22 @@ def do_import(home: str, db: str) -> dict:
             "blobs": blobs, "blob_bytes": blob_bytes}
 
 
+def codex(home: str, size: str, db: str) -> dict:
+    """A generated Codex home imported through the content-recognising import (what `scan` does)."""
+    from model import open_store
+    from model.sources.importing import import_paths
+    from tests.benchmarks.generate import generate_codex
+
+    root = Path(home)
+    info = generate_codex(root, int(size)) if not (root / "sessions").exists() else \
+        {"bytes": sum(p.stat().st_size for p in root.rglob("*.jsonl")), "files": sum(1 for _ in root.rglob("*.jsonl"))}
+    Path(db).unlink(missing_ok=True)
+    store = open_store(db)
+    t = time.perf_counter()
+    report = import_paths(store, [root / "sessions"])
+    return {**info, "seconds": time.perf_counter() - t, "events": report.events_added, "peak_mb": peak_mb()}
+
+
 def queries(home: str, db: str, biggest: str) -> dict:
     os.environ["CLAUDE_CONFIG_DIR"] = str(Path(home).parent)
     from model import open_store
@@ -251,7 +267,7 @@ def export(db: str, session: str, fmt: str, redact: str, out: str) -> dict:
             "baseline_mb": baseline, "secrets": sum(f.count for f in report.findings)}
 
 
-STEPS = {"generate": generate, "floor": floor, "import": do_import, "queries": queries, "facts": facts, "gui": gui,
+STEPS = {"generate": generate, "codex": codex, "floor": floor, "import": do_import, "queries": queries, "facts": facts, "gui": gui,
          "export": export}
 
 if __name__ == "__main__":
