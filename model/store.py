@@ -328,12 +328,12 @@ class Store:
             q = (sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role,
                            sa.func.substr(EVENT.c.text, 1, 200))
                  .where(EVENT.c.session_id == session_id, EVENT.c.sidechain.is_(False),
-                        EVENT.c.kind.not_in(("meta", "opaque", "checkpoint")))
+                        EVENT.c.kind.not_like("fact.%"))
                  .order_by(EVENT.c.seq))
-            rows = [tree.TreeInput(*r) for r in conn.execute(q)]
             forks = [tree.Fork(r.forked_from_event, r.id, r.title) for r in conn.execute(
                 sa.select(SESSION.c.id, SESSION.c.title, SESSION.c.forked_from_event)
                 .where(SESSION.c.forked_from_session == session_id))]
+            rows, forks = tree.through_hidden([tree.TreeInput(*r) for r in conn.execute(q)], forks)
             return tree.layout(rows, s.head_event_id, forks)
 
     def lineage(self, session_id: str) -> list[SessionView]:

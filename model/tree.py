@@ -30,6 +30,31 @@ class Fork:
     title: str
 
 
+HIDDEN = frozenset({"meta", "opaque", "checkpoint"})  # lines beside the conversation: never tree nodes
+
+
+def through_hidden(rows: list[TreeInput], forks: list[Fork] = (),
+                   hidden: frozenset[str] = HIDDEN) -> tuple[list[TreeInput], list[Fork]]:
+    """The rows to lay out, each hung under its nearest shown ancestor (and each fork point moved
+    there): a tool whose chain runs through lines the tree does not show (Codex's echoes and token
+    counts) still draws one lane, with its forks on it."""
+    parent = {r.id: r.parent_id for r in rows if r.kind in hidden}
+
+    def shown(p: str | None) -> str | None:
+        seen: set[str] = set()
+        while p in parent and p not in seen:
+            seen.add(p)
+            p = parent[p]
+        return p
+    out = []
+    for r in rows:
+        if r.kind not in hidden:
+            p = shown(r.parent_id)
+            out.append(r if p == r.parent_id else TreeInput(r.id, p, r.seq, r.kind, r.role, r.text))
+    return out, [f if shown(f.event_id) == f.event_id else Fork(shown(f.event_id), f.session_id, f.title)
+                 for f in forks]
+
+
 @dataclass(frozen=True, slots=True)
 class TreeNode:
     id: str

@@ -62,3 +62,13 @@ def test_store_tree_shows_rewind_and_fork(store):
     lay = store.tree(s.id)
     assert {n.kind for n in lay.nodes} >= {"root", "branch", "tip", "fork"}
     assert any(n.fork_session == f.id for n in lay.nodes)
+
+
+def test_a_chain_through_hidden_lines_is_one_lane():
+    from model.tree import TreeInput, layout, through_hidden
+    rows = [TreeInput("p", None, 1, "message", "user", "q"), TreeInput("m1", "p", 2, "meta", None),
+            TreeInput("a", "m1", 3, "message", "assistant", "r"), TreeInput("m2", "a", 4, "meta", None),
+            TreeInput("m3", "m2", 5, "opaque", None), TreeInput("p2", "m3", 6, "message", "user", "q2")]
+    shown, _ = through_hidden(rows)
+    assert [(r.id, r.parent_id) for r in shown] == [("p", None), ("a", "p"), ("p2", "a")]
+    assert layout(shown, "p2", []).lanes == 1

@@ -81,9 +81,18 @@ def test_rescan_reads_only_what_was_appended(store, tmp_path, monkeypatch):
     assert again.bytes_read == path.stat().st_size - first.bytes_read and again.bad_lines == 1
     s = store.session(SID)
     assert (s.tokens_in, s.tokens_out) == (1500, 80)  # Codex's last cumulative count
+    assert store.tree(SID).lanes == 1  # the chain runs through the echoes and counts the tree does not show
     prompts = [e.text for e in store.branch_view(SID) if e.kind == "message" and e.role == "user"]
     assert prompts == ["fix the flaky test", "now the docs"]  # the injected context is not a prompt
     assert codex.import_paths(store, roots).bytes_read == 0
+
+
+def last_copied(line: dict) -> str:
+    """The event of the last line the fork copied from its parent."""
+    import orjson
+
+    from model.sources.codex.lines import event_id
+    return event_id(orjson.dumps(line).decode())
 
 
 def test_a_fork_is_a_branch_and_its_copied_tokens_count_once(store, tmp_path, monkeypatch):
@@ -100,7 +109,9 @@ def test_a_fork_is_a_branch_and_its_copied_tokens_count_once(store, tmp_path, mo
     fork.write(day)
     codex.import_paths(store, [tmp_path / "codex" / "sessions"])
     f = store.session(FORK)
-    assert f.forked_from_session == SID
+    assert f.forked_from_session == SID and f.forked_from_event == last_copied(parent.lines[9])
+    tree = store.tree(SID)  # the parent's tree: one lane of its own and the fork leaving it
+    assert any(n.fork_session == FORK for n in tree.nodes)
     assert (f.tokens_in, f.tokens_out) == (700, 40)  # only what the fork itself spent
     texts = [e.text for e in store.branch_view(FORK) if e.kind == "message"]
     assert texts == ["first", "one", "second, another way", "two, differently"]

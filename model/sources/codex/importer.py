@@ -159,9 +159,22 @@ def _import_file(store, root: Path, path: Path, source_id: int, known, report: I
         report.problems.append({"path": str(path), **p})
 
 
+def _fork_point(conn, session_id: str, origin: str) -> None:
+    """A fork's own lines hang under the last line it copied from its parent: that is where it forked."""
+    if conn.execute(sa.select(SESSION.c.forked_from_event).where(SESSION.c.id == session_id)).scalar():
+        return
+    parent = EVENT.alias("parent")
+    at = conn.execute(sa.select(EVENT.c.parent_id).join(parent, parent.c.id == EVENT.c.parent_id).where(
+        EVENT.c.session_id == session_id, parent.c.session_id == origin).order_by(EVENT.c.seq).limit(1)).scalar()
+    if at:
+        conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(forked_from_event=at))
+
+
 def _commit(conn, ctx: CodexFile, path: Path, source_id: int, st, state) -> int:
     problems: list[str] = []
     added = ingest(conn, ctx.info, list(ctx.events), problems) if ctx.info is not None else 0
+    if ctx.info is not None and ctx.info.forked_from_session:
+        _fork_point(conn, ctx.info.id, ctx.info.forked_from_session)
     for msg in problems:
         state.problem(0, state.offset, msg, bad=False)
     save_state(conn, path, source_id, st, state)
