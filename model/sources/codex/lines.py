@@ -110,7 +110,8 @@ def _kind(t: str, p: dict[str, Any]) -> tuple[str, str | None, str]:
                 return "system", "system", text
             return "message", role or "assistant", text
         if pt == "reasoning":
-            return "thinking", "assistant", _content_text(p.get("summary")) or _content_text(p.get("content"))
+            text = _content_text(p.get("summary")) or _content_text(p.get("content"))
+            return "thinking", "assistant", text or ("(reasoning kept encrypted by Codex)" if p.get("encrypted_content") else "")
         if pt in CALLS:
             args = p.get("arguments") if pt == "function_call" else p.get("input") or p.get("action") or p.get("arguments")
             args = args if isinstance(args, str) else orjson.dumps(args).decode() if args is not None else ""
