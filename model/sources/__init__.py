@@ -14,6 +14,7 @@ from .base import NATIVE, Source
 _REGISTRY = {
     "claude_code": "model.sources.claude_code.source",
     "codex": "model.sources.codex.source",
+    "gemini": "model.sources.gemini.source",
 }
 
 

@@ -1,10 +1,12 @@
 """Import any folder or file: each file goes to the tool whose format its content is.
 
-A file is recognised by its first JSON line (`Source.sniff`), never by where it
-lies or what it is called, so a folder of Codex rollouts is never read as Claude
-Code transcripts. A file that is JSON but no tool's format is reported as such and
-left alone; one with no readable line at all (empty, or garbage) goes to the
-default transcript reader, which counts its bad lines.
+A file is recognised by its first JSON line, or a `.json` file by its whole
+document (`Source.sniff`), never by where it lies or what it is called, so a
+folder of Codex rollouts is never read as Claude Code transcripts. A `.jsonl`
+file that is JSON but no tool's format is reported as such and left alone (a
+`.json` one only when named directly: chat folders hold other JSON too); one
+with no readable line at all (empty, or garbage) goes to the default transcript
+reader, which counts its bad lines.
 """
 
 from __future__ import annotations
@@ -24,8 +26,19 @@ _SNIFF_LINES = 20
 Progress = Callable[[int, int, str], None]
 
 
+MAX_DOCUMENT_BYTES = 256 << 20  # a `.json` chat (Gemini's legacy format) is read whole to be recognised
+
+
 def classify(path: Path) -> str | None:
     """The kind of tool a file belongs to; None when it is JSON of no known format."""
+    if path.suffix == ".json":
+        try:
+            if path.stat().st_size > MAX_DOCUMENT_BYTES:
+                return None
+            doc = orjson.loads(path.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return None
+        return next((t.kind for t in tools() if t.sniff(doc)), None)
     try:
         with open(path, "rb") as fh:
             for i, raw in enumerate(fh):
@@ -45,7 +58,7 @@ def classify(path: Path) -> str | None:
 
 def _files(folder: Path) -> list[Path]:
     return [Path(d) / n for d, _dirs, names in os.walk(folder) for n in names
-            if n.endswith(".jsonl") and n != "journal.jsonl"]
+            if n.endswith((".jsonl", ".json")) and n != "journal.jsonl"]
 
 
 def merge(into: ImportReport, part: ImportReport) -> None:
@@ -67,6 +80,8 @@ def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progres
             by_kind: dict[str, set[Path]] = {}
             for f in _files(p):
                 kind = classify(f)
+                if kind is None and f.suffix == ".json":
+                    continue  # a folder of chats holds other JSON too (logs, settings): not sessions
                 if kind is None:
                     report.problems.append({"path": str(f), "line": None, "offset": None,
                                             "problem": "not a session format Sessionscope reads; left alone"})

@@ -18,15 +18,17 @@ def test_a_mixed_folder_goes_to_the_right_tools(store, tmp_path):
     r = Rollout("019c8a4c-ed82-79a1-aa28-7738fc5ab61a")
     r.turn("a codex prompt", "a codex reply")
     r.write(folder / "codex")
-    (folder / "gemini.jsonl").write_text('{"sessionId": "x", "projectHash": "y", "startTime": "2026-01-01"}\n')
+    (folder / "gemini.jsonl").write_text('{"sessionId": "g-1", "projectHash": "y", "startTime": "2026-01-01"}\n'
+                                         '{"id": "m1", "type": "user", "content": [{"text": "a gemini prompt"}]}\n')
+    (folder / "openhands.jsonl").write_text('{"action": "run", "args": {"command": "ls"}, "source": "agent"}\n')
     (folder / "empty.jsonl").write_text("")
     report = importing.import_paths(store, [folder])
     kinds = {s.id: s.source_kind for s in store.sessions()}
-    assert kinds == {t.session_id: "claude_code", r.session_id: "codex"}
-    assert [p["path"] for p in report.problems] == [str(folder / "gemini.jsonl")]
+    assert kinds == {t.session_id: "claude_code", r.session_id: "codex", "g-1": "gemini"}
+    assert [p["path"] for p in report.problems] == [str(folder / "openhands.jsonl")]
     assert "not a session format" in report.problems[0]["problem"]
-    assert report.files_read == 3  # the empty file too: its reader counts what it holds
-    assert sorted(store.source_locations()) == [str(folder), str(folder)]  # one source row a tool
+    assert report.files_read == 4  # the empty file too: its reader counts what it holds
+    assert sorted(store.source_locations()) == [str(folder)] * 3  # one source row a tool
     again = importing.import_paths(store, [folder])
     assert again.events_added == 0
 

@@ -1,0 +1,182 @@
+"""Gemini CLI: find chats (`~/.gemini/tmp/<project>/chats/`), import them incrementally: a `.jsonl`
+chat from the bytes appended, a legacy `.json` chat read again whole when it changes (it is rewritten
+in place; what was seen before is kept)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import orjson
+import sqlalchemy as sa
+
+from ... import audit
+from ...ingest import ingest
+from ...schema import EVENT, SESSION, SOURCE_FILE
+from .. import jsonl
+from ..scan import ImportReport, save_state, source_row
+from .lines import NS, GeminiChat, flush, metadata, record, sniff
+
+KIND = "gemini"
+Progress = Callable[[int, int, str], None]
+MAX_JSON_BYTES = 256 << 20
+
+
+def default_roots() -> list[Path]:
+    """Where Gemini CLI keeps chats: ~/.gemini/tmp (each project's chats/ folder under it)."""
+    home = Path(os.environ.get("GEMINI_CLI_HOME") or Path.home()) / ".gemini" / "tmp"
+    return [home] if home.is_dir() else []
+
+
+def is_chat(path: Path) -> bool:
+    try:
+        if path.suffix == ".json":
+            return path.stat().st_size <= MAX_JSON_BYTES and sniff(orjson.loads(path.read_bytes()))
+        with open(path, "rb") as fh:
+            return sniff(orjson.loads(fh.readline()))
+    except (OSError, orjson.JSONDecodeError):
+        return False
+
+
+def session_files(root: Path) -> list[Path]:
+    found = [Path(d) / n for d, _dirs, names in os.walk(root) for n in names
+             if n.endswith((".json", ".jsonl")) and is_chat(Path(d) / n)]
+    found.sort(key=lambda p: (p.stat().st_mtime, str(p)))
+    return found
+
+
+def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
+                 cancel: threading.Event | None = None, warm: bool = True,
+                 only: set[Path] | None = None) -> ImportReport:
+    """Import Gemini chats from files or folders (each folder a source location)."""
+    started = time.monotonic()
+    report = ImportReport()
+    plan = []
+    for p in paths:
+        p = Path(p).expanduser().absolute()
+        files = session_files(p) if p.is_dir() else [p] if p.is_file() else None
+        if files is None:
+            report.problems.append({"path": str(p), "line": None, "offset": None, "problem": "no such file or folder"})
+            continue
+        plan.append((p, [f for f in files if only is None or f in only]))
+    total, done = sum(f.stat().st_size for _, fs in plan for f in fs), 0
+    for location, files in plan:
+        source_id = store.write(source_row, KIND, location)
+        with store.reader() as conn:
+            states = {r.path: r for r in conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.source_id == source_id))}
+        for path in files:
+            if cancel is not None and cancel.is_set():
+                report.cancelled = True
+                break
+            report.files_seen += 1
+            reader = _import_document if path.suffix == ".json" else _import_lines
+            reader(store, path, source_id, states.get(str(path)), report)
+            done += path.stat().st_size
+            if progress:
+                progress(done, total, str(path))
+        if report.cancelled:
+            break
+    if warm and not report.cancelled and report.events_added:
+        store.warm(sorted(report.sessions))
+    report.seconds = time.monotonic() - started
+    if report.files_read or report.problems:
+        detail = {k: v for k, v in report.as_dict().items() if k not in ("sessions", "problems")}
+        store.write(audit.record, "import", "cancelled" if report.cancelled else "ok",
+                    detail=detail | {"source": KIND, "problems": len(report.problems)})
+    return report
+
+
+def _fallback(path: Path) -> str:
+    import uuid
+    return str(uuid.uuid5(NS, str(path)))
+
+
+def _stored_parent(store):
+    def parent_of(message_id: str) -> str | None:
+        with store.reader() as conn:
+            return conn.execute(sa.select(EVENT.c.parent_id).where(EVENT.c.id == message_id)).scalar()
+    return parent_of
+
+
+def _unchanged(known, st) -> bool:
+    return known is not None and known.size == st.st_size and known.mtime == st.st_mtime and \
+        known.inode == st.st_ino and known.offset == st.st_size
+
+
+def _import_lines(store, path: Path, source_id: int, known, report: ImportReport) -> None:
+    st = path.stat()
+    if _unchanged(known, st):
+        return
+    state = jsonl.ReadState()
+    chat = GeminiChat(source_id, stored_parent=_stored_parent(store))
+    if known is not None and known.inode == st.st_ino and st.st_size >= known.offset and known.offset:
+        state = jsonl.ReadState(offset=known.offset, line_count=known.line_count, bad_lines=known.bad_lines,
+                                problems=json.loads(known.problems))
+        with open(path, "rb") as fh:
+            first = orjson.loads(fh.readline())
+        if sniff(first):
+            chat.session(first["sessionId"])
+            with store.reader() as conn:
+                chat.last = conn.execute(sa.select(EVENT.c.id).where(
+                    EVENT.c.session_id == first["sessionId"], ~EVENT.c.kind.startswith("fact."))
+                    .order_by(EVENT.c.seq.desc()).limit(1)).scalar()
+                chat.titled = bool(conn.execute(sa.select(SESSION.c.title).where(
+                    SESSION.c.id == first["sessionId"])).scalar())
+    report.files_read += 1
+    old_bad, first_problem = state.bad_lines, len(state.problems)
+    try:
+        for batch in jsonl.read_lines(path, state):
+            for line in batch:
+                record(line.obj, line.raw, chat, _fallback(path))
+            flush(chat)  # a later copy of this message, in a later batch or run, adds what it lacked
+            report.events_added += store.write(_commit, chat, path, source_id, st, state)
+            if chat.info is not None:
+                report.sessions.add(chat.info.id)
+        if state.bytes_read == 0 or chat.info is None:
+            store.write(save_state, path, source_id, st, state)
+    except OSError as exc:
+        report.problems.append({"path": str(path), "line": None, "offset": state.offset, "problem": str(exc)})
+    report.bytes_read += state.bytes_read
+    report.bad_lines += state.bad_lines - old_bad
+    report.problems += [{"path": str(path), **p} for p in state.problems[first_problem:]]
+
+
+def _import_document(store, path: Path, source_id: int, known, report: ImportReport) -> None:
+    """A legacy chat, rewritten whole: read it all when it changed; message ids make it idempotent."""
+    st = path.stat()
+    if _unchanged(known, st):
+        return
+    state = jsonl.ReadState(offset=st.st_size, bytes_read=st.st_size)
+    report.files_read += 1
+    try:
+        doc = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError) as exc:
+        state.problem(1, 0, f"the chat cannot be read as JSON: {exc}")
+        store.write(save_state, path, source_id, st, state)
+        report.bad_lines += 1
+        report.problems.append({"path": str(path), "line": 1, "offset": 0, "problem": str(exc)})
+        return
+    chat = GeminiChat(source_id, stored_parent=_stored_parent(store))
+    metadata(doc, chat)
+    for m in doc.get("messages") or []:
+        record(m, orjson.dumps(m).decode(), chat, _fallback(path))
+    flush(chat)
+    report.events_added += store.write(_commit, chat, path, source_id, st, state)
+    report.sessions.add(chat.info.id)
+    report.bytes_read += st.st_size
+
+
+def _commit(conn, chat: GeminiChat, path: Path, source_id: int, st, state) -> int:
+    problems: list[str] = []
+    added = ingest(conn, chat.info, list(chat.events), problems) if chat.info is not None else 0
+    for msg in problems:
+        state.problem(0, state.offset, msg, bad=False)
+    save_state(conn, path, source_id, st, state)
+    chat.events = []
+    if chat.info is not None:
+        chat.info.fields, chat.info.meta = {}, {}
+    return added
