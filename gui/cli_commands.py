@@ -366,7 +366,7 @@ def _scan(store, args):
     roots = default_roots()
     if not roots:
         _out(args, {"roots": []}, "no sessions found (looked in ~/.claude/projects, ~/.config/claude/projects, "
-                                  "$CLAUDE_CONFIG_DIR, ~/.codex/sessions and $CODEX_HOME)")
+                                  "$CLAUDE_CONFIG_DIR, ~/.codex/sessions, $CODEX_HOME and ~/.gemini/tmp)")
         return 0
     return _import_report(store, args, roots)
 

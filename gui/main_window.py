@@ -115,8 +115,8 @@ class MainWindow(WindowCommands, QMainWindow):
         self.empty = QWidget()
         empty_lay = QVBoxLayout(self.empty)
         empty_lay.addStretch()
-        msg = QLabel("<h2>No sessions yet</h2><p>Sessionscope looks for Claude Code transcripts and Codex rollouts in "
-                     "~/.claude/projects, $CLAUDE_CONFIG_DIR and ~/.codex/sessions.</p>")
+        msg = QLabel("<h2>No sessions yet</h2><p>Sessionscope looks for Claude Code, Codex and Gemini CLI sessions in "
+                     "~/.claude/projects, $CLAUDE_CONFIG_DIR, ~/.codex/sessions and ~/.gemini/tmp.</p>")
         msg.setAlignment(Qt.AlignmentFlag.AlignCenter)
         empty_lay.addWidget(msg)
         for text, slot in (("Scan for sessions", self.scan), ("Import a folder…", self.import_folder),

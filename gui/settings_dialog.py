@@ -34,7 +34,7 @@ class SettingsDialog(QDialog):
         self.store = store
         settings = QSettings()
 
-        sources = QGroupBox("Sources (folders of Claude Code transcripts or Codex rollouts that are watched)")
+        sources = QGroupBox("Sources (folders of Claude Code, Codex or Gemini CLI sessions that are watched)")
         self.sources = QListWidget()
         self.sources.addItems(sorted(set(store.source_locations())) if store else [])
         add = QPushButton("Add folder…")
@@ -79,7 +79,7 @@ class SettingsDialog(QDialog):
         main.addWidget(buttons)
 
     def _add_source(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Folder of sessions (Claude Code, Codex)")
+        folder = QFileDialog.getExistingDirectory(self, "Folder of sessions (Claude Code, Codex, Gemini CLI)")
         if folder:
             self.sources.addItem(folder)
             self.added.append(folder)

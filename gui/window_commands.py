@@ -128,7 +128,7 @@ class WindowCommands:
             self.job.start(self.store, dialog.added)
 
     def import_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Import sessions (Claude Code, Codex) from")
+        folder = QFileDialog.getExistingDirectory(self, "Import sessions (Claude Code, Codex, Gemini CLI) from")
         if folder and self.store is not None:
             if not self.job.start(self.store, [folder]):
                 self.statusBar().showMessage("An import is already running", 5000)
@@ -139,8 +139,8 @@ class WindowCommands:
         roots = default_roots() + [r for r in self.store.source_locations()]
         if not roots:
             QMessageBox.information(self, "Scan", "No sessions were found in ~/.claude/projects, "
-                                                  "~/.config/claude/projects, $CLAUDE_CONFIG_DIR, ~/.codex/sessions "
-                                                  "or $CODEX_HOME.")
+                                                  "~/.config/claude/projects, $CLAUDE_CONFIG_DIR, ~/.codex/sessions, "
+                                                  "$CODEX_HOME or ~/.gemini/tmp.")
             return
         self.job.start(self.store, sorted(set(map(str, roots))))
 

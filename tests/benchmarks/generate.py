@@ -263,3 +263,47 @@ def generate_codex(root: Path, total_bytes: int, seed: int = 7) -> dict:
         written += size
         files += 1
     return {"bytes": written, "files": files}
+
+
+def generate_gemini(root: Path, total_bytes: int, seed: int = 7) -> dict:
+    """A Gemini CLI home of about `total_bytes`: `tmp/<project>/chats/session-*.jsonl` with prompts,
+    replies with thoughts and tool calls, each reply appended again once its calls finish (FORMATS.md §3)."""
+    rng = random.Random(seed)
+    written = files = 0
+    while written < total_bytes:
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        folder = root / "tmp" / f"project{files % 7}" / "chats"
+        folder.mkdir(parents=True, exist_ok=True)
+        target = min(int(rng.paretovariate(1.3) * 150_000), 30_000_000, total_bytes - written + 2_000)
+        size = 0
+        with open(folder / f"session-2026-01-01T00-00-{sid[:8]}.jsonl", "wb") as fh:
+            def put(obj: dict) -> None:
+                nonlocal size
+                data = orjson.dumps(obj) + b"\n"
+                fh.write(data)
+                size += len(data)
+
+            def text(n: int) -> str:
+                return " ".join(rng.choice(WORDS) for _ in range(n))
+            put({"sessionId": sid, "projectHash": f"{rng.getrandbits(64):016x}", "startTime": "2026-01-01T00:00:00Z",
+                 "lastUpdated": "2026-01-01T00:00:00Z", "kind": "main"})
+            while size < target:
+                put({"id": str(uuid.UUID(int=rng.getrandbits(128))), "timestamp": "2026-01-01T00:00:01Z", "type": "user",
+                     "content": [{"text": text(rng.randint(5, 60))}]})
+                mid = str(uuid.UUID(int=rng.getrandbits(128)))
+                calls = [{"id": f"c{rng.getrandbits(32):08x}", "name": "run_shell_command", "args": {"command": text(4)},
+                          "status": "executing"} for _ in range(rng.randint(0, 4))]
+                reply = {"id": mid, "timestamp": "2026-01-01T00:00:02Z", "type": "gemini", "content": text(rng.randint(10, 120)),
+                         "model": "gemini-2.5-pro", "thoughts": [{"subject": "Plan", "description": text(20)}],
+                         "tokens": {"input": rng.randint(1000, 9000), "output": rng.randint(10, 900), "thoughts": 50},
+                         "toolCalls": calls}
+                put(reply)
+                if calls:
+                    for c in calls:
+                        n = _tool_size(rng)
+                        c.update(status="success", result=[{"functionResponse": {"id": c["id"], "name": c["name"],
+                                                                                 "response": {"output": text(max(1, n // 7))[:n]}}}])
+                    put(reply)  # appended again, whole, once its calls finished
+        written += size
+        files += 1
+    return {"bytes": written, "files": files}

@@ -80,19 +80,20 @@ def do_import(home: str, db: str) -> dict:
             "blobs": blobs, "blob_bytes": blob_bytes}
 
 
-def codex(home: str, size: str, db: str) -> dict:
-    """A generated Codex home imported through the content-recognising import (what `scan` does)."""
+def other_tool(tool: str, home: str, size: str, db: str) -> dict:
+    """A generated home of another tool (codex, gemini) imported through the content-recognising
+    import, as `scan` does."""
     from model import open_store
     from model.sources.importing import import_paths
-    from tests.benchmarks.generate import generate_codex
+    from tests.benchmarks import generate as gen
 
     root = Path(home)
-    info = generate_codex(root, int(size)) if not (root / "sessions").exists() else \
+    info = getattr(gen, f"generate_{tool}")(root, int(size)) if not root.exists() else \
         {"bytes": sum(p.stat().st_size for p in root.rglob("*.jsonl")), "files": sum(1 for _ in root.rglob("*.jsonl"))}
     Path(db).unlink(missing_ok=True)
     store = open_store(db)
     t = time.perf_counter()
-    report = import_paths(store, [root / "sessions"])
+    report = import_paths(store, [root])
     return {**info, "seconds": time.perf_counter() - t, "events": report.events_added, "peak_mb": peak_mb()}
 
 
@@ -267,7 +268,7 @@ def export(db: str, session: str, fmt: str, redact: str, out: str) -> dict:
             "baseline_mb": baseline, "secrets": sum(f.count for f in report.findings)}
 
 
-STEPS = {"generate": generate, "codex": codex, "floor": floor, "import": do_import, "queries": queries, "facts": facts, "gui": gui,
+STEPS = {"generate": generate, "other_tool": other_tool, "floor": floor, "import": do_import, "queries": queries, "facts": facts, "gui": gui,
          "export": export}
 
 if __name__ == "__main__":
