@@ -112,3 +112,39 @@ class Source:
 
 
 NATIVE = Source()
+
+
+class ToolSource(Source):
+    """A tool whose files Sessionscope reads and whose own command resumes a session; fork and rewind
+    are the store's own (the tool's files are never touched). `package` names the module that has
+    the tool's `default_roots`, `sniff` and `import_paths`."""
+
+    package = ""
+    resume_args: tuple[str, ...] = ()  # the command before the session's id, e.g. ("codex", "resume")
+
+    @property
+    def resume_programs(self) -> tuple[str, ...]:
+        return self.resume_args[:1]
+
+    def _module(self):
+        import importlib
+        return importlib.import_module(self.package)
+
+    def allows(self, action: str, status: str | None) -> bool:
+        if action == "resume":
+            return True  # the tool resumes it, whatever the store's status
+        if action == "compact":
+            return False  # a summary of ours is not a line the tool wrote
+        return super().allows(action, status)
+
+    def default_roots(self) -> list[Path]:
+        return self._module().default_roots()
+
+    def sniff(self, obj: Any) -> bool:
+        return self._module().sniff(obj)
+
+    def import_paths(self, store, paths, *, progress=None, cancel=None, warm: bool = True, only=None):
+        return self._module().import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)
+
+    def resume_command(self, session) -> list[str]:
+        return [*self.resume_args, session.tool_id or session.id]

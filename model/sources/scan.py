@@ -65,3 +65,46 @@ def file_problems(store) -> list[dict]:
         rows = conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.problems != "[]")
                             .order_by(SOURCE_FILE.c.path)).mappings().all()
     return [{"path": r["path"], "bad_lines": r["bad_lines"], "problems": json.loads(r["problems"])} for r in rows]
+
+
+def run_import(store, kind: str, paths, find, read_file, *, progress=None, cancel=None, warm: bool = True,
+               only: set[Path] | None = None) -> ImportReport:
+    """The import loop of a file source: `find(folder)` lists a folder's session files (oldest first),
+    `read_file(store, root, path, source_id, known_state, report, cancel)` imports one from where its
+    last scan stopped. Each folder (or file) named is a source location; progress counts bytes."""
+    from .. import audit
+    started = time.monotonic()
+    report = ImportReport()
+    plan = []
+    for p in paths:
+        p = Path(p).expanduser().absolute()
+        files = find(p) if p.is_dir() else [p] if p.is_file() else None
+        if files is None:
+            report.problems.append({"path": str(p), "line": None, "offset": None, "problem": "no such file or folder"})
+            continue
+        plan.append((p, [f for f in files if only is None or f in only]))
+    total, done = sum(f.stat().st_size for _, fs in plan for f in fs), 0
+    for location, files in plan:
+        source_id = store.write(source_row, kind, location)
+        with store.reader() as conn:
+            states = {r.path: r for r in conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.source_id == source_id))}
+        root = location if location.is_dir() else location.parent
+        for path in files:
+            if cancel is not None and cancel.is_set():
+                report.cancelled = True
+                break
+            report.files_seen += 1
+            read_file(store, root, path, source_id, states.get(str(path)), report, cancel)
+            done += path.stat().st_size
+            if progress:
+                progress(done, total, str(path))
+        if report.cancelled:
+            break
+    if warm and not report.cancelled and report.events_added:
+        store.warm(sorted(report.sessions))
+    report.seconds = time.monotonic() - started
+    if report.files_read or report.problems:
+        detail = {k: v for k, v in report.as_dict().items() if k not in ("sessions", "problems")}
+        store.write(audit.record, "import", "cancelled" if report.cancelled else "ok",
+                    detail=detail | {"source": kind, "problems": len(report.problems)})
+    return report

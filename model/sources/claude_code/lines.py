@@ -9,7 +9,6 @@ with role "extracted", attached under the line they came from.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import uuid
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import Any
 import orjson
 
 from ...ingest import NewEvent, SessionInfo
+from ..records import add_fact, parse_ts
 
 NS = uuid.UUID("3b0c6d9e-2f4a-4f0e-9a61-1c1d7e0c2b55")
 
@@ -56,15 +56,6 @@ def prompt_title(text: str) -> str:
 
 COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>", "<bash-input>",
                     "<bash-stdout>", "<local-command-caveat>", "Caveat:")
-
-
-def parse_ts(value: Any) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def block_text(content: Any) -> str:
@@ -322,15 +313,7 @@ def _session_fields(t: str, obj: dict[str, Any], text: str, st: SessionState, ct
 
 
 def _fact(st: SessionState, anchor: str, ts: float, key: str, value: Any) -> None:
-    """A fact event attached under `anchor` (deterministic id: re-import adds nothing)."""
-    if st.facts.get(key, object()) == value:
-        return
-    st.facts[key] = value
-    st.events.append(NewEvent(
-        id=str(uuid.uuid5(NS, f"{anchor}:fact:{key}:{orjson.dumps(value).decode()[:200]}")), parent_id=anchor, ts=ts, kind="fact.set",
-        role="extracted", text=f"{key} = {orjson.dumps(value).decode()[:500]}",
-        payload=orjson.dumps({"key": key, "value": value}).decode(), activity=False,
-    ))
+    add_fact(st.events, st.facts, NS, anchor, ts, key, value)
 
 
 def _extract_facts(t: str, obj: dict[str, Any], event_id: str, ts: float, st: SessionState) -> None:

@@ -13,7 +13,6 @@ cumulative; each `token_count` carries its growth over the last one in the file
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import re
 import uuid
@@ -23,6 +22,7 @@ from typing import Any
 import orjson
 
 from ...ingest import NewEvent, SessionInfo
+from ..records import add_fact, parse_ts
 
 NS = uuid.UUID("0c7d3f62-5b8e-4c1a-9d2e-7a4b6e1f0c33")
 ENVELOPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",
@@ -44,15 +44,6 @@ def sniff(obj: Any) -> bool:
 
 def event_id(raw: str) -> str:
     return str(uuid.uuid5(NS, hashlib.sha1(raw.encode("utf-8", "replace")).hexdigest()))
-
-
-def _ts(value: Any) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def _content_text(content: Any) -> str:
@@ -136,7 +127,7 @@ def convert(offset: int, raw: str, obj: Any, ctx: CodexFile, file_key: str) -> N
                               kind="opaque", payload=raw, activity=False))
         return
     t, p = obj["type"], obj["payload"]
-    ts = _ts(obj.get("timestamp"))
+    ts = parse_ts(obj.get("timestamp"))
     activity = ts is not None
     ts = ts if ts is not None else ctx.last_ts
     ctx.last_ts = ts
@@ -201,13 +192,7 @@ def _turn_usage(p: dict[str, Any]) -> tuple[int, int]:
 
 
 def _fact(ctx: CodexFile, anchor: str, ts: float, key: str, value: Any) -> None:
-    if ctx.facts.get(key, object()) == value:
-        return
-    ctx.facts[key] = value
-    body = orjson.dumps(value).decode()
-    ctx.events.append(NewEvent(id=str(uuid.uuid5(NS, f"{anchor}:fact:{key}:{body[:200]}")), parent_id=anchor, ts=ts,
-                               kind="fact.set", role="extracted", text=f"{key} = {body[:500]}",
-                               payload=orjson.dumps({"key": key, "value": value}).decode(), activity=False))
+    add_fact(ctx.events, ctx.facts, NS, anchor, ts, key, value)
 
 
 def _fields_and_facts(t: str, p: dict[str, Any], kind: str, role: str | None, text: str, eid: str, ts: float,

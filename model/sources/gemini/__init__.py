@@ -6,3 +6,4 @@ source    the operations every source offers, registered in model/sources/__init
 """
 
 from .importer import KIND, default_roots, import_paths, session_files  # noqa: F401
+from .lines import sniff  # noqa: F401

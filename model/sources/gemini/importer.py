@@ -7,18 +7,16 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import orjson
 import sqlalchemy as sa
 
-from ... import audit
 from ...ingest import ingest
-from ...schema import EVENT, SESSION, SOURCE_FILE
+from ...schema import EVENT, SESSION
 from .. import jsonl
-from ..scan import ImportReport, save_state, source_row
+from ..scan import ImportReport, run_import, save_state
 from .lines import NS, GeminiChat, flush, metadata, record, sniff
 
 KIND = "gemini"
@@ -53,41 +51,13 @@ def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progres
                  cancel: threading.Event | None = None, warm: bool = True,
                  only: set[Path] | None = None) -> ImportReport:
     """Import Gemini chats from files or folders (each folder a source location)."""
-    started = time.monotonic()
-    report = ImportReport()
-    plan = []
-    for p in paths:
-        p = Path(p).expanduser().absolute()
-        files = session_files(p) if p.is_dir() else [p] if p.is_file() else None
-        if files is None:
-            report.problems.append({"path": str(p), "line": None, "offset": None, "problem": "no such file or folder"})
-            continue
-        plan.append((p, [f for f in files if only is None or f in only]))
-    total, done = sum(f.stat().st_size for _, fs in plan for f in fs), 0
-    for location, files in plan:
-        source_id = store.write(source_row, KIND, location)
-        with store.reader() as conn:
-            states = {r.path: r for r in conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.source_id == source_id))}
-        for path in files:
-            if cancel is not None and cancel.is_set():
-                report.cancelled = True
-                break
-            report.files_seen += 1
-            reader = _import_document if path.suffix == ".json" else _import_lines
-            reader(store, path, source_id, states.get(str(path)), report)
-            done += path.stat().st_size
-            if progress:
-                progress(done, total, str(path))
-        if report.cancelled:
-            break
-    if warm and not report.cancelled and report.events_added:
-        store.warm(sorted(report.sessions))
-    report.seconds = time.monotonic() - started
-    if report.files_read or report.problems:
-        detail = {k: v for k, v in report.as_dict().items() if k not in ("sessions", "problems")}
-        store.write(audit.record, "import", "cancelled" if report.cancelled else "ok",
-                    detail=detail | {"source": KIND, "problems": len(report.problems)})
-    return report
+    return run_import(store, KIND, paths, session_files, _read, progress=progress, cancel=cancel, warm=warm,
+                      only=only)
+
+
+def _read(store, _root: Path, path: Path, source_id: int, known, report: ImportReport, _cancel) -> None:
+    reader = _import_document if path.suffix == ".json" else _import_lines
+    reader(store, path, source_id, known, report)
 
 
 def _fallback(path: Path) -> str:

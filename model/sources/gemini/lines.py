@@ -13,7 +13,6 @@ one document, rewritten whole: they are read again when they change.
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import uuid
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from typing import Any
 import orjson
 
 from ...ingest import NewEvent, SessionInfo
+from ..records import add_fact, parse_ts
 
 NS = uuid.UUID("5e0d1a7b-9c3f-4b62-8e1d-2f6a9b4c7d10")
 TEXT_MAX = 16_384
@@ -30,15 +30,6 @@ TEXT_MAX = 16_384
 def sniff(obj: Any) -> bool:
     """A Gemini chat's metadata line, or a whole legacy chat document."""
     return isinstance(obj, dict) and isinstance(obj.get("sessionId"), str) and "projectHash" in obj
-
-
-def _ts(value: Any) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def _text(content: Any) -> str:
@@ -133,7 +124,7 @@ def flush(chat: GeminiChat) -> None:
     chat.pending = None
     kind_of = obj["type"]
     info = chat.session(chat.info.id if chat.info else fallback_id)
-    ts = _ts(obj.get("timestamp"))
+    ts = parse_ts(obj.get("timestamp"))
     ts = ts if ts is not None else chat.last_ts
     chat.last_ts = ts
     mid = str(uuid.uuid5(NS, f"{info.id}:{mid}"))  # message ids are unique per chat only (fixtures reuse "1")
@@ -187,7 +178,7 @@ def _gemini(obj: dict[str, Any], mid: str, text: str, raw: str, ts: float, paren
         args = call.get("args")
         _add(chat, call_event, "tool_call", "assistant",
              _clip(f"{call.get('name', '')} {orjson.dumps(args).decode() if args is not None else ''}".strip()),
-             orjson.dumps(call).decode(), _ts(call.get("timestamp")) or ts, cur)
+             orjson.dumps(call).decode(), parse_ts(call.get("timestamp")) or ts, cur)
         cur = call_event
         path = args.get("file_path") or args.get("absolute_path") if isinstance(args, dict) else None
         if call.get("name") in ("replace", "write_file", "edit") and isinstance(path, str):
@@ -219,10 +210,4 @@ def _add(chat: GeminiChat, eid: str, kind: str, role: str | None, text: str, pay
 
 
 def _fact(chat: GeminiChat, anchor: str, ts: float, key: str, value: Any) -> None:
-    if chat.facts.get(key, object()) == value:
-        return
-    chat.facts[key] = value
-    body = orjson.dumps(value).decode()
-    chat.events.append(NewEvent(id=str(uuid.uuid5(NS, f"{anchor}:fact:{key}:{body[:200]}")), parent_id=anchor, ts=ts,
-                                kind="fact.set", role="extracted", text=f"{key} = {body[:500]}",
-                                payload=orjson.dumps({"key": key, "value": value}).decode(), activity=False))
+    add_fact(chat.events, chat.facts, NS, anchor, ts, key, value)
