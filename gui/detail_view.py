@@ -101,7 +101,18 @@ class EventDetail(QTabWidget):
         raw = pretty if len(pretty) < 200_000 else pretty[:200_000] + "\n… (truncated here; export for all of it)"
         self.raw.setHtml(meta + (code_html(raw) if ok else f"<pre>{html.escape(raw)}</pre>"))
         token = self._gen.next()
-        run_task(lambda: store.facts_at(e.id), lambda facts: self._show_facts(token, facts), owner=self)
+        run_task(lambda: store.facts_at(e.id), lambda facts: self._show_facts(token, facts),
+                 lambda exc: self._facts_failed(token, exc), owner=self)
+
+    def _facts_failed(self, token: int, exc: BaseException) -> None:
+        """The event went away meanwhile (its session deleted or purged): nothing to show. Any other
+        failure is said in the tab, not raised into the event loop."""
+        from model.errors import NotFound
+        if not self._gen.current(token):
+            return
+        self.facts.clear()
+        if not isinstance(exc, NotFound):
+            self.facts.addTopLevelItem(QTreeWidgetItem(["(could not fold the facts)", str(exc)[:500]]))
 
     def _show_facts(self, token: int, facts: dict) -> None:
         if not self._gen.current(token):

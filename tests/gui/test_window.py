@@ -317,3 +317,17 @@ def test_marks_of_a_session_deleted_meanwhile_are_dropped_quietly(window, qtbot,
     window._marks_failed(token)(StoreUnavailable("the store could not be used: disk I/O error"))
     assert dialogs and "disk I/O error" in dialogs[-1][1]
     dialogs.expected = len(dialogs)
+
+
+def test_facts_of_an_event_whose_session_was_deleted_meanwhile_are_dropped(window, qtbot):
+    """The detail's facts task can outlive the session it reads (deleted, purged): no error escapes."""
+    s = _select(window, qtbot, "Fix the flaky login test")
+    qtbot.waitUntil(lambda: window.detail.current_event is not None, timeout=5000)
+    e = window.detail.current_event
+    store = window.store
+    from model.schema import EVENT
+    # the event vanishes, as a purge in another process would remove it
+    store.write(lambda conn: conn.execute(EVENT.delete().where(EVENT.c.id == e.id)))
+    window.detail.show_event(store, e)
+    qtbot.waitUntil(lambda: window.detail.facts.topLevelItemCount() == 0, timeout=5000)
+    assert s.id
