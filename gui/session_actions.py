@@ -62,7 +62,7 @@ class SessionActions(RestoreActions, QObject):
         has_event, has_session = event is not None, session is not None
         return {
             "session.resume": has_session and src.allows("resume", status),
-            "session.copy_resume": has_session and src.allows("resume", status),
+            "session.copy_resume": has_session and src.allows("copy_resume", status),
             "session.fork": has_event and has_session,
             "session.fork_turn": has_event and has_session,
             "session.rewind": has_event and src.allows("rewind", status),

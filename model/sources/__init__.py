@@ -15,6 +15,7 @@ _REGISTRY = {
     "claude_code": "model.sources.claude_code.source",
     "codex": "model.sources.codex.source",
     "gemini": "model.sources.gemini.source",
+    "agents_sdk": "model.sources.agents_sdk.source",
 }
 
 

@@ -36,6 +36,8 @@ class Source:
         """Whether `action` (resume, rewind, compact, restore_files, …) applies to a session in `status`."""
         if action == "restore_files":
             return self.has_checkpoints
+        if action == "copy_resume":  # a line to paste exists wherever resuming does
+            return self.allows("resume", status)
         return status is not None and lifecycle.allows(status, action)
 
     # -- finding and importing ----------------------------------------------------
@@ -46,6 +48,10 @@ class Source:
 
     def sniff(self, obj: Any) -> bool:
         """Whether a file whose first JSON line is `obj` is this tool's (model.sources.importing)."""
+        return False
+
+    def claims(self, path: Path) -> bool:
+        """Whether a database file is this tool's (model.sources.importing asks for .db/.sqlite files)."""
         return False
 
     def import_paths(self, store, paths, *, progress=None, cancel=None, warm: bool = True, only=None):

@@ -29,8 +29,13 @@ Progress = Callable[[int, int, str], None]
 MAX_DOCUMENT_BYTES = 256 << 20  # a `.json` chat (Gemini's legacy format) is read whole to be recognised
 
 
+DATABASES = (".db", ".sqlite", ".sqlite3")
+
+
 def classify(path: Path) -> str | None:
-    """The kind of tool a file belongs to; None when it is JSON of no known format."""
+    """The kind of tool a file belongs to; None when it is JSON (or a database) of no known format."""
+    if path.suffix in DATABASES:
+        return next((t.kind for t in tools() if t.claims(path)), None)
     if path.suffix == ".json":
         try:
             if path.stat().st_size > MAX_DOCUMENT_BYTES:
@@ -58,7 +63,7 @@ def classify(path: Path) -> str | None:
 
 def _files(folder: Path) -> list[Path]:
     return [Path(d) / n for d, _dirs, names in os.walk(folder) for n in names
-            if n.endswith((".jsonl", ".json")) and n != "journal.jsonl"]
+            if n.endswith((".jsonl", ".json") + DATABASES) and n != "journal.jsonl"]
 
 
 def merge(into: ImportReport, part: ImportReport) -> None:
@@ -80,8 +85,8 @@ def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progres
             by_kind: dict[str, set[Path]] = {}
             for f in _files(p):
                 kind = classify(f)
-                if kind is None and f.suffix == ".json":
-                    continue  # a folder of chats holds other JSON too (logs, settings): not sessions
+                if kind is None and f.suffix in (".json",) + DATABASES:
+                    continue  # a folder holds other JSON and databases too (logs, settings): not sessions
                 if kind is None:
                     report.problems.append({"path": str(f), "line": None, "offset": None,
                                             "problem": "not a session format Sessionscope reads; left alone"})

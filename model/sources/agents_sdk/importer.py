@@ -1,0 +1,143 @@
+"""OpenAI Agents SDK: a session database the user adds (SQLiteSession's `agent_sessions` /
+`agent_messages`), read only (FORMATS.md §4). Each row is one Responses-API item, an event under the row
+before it as the database holds them now: an item `pop_item()` removed stays, as an abandoned branch,
+and what is added after hangs where the session really continues. A rescan reads rows past the last id."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import orjson
+
+from ...ingest import NewEvent, SessionInfo, ingest
+from .. import jsonl
+from ..records import parse_ts
+from ..scan import ImportReport, run_import, save_state
+
+KIND = "agents_sdk"
+NS = uuid.UUID("8b2e4f10-6a3d-4c57-9e81-0d2c5b7a9f46")
+SUFFIXES = (".db", ".sqlite", ".sqlite3")
+Progress = Callable[[int, int, str], None]
+
+
+def default_roots() -> list[Path]:
+    return []  # a database is added by the user (File ▸ Import, `sessionscope import FILE.db`)
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    """Read only, creating nothing beside someone else's database: `immutable` (no -wal/-shm made) unless
+    the application has a write-ahead log there now, whose content a read-only open then includes."""
+    if Path(f"{path}-wal").exists():
+        return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    return sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+
+
+def claims(path: Path) -> bool:
+    """Whether a file is a SQLiteSession database (its two tables, by their default names)."""
+    if path.suffix not in SUFFIXES:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                return False
+        con = _open(path)
+        try:
+            names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            con.close()
+    except (OSError, sqlite3.Error):
+        return False
+    return {"agent_sessions", "agent_messages"} <= names
+
+
+def session_files(root: Path) -> list[Path]:
+    return sorted(Path(d) / n for d, _dirs, names in os.walk(root) for n in names if claims(Path(d) / n))
+
+
+def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
+                 cancel: threading.Event | None = None, warm: bool = True,
+                 only: set[Path] | None = None) -> ImportReport:
+    """Import Agents SDK session databases (each file or folder a source location)."""
+    return run_import(store, KIND, paths, session_files, _import_db, progress=progress, cancel=cancel, warm=warm,
+                      only=only)
+
+
+def session_key(path: Path, sdk_session: str) -> str:
+    """Our id for an SDK session: its id is chosen by the application ("user_123"), unique per database only."""
+    return str(uuid.uuid5(NS, f"{path.absolute()}:{sdk_session}"))
+
+
+def _kind(item: dict) -> tuple[str, str | None, str]:
+    t = item.get("type")
+    role = item.get("role")
+    if t in (None, "message") and role in ("user", "assistant", "system", "developer"):
+        content = item.get("content")
+        text = content if isinstance(content, str) else "\n".join(
+            str(b.get("text", "")) for b in content or [] if isinstance(b, dict) and b.get("text"))
+        return ("message", role, text) if role in ("user", "assistant") else ("system", "system", text)
+    if t == "function_call":
+        return "tool_call", "assistant", f"{item.get('name', '')} {item.get('arguments', '')}".strip()
+    if t == "function_call_output":
+        out = item.get("output")
+        return "tool_result", "tool", out if isinstance(out, str) else orjson.dumps(out).decode()
+    if t == "reasoning":
+        summary = item.get("summary") or []
+        return "thinking", "assistant", "\n".join(str(s.get("text", "")) for s in summary if isinstance(s, dict))
+    return "opaque", None, ""
+
+
+def _import_db(store, _root: Path, path: Path, source_id: int, known, report: ImportReport, _cancel) -> None:
+    st = path.stat()
+    last_id = known.offset if known is not None else 0
+    report.files_read += 1
+    try:
+        con = _open(path)
+        try:
+            rows = con.execute("SELECT id, session_id, message_data, created_at FROM agent_messages "
+                               "ORDER BY session_id, id").fetchall()
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        report.problems.append({"path": str(path), "line": None, "offset": None, "problem": f"cannot read: {exc}"})
+        return
+    state = jsonl.ReadState(offset=max([last_id] + [r[0] for r in rows]), bytes_read=0)
+    previous: dict[str, str | None] = {}
+    by_session: dict[str, list[NewEvent]] = {}
+    titles: dict[str, str] = {}
+    for row_id, sdk_session, data, created in rows:
+        key = session_key(path, sdk_session)
+        eid = str(uuid.uuid5(NS, f"{key}:{row_id}"))
+        if row_id > last_id:
+            try:
+                item = orjson.loads(data)
+                kind, role, text = _kind(item) if isinstance(item, dict) else ("opaque", None, "")
+            except orjson.JSONDecodeError as exc:
+                state.problem(row_id, row_id, f"row {row_id}: message_data is not JSON ({exc})")
+                kind, role, text = "opaque", None, ""
+            ts = parse_ts(str(created).replace(" ", "T") + "Z") if created else None
+            by_session.setdefault(key, []).append(NewEvent(
+                id=eid, parent_id=previous.get(key), ts=ts or st.st_mtime, kind=kind, role=role, text=text[:16_384],
+                payload=data, head=kind in ("message", "tool_call", "tool_result", "thinking")))
+            if kind == "message" and role == "user" and key not in titles and text.strip():
+                titles[key] = " ".join(text.split())[:200]
+        previous[key] = eid  # the row before the next one, as the database holds them now
+    report.bad_lines += state.bad_lines
+    report.problems += [{"path": str(path), **p} for p in state.problems]
+    sdk_ids = {session_key(path, r[1]): r[1] for r in rows}
+
+    def commit(conn) -> int:
+        added = 0
+        for key, events in by_session.items():
+            info = SessionInfo(id=key, source_id=source_id, tool_id=sdk_ids[key],
+                               fields={"title": titles.get(key, "")},
+                               meta={"database": str(path), "title_rank": 1 if key in titles else 0})
+            added += ingest(conn, info, events)
+        save_state(conn, path, source_id, st, state)
+        return added
+    report.events_added += store.write(commit)
+    report.sessions |= set(by_session)
