@@ -67,6 +67,32 @@ def file_problems(store) -> list[dict]:
     return [{"path": r["path"], "bad_lines": r["bad_lines"], "problems": json.loads(r["problems"])} for r in rows]
 
 
+def unchanged(known, st) -> bool:
+    """The file is as the last scan left it, read to its end: nothing to do."""
+    return known is not None and known.size == st.st_size and known.mtime == st.st_mtime and \
+        known.inode == st.st_ino and known.offset == st.st_size
+
+
+def resume_state(known, st):
+    """Where to read a file from: past what the last scan read, or from its start when it was
+    replaced or truncated (or never read)."""
+    from .jsonl import ReadState
+    if known is None or known.inode != st.st_ino or st.st_size < known.offset:
+        return ReadState()
+    return ReadState(offset=known.offset, line_count=known.line_count, bad_lines=known.bad_lines,
+                     problems=json.loads(known.problems))
+
+
+def files_under(folder: Path, files: set[Path], find) -> list[Path]:
+    """The session files of a folder: those a caller already picked out (model.sources.importing has
+    recognised every file), else what `find` lists; oldest first either way."""
+    if files is None:
+        return find(folder)
+    picked = [f for f in files if folder in f.parents]
+    picked.sort(key=lambda p: (p.stat().st_mtime, str(p)))
+    return picked
+
+
 def run_import(store, kind: str, paths, find, read_file, *, progress=None, cancel=None, warm: bool = True,
                only: set[Path] | None = None) -> ImportReport:
     """The import loop of a file source: `find(folder)` lists a folder's session files (oldest first),
@@ -78,11 +104,11 @@ def run_import(store, kind: str, paths, find, read_file, *, progress=None, cance
     plan = []
     for p in paths:
         p = Path(p).expanduser().absolute()
-        files = find(p) if p.is_dir() else [p] if p.is_file() else None
+        files = files_under(p, only, find) if p.is_dir() else [p] if p.is_file() else None
         if files is None:
             report.problems.append({"path": str(p), "line": None, "offset": None, "problem": "no such file or folder"})
             continue
-        plan.append((p, [f for f in files if only is None or f in only]))
+        plan.append((p, files))
     total, done = sum(f.stat().st_size for _, fs in plan for f in fs), 0
     for location, files in plan:
         source_id = store.write(source_row, kind, location)

@@ -25,7 +25,7 @@ from ...schema import EVENT, SESSION, SOURCE_FILE
 from ...store import Store
 
 from .. import jsonl
-from ..scan import ImportReport, file_problems, save_state, source_row  # noqa: F401 (re-exported)
+from ..scan import ImportReport, file_problems, files_under, resume_state, save_state, source_row, unchanged  # noqa: F401 (re-exported)
 from . import checkpoints as claude_checkpoints
 from .lines import TITLE_RANK, FileContext, convert
 
@@ -95,7 +95,7 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
     for p in paths:
         p = Path(p).expanduser().absolute()
         if p.is_dir():
-            plan.append((p, [f for f in session_files(p) if only is None or f in only], p))
+            plan.append((p, files_under(p, only, session_files), p))
         elif p.is_file():
             plan.append((p.parent, [p], p))
         else:
@@ -138,15 +138,9 @@ def _import_file(store: Store, root: Path, path: Path, source_id: int, known, re
     except OSError as exc:
         report.problems.append({"path": str(path), "line": None, "offset": None, "problem": str(exc)})
         return
-    state = jsonl.ReadState()
-    if known is not None:
-        unchanged = known.size == st.st_size and known.mtime == st.st_mtime and known.inode == st.st_ino
-        if unchanged and known.offset == st.st_size:
-            return
-        replaced = known.inode != st.st_ino or st.st_size < known.offset
-        if not replaced:
-            state = jsonl.ReadState(offset=known.offset, line_count=known.line_count,
-                                    bad_lines=known.bad_lines, problems=json.loads(known.problems))
+    if unchanged(known, st):
+        return
+    state = resume_state(known, st)
     ctx = _file_context(path, root, source_id)
     if state.offset and ctx.file_session:
         _prefill_facts(store, ctx)

@@ -3,7 +3,6 @@ incrementally (a rescan reads only the bytes appended), every batch committed wi
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -15,7 +14,7 @@ import sqlalchemy as sa
 from ...ingest import ingest
 from ...schema import EVENT, SESSION
 from .. import jsonl
-from ..scan import ImportReport, run_import, save_state
+from ..scan import ImportReport, resume_state, run_import, save_state, unchanged
 from .lines import CodexFile, convert, event_id, sniff
 
 KIND = "codex"
@@ -83,17 +82,12 @@ def _import_file(store, root: Path, path: Path, source_id: int, known, report: I
     except OSError as exc:
         report.problems.append({"path": str(path), "line": None, "offset": None, "problem": str(exc)})
         return
-    state = jsonl.ReadState()
+    if unchanged(known, st):
+        return
+    state = resume_state(known, st)
     ctx = CodexFile(session_id=None, source_id=source_id)
-    if known is not None:
-        if known.size == st.st_size and known.mtime == st.st_mtime and known.inode == st.st_ino \
-                and known.offset == st.st_size:
-            return
-        if known.inode == st.st_ino and st.st_size >= known.offset:
-            state = jsonl.ReadState(offset=known.offset, line_count=known.line_count,
-                                    bad_lines=known.bad_lines, problems=json.loads(known.problems))
-            if state.offset:
-                _resume_context(store, path, ctx)
+    if state.offset:
+        _resume_context(store, path, ctx)
     try:
         key = str(path.relative_to(root))
     except ValueError:

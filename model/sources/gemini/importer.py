@@ -4,7 +4,6 @@ in place; what was seen before is kept)."""
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -16,7 +15,7 @@ import sqlalchemy as sa
 from ...ingest import ingest
 from ...schema import EVENT, SESSION
 from .. import jsonl
-from ..scan import ImportReport, run_import, save_state
+from ..scan import ImportReport, resume_state, run_import, save_state, unchanged
 from .lines import NS, GeminiChat, flush, metadata, record, sniff
 
 KIND = "gemini"
@@ -72,20 +71,13 @@ def _stored_parent(store):
     return parent_of
 
 
-def _unchanged(known, st) -> bool:
-    return known is not None and known.size == st.st_size and known.mtime == st.st_mtime and \
-        known.inode == st.st_ino and known.offset == st.st_size
-
-
 def _import_lines(store, path: Path, source_id: int, known, report: ImportReport) -> None:
     st = path.stat()
-    if _unchanged(known, st):
+    if unchanged(known, st):
         return
-    state = jsonl.ReadState()
+    state = resume_state(known, st)
     chat = GeminiChat(source_id, stored_parent=_stored_parent(store))
-    if known is not None and known.inode == st.st_ino and st.st_size >= known.offset and known.offset:
-        state = jsonl.ReadState(offset=known.offset, line_count=known.line_count, bad_lines=known.bad_lines,
-                                problems=json.loads(known.problems))
+    if state.offset:
         with open(path, "rb") as fh:
             first = orjson.loads(fh.readline())
         if sniff(first):
@@ -118,7 +110,7 @@ def _import_lines(store, path: Path, source_id: int, known, report: ImportReport
 def _import_document(store, path: Path, source_id: int, known, report: ImportReport) -> None:
     """A legacy chat, rewritten whole: read it all when it changed; message ids make it idempotent."""
     st = path.stat()
-    if _unchanged(known, st):
+    if unchanged(known, st):
         return
     state = jsonl.ReadState(offset=st.st_size, bytes_read=st.st_size)
     report.files_read += 1
