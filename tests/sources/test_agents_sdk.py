@@ -32,6 +32,7 @@ def test_a_session_database_imports_and_a_popped_item_stays_as_a_branch(store, t
     assert report.sessions == {key} and report.bad_lines == 0
     s = store.session(key)
     assert s.source_kind == "agents_sdk" and s.tool_id == "user_123" and s.title == "what is 2+2?"
+    assert s.project == "conversations"  # it has no folder of its own: the sidebar groups it by its database
     assert [e.kind for e in store.branch_view(key)] == ["message", "message", "tool_call", "tool_result"]
     assert not list(tmp_path.glob("*-shm")) or (tmp_path / "conversations.db-wal").exists()  # nothing of ours
     # the application undoes the last item and goes on: the undone item stays, as an abandoned branch

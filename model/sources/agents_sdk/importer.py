@@ -134,7 +134,7 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
         added = 0
         for key, events in by_session.items():
             info = SessionInfo(id=key, source_id=source_id, tool_id=sdk_ids[key],
-                               fields={"title": titles.get(key, "")},
+                               fields={"title": titles.get(key, ""), "project": path.stem},  # no cwd: its database
                                meta={"database": str(path), "title_rank": 1 if key in titles else 0})
             added += ingest(conn, info, events)
         save_state(conn, path, source_id, st, state)
