@@ -116,8 +116,8 @@ class SessionActions(RestoreActions, QObject):
         where = (f"up to the end of the turn of event #{event.seq} (its last reply before the next prompt)"
                  if end_of_turn else f"up to and including event #{event.seq} and nothing after it")
         text = f"The new session holds the conversation {where}:\n“{preview}”"
-        if src.fork_note:
-            text += f"\n\n{src.fork_note}"
+        if note := src.fork_prompt(session):
+            text += f"\n\n{note}"
         title, ok = QInputDialog.getText(self.window, "Fork at End of Turn" if end_of_turn else "Fork",
                                          f"{text}\n\nTitle of the new session:",
                                          text=f"{session.title or session.id[:8]} (fork)")
@@ -136,7 +136,7 @@ class SessionActions(RestoreActions, QObject):
     def rewind(self, session, event) -> None:
         from model import sources
         src = sources.of(session.source_kind)
-        if QMessageBox.question(self.window, "Rewind", f"{src.rewind_note}\n\nRewind to this event?") \
+        if QMessageBox.question(self.window, "Rewind", f"{src.rewind_prompt(session)}\n\nRewind to this event?") \
                 != QMessageBox.StandardButton.Yes:
             return
         store = self.store

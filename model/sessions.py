@@ -14,6 +14,10 @@ from .errors import InvalidInput, NotFound, Refused
 from .ids import new_session_id
 from .schema import CHECKPOINT_BACKUP, EVENT, FACT_SNAPSHOT, OUTLINE_CACHE, SESSION, SOURCE
 
+# Importers rank the titles they find (first prompt 1 … a tool's own custom title 4) and keep the best;
+# a rename here ranks with a custom title, so a rescan does not undo it (a newer one set in the tool does).
+USER_TITLE_RANK = 4
+
 
 def native_source_id(conn: Connection) -> int:
     """The `native` source row, created on first use."""
@@ -136,6 +140,10 @@ def delete(conn: Connection, session_id: str) -> int:
 def update_fields(conn: Connection, session_id: str, **values: Any) -> None:
     """Rename, retag or re-describe a session (not its events)."""
     _status(conn, session_id)
+    if "title" in values and "meta" not in values:
+        # a title the user chose outranks any an importer finds later (model.ingest keeps the better one)
+        meta = json.loads(conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == session_id)).scalar() or "{}")
+        values["meta"] = meta | {"title_rank": USER_TITLE_RANK}
     if "tags" in values:
         values["tags"] = json.dumps(sorted(set(values["tags"])))
     if "meta" in values:

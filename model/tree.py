@@ -80,8 +80,9 @@ class TreeLayout:
 
 
 def is_prompt(n: TreeInput) -> bool:
-    """A typed user prompt: only these start a real branch."""
-    return n.kind == "message" and n.role == "user" and not n.text.lstrip().startswith("<")
+    """A typed user prompt, or a graph's checkpoint (LangGraph's `step`, whose every second child is a
+    fork): only these start a real branch (not a reply's parallel tool calls, say)."""
+    return (n.kind == "message" and n.role == "user" and not n.text.lstrip().startswith("<")) or n.kind == "step"
 
 
 def _label(n: TreeInput) -> str:

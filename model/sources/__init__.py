@@ -16,6 +16,7 @@ _REGISTRY = {
     "codex": "model.sources.codex.source",
     "gemini": "model.sources.gemini.source",
     "agents_sdk": "model.sources.agents_sdk.source",
+    "langgraph": "model.sources.langgraph.source",
 }
 
 

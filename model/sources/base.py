@@ -40,6 +40,14 @@ class Source:
             return self.allows("resume", status)
         return status is not None and lifecycle.allows(status, action)
 
+    def fork_prompt(self, session) -> str:
+        """What the app says before a fork of this session, where the tool does it its own way."""
+        return self.fork_note
+
+    def rewind_prompt(self, session) -> str:
+        """What the app says before a rewind (a tool writing its own file names that file)."""
+        return self.rewind_note
+
     # -- finding and importing ----------------------------------------------------
 
     def default_roots(self) -> list[Path]:

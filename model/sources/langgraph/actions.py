@@ -1,0 +1,149 @@
+"""Fork and rewind a LangGraph thread through langgraph's own API, in the user's database.
+
+Both write into a file another tool owns, so the app asks first, naming the file
+(`LangGraphSource.fork_prompt`), and every write is recorded in the audit log.
+Nothing is ever changed or removed there: each action adds one checkpoint.
+
+- Rewind to a checkpoint: `update_state(config, None, as_node="__copy__")`, which
+  is how LangGraph forks a thread: a copy of the checkpoint under the same parent
+  becomes the thread's latest, so the next `invoke(None, thread)` runs on from it
+  and what came after stays in the history as a branch.
+- Fork at a checkpoint: a new thread whose first checkpoint is a copy of it
+  (`SqliteSaver.put`, as `update_state`'s copy does), its metadata naming where
+  it came from; the application resumes it by the new thread id.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import orjson
+
+from ... import audit
+from ...errors import NotFound, Refused
+from ...views import Changes
+from . import reader
+from .importer import import_paths, session_key, step_id
+
+
+def target(store, session_id: str, event_id: str) -> tuple[Path, str, str]:
+    """(database, thread id, checkpoint id) of the checkpoint an event belongs to."""
+    s = store.session(session_id)
+    meta = s.meta if isinstance(s.meta, dict) else {}
+    path, thread = meta.get("database"), meta.get("thread_id") or s.tool_id
+    if not path or not thread:
+        raise Refused(f"session {session_id} does not say which LangGraph database it came from")
+    e = store.event(event_id)
+    try:
+        p = orjson.loads(e.payload) if e.payload.startswith("{") else {}
+    except orjson.JSONDecodeError:
+        p = {}
+    if "checkpoint_id" not in p and e.parent_id:  # a fact: its checkpoint is the step it hangs under
+        return target(store, session_id, e.parent_id)
+    if "checkpoint_id" not in p:
+        raise Refused("that event is not part of a LangGraph checkpoint")
+    if e.session_id != session_id:
+        raise Refused("that checkpoint belongs to the thread this one was forked from: act on that thread")
+    if p.get("checkpoint_ns"):
+        raise Refused("that checkpoint is a subgraph's: fork or rewind the graph at its parent's checkpoint")
+    if not Path(path).is_file():
+        raise Refused(f"the database {path} is not there any more")
+    return Path(path), str(thread), str(p["checkpoint_id"])
+
+
+def _copier(sv):
+    """A compiled graph over the user's checkpointer: `update_state`'s copy uses none of its nodes."""
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    class Nothing(TypedDict):
+        pass
+
+    g = StateGraph(Nothing)
+    g.add_node("sessionscope_copy", lambda _state: {})
+    g.add_edge(START, "sessionscope_copy")
+    g.add_edge("sessionscope_copy", END)
+    return g.compile(checkpointer=sv)
+
+
+def _write(path: Path, action: str, do):
+    con = reader.connect(path, write=True)
+    con.execute("PRAGMA busy_timeout = 5000")  # the application may be writing its next step
+    try:
+        return do(reader.saver(con))
+    finally:
+        con.close()
+
+
+def rewind(store, session_id: str, to: str) -> Changes:
+    """The thread continues from `to`: a copy of it becomes the thread's latest checkpoint."""
+    path = thread = cid = None
+    try:
+        path, thread, cid = target(store, session_id, to)
+
+        def copy(sv):
+            config = {"configurable": {"thread_id": thread, "checkpoint_ns": "", "checkpoint_id": cid}}
+            return _copier(sv).update_state(config, None, as_node="__copy__")["configurable"]["checkpoint_id"]
+        new = _write(path, "rewind", copy)
+    except Exception as exc:
+        _refused(store, "rewind", session_id, to, exc, path)
+    report = import_paths(store, [path])
+    detail = {"file": str(path), "thread_id": thread, "checkpoint_id": cid, "new_checkpoint": new}
+    store.write(audit.record, "rewind", "ok", session_id=session_id, event_id=to, detail=detail)
+    return Changes("rewind", frozenset({session_id}) | report.sessions, True, store.session(session_id),
+                   detail=detail | {"note": f"thread {thread} of {path.name} continues from checkpoint {cid}"})
+
+
+def fork(store, session_id: str, at: str, title: str | None = None) -> Changes:
+    """A new thread in the same database starting from a copy of `at`'s checkpoint."""
+    path = thread = cid = None
+    new_thread = ""
+    try:
+        path, thread, cid = target(store, session_id, at)
+        new_thread = f"{thread}-fork-{uuid.uuid4().hex[:8]}"
+
+        def copy(sv):
+            from langgraph.checkpoint.base import create_checkpoint
+            t = sv.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": "", "checkpoint_id": cid}})
+            if t is None:
+                raise NotFound(f"checkpoint {cid} is not in {path} any more")
+            step = int((t.metadata or {}).get("step", -1))
+            checkpoint = create_checkpoint(t.checkpoint, None, step)
+            metadata = {"source": "fork", "step": step, "parents": {},
+                        "forked_from": {"thread_id": thread, "checkpoint_ns": "", "checkpoint_id": cid}}
+            sv.put({"configurable": {"thread_id": new_thread, "checkpoint_ns": ""}}, checkpoint, metadata,
+                   dict(checkpoint["channel_versions"]))
+            return checkpoint["id"]
+        new = _write(path, "fork", copy)
+    except Exception as exc:
+        _refused(store, "fork", session_id, at, exc, path)
+    report = import_paths(store, [path])
+    new_id = session_key(path, new_thread)
+    if title:
+        store.rename(new_id, title)
+    detail = {"file": str(path), "thread_id": thread, "checkpoint_id": cid, "new_thread": new_thread,
+              "new_checkpoint": new, "new_session": new_id}
+    store.write(audit.record, "fork", "ok", session_id=session_id, event_id=at, detail=detail)
+    return Changes("fork", frozenset({session_id, new_id}) | report.sessions, True, store.session(new_id),
+                   detail=detail | {"resume": resume_line(path, new_thread),
+                                    "note": f"new thread {new_thread} in {path.name}"})
+
+
+def _refused(store, action: str, session_id: str, event_id: str, exc: Exception, path) -> None:
+    """Record a fork or rewind that did not happen, and say why (always raises)."""
+    store.write(audit.record, action, "refused" if isinstance(exc, (Refused, NotFound)) else "error",
+                session_id=session_id, event_id=event_id, detail={"error": str(exc), "file": str(path or "")})
+    if isinstance(exc, (Refused, NotFound)):
+        raise exc
+    raise Refused(f"could not write to {path}: {type(exc).__name__}: {exc}") from exc
+
+
+def resume_line(path: Path | str, thread_id: str) -> str:
+    """The Python an application resumes the thread with (LangGraph has no command line)."""
+    return (f"graph.invoke(None, {{'configurable': {{'thread_id': {thread_id!r}}}}})  "
+            f"# graph compiled with SqliteSaver.from_conn_string({str(path)!r})")
+
+
+__all__ = ["fork", "rewind", "resume_line", "step_id", "target"]

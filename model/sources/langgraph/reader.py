@@ -1,0 +1,104 @@
+"""A LangGraph checkpointer database, read through langgraph's own SqliteSaver and serializer.
+
+We never decode a checkpoint blob ourselves (FORMATS.md §5: two serializer
+generations, msgpack extension types for LangChain messages): the saver gives
+each checkpoint as langgraph's own `CheckpointTuple`. Only which rows exist is
+asked in plain SQL (cheap, no blobs), so a rescan decodes just the threads that
+changed, and one checkpoint that cannot be decoded is counted, not fatal.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SUFFIXES = (".db", ".sqlite", ".sqlite3")
+# langgraph < 0.2 wrote checkpoints(thread_id, thread_ts, parent_ts, …): its current saver cannot read them
+LEGACY_COLUMN = "thread_ts"
+
+
+class Unreadable(Exception):
+    """The database is LangGraph's but cannot be read here (legacy schema, langgraph missing)."""
+
+
+def connect(path: Path, write: bool = False) -> sqlite3.Connection:
+    """Read only and creating nothing beside the user's database (`immutable` unless the application's
+    write-ahead log is there now, whose content a read-only open includes); read-write only to fork."""
+    if write:
+        return sqlite3.connect(path, check_same_thread=False)
+    if Path(f"{path}-wal").exists():
+        return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+    return sqlite3.connect(f"file:{path}?immutable=1", uri=True, check_same_thread=False)
+
+
+def columns(con: sqlite3.Connection, table: str) -> set[str]:
+    return {r[1] for r in con.execute(f"PRAGMA table_info({table})")}
+
+
+def claims(path: Path) -> bool:
+    """Whether a file is a LangGraph SqliteSaver database (its `checkpoints` and `writes` tables)."""
+    if path.suffix not in SUFFIXES:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                return False
+        con = connect(path)
+        try:
+            cols = columns(con, "checkpoints")
+            has_writes = bool(columns(con, "writes"))
+        finally:
+            con.close()
+    except (OSError, sqlite3.Error):
+        return False
+    return has_writes and "thread_id" in cols and ("checkpoint_id" in cols or LEGACY_COLUMN in cols)
+
+
+def saver(con: sqlite3.Connection):
+    """langgraph's SqliteSaver over our connection (imported here: only a LangGraph database needs it)."""
+    try:
+        from langgraph.checkpoint.sqlite import SqliteSaver
+    except ImportError as exc:  # a partial install: say what is missing
+        raise Unreadable(f"reading LangGraph checkpoints needs langgraph-checkpoint-sqlite ({exc})") from exc
+    return SqliteSaver(con)
+
+
+def thread_marks(con: sqlite3.Connection) -> dict[str, str]:
+    """{thread_id: a mark that changes whenever a checkpoint or a write is added to the thread}."""
+    if LEGACY_COLUMN in columns(con, "checkpoints"):
+        raise Unreadable("written by LangGraph before 0.2 (checkpoints.thread_ts): the current saver cannot "
+                         "read this schema; open it with the langgraph version that wrote it and migrate")
+    marks: dict[str, list[str]] = {}
+    for thread, n, top in con.execute("SELECT thread_id, count(*), max(rowid) FROM checkpoints GROUP BY thread_id"):
+        marks[str(thread)] = [f"{n}.{top}"]
+    for thread, n, top in con.execute("SELECT thread_id, count(*), max(rowid) FROM writes GROUP BY thread_id"):
+        marks.setdefault(str(thread), ["0"]).append(f"{n}.{top}")
+    return {t: "/".join(m) for t, m in marks.items()}
+
+
+@dataclass
+class Thread:
+    """A thread's checkpoints as langgraph decodes them, oldest first (checkpoint ids are time-ordered)."""
+
+    thread_id: str
+    tuples: list[Any] = field(default_factory=list)  # langgraph CheckpointTuple
+    problems: list[str] = field(default_factory=list)  # checkpoints that could not be decoded
+
+
+def read_thread(sv, con: sqlite3.Connection, thread_id: str) -> Thread:
+    """Every checkpoint of a thread (all namespaces), each through the saver, one failure at a time."""
+    out = Thread(thread_id)
+    rows = con.execute("SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = ? "
+                       "ORDER BY checkpoint_id, checkpoint_ns", (thread_id,)).fetchall()
+    for ns, cid in rows:
+        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": cid}}
+        try:
+            t = sv.get_tuple(config)
+        except Exception as exc:  # noqa: BLE001 - a blob langgraph cannot decode (unknown type, damage)
+            out.problems.append(f"checkpoint {cid}{f' ({ns})' if ns else ''}: {type(exc).__name__}: {exc}")
+            continue
+        if t is not None:
+            out.tuples.append(t)
+    return out

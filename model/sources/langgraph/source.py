@@ -1,0 +1,60 @@
+"""LangGraph's operations (model.sources.base.Source): a thread is resumed by the application that
+compiled the graph (the line to paste is that Python); fork and rewind go through langgraph's own API
+into the user's database, after the app has named the file."""
+
+from __future__ import annotations
+
+from ..base import Source
+from .importer import KIND
+
+
+class LangGraphSource(Source):
+    kind = KIND
+    label = "LangGraph"
+
+    def allows(self, action: str, status: str | None) -> bool:
+        if action == "copy_resume":
+            return True
+        if action in ("resume", "compact"):
+            return False  # the application's graph resumes a thread; a summary of ours is no checkpoint
+        if action in ("fork", "rewind"):
+            return True  # they add a checkpoint to the tool's database, whatever the store's status
+        return super().allows(action, status)
+
+    def claims(self, path) -> bool:
+        from .importer import claims
+        return claims(path)
+
+    def import_paths(self, store, paths, *, progress=None, cancel=None, warm=True, only=None):
+        from .importer import import_paths
+        return import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)
+
+    def resume_line(self, session) -> str:
+        from .actions import resume_line
+        meta = session.meta if isinstance(session.meta, dict) else {}
+        return resume_line(meta.get("database", "checkpoints.sqlite"), session.tool_id or session.id)
+
+    def fork_prompt(self, session) -> str:
+        return (f"LangGraph forks by copying a checkpoint: this adds a new thread to {self._file(session)}, "
+                "starting from this checkpoint (nothing there is changed or removed).")
+
+    def rewind_prompt(self, session) -> str:
+        return (f"This adds a copy of the checkpoint to thread {session.tool_id!r} in {self._file(session)} "
+                "(langgraph's update_state): the next run of the graph continues from it; what came after "
+                "stays in the thread's history as a branch.")
+
+    def fork(self, store, session_id, at, title=None):
+        from .actions import fork
+        return fork(store, session_id, at, title)
+
+    def rewind(self, store, session_id, to):
+        from .actions import rewind
+        return rewind(store, session_id, to)
+
+    @staticmethod
+    def _file(session) -> str:
+        meta = session.meta if isinstance(session.meta, dict) else {}
+        return meta.get("database", "its database")
+
+
+SOURCE = LangGraphSource()
