@@ -22,7 +22,8 @@ KIND_LABELS = {"tool_call": "tool call", "tool_result": "result", "compaction": 
                "compaction_summary": "summary", "fact.set": "fact", "fact.delete": "fact −"}
 KIND_COLORS = {"message": None, "tool_call": "#b5651d", "tool_result": "#8a6d3b", "thinking": "#7a7a9a",
                "compaction": "#2e7d32", "compaction_summary": "#2e7d32", "fact.set": "#1565c0",
-               "fact.delete": "#1565c0", "progress": "#9e9e9e", "meta": "#9e9e9e", "system": "#9e9e9e"}
+               "fact.delete": "#1565c0", "progress": "#9e9e9e", "meta": "#9e9e9e", "system": "#9e9e9e",
+               "step": "#9e9e9e", "interrupt": "#c62828"}
 
 
 def clock(ts: float) -> str:

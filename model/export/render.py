@@ -104,6 +104,8 @@ def describe(e: EventView) -> Item:
         return Item("system", "System", e.text)
     if k == "checkpoint":
         return Item("system", "Checkpoint", e.text)
+    if k in ("step", "interrupt"):  # a graph's checkpoint, and what it paused on (LangGraph)
+        return Item("system", k.title(), e.text)
     p = _payload(e)
     if k == "tool_call":
         content = _content(p)
