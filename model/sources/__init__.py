@@ -17,6 +17,9 @@ _REGISTRY = {
     "gemini": "model.sources.gemini.source",
     "agents_sdk": "model.sources.agents_sdk.source",
     "langgraph": "model.sources.langgraph.source",
+    "cline": "model.sources.cline.source",
+    "aider": "model.sources.aider.source",
+    "openhands": "model.sources.openhands.source",
 }
 
 

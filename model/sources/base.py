@@ -129,12 +129,13 @@ NATIVE = Source()
 
 
 class ToolSource(Source):
-    """A tool whose files Sessionscope reads and whose own command resumes a session; fork and rewind
-    are the store's own (the tool's files are never touched). `package` names the module that has
-    the tool's `default_roots`, `sniff` and `import_paths`."""
+    """A tool whose files Sessionscope reads and, where it has one, whose own command resumes a session;
+    fork and rewind are the store's own (the tool's files are never touched). `package` names the module
+    that has the tool's `default_roots`, `sniff` (and `claims`, for files that are not JSON) and
+    `import_paths`."""
 
     package = ""
-    resume_args: tuple[str, ...] = ()  # the command before the session's id, e.g. ("codex", "resume")
+    resume_args: tuple[str, ...] = ()  # the command before the session's id, e.g. ("codex", "resume"); () none
 
     @property
     def resume_programs(self) -> tuple[str, ...]:
@@ -146,7 +147,7 @@ class ToolSource(Source):
 
     def allows(self, action: str, status: str | None) -> bool:
         if action == "resume":
-            return True  # the tool resumes it, whatever the store's status
+            return bool(self.resume_args)  # the tool resumes it, whatever the store's status
         if action == "compact":
             return False  # a summary of ours is not a line the tool wrote
         return super().allows(action, status)
@@ -155,10 +156,20 @@ class ToolSource(Source):
         return self._module().default_roots()
 
     def sniff(self, obj: Any) -> bool:
-        return self._module().sniff(obj)
+        sniff = getattr(self._module(), "sniff", None)
+        return bool(sniff and sniff(obj))
+
+    def claims(self, path: Path) -> bool:
+        claims = getattr(self._module(), "claims", None)
+        return bool(claims and claims(path))
 
     def import_paths(self, store, paths, *, progress=None, cancel=None, warm: bool = True, only=None):
         return self._module().import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)
 
-    def resume_command(self, session) -> list[str]:
-        return [*self.resume_args, session.tool_id or session.id]
+    def resume_command(self, session) -> list[str] | None:
+        return [*self.resume_args, session.tool_id or session.id] if self.resume_args else None
+
+    def resume_line(self, session) -> str:
+        if not self.resume_args:
+            raise Refused(f"{self.label} has no command that resumes a session")
+        return super().resume_line(session)

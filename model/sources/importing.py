@@ -30,11 +30,12 @@ MAX_DOCUMENT_BYTES = 256 << 20  # a `.json` chat (Gemini's legacy format) is rea
 
 
 DATABASES = (".db", ".sqlite", ".sqlite3")
+CLAIMED = DATABASES + (".md",)  # files that are not JSON: each tool's `claims` looks inside (Aider's Markdown)
 
 
 def classify(path: Path) -> str | None:
     """The kind of tool a file belongs to; None when it is JSON (or a database) of no known format."""
-    if path.suffix in DATABASES:
+    if path.suffix in CLAIMED:
         return next((t.kind for t in tools() if t.claims(path)), None)
     if path.suffix == ".json":
         try:
@@ -63,7 +64,7 @@ def classify(path: Path) -> str | None:
 
 def _files(folder: Path) -> list[Path]:
     return [Path(d) / n for d, _dirs, names in os.walk(folder) for n in names
-            if n.endswith((".jsonl", ".json") + DATABASES) and n != "journal.jsonl"]
+            if n.endswith((".jsonl", ".json") + CLAIMED) and n != "journal.jsonl"]
 
 
 def merge(into: ImportReport, part: ImportReport) -> None:
@@ -85,8 +86,8 @@ def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progres
             by_kind: dict[str, set[Path]] = {}
             for f in _files(p):
                 kind = classify(f)
-                if kind is None and f.suffix in (".json",) + DATABASES:
-                    continue  # a folder holds other JSON and databases too (logs, settings): not sessions
+                if kind is None and f.suffix in (".json",) + CLAIMED:
+                    continue  # a folder holds other JSON, databases and Markdown too (logs, settings): not sessions
                 if kind is None:
                     report.problems.append({"path": str(f), "line": None, "offset": None,
                                             "problem": "not a session format Sessionscope reads; left alone"})

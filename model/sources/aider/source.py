@@ -1,0 +1,21 @@
+"""Aider's operations (model.sources.base.ToolSource): `aider --restore-chat-history` in the
+repository resumes its chat history (the file as a whole, not one run of it); fork and rewind are
+the store's own."""
+
+from __future__ import annotations
+
+from ..base import ToolSource
+from .importer import KIND
+
+
+class AiderSource(ToolSource):
+    kind = KIND
+    label = "Aider"
+    package = "model.sources.aider"
+    resume_args = ("aider", "--restore-chat-history")
+
+    def resume_command(self, session) -> list[str]:
+        return list(self.resume_args)  # aider has no session ids: it reloads the folder's history file
+
+
+SOURCE = AiderSource()

@@ -1,0 +1,7 @@
+"""Cline task folders (and Roo Code's, Kilo's: the same files), read only.
+
+importer  a task folder's JSON files → one session, read again whole when they change
+source    the operations every source offers, registered in model/sources/__init__.py
+"""
+
+from .importer import KIND, default_roots, import_paths, session_files, session_key, sniff  # noqa: F401

@@ -1,0 +1,264 @@
+"""Cline task folders (`saoudrizwan.claude-dev/tasks/<taskId>/`; Roo Code and Kilo use the same
+files), read only (FORMATS.md §6). The JSON files are rewritten whole: read again when they change.
+
+A task folder is one session. Its conversation is `api_conversation_history.json`
+(what the model saw: tool calls with ids, their results coming back as user text
+`[read_file for 'X'] Result:`, paired with the calls in order); `ui_messages.json`
+gives the times and the tokens of each request; `task_metadata.json` the files in
+context (a fact). A `ui_messages.json` with no conversation beside it is the
+session itself, as the user saw it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..documents import Transcript, load_json, read_whole
+from ..scan import ImportReport, run_import
+
+KIND = "cline"
+NS = uuid.UUID("6d1f3a8e-2c5b-4f7e-9a0d-b3c4e5f6a7b8")
+API, UI, META = "api_conversation_history.json", "ui_messages.json", "task_metadata.json"
+EXTENSIONS = ("saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline", "kilocode.kilo-code")
+_RESULT = re.compile(r"^\[(?P<tool>[\w-]+)(?: for '(?P<what>.*?)')?\] Result:\s*", re.S)
+_TASK = re.compile(r"<task>\s*(.*?)\s*</task>", re.S)
+_USER = re.compile(r"<(?:feedback|answer|user_message)>\s*(.*?)\s*</(?:feedback|answer|user_message)>", re.S)
+Progress = Callable[[int, int, str], None]
+
+
+def default_roots() -> list[Path]:
+    """VS Code's global storage of Cline and the forks that share its files (Linux, macOS, Windows)."""
+    bases = [Path.home() / ".config" / "Code" / "User" / "globalStorage",
+             Path.home() / "Library" / "Application Support" / "Code" / "User" / "globalStorage"]
+    if os.environ.get("APPDATA"):
+        bases.append(Path(os.environ["APPDATA"]) / "Code" / "User" / "globalStorage")
+    return [b / e / "tasks" for b in bases for e in EXTENSIONS if (b / e / "tasks").is_dir()]
+
+
+def _is_api(doc: Any) -> bool:
+    """Cline's API conversation: role/content messages whose user text carries Cline's own markers."""
+    if not isinstance(doc, list) or not doc or not all(isinstance(m, dict) and "role" in m and "content" in m
+                                                       for m in doc[:50]):
+        return False
+    for m in doc[:10]:
+        if isinstance(m.get("modelInfo"), dict) or isinstance(m.get("metrics"), dict):
+            return True
+        for b in m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}]:
+            text = b.get("text") if isinstance(b, dict) else None
+            if isinstance(text, str) and ("<task>" in text or "<environment_details>" in text or _RESULT.match(text)):
+                return True
+    return False
+
+
+def _is_ui(doc: Any) -> bool:
+    """Cline's UI log: `{ts, type: say|ask, say|ask: …}` entries."""
+    return isinstance(doc, list) and bool(doc) and all(
+        isinstance(m, dict) and isinstance(m.get("ts"), (int, float)) and m.get("type") in ("say", "ask")
+        for m in doc[:50])
+
+
+def sniff(doc: Any) -> bool:
+    """Whether a whole `.json` document is a Cline conversation or UI log (model.sources.importing)."""
+    return _is_api(doc) or _is_ui(doc)
+
+
+def session_files(root: Path) -> list[Path]:
+    found = []
+    for d, _dirs, names in os.walk(root):
+        for n in names:
+            if n.endswith(".json") and n != META:
+                p = Path(d) / n
+                try:
+                    if sniff(load_json(p.read_bytes())):
+                        found.append(p)
+                except (OSError, ValueError, RecursionError):
+                    continue
+    return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
+
+
+def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
+                 cancel: threading.Event | None = None, warm: bool = True,
+                 only: set[Path] | None = None) -> ImportReport:
+    """Import Cline task files (each folder or file a source location)."""
+    return run_import(store, KIND, paths, session_files, read_whole(build), progress=progress, cancel=cancel,
+                      warm=warm, only=only)
+
+
+def session_key(folder: Path) -> str:
+    return str(uuid.uuid5(NS, str(folder.absolute())))
+
+
+def _sibling(path: Path, name: str) -> Any:
+    try:
+        return load_json((path.parent / name).read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def build(path: Path, data: bytes) -> list[Transcript]:
+    doc = load_json(data)
+    folder = path.parent
+    t = Transcript(NS, session_key(folder), tool_id=folder.name, ts=path.stat().st_mtime)
+    t.fields["project"] = folder.name
+    t.meta["task_folder"] = str(folder)
+    if _is_api(doc):
+        ui = _sibling(path, UI)
+        _conversation(t, doc, ui if _is_ui(ui) else [])
+    elif _is_ui(doc):
+        if _is_api(_sibling(path, API)):
+            return []  # the conversation beside it is the session; this file only lends it times and tokens
+        _ui_session(t, doc)
+    else:
+        raise ValueError("neither a Cline conversation nor a UI log")
+    meta = _sibling(path, META)
+    if isinstance(meta, dict):
+        files = [f.get("path") for f in meta.get("files_in_context") or [] if isinstance(f, dict) and f.get("path")]
+        if files:
+            t.fact("files", sorted(set(files)), whole=True)
+    return [t]
+
+
+def _requests(ui: list) -> list[tuple[float, int, int]]:
+    """(time, tokens in, tokens out) of each API request, in order (`api_req_started`)."""
+    out = []
+    for m in ui:
+        if m.get("say") == "api_req_started":
+            try:
+                info = orjson.loads(m.get("text") or "{}")
+            except orjson.JSONDecodeError:
+                info = {}
+            tin = int(info.get("tokensIn") or 0) + int(info.get("cacheReads") or 0) + int(info.get("cacheWrites") or 0)
+            out.append((m["ts"] / 1000, tin, int(info.get("tokensOut") or 0)))
+    return out
+
+
+def _conversation(t: Transcript, doc: list, ui: list) -> None:
+    requests = iter(_requests(ui))
+    first_ts = ui[0]["ts"] / 1000 if ui else None
+    pending: list[str] = []  # ids of the last reply's tool calls, answered in order
+    ts = first_ts
+    for i, m in enumerate(doc):
+        if not isinstance(m, dict):
+            t.problems.append(f"message {i}: not an object")
+            continue
+        role = m.get("role")
+        content = m.get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": str(content or "")}]
+        if isinstance(m.get("ts"), (int, float)):
+            ts = m["ts"] / 1000
+        if role == "assistant":
+            req = next(requests, None)
+            if req is not None:
+                ts = req[0]
+            tokens = m.get("metrics", {}).get("tokens") if isinstance(m.get("metrics"), dict) else None
+            if isinstance(tokens, dict):
+                tin = int(tokens.get("prompt") or 0) + int(tokens.get("cached") or 0)
+                tout = int(tokens.get("completion") or 0)
+            else:
+                tin, tout = (req[1], req[2]) if req else (0, 0)
+            if isinstance(m.get("modelInfo"), dict) and m["modelInfo"].get("modelId"):
+                t.fields["model"] = m["modelInfo"]["modelId"]
+            pending = []
+            first = True
+            for b in blocks:
+                if not isinstance(b, dict):
+                    continue
+                kind = b.get("type")
+                if kind == "thinking":
+                    e = t.add("thinking", "assistant", str(b.get("thinking") or ""), {"role": role, "block": b}, ts)
+                elif kind == "tool_use":
+                    inp = b.get("input")
+                    e = t.add("tool_call", "assistant", f"{b.get('name', '')} {orjson.dumps(inp).decode()}",
+                              {"name": b.get("name"), "input": inp, "id": b.get("id")}, ts)
+                    pending.append(str(b.get("id") or e.id))
+                elif kind == "text":
+                    e = t.add("message", "assistant", str(b.get("text") or ""), {"role": role, "block": b}, ts)
+                else:
+                    continue
+                if first:
+                    e.tokens_in, e.tokens_out, first = tin, tout, False
+        elif role == "user":
+            for b in blocks:
+                if not isinstance(b, dict):
+                    continue
+                text = b.get("text") if isinstance(b.get("text"), str) else ""
+                if b.get("type") == "tool_result":
+                    out = b.get("content")
+                    out = out if isinstance(out, str) else "\n".join(
+                        x.get("text", "") for x in out or [] if isinstance(x, dict))
+                    t.add("tool_result", "tool", out, {"tool_use_id": b.get("tool_use_id"), "output": out,
+                                                       "is_error": bool(b.get("is_error"))}, ts)
+                    continue
+                if b.get("type") != "text" or not text.strip():
+                    continue
+                if r := _RESULT.match(text):
+                    call = pending.pop(0) if pending else None
+                    out = text[r.end():]
+                    t.add("tool_result", "tool", out, {"tool_use_id": call, "tool": r["tool"], "output": out,
+                                                       "is_error": out.lstrip().startswith("The tool execution failed")},
+                          ts)
+                elif text.lstrip().startswith("<environment_details>") or text.lstrip().startswith("\n# task_progress") \
+                        or text.lstrip().startswith("# task_progress"):
+                    t.add("meta", "user", text, {"role": role, "block": b}, ts, head=False)
+                else:
+                    task = _TASK.search(text) or _USER.search(text)
+                    said = task.group(1) if task else text
+                    t.add("message", "user", said, {"role": role, "block": b}, ts)
+                    t.title(said)
+        else:
+            t.problems.append(f"message {i}: unknown role {role!r}")
+
+
+_UI_KINDS = {
+    "reasoning": ("thinking", "assistant"), "completion_result": ("message", "assistant"),
+    "user_feedback": ("message", "user"), "command": ("tool_call", "assistant"), "tool": ("tool_call", "assistant"),
+    "command_output": ("tool_result", "tool"), "mcp_server_response": ("tool_result", "tool"),
+    "use_mcp_server": ("tool_call", "assistant"), "followup": ("message", "assistant"),
+    "plan_mode_respond": ("message", "assistant"), "error": ("system", "system"),
+}
+
+
+def _ui_session(t: Transcript, ui: list) -> None:
+    """A UI log alone: what the user saw, in order (the first `say text` is the task)."""
+    pending_tokens = (0, 0)
+    calls: list[str] = []
+    for i, m in enumerate(ui):
+        what = m.get("say") if m.get("type") == "say" else m.get("ask")
+        ts = m["ts"] / 1000
+        text = m.get("text") if isinstance(m.get("text"), str) else ""
+        if what == "api_req_started":
+            req = _requests([m])
+            pending_tokens = (req[0][1], req[0][2]) if req else (0, 0)
+            continue
+        if what == "text":
+            kind, role = ("message", "user") if not t.fields.get("title") else ("message", "assistant")
+        elif what in _UI_KINDS:
+            kind, role = _UI_KINDS[what]
+        else:
+            continue  # checkpoints, progress, retries, resume prompts: the UI's own bookkeeping
+        if not text.strip() and kind != "tool_result":
+            continue
+        payload: dict[str, Any] = {"ui": m}
+        if kind == "tool_call":
+            payload |= {"name": what, "id": f"ui-{i}"}
+            try:
+                payload["input"] = orjson.loads(text) if text.lstrip().startswith("{") else {"command": text}
+            except orjson.JSONDecodeError:
+                payload["input"] = {"text": text}
+            calls.append(f"ui-{i}")
+        elif kind == "tool_result":
+            payload |= {"tool_use_id": calls.pop(0) if calls else None, "output": text}
+        e = t.add(kind, role, text, payload, ts)
+        if role == "assistant" and pending_tokens != (0, 0):
+            e.tokens_in, e.tokens_out = pending_tokens
+            pending_tokens = (0, 0)
+        if kind == "message" and role == "user":
+            t.title(text)

@@ -1,0 +1,16 @@
+"""Cline's operations (model.sources.base.ToolSource): a task is resumed from Cline's own task
+history in VS Code (no command does it); fork and rewind are the store's own."""
+
+from __future__ import annotations
+
+from ..base import ToolSource
+from .importer import KIND
+
+
+class ClineSource(ToolSource):
+    kind = KIND
+    label = "Cline"
+    package = "model.sources.cline"
+
+
+SOURCE = ClineSource()

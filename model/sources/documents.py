@@ -1,0 +1,117 @@
+"""Files a tool rewrites whole (Cline's task JSON, OpenHands trajectories) or that are read whole
+(Aider's chat history): read again when they change, every session in them rebuilt, and only what
+is new stored.
+
+An event's id is derived from its parent's id and its own content, so an unchanged
+prefix gives the same ids (and adds nothing), while a history the tool rewrote
+differently from some point on continues as a new branch from there: what was seen
+before is kept, never replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..ingest import NewEvent, SessionInfo, ingest
+from . import jsonl
+from .records import add_fact
+from .scan import ImportReport, save_state, unchanged
+
+
+@dataclass
+class Transcript:
+    """One session read from a document: its events in order, each under the one before."""
+
+    ns: uuid.UUID
+    key: str  # our session id
+    tool_id: str | None = None
+    ts: float = 0.0  # the time of events that carry none (the file's mtime)
+    fields: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    events: list[NewEvent] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # items that could not be read (counted as bad)
+    last: str | None = None
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, kind: str, role: str | None, text: str, payload: Any, ts: float | None = None, *,
+            tokens_in: int = 0, tokens_out: int = 0, head: bool | None = None) -> NewEvent:
+        body = payload if isinstance(payload, str) else orjson.dumps(payload, default=str).decode()
+        digest = hashlib.sha1(f"{kind}\0{role}\0{body}".encode("utf-8", "surrogatepass")).hexdigest()
+        e = NewEvent(id=str(uuid.uuid5(self.ns, f"{self.last or self.key}:{digest}")), parent_id=self.last,
+                     ts=ts or self.ts, kind=kind, role=role, text=text[:65_536], payload=body,
+                     tokens_in=tokens_in, tokens_out=tokens_out,
+                     head=kind in ("message", "tool_call", "tool_result", "thinking") if head is None else head)
+        self.events.append(e)
+        self.last = e.id
+        return e
+
+    def fact(self, key: str, value: Any, ts: float | None = None, *, whole: bool = False) -> None:
+        """A durable fact, set under the latest event when its value changed; `whole`: a fact of the
+        whole document (a task's metadata, no time of its own), under the first event, so reading the
+        document again after it grew does not set it again."""
+        anchor = self.events[0].id if whole and self.events else self.last
+        if anchor is not None:
+            add_fact(self.events, self.facts, self.ns, anchor, ts or self.ts, key, value)
+
+    def title(self, text: str) -> None:
+        if not self.fields.get("title") and text.strip():
+            self.fields["title"] = " ".join(text.split())[:200]
+
+
+Build = Callable[[Path, bytes], list[Transcript]]
+
+
+def read_whole(build: Build) -> Callable:
+    """A `read_file` for model.sources.scan.run_import that reads a document whole when it changed and
+    stores the sessions `build(path, data)` finds in it."""
+
+    def read_file(store, _root: Path, path: Path, source_id: int, known, report: ImportReport, _cancel) -> None:
+        st = path.stat()
+        if unchanged(known, st):
+            return
+        state = jsonl.ReadState(offset=st.st_size, bytes_read=st.st_size)
+        report.files_read += 1
+        try:
+            found = build(path, path.read_bytes())
+        except (OSError, ValueError, RecursionError) as exc:  # unreadable, not JSON, nested too deep
+            state.problem(1, 0, f"cannot be read: {exc}")
+            found = []
+        for t in found:
+            for p in t.problems:
+                state.problem(None, None, p)
+
+        def commit(conn) -> int:
+            added = 0
+            for t in found:
+                if not t.events:
+                    continue  # a run with nothing in it (a header alone, an unreadable line): no session
+                info = SessionInfo(id=t.key, source_id=source_id, tool_id=t.tool_id, fields=t.fields, meta=t.meta)
+                added += ingest(conn, info, t.events)
+            save_state(conn, path, source_id, st, state)
+            return added
+        report.events_added += store.write(commit)
+        report.sessions |= {t.key for t in found if t.events}
+        report.bytes_read += st.st_size
+        report.bad_lines += state.bad_lines
+        report.problems += [{"path": str(path), **p} for p in state.problems]
+
+    return read_file
+
+
+def load_json(data: bytes) -> Any:
+    """A JSON document (orjson; the standard parser where orjson refuses the nesting, which may then
+    raise RecursionError: the caller reports it)."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        if "recursion" not in str(exc).lower():
+            raise ValueError(f"not JSON: {exc}") from exc
+    import json
+    return json.loads(data)

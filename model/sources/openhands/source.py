@@ -1,0 +1,17 @@
+"""OpenHands' operations (model.sources.base.ToolSource): a trajectory is a record of a finished run
+(OpenHands replays one through its own config, not by an id): no resume; fork and rewind are the
+store's own."""
+
+from __future__ import annotations
+
+from ..base import ToolSource
+from .importer import KIND
+
+
+class OpenHandsSource(ToolSource):
+    kind = KIND
+    label = "OpenHands"
+    package = "model.sources.openhands"
+
+
+SOURCE = OpenHandsSource()
