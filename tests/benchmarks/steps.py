@@ -81,15 +81,16 @@ def do_import(home: str, db: str) -> dict:
 
 
 def other_tool(tool: str, home: str, size: str, db: str) -> dict:
-    """A generated home of another tool (codex, gemini) imported through the content-recognising
-    import, as `scan` does."""
+    """A generated home of another tool (codex, gemini, langgraph, cline, aider, openhands) imported
+    through the content-recognising import, as `scan` does."""
     from model import open_store
     from model.sources.importing import import_paths
     from tests.benchmarks import generate as gen
 
     root = Path(home)
     info = getattr(gen, f"generate_{tool}")(root, int(size)) if not root.exists() else \
-        {"bytes": sum(p.stat().st_size for p in root.rglob("*.jsonl")), "files": sum(1 for _ in root.rglob("*.jsonl"))}
+        {"bytes": sum(p.stat().st_size for p in root.rglob("*") if p.is_file()),
+         "files": sum(1 for p in root.rglob("*") if p.is_file())}
     Path(db).unlink(missing_ok=True)
     store = open_store(db)
     t = time.perf_counter()
