@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 
-from . import of, tools
+from . import jsonl, of, tools
 from .scan import ImportReport
 
 DEFAULT = "claude_code"  # reads a file of no recognisable line, counting its bad lines
@@ -46,7 +46,7 @@ def classify(path: Path) -> str | None:
             return None
         return next((t.kind for t in tools() if t.sniff(doc)), None)
     try:
-        with open(path, "rb") as fh:
+        with jsonl.open_binary(path) as fh:
             for i, raw in enumerate(fh):
                 if i >= _SNIFF_LINES:
                     break
@@ -57,14 +57,14 @@ def classify(path: Path) -> str | None:
                 except orjson.JSONDecodeError:
                     continue
                 return next((t.kind for t in tools() if t.sniff(obj)), None)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a damaged zstandard frame
         return DEFAULT  # its importer reports why it cannot be read
     return DEFAULT
 
 
 def _files(folder: Path) -> list[Path]:
     return [Path(d) / n for d, _dirs, names in os.walk(folder) for n in names
-            if n.endswith((".jsonl", ".json") + CLAIMED) and n != "journal.jsonl"]
+            if n.endswith((".jsonl", ".jsonl.zst", ".json") + CLAIMED) and n != "journal.jsonl"]
 
 
 def merge(into: ImportReport, part: ImportReport) -> None:

@@ -87,13 +87,45 @@ def parse_line(raw: bytes, number: int, offset: int, state: ReadState) -> Line |
     return Line(offset, number, text, obj)
 
 
+def compressed(path: str | os.PathLike) -> bool:
+    """A zstandard-compressed log (Codex compresses old rollouts to `.jsonl.zst`): read whole, never appended."""
+    return str(path).endswith(".zst")
+
+
+def open_binary(path: str | os.PathLike):
+    """The file's bytes, decompressed when it is a `.zst` (zstandard's own stream reader)."""
+    if compressed(path):
+        import io
+
+        import zstandard
+        # buffered: zstandard's reader has no readline, and line iteration needs one
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True))
+    return open(path, "rb")
+
+
+def decompressed_size(path: str | os.PathLike) -> int | None:
+    """What a `.zst` file's frame header says it holds (None when the header does not say)."""
+    import zstandard
+    try:
+        with open(path, "rb") as fh:
+            size = zstandard.frame_content_size(fh.read(18))
+    except (OSError, zstandard.ZstdError):
+        return None
+    return size if size >= 0 else None
+
+
 def read_lines(path: str | os.PathLike, state: ReadState, *, chunk_bytes: int = CHUNK_BYTES,
                now: float | None = None) -> Iterator[list[Line]]:
-    """Yield batches of new lines from state.offset; state advances after each batch."""
-    with open(path, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        quiet = (time.time() if now is None else now) - st.st_mtime >= STALE_S
-        fh.seek(state.offset)
+    """Yield batches of new lines from state.offset (of the decompressed bytes, for a `.zst`); state
+    advances after each batch."""
+    with open_binary(path) as fh:
+        st = os.stat(path)
+        quiet = compressed(path) or (time.time() if now is None else now) - st.st_mtime >= STALE_S
+        if compressed(path):
+            while fh.tell() < state.offset and fh.read(min(chunk_bytes, state.offset - fh.tell())):
+                pass  # a compressed stream only reads forward
+        else:
+            fh.seek(state.offset)
         pending = b""
         while True:
             block = fh.read(chunk_bytes)

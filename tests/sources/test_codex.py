@@ -136,3 +136,29 @@ def test_facts_and_resume(store, tmp_path, monkeypatch):
     assert src.terminal_argv("xterm -e {command}", s) == ["xterm", "-e", "codex", "resume", SID]
     fork = src.fork(store, SID, s.head_event_id, "try again")  # a store-native fork; the rollout is untouched
     assert fork.session.forked_from_session == SID
+
+
+def test_an_archived_zstandard_rollout_imports_once_and_a_damaged_one_keeps_its_good_lines(store, tmp_path):
+    zstandard = pytest.importorskip("zstandard")
+    folder = tmp_path / "archived_sessions"
+    folder.mkdir()
+    r = Rollout(SID)
+    r.turn("fix the flaky test", "fixed it", ("exec_command", '{"cmd": "pytest -q"}', "1 passed"), tokens=(700, 20))
+    packed = folder / f"rollout-2026-02-23T12-00-00-{SID}.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(r.text().encode()))
+    from model.sources import importing
+    report = importing.import_paths(store, [folder])  # recognised by its (decompressed) content
+    assert report.sessions == {SID} and report.bad_lines == 0 and not report.problems
+    s = store.session(SID)
+    assert (s.title, s.tokens_in, s.tokens_out) == ("fix the flaky test", 700, 20)
+    assert importing.import_paths(store, [folder]).files_read == 0  # unchanged: not decompressed again
+    # a frame cut short (a copy interrupted): what decompresses is kept, the rest reported
+    r2 = Rollout(FORK.replace("0001", "0002"))
+    for i in range(300):
+        r2.turn(f"step {i}", " ".join(f"{i * j:x}" for j in range(120)))
+    whole = zstandard.ZstdCompressor().compress(r2.text().encode())
+    cut = folder / f"rollout-2026-02-23T13-00-00-{r2.session_id}.jsonl.zst"
+    cut.write_bytes(whole[: len(whole) * 2 // 3])
+    damaged = codex.import_paths(store, [cut])
+    assert damaged.problems and r2.session_id in damaged.sessions
+    assert 0 < store.session(r2.session_id).event_count

@@ -30,11 +30,11 @@ def default_roots() -> list[Path]:
 def is_rollout(path: Path) -> bool:
     """Whether a file's first JSON line is a Codex rollout line."""
     try:
-        with open(path, "rb") as fh:
+        with jsonl.open_binary(path) as fh:
             for raw in fh:
                 if raw.strip():
                     return sniff(orjson.loads(raw))
-    except (OSError, orjson.JSONDecodeError):
+    except (OSError, ValueError):  # unreadable, not JSON, or a damaged zstandard frame
         return False
     return False
 
@@ -42,7 +42,7 @@ def is_rollout(path: Path) -> bool:
 def session_files(root: Path) -> list[Path]:
     """Every rollout under root, oldest first (a fork's parent before the fork)."""
     found = [Path(d) / n for d, _dirs, files in os.walk(root) for n in files
-             if n.endswith(".jsonl") and is_rollout(Path(d) / n)]
+             if n.endswith((".jsonl", ".jsonl.zst")) and is_rollout(Path(d) / n)]
     found.sort(key=lambda p: (p.stat().st_mtime, str(p)))
     return found
 
@@ -57,7 +57,7 @@ def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progres
 
 def _resume_context(store, path: Path, ctx: CodexFile) -> None:
     """On a rescan: the file's session (its first line's event), the line to hang under, the token total."""
-    with open(path, "rb") as fh:
+    with jsonl.open_binary(path) as fh:
         first = fh.readline().rstrip(b"\r\n").decode("utf-8", "replace")
     with store.reader() as conn:
         sid = conn.execute(sa.select(EVENT.c.session_id).where(EVENT.c.id == event_id(first))).scalar()
@@ -82,9 +82,15 @@ def _import_file(store, root: Path, path: Path, source_id: int, known, report: I
     except OSError as exc:
         report.problems.append({"path": str(path), "line": None, "offset": None, "problem": str(exc)})
         return
-    if unchanged(known, st):
+    if jsonl.compressed(path):
+        # compressed once, when Codex archives it: read whole, and again only if it is replaced
+        if known is not None and (known.size, known.mtime, known.inode) == (st.st_size, st.st_mtime, st.st_ino):
+            return
+        state = jsonl.ReadState()
+    elif unchanged(known, st):
         return
-    state = resume_state(known, st)
+    else:
+        state = resume_state(known, st)
     ctx = CodexFile(session_id=None, source_id=source_id)
     if state.offset:
         _resume_context(store, path, ctx)
@@ -109,8 +115,15 @@ def _import_file(store, root: Path, path: Path, source_id: int, known, report: I
                 break
         if state.bytes_read == 0 or ctx.info is None:
             store.write(save_state, path, source_id, st, state)
-    except OSError as exc:
-        report.problems.append({"path": str(path), "line": None, "offset": state.offset, "problem": str(exc)})
+        if jsonl.compressed(path) and not report.cancelled:
+            expected = jsonl.decompressed_size(path)
+            if expected is not None and state.offset < expected:
+                report.problems.append({"path": str(path), "line": None, "offset": state.offset, "problem":
+                                        f"the compressed file ends early: {state.offset:,} of {expected:,} bytes "
+                                        "(the lines before are kept)"})
+    except (OSError, ValueError) as exc:  # ValueError: zstandard's, for a damaged or truncated frame
+        report.problems.append({"path": str(path), "line": None, "offset": state.offset,
+                                "problem": f"{exc} (the lines before it are kept)"})
     report.bytes_read += state.bytes_read
     report.bad_lines += state.bad_lines - old_bad
     for p in state.problems[first_new_problem:]:
