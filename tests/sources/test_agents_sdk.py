@@ -62,3 +62,43 @@ def test_what_applies_to_an_agents_sdk_session():
     src = sources.of("agents_sdk")
     assert src.allows("copy_resume", "idle") and not src.allows("resume", "idle") and not src.allows("compact", "idle")
     assert sources.of("codex").allows("copy_resume", "idle") and sources.of("native").allows("copy_resume", "idle")
+
+
+def test_advanced_sessions_branches_and_turn_usage(store, tmp_path):
+    from types import SimpleNamespace
+
+    from agents.extensions.memory import AdvancedSQLiteSession
+    from agents.usage import Usage
+
+    db = tmp_path / "advanced.db"
+    session = AdvancedSQLiteSession(session_id="chat", db_path=str(db), create_tables=True)
+
+    def usage(i, o):  # what Runner.run leaves on its result, as store_run_usage reads it
+        return SimpleNamespace(context_wrapper=SimpleNamespace(usage=Usage(requests=1, input_tokens=i, output_tokens=o,
+                                                                           total_tokens=i + o)))
+    asyncio.run(session.add_items(_items(("user", "plan a trip"), ("assistant", "to where?"))))
+    asyncio.run(session.store_run_usage(usage(100, 10)))
+    asyncio.run(session.add_items(_items(("user", "Lisbon"), ("assistant", "three days in Lisbon"))))
+    asyncio.run(session.store_run_usage(usage(200, 20)))
+    # the application goes back to turn 2 and asks something else there
+    branch = asyncio.run(session.create_branch_from_turn(2, "porto"))
+    asyncio.run(session.add_items(_items(("user", "Porto"), ("assistant", "two days in Porto"))))
+    asyncio.run(session.store_run_usage(usage(300, 30)))
+    report = importing.import_paths(store, [db])
+    key = agents_sdk.session_key(db, "chat")
+    assert report.sessions == {key} and not report.problems
+    s = store.session(key)
+    assert (s.tokens_in, s.tokens_out) == (600, 60)  # the turn_usage rows, every branch
+    assert [e.text for e in store.branch_view(key) if e.kind == "message"] == \
+        ["plan a trip", "to where?", "Porto", "two days in Porto"]  # the branch in use: from turn 2 on
+    assert len(store.leaves(key)) == 2 and branch == "porto"  # the Lisbon turn stays as the other branch
+    session.close()
+
+
+def test_custom_table_names_are_recognised_by_their_columns(store, tmp_path):
+    db = tmp_path / "app.sqlite"
+    session = agents.SQLiteSession("s1", str(db), sessions_table="my_sessions", messages_table="my_items")
+    asyncio.run(session.add_items(_items(("user", "hello"), ("assistant", "hi"))))
+    report = importing.import_paths(store, [db])
+    assert len(report.sessions) == 1 and report.events_added == 2
+    session.close()

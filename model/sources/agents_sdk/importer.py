@@ -37,8 +37,20 @@ def _open(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{path}?immutable=1", uri=True)
 
 
+MESSAGE_COLUMNS = {"id", "session_id", "message_data"}
+
+
+def messages_table(con: sqlite3.Connection) -> str | None:
+    """The items table: `agent_messages` by default, any name an application chose (SQLiteSession's
+    `messages_table`) recognised by its columns."""
+    names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    found = [n for n in names if MESSAGE_COLUMNS <= {c[1] for c in con.execute(f'PRAGMA table_info("{n}")')}]
+    return "agent_messages" if "agent_messages" in found else (found[0] if found else None)
+
+
 def claims(path: Path) -> bool:
-    """Whether a file is a SQLiteSession database (its two tables, by their default names)."""
+    """Whether a file is an Agents SDK session database (SQLiteSession, SQLAlchemySession or
+    AdvancedSQLiteSession: an items table of session_id and message_data)."""
     if path.suffix not in SUFFIXES:
         return False
     try:
@@ -47,12 +59,11 @@ def claims(path: Path) -> bool:
                 return False
         con = _open(path)
         try:
-            names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            return messages_table(con) is not None
         finally:
             con.close()
     except (OSError, sqlite3.Error):
         return False
-    return {"agent_sessions", "agent_messages"} <= names
 
 
 def session_files(root: Path) -> list[Path]:
@@ -91,6 +102,47 @@ def _kind(item: dict) -> tuple[str, str | None, str]:
     return "opaque", None, ""
 
 
+def _advanced(con: sqlite3.Connection) -> tuple[list[tuple], list[dict]]:
+    """AdvancedSQLiteSession's tables, when there: (message_structure rows in order, turn_usage rows
+    with the last item of their turn)."""
+    names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "message_structure" not in names:
+        return [], []
+    structure = con.execute("SELECT id, session_id, message_id, branch_id, sequence_number, branch_turn_number "
+                            "FROM message_structure ORDER BY id").fetchall()
+    usage: list[dict] = []
+    if "turn_usage" in names:
+        for sid, branch, turn, requests, tin, tout in con.execute(
+                "SELECT session_id, branch_id, user_turn_number, requests, input_tokens, output_tokens "
+                "FROM turn_usage ORDER BY id"):
+            last = con.execute("SELECT message_id FROM message_structure WHERE session_id = ? AND branch_id = ? "
+                               "AND branch_turn_number = ? ORDER BY sequence_number DESC LIMIT 1",
+                               (sid, branch, turn)).fetchone()
+            usage.append({"session_id": sid, "branch_id": branch, "turn": turn, "requests": requests or 0,
+                          "input_tokens": tin or 0, "output_tokens": tout or 0,
+                          "last_message": last[0] if last else None})
+    return structure, usage
+
+
+def _branch_parents(structure: list[tuple]) -> dict[int, int | None]:
+    """{item id: the item before it in the first branch that holds it}: a branch created from a turn
+    copies the items before that turn (the same item ids), so what it adds hangs where it forked."""
+    order: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    first: dict[int, tuple[str, str]] = {}
+    for _sid_row, sid, message_id, branch, seq, _turn in structure:
+        order.setdefault((sid, branch), []).append((seq, message_id))
+        first.setdefault(message_id, (sid, branch))
+    before: dict[int, int | None] = {}
+    for key, items in order.items():
+        items.sort()
+        prev = None
+        for _seq, message_id in items:
+            if first[message_id] == key and message_id not in before:
+                before[message_id] = prev
+            prev = message_id
+    return before
+
+
 def _import_db(store, _root: Path, path: Path, source_id: int, known, report: ImportReport, _cancel) -> None:
     st = path.stat()
     last_id = known.offset if known is not None else 0
@@ -98,8 +150,12 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
     try:
         con = _open(path)
         try:
-            rows = con.execute("SELECT id, session_id, message_data, created_at FROM agent_messages "
+            table = messages_table(con)
+            if table is None:
+                raise sqlite3.DatabaseError("no table of Agents SDK items in it")
+            rows = con.execute(f'SELECT id, session_id, message_data, created_at FROM "{table}" '
                                "ORDER BY session_id, id").fetchall()
+            structure, usage = _advanced(con)
         finally:
             con.close()
     except sqlite3.Error as exc:
@@ -109,9 +165,13 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
     previous: dict[str, str | None] = {}
     by_session: dict[str, list[NewEvent]] = {}
     titles: dict[str, str] = {}
+    before = _branch_parents(structure)  # AdvancedSQLiteSession: each item under the one before it in its branch
     for row_id, sdk_session, data, created in rows:
         key = session_key(path, sdk_session)
         eid = str(uuid.uuid5(NS, f"{key}:{row_id}"))
+        if row_id in before:
+            parent_row = before[row_id]
+            previous[key] = str(uuid.uuid5(NS, f"{key}:{parent_row}")) if parent_row is not None else None
         if row_id > last_id:
             try:
                 item = orjson.loads(data)
@@ -126,9 +186,23 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
             if kind == "message" and role == "user" and key not in titles and text.strip():
                 titles[key] = " ".join(text.split())[:200]
         previous[key] = eid  # the row before the next one, as the database holds them now
+    for u in usage:  # each turn's usage, as AdvancedSQLiteSession stored it, under the turn's last item
+        key = session_key(path, u["session_id"])
+        last = u["last_message"]
+        if last is None:
+            continue
+        branch = "" if u["branch_id"] == "main" else f" (branch {u['branch_id']})"
+        by_session.setdefault(key, []).append(NewEvent(
+            id=str(uuid.uuid5(NS, f"{key}:usage:{u['branch_id']}:{u['turn']}")),
+            parent_id=str(uuid.uuid5(NS, f"{key}:{last}")), ts=st.st_mtime, kind="meta", role="usage",
+            text=f"turn {u['turn']}{branch}: {u['input_tokens']:,} tokens in, {u['output_tokens']:,} out, "
+                 f"{u['requests']} requests",
+            payload=orjson.dumps(u).decode(), tokens_in=u["input_tokens"], tokens_out=u["output_tokens"],
+            activity=False))
     report.bad_lines += state.bad_lines
     report.problems += [{"path": str(path), **p} for p in state.problems]
-    sdk_ids = {session_key(path, r[1]): r[1] for r in rows}
+    sdk_ids = {session_key(path, r[1]): r[1] for r in rows} | {session_key(path, u["session_id"]): u["session_id"]
+                                                               for u in usage}
 
     def commit(conn) -> int:
         added = 0
