@@ -115,9 +115,11 @@ class MainWindow(WindowCommands, QMainWindow):
         self.empty = QWidget()
         empty_lay = QVBoxLayout(self.empty)
         empty_lay.addStretch()
-        msg = QLabel("<h2>No sessions yet</h2><p>Sessionscope looks for Claude Code, Codex and Gemini CLI sessions in "
-                     "~/.claude/projects, $CLAUDE_CONFIG_DIR, ~/.codex/sessions and ~/.gemini/tmp.</p>")
+        msg = QLabel("<h2>No sessions yet</h2><p>Sessionscope looks for the sessions of Claude Code, Codex CLI, "
+                     "Gemini CLI and Cline where those tools keep them. A LangGraph or Agents SDK database, an "
+                     "Aider repository or OpenHands trajectories come in with Import.</p>")
         msg.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        msg.setWordWrap(True)  # unwrapped, its width became the session list's minimum and squeezed the timeline
         empty_lay.addWidget(msg)
         for text, slot in (("Scan for sessions", self.scan), ("Import a folder…", self.import_folder),
                            ("Open the demo store", self.open_demo)):

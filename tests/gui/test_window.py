@@ -331,3 +331,19 @@ def test_facts_of_an_event_whose_session_was_deleted_meanwhile_are_dropped(windo
     window.detail.show_event(store, e)
     qtbot.waitUntil(lambda: window.detail.facts.topLevelItemCount() == 0, timeout=5000)
     assert s.id
+
+
+def test_the_timeline_gets_its_share_of_the_window_at_first_start(qtbot, tmp_path):
+    """No page of the session list may demand a width that squeezes the timeline (an unwrapped empty-state
+    text once did: 938 px of a 1,440 px window)."""
+    from gui.main_window import MainWindow
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1440, 860)
+    w.show()
+    qtbot.waitExposed(w)
+    for i in range(w.list_stack.count()):
+        assert w.list_stack.widget(i).minimumSizeHint().width() < 500
+    w.center.setSizes([600, 650])
+    list_width, right_width = w.center.sizes()
+    assert right_width >= 0.45 * (list_width + right_width)
