@@ -140,6 +140,17 @@ def _requests(ui: list) -> list[tuple[float, int, int]]:
     return out
 
 
+def _said(text: str, first: bool) -> str | None:
+    """What the user typed: Cline wraps it (`<task>`, `<feedback>`, `<answer>`, `<user_message>`); the
+    other user text it sends is its own (environment details, reminders). A first message with no
+    wrapper at all is taken as the task (older versions)."""
+    if m := _TASK.search(text) or _USER.search(text):
+        return m.group(1)
+    if first and not text.lstrip().startswith(("<environment_details>", "#")):
+        return text
+    return None
+
+
 def _conversation(t: Transcript, doc: list, ui: list) -> None:
     requests = iter(_requests(ui))
     first_ts = ui[0]["ts"] / 1000 if ui else None
@@ -205,14 +216,11 @@ def _conversation(t: Transcript, doc: list, ui: list) -> None:
                     t.add("tool_result", "tool", out, {"tool_use_id": call, "tool": r["tool"], "output": out,
                                                        "is_error": out.lstrip().startswith("The tool execution failed")},
                           ts)
-                elif text.lstrip().startswith("<environment_details>") or text.lstrip().startswith("\n# task_progress") \
-                        or text.lstrip().startswith("# task_progress"):
-                    t.add("meta", "user", text, {"role": role, "block": b}, ts, head=False)
-                else:
-                    task = _TASK.search(text) or _USER.search(text)
-                    said = task.group(1) if task else text
+                elif (said := _said(text, first=not t.fields.get("title"))) is not None:
                     t.add("message", "user", said, {"role": role, "block": b}, ts)
                     t.title(said)
+                else:  # what Cline adds on the user's behalf: environment details, reminders, progress
+                    t.add("meta", "user", text, {"role": role, "block": b}, ts, head=False)
         else:
             t.problems.append(f"message {i}: unknown role {role!r}")
 
