@@ -73,7 +73,8 @@ def main(argv=None) -> int:
         f"{gen.get('backup_bytes', 0) / 1e6:.1f} MB", "",
         f"+{imp['blob_bytes'] / 1e6:.1f} MB ({imp['blobs']:,} blobs) = "
         f"{100 * imp['blob_bytes'] / max(1, gen['bytes']):.1f}% of the transcripts")
-    for tool, label, share in (("codex", "Codex", 5), ("gemini", "Gemini CLI", 5), ("langgraph", "LangGraph", 25),
+    for tool, label, share in (("codex", "Codex", 5), ("gemini", "Gemini CLI", 5), ("agents_sdk", "Agents SDK", 10),
+                               ("langgraph", "LangGraph", 25),
                                ("cline", "Cline", 10), ("aider", "Aider", 10), ("openhands", "OpenHands", 10)):
         cx = child("other_tool", tool, str(work / tool), str(max(1_000_000, size // share)), str(work / f"{tool}.db"))
         row(f"import of generated {label} files (by content)", f"{cx['bytes'] / 1e6:.0f} MB, {cx['files']} files, "

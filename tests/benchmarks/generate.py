@@ -463,3 +463,36 @@ def generate_openhands(root: Path, total_bytes: int, seed: int = 7) -> dict:
         written += len(data)
         files += 1
     return {"bytes": written, "files": files}
+
+
+def generate_agents_sdk(root: Path, total_bytes: int, seed: int = 7) -> dict:
+    """An Agents SDK session database of about `total_bytes`, written by openai-agents' own SQLiteSession:
+    sessions of prompts, function calls and their outputs, replies (Responses API items, FORMATS.md §4)."""
+    import asyncio
+
+    from agents import SQLiteSession
+
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    db = root / "conversations.db"
+    written = sessions = 0
+    while written < total_bytes:
+        session = SQLiteSession(f"user_{sessions}", str(db))
+        items: list[dict] = []
+        target = min(int(rng.paretovariate(1.3) * 100_000), 20_000_000, total_bytes - written + 2_000)
+        size = 0
+        while size < target:
+            cid = f"call_{rng.getrandbits(60):015x}"
+            out = _words(rng, max(1, _tool_size(rng) // 7))
+            items += [{"role": "user", "content": _words(rng, rng.randint(5, 60))},
+                      {"type": "function_call", "call_id": cid, "name": "search", "id": f"fc_{cid}",
+                       "arguments": orjson.dumps({"q": _words(rng, 4)}).decode()},
+                      {"type": "function_call_output", "call_id": cid, "output": out},
+                      {"id": f"msg_{cid}", "type": "message", "role": "assistant", "status": "completed",
+                       "content": [{"type": "output_text", "text": _words(rng, rng.randint(10, 120)), "annotations": []}]}]
+            size += len(out) + 600
+        asyncio.run(session.add_items(items))
+        session.close()
+        written += size
+        sessions += 1
+    return {"bytes": db.stat().st_size, "files": 1, "sessions": sessions}
