@@ -13,6 +13,8 @@ import json
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
+from model import pairing
+
 from .session_model import tokens_text
 from .workers import Generation, run_task
 
@@ -58,6 +60,9 @@ class TimelineModel(QAbstractTableModel):
         self.sidechain: list[bool] = []
         self.folded = True
         self.expanded: set[str] = set()  # tool calls whose results are shown
+        self.pairs: dict[str, str] | None = None  # result id → the call it answers, by the tool's call id
+        self.owner: dict[str, str] = {}  # the pairing in use (by position until `pairs` is read)
+        self.results: dict[str, list[str]] = {}  # call id → the results that answer it
         self._gen = Generation()
 
     # -- what is shown ----------------------------------------------------------------
@@ -72,11 +77,15 @@ class TimelineModel(QAbstractTableModel):
         self.beginResetModel()
         self.store, self.all_ids, self.kinds, self.turn_tokens = store, ids, kinds, turn_tokens
         self.sidechain = sidechain or [False] * len(ids)
-        self.cache, self.pending, self.expanded = {}, set(), set()
+        self.cache, self.pending, self.expanded, self.pairs = {}, set(), set(), None
         self.fork_points = fork_points or {}
         self._layout()
         self.endResetModel()
         self.sig_reset.emit()
+        if store is not None and "tool_result" in kinds:
+            token, side = self._gen.value, self.sidechain
+            run_task(lambda: store.tool_pairs(ids, kinds, side), lambda pairs: self.set_pairs(token, pairs),
+                     owner=self)
 
     def set_fork_points(self, marks: dict[str, list[str]]) -> None:
         """Mark the rows where other branches leave (rewinds, forks); found after the rows show."""
@@ -100,42 +109,59 @@ class TimelineModel(QAbstractTableModel):
         self.sig_reset.emit()
 
     def _layout(self) -> None:
-        """Which of all_ids are rows: everything, or everything but folded results."""
+        """Which of all_ids are rows, in which order: with folding, a call's results hide under it, and
+        when it is opened they show right below it (the results that answer it, by the tool's call id)."""
         if not self.folded or "tool_result" not in self.kinds:
             self.positions, self.ids = None, self.all_ids
             return
-        positions, call = [], None
-        for i, kind in enumerate(self.kinds):
-            if self.sidechain[i]:
-                pass  # a subagent's run sits between a Task call and its result
-            elif kind == "tool_call":
-                call = self.all_ids[i]
-            elif kind == "tool_result":
-                if call is not None and call not in self.expanded:
-                    continue
-            else:
-                call = None
+        if self.pairs is None:  # the call ids are read on a worker: until then, by position
+            self.owner = pairing.pair((i, k, None, side) for i, k, side in zip(self.all_ids, self.kinds, self.sidechain))
+        else:
+            self.owner = self.pairs
+        self.results = {}
+        index = {eid: i for i, eid in enumerate(self.all_ids)}
+        for result, call in self.owner.items():
+            if result in index and call in index:
+                self.results.setdefault(call, []).append(result)
+        positions = []
+        for i, eid in enumerate(self.all_ids):
+            if self.kinds[i] == "tool_result" and self.owner.get(eid) in self.results:
+                continue  # shown under its call, or hidden with it
             positions.append(i)
+            if eid in self.expanded:
+                positions += [index[r] for r in self.results.get(eid, [])]
         self.positions = positions
         self.ids = [self.all_ids[i] for i in positions]
+
+    def set_pairs(self, token: int, pairs: dict[str, str]) -> None:
+        """The calls each result answers, by id (store.tool_pairs). Where that moves rows, they move as a
+        layout change, so the selection and the scroll stay on the same events."""
+        if not self._gen.current(token):
+            return
+        self.pairs = pairs
+        if not self.folded or "tool_result" not in self.kinds:
+            return
+        old_ids, old_results = self.ids, self.results
+        self.layoutAboutToBeChanged.emit()
+        self._layout()
+        if self.ids != old_ids:
+            row_of = {eid: r for r, eid in enumerate(self.ids)}
+            for idx in self.persistentIndexList():
+                r = row_of.get(old_ids[idx.row()], -1) if idx.row() < len(old_ids) else -1
+                self.changePersistentIndex(idx, self.index(r, idx.column()) if r >= 0 else QModelIndex())
+            self.pending = set()
+        self.layoutChanged.emit()
+        if self.ids and self.results != old_results:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.ids) - 1, len(COLUMNS) - 1))
 
     def position(self, row: int) -> int:
         return row if self.positions is None else self.positions[row]
 
     def results_of(self, row: int) -> list[str]:
-        """The ids of the tool results that follow the call on `row` (in the whole branch)."""
-        i = self.position(row)
-        if self.kinds[i] != "tool_call" or self.sidechain[i]:
+        """The ids of the tool results that answer the call on `row` (in the whole branch)."""
+        if self.positions is None or not (0 <= row < len(self.ids)):
             return []
-        out = []
-        for j in range(i + 1, len(self.all_ids)):
-            if self.sidechain[j]:
-                continue
-            if self.kinds[j] == "tool_result":
-                out.append(self.all_ids[j])
-            elif self.kinds[j] != "tool_call":
-                break
-        return out
+        return list(self.results.get(self.ids[row], []))
 
     def hidden_results(self, row: int) -> list[str]:
         if self.positions is None or not (0 <= row < len(self.ids)) or self.ids[row] in self.expanded:
@@ -149,8 +175,6 @@ class TimelineModel(QAbstractTableModel):
         call = self.ids[row]
         if not self.results_of(row):
             return False
-        # results need not sit right under their call (a subagent's run may come between),
-        # so the rows are laid out again rather than inserted
         self.beginResetModel()
         self.expanded.symmetric_difference_update({call})
         self._layout()
@@ -165,13 +189,10 @@ class TimelineModel(QAbstractTableModel):
             return self.ids.index(event_id)
         except ValueError:
             pass
-        if event_id not in self.all_ids:
+        call = (self.owner or {}).get(event_id)
+        if call is None or call not in self.ids:
             return -1
-        i = self.all_ids.index(event_id)
-        while i > 0 and self.kinds[i] != "tool_call":
-            i -= 1
-        call_row = self.ids.index(self.all_ids[i]) if self.all_ids[i] in self.ids else -1
-        if call_row >= 0 and self.toggle(call_row):
+        if self.toggle(self.ids.index(call)):
             return self.ids.index(event_id)
         return -1
 

@@ -279,6 +279,19 @@ class Store:
                 db.try_write(self.engine, outline.store_entries, session_id, *walked)
         return outline.shape(entries, skip_kinds, include_subagents)
 
+    def tool_pairs(self, ids: list[str], kinds: list[str], sidechain: list[bool] | None = None) -> dict[str, str]:
+        """{result id: the call it answers} along a branch in reading order (model.pairing): the
+        payloads of its tool calls and results are read, nothing else."""
+        from . import pairing
+        wanted = [i for i, k in zip(ids, kinds) if k in (pairing.CALL, pairing.RESULT)]
+        payloads: dict[str, str] = {}
+        with self.reader() as conn:
+            for n in range(0, len(wanted), 500):
+                chunk = wanted[n:n + 500]
+                payloads.update(conn.execute(sa.select(EVENT.c.id, EVENT.c.payload).where(EVENT.c.id.in_(chunk))).all())
+        side = sidechain or [False] * len(ids)
+        return pairing.pair((i, k, payloads.get(i), sc) for i, k, sc in zip(ids, kinds, side))
+
     def turn_end(self, event_id: str) -> str:
         """The last event of the turn `event_id` is in (before the next prompt): "fork at end of turn"."""
         from .branch import turn_end

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
+
+from .. import pairing
 from ..views import EventView
 
 # kinds shown at each detail level
@@ -172,11 +174,19 @@ def steps(store, stream, index: int, detail: str):
     lineage = store.lineage(part.session.id)
     marks = store.branch_points(part.session.id)
     current, agent = lineage[0].id, None
+    called: dict[str, str] = {}  # a call's id → what its output is labelled with (parallel calls interleave)
     for e in stream.events(index):
         if e.session_id != current and not e.sidechain:
             current = e.session_id
             yield Step("boundary", text=e.session_id)
         item = describe(e)
+        if e.kind == "tool_call":
+            for cid in pairing.call_ids(e.payload):
+                called[cid] = item.label.removeprefix("Tool call · ")
+        elif e.kind == "tool_result":
+            name = next((called[c] for c in pairing.answered(e.payload) if c in called), None)
+            if name and name != "Tool call":
+                item = replace(item, label=f"{item.label} · {name}")
         if not shown(item, detail) or (detail == "prompts" and e.sidechain):
             continue
         run = e.agent_id or "?" if e.sidechain else None

@@ -112,3 +112,20 @@ def test_claude_export_of_a_native_session(rich_store, tmp_path, monkeypatch):
     from model.errors import Refused
     with pytest.raises(Refused, match="never overwrites"):
         export(store, ExportRequest("claude", (main.id,)), None)
+
+
+def test_a_result_is_labelled_with_the_call_it_answers_when_calls_run_in_parallel(store, tmp_path):
+    from model.sources.claude_code import import_paths
+    from tests.sources.claude_factory import Transcript
+    t = Transcript()
+    t.user("check both files")
+    read = t.assistant(msg_id="msg_a", tool=("Read", {"file_path": "a.py"}))
+    grep = t.assistant(msg_id="msg_a", tool=("Grep", {"pattern": "TODO"}))
+    t.tool_result(grep, "3 matches", parent=grep["uuid"])
+    t.tool_result(read, "def a(): pass", parent=t.last)
+    import_paths(store, [t.write(tmp_path / "p")])
+    out = tmp_path / "x.md"
+    export(store, ExportRequest("md", (t.session_id,), detail="full"), out)
+    md = out.read_text()
+    assert md.index("**Tool result · Grep**") < md.index("3 matches") < md.index("**Tool result · Read**") \
+        < md.index("def a(): pass")

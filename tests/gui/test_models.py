@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from gui.session_model import SessionTableModel
 from gui.timeline_model import PAGE, TimelineModel
 from gui.tree_view import BranchTreeModel
@@ -82,3 +84,66 @@ def test_branch_tree_model(qtmodeltester, demo):
     model.set_layout(store.tree(ids[0]))
     assert model.rowCount() >= 5
     qtmodeltester.check(model)
+
+
+def _folded_pairs(model, store):
+    """(call payload, [result payloads]) of every call row that folds output."""
+    for row in range(0, model.rowCount(), PAGE):
+        model.load_page_blocking(row)
+    out = []
+    for row in range(model.rowCount()):
+        hidden = model.hidden_results(row)
+        if hidden:
+            out.append((store.event(model.ids[row]).payload, [store.event(r).payload for r in hidden]))
+    return out
+
+
+def test_parallel_calls_fold_the_output_that_answers_them(qtbot, store, tmp_path):
+    """Claude Code writes call, call, result, result (the results in any order): each call folds its own."""
+    from model import pairing
+    from model.sources.claude_code import import_paths
+    from tests.sources.claude_factory import Transcript
+    t = Transcript()
+    t.user("check both files")
+    read = t.assistant(msg_id="msg_a", tool=("Read", {"file_path": "a.py"}))
+    grep = t.assistant(msg_id="msg_a", tool=("Grep", {"pattern": "TODO"}))
+    t.tool_result(grep, "3 matches", parent=grep["uuid"])
+    t.tool_result(read, "def a(): pass", parent=t.last)
+    t.assistant("Both checked.")
+    import_paths(store, [t.write(tmp_path / "p")])
+    outline = store.branch_outline(t.session_id, include_subagents=True)
+    model = TimelineModel()
+    model.show_outline(store, outline.ids, outline.kinds, outline.turn_tokens, sidechain=outline.sidechain)
+    qtbot.waitUntil(lambda: model.pairs is not None, timeout=10000)  # the call ids arrive from a worker
+    folded = _folded_pairs(model, store)
+    assert len(folded) == 2
+    for call, results in folded:
+        assert len(results) == 1 and set(pairing.answered(results[0])) == set(pairing.call_ids(call))
+    row = next(r for r in range(model.rowCount()) if "Read" in model.data(model.index(r, 3)))
+    assert "def a(): pass" in model.data(model.index(row, 3))  # not the Grep's "3 matches"
+    assert model.toggle(row) and store.event(model.ids[row + 1]).text.startswith("def a()")
+
+
+def test_corpus_sessions_fold_each_result_under_its_own_call(qtbot, corpus, store):
+    """On real sessions with parallel calls: every folded result's id is its call's id."""
+    from model import pairing
+    from model.sources import importing
+    folder = corpus / "claude-code"
+    if not folder.is_dir():
+        pytest.skip("no claude-code corpus")
+    importing.import_paths(store, [folder])
+    checked = 0
+    for s in sorted(store.sessions(limit=1000), key=lambda s: -s.event_count)[:6]:
+        outline = store.branch_outline(s.id, include_subagents=True)
+        if "tool_result" not in outline.kinds:
+            continue
+        model = TimelineModel()
+        model.show_outline(store, outline.ids, outline.kinds, outline.turn_tokens, sidechain=outline.sidechain)
+        qtbot.waitUntil(lambda: model.pairs is not None, timeout=20000)
+        for call, results in _folded_pairs(model, store):
+            for r in results:
+                named = set(pairing.answered(r))
+                if named:
+                    assert named & set(pairing.call_ids(call))
+                    checked += 1
+    assert checked > 50
