@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import orjson
 import pytest
 
+from model.errors import Refused
 from model.export.core import ExportRequest, export
 
 
@@ -72,17 +74,44 @@ def _sdk_messages(session_id, cwd):
 
 def test_claude_export_of_a_claude_session_reads_back_like_the_original(rich_store, tmp_path, monkeypatch):
     store, t = rich_store
-    original = [m.uuid for m in _sdk_messages_in(tmp_path / "claude-home", t.session_id, t.cwd, monkeypatch)]
+    original = [(m.type, m.message) for m in _sdk_messages_in(tmp_path / "claude-home", t.session_id, t.cwd,
+                                                               monkeypatch)]
     out = tmp_path / "elsewhere"
     report = export(store, ExportRequest("claude", (t.session_id,)), out)
-    main = out / f"{t.session_id}.jsonl"
-    assert str(main) in report.files
-    assert (out / t.session_id / "subagents" / "agent-a1b2c3d.jsonl").is_file()
+    main = Path(report.files[0])
+    assert main.parent == out and main.stem != t.session_id  # a copy, under an id of its own
+    assert (out / main.stem / "subagents" / "agent-a1b2c3d.jsonl").is_file()
+    lines = [orjson.loads(x) for x in main.read_bytes().splitlines()]
+    assert all(x["forkedFrom"]["sessionId"] == t.session_id for x in lines if "uuid" in x)
+    assert lines[-1] == {"type": "custom-title", "customTitle": f"{store.session(t.session_id).title} (export)",
+                         "sessionId": main.stem}
     home = tmp_path / "other-home"
     (home / "projects" / "-work-app").mkdir(parents=True)
     main.rename(home / "projects" / "-work-app" / main.name)
-    exported = [m.uuid for m in _sdk_messages_in(home, t.session_id, t.cwd, monkeypatch)]
+    exported = [(m.type, m.message) for m in _sdk_messages_in(home, main.stem, t.cwd, monkeypatch)]
     assert exported == original and len(exported) >= 4
+
+
+def test_exports_never_come_back_into_the_session_they_came_from(rich_store, tmp_path, monkeypatch):
+    """A scan of Claude Code's folder after an export (the app's watcher does one every 2 s) brings the
+    export in as a session of its own, forked from its origin; the origin is as it was."""
+    from model.sources import importing
+    store, _t = rich_store
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "home"))
+    for s in store.sessions():
+        before = store.session(s.id)
+        report = export(store, ExportRequest("claude", (s.id,)), None)  # where claude --resume looks
+        importing.import_paths(store, [tmp_path / "home" / "projects"])
+        after = store.session(s.id)
+        assert (after.event_count, after.title, after.head_event_id) == \
+            (before.event_count, before.title, before.head_event_id)
+        copy = store.session(Path(report.files[0]).stem)
+        assert copy.forked_from_session == s.id and copy.title.endswith("(export)")
+    assert not (tmp_path / "home" / "projects" / "-").exists()  # a session without a folder: the home's project
+    # a file named after a stored session is refused: the next scan would read it back into that session
+    s = store.sessions()[0]
+    with pytest.raises(Refused, match="read back into"):
+        export(store, ExportRequest("claude", (s.id,)), tmp_path / f"{s.id}.jsonl")
 
 
 def _sdk_messages_in(home, session_id, cwd, monkeypatch):
@@ -108,10 +137,9 @@ def test_claude_export_of_a_native_session(rich_store, tmp_path, monkeypatch):
             nxt = messages[i + 1].message["content"][0]
             assert nxt["type"] == "tool_result" and nxt["tool_use_id"] == content[0]["id"]
     assert any("wait_for_cookie" in x or "redirect" in x for x in texts)
-    # never over an existing transcript
-    from model.errors import Refused
-    with pytest.raises(Refused, match="never overwrites"):
-        export(store, ExportRequest("claude", (main.id,)), None)
+    # never over an existing transcript: each export is a new file
+    again = export(store, ExportRequest("claude", (main.id,)), None)
+    assert again.files[0] != path
 
 
 def test_a_result_is_labelled_with_the_call_it_answers_when_calls_run_in_parallel(store, tmp_path):

@@ -10,9 +10,14 @@ Left out, because the Claude API would reject them on resume: thinking (it
 needs Anthropic's signature) and a tool call without a result (sent as text).
 Facts and system notes have no place in the format.
 
-The file is named `<session id>.jsonl` and is never written over an existing
-one. A whole Claude Code session keeps its id (handing it to another machine);
-a branch, or a session without a uuid, gets a fresh one.
+An export is a copy, and says so: it gets a new session id (its file name) and new
+line uuids, each line naming the line it copies in `forkedFrom` (as
+claude-agent-sdk's `fork_session` writes a fork), and its title ends in "(export)".
+So when Claude Code's folder is scanned, the export comes in as a session of its
+own, forked from its origin, and never adds to the session it came from (writing a
+kept session back under its own id is `sessionscope restore`). The file is never
+written over an existing one; a session with no folder goes to the home folder's
+project (`cd ~ && claude --resume <id>`).
 """
 
 from __future__ import annotations
@@ -36,10 +41,16 @@ _LINE_KINDS = ("message", "tool_call", "tool_result", "thinking", "compaction", 
 _DROP_FIELDS = ("teamName", "agentName", "slug")
 
 
+def export_cwd(session) -> str:
+    """The folder the export belongs to: the session's, or the home folder for a session with none
+    (an empty one once made a project folder named `-`)."""
+    return session.cwd or str(Path.home())
+
+
 def default_folder(session) -> Path:
     """Where `claude --resume` finds a transcript of this session's project."""
     from .actions import project_dir_name, projects_dir
-    return projects_dir() / project_dir_name(session.cwd or "/")
+    return projects_dir() / project_dir_name(export_cwd(session))
 
 
 def write(store, stream: EventStream, target: Path | None) -> list[str]:
@@ -49,15 +60,17 @@ def write(store, stream: EventStream, target: Path | None) -> list[str]:
     files = []
     for index, part in enumerate(stream.parts):
         s = part.session
-        sid = _export_id(s, part.head)
+        sid = str(uuid.uuid4())
         if target is None:
             path = default_folder(s) / f"{sid}.jsonl"
         elif target.suffix == ".jsonl":
             path = target
-            sid = target.stem if _is_uuid(target.stem) else sid
+            if _is_uuid(target.stem):
+                _not_a_stored_session(store, target.stem)
+                sid = target.stem
         else:
             path = target / f"{sid}.jsonl"
-        writer = _NativeLines(s, sid) if s.source_kind != CLAUDE else _ClaudeLines(sid)
+        writer = _NativeLines(s, sid) if s.source_kind != CLAUDE else _ClaudeLines(s, sid)
         subagents: dict[str, list[bytes]] = {}
         with new_file(path) as fh:
             for e in stream.events(index):
@@ -66,7 +79,7 @@ def write(store, stream: EventStream, target: Path | None) -> list[str]:
                         subagents.setdefault(agent, []).append(line)  # a run is short: kept until its file
                     else:
                         fh.write(line)
-            for line in writer.finish(stream.session(part).title):
+            for line in writer.finish(f"{stream.session(part).title or s.id[:8]} (export)"):
                 fh.write(line)
         files.append(str(path))
         for agent, lines in subagents.items():
@@ -84,9 +97,20 @@ def _is_uuid(text: str | None) -> bool:
         return False
 
 
-def _export_id(s, head: str | None) -> str:
-    own = s.tool_id if s.source_kind == CLAUDE else s.id
-    return own if head is None and _is_uuid(own) else str(uuid.uuid4())
+def _not_a_stored_session(store, sid: str) -> None:
+    """A file named after a session in the store would be read back into it on the next scan."""
+    from ...errors import NotFound, Refused
+    try:
+        store.session(sid)
+    except NotFound:
+        return
+    raise Refused(f"{sid}.jsonl would be read back into session {sid[:8]} by the next scan: name the file "
+                  "otherwise, or give a folder (the export gets a new id)")
+
+
+def _copy_uuid(sid: str, original: str) -> str:
+    """A copied line's uuid: new, and the same each time the same export id copies the same line."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"sessionscope-export:{sid}:{original}"))
 
 
 def _iso(ts: float) -> str:
@@ -98,10 +122,10 @@ def _dump(obj: dict[str, Any]) -> bytes:
 
 
 class _ClaudeLines:
-    """A Claude Code session's own lines, re-parented over what is left out."""
+    """A Claude Code session's own lines, re-parented over what is left out, copied under new uuids."""
 
-    def __init__(self, sid: str):
-        self.sid = sid
+    def __init__(self, s, sid: str):
+        self.origin, self.sid = s.tool_id or s.id, sid
         self.kept: set[str] = set()
         self.parent_of: dict[str, str | None] = {}
 
@@ -120,7 +144,11 @@ class _ClaudeLines:
         uid = entry.get("uuid")
         if isinstance(uid, str):
             self.kept.add(uid)
-        entry["parentUuid"] = parent if parent in self.kept else None
+            entry["uuid"] = _copy_uuid(self.sid, uid)
+            entry["forkedFrom"] = {"sessionId": self.origin, "messageUuid": uid}
+        entry["parentUuid"] = _copy_uuid(self.sid, parent) if parent in self.kept else None
+        if isinstance(entry.get("logicalParentUuid"), str):
+            entry["logicalParentUuid"] = _copy_uuid(self.sid, entry["logicalParentUuid"])
         entry["sessionId"] = self.sid
         for key in _DROP_FIELDS:
             entry.pop(key, None)
@@ -140,13 +168,14 @@ class _NativeLines:
         self.pending: tuple[EventView, Any] | None = None  # a tool call waiting for its result
 
     def _uuid(self, e: EventView) -> str:
-        return e.id if _is_uuid(e.id) else str(uuid.uuid5(uuid.NAMESPACE_URL, f"sessionscope:{e.id}"))
+        return _copy_uuid(self.sid, e.id)
 
     def _line(self, e: EventView, kind: str, message: dict | None, **extra) -> bytes:
         uid = self._uuid(e)
         entry = {"parentUuid": self.last, "isSidechain": False, "userType": "external",
-                 "cwd": self.s.cwd or "/", "sessionId": self.sid, "version": VERSION,
-                 "gitBranch": self.s.git_branch or "", "type": kind, "uuid": uid, "timestamp": _iso(e.ts), **extra}
+                 "cwd": export_cwd(self.s), "sessionId": self.sid, "version": VERSION,
+                 "gitBranch": self.s.git_branch or "", "type": kind, "uuid": uid, "timestamp": _iso(e.ts),
+                 "forkedFrom": {"sessionId": e.session_id, "messageUuid": getattr(e, "origin_id", e.id)}, **extra}
         if message is not None:
             entry["message"] = message
         self.last = uid
@@ -214,4 +243,5 @@ class _SummaryEvent:
 
     def __init__(self, e: EventView):
         self.id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"sessionscope:summary:{e.id}"))
+        self.session_id, self.origin_id = e.session_id, e.id  # it copies the compaction event
         self.ts = e.ts
