@@ -16,6 +16,8 @@ path event in it, for every branch.
 
 from __future__ import annotations
 
+import bisect
+
 from dataclasses import dataclass, field
 
 import orjson
@@ -120,10 +122,14 @@ def _walk(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
     if start is None:
         return []
     load(start)
-    if head not in by_id:  # the head itself is a sidechain event
-        r = conn.execute(sa.select(EVENT.c.kind, EVENT.c.role, EVENT.c.tokens_in + EVENT.c.tokens_out)
-                         .where(EVENT.c.id == head)).first()
-        return [(head, r[0], r[1], r[2], True)]
+    if head not in by_id:  # the head is a sidechain event: a session of subagent work alone
+        q = sa.select(EVENT.c.id, EVENT.c.kind, EVENT.c.role, EVENT.c.tokens_in + EVENT.c.tokens_out, EVENT.c.seq) \
+            .where(EVENT.c.session_id == start, EVENT.c.sidechain.is_(True)).order_by(EVENT.c.seq)
+        rows = conn.execute(q).all()
+        last = next((r[4] for r in rows if r[0] == head), None) if ending_at_head else None
+        return [(r[0], r[1], r[2], r[3], True) for r in rows
+                if (last is None or r[4] <= last) and r[1] not in skip_kinds
+                and (include_subagents or r[0] == head)]
     path: list[tuple] = []
     seen: set[str] = set()
     cur: str | None = head
@@ -162,7 +168,7 @@ def _walk(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
                 nxt.append((r[0], root))
         frontier = nxt
     skip = set(skip_kinds)
-    runs = _subagent_runs(conn, start, position) if include_subagents else []
+    runs = _subagent_runs(conn, start, position, path) if include_subagents else []
     if not artifacts and not runs:
         return [(r[0], r[4], r[5], r[7], False) for r in path if r[4] not in skip]
     # A side line goes after the last path line of its response (as claude-agent-sdk
@@ -190,10 +196,12 @@ def _walk(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
     return [t[3] for t in keyed]
 
 
-def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int]) -> list[tuple]:
+def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int], path: list[tuple]) -> list[tuple]:
     """(anchor position, seq, id, kind, role, tokens) of the subagent events of a session, each run after
     the path event that spawned it: its parent natively, the tool result that names the
-    agent for Claude Code subagent transcripts (recorded at import in the session's meta)."""
+    agent for Claude Code subagent transcripts (recorded at import in the session's meta); a run
+    that names neither (older Claude Code wrote runs inline, as sidechain lines with no agent id,
+    starting from no parent) where it was written: after the last path event written before it."""
     rows = conn.execute(sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.agent_id,
                                   EVENT.c.role, EVENT.c.tokens_in + EVENT.c.tokens_out)
                         .where(EVENT.c.session_id == session_id, EVENT.c.sidechain.is_(True))
@@ -203,18 +211,27 @@ def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int]) 
     meta = conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == session_id)).scalar() or "{}"
     spawned = {agent: info.get("spawned_by") for agent, info in orjson.loads(meta).get("subagents", {}).items()
                if isinstance(info, dict)}
+    written = sorted((r[3], position[r[0]]) for r in path if r[2] == session_id)  # (seq, position)
+    seqs = [w[0] for w in written]
+
+    def by_seq(seq: int) -> int:
+        i = bisect.bisect_left(seqs, seq)
+        return written[i - 1][1] if i else -1  # -1: before the first path event
+
     anchors: dict[str | None, int] = {}
+    run_of: dict[str, str | None] = {}  # event → its run (inline runs have no agent id: a run is a chain)
     out = []
     for event_id, parent, seq, kind, agent, role, tokens in rows:
-        if agent not in anchors:
+        run = agent if agent is not None else run_of.get(parent, f"inline:{event_id}")
+        run_of[event_id] = run
+        if run not in anchors:
             if parent in position:
-                anchors[agent] = position[parent]
+                anchors[run] = position[parent]
             elif spawned.get(agent) in position:
-                anchors[agent] = position[spawned[agent]] - 1  # the run comes before the result it produced
+                anchors[run] = position[spawned[agent]] - 1  # the run comes before the result it produced
             else:
-                anchors[agent] = -1
-        if anchors[agent] >= 0:
-            out.append((anchors[agent], seq, event_id, kind, role, tokens))
+                anchors[run] = by_seq(seq)
+        out.append((anchors[run], seq, event_id, kind, role, tokens))
     return out
 
 

@@ -24,10 +24,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from .branch import Outline, walk_entries
-from .schema import OUTLINE_CACHE, SESSION
+from .schema import EVENT, OUTLINE_CACHE, SESSION
 
 
-FORMAT = 1
+FORMAT = 2  # 2: subagent runs that name no spawner are kept, where they were written
 _CODE = {chr(48 + i): i for i in range(200)}  # kind code character → index in the vocabulary
 
 
@@ -112,13 +112,20 @@ def head_entries(conn: Connection, session_id: str) -> tuple[Entries, tuple[str,
     """(the head branch, and (head, last seq, encoded) to store when it was walked now;
     None when it came from the cache)."""
     s = conn.execute(sa.select(SESSION.c.head_event_id, SESSION.c.last_seq).where(SESSION.c.id == session_id)).first()
-    if s is None or s.head_event_id is None:
+    if s is None:
         return Entries([], [], "", {}, {}), None
-    cached = cached_entries(conn, session_id, s.head_event_id, s.last_seq)
+    # a session of subagent work alone (a subagent file kept without its parent) has no head of its
+    # own: its newest event stands in, and the walk gives its runs
+    head = s.head_event_id or conn.execute(
+        sa.select(EVENT.c.id).where(EVENT.c.session_id == session_id, ~EVENT.c.kind.startswith("fact."))
+        .order_by(EVENT.c.seq.desc()).limit(1)).scalar()
+    if head is None:
+        return Entries([], [], "", {}, {}), None
+    cached = cached_entries(conn, session_id, head, s.last_seq)
     if cached is not None:
         return cached, None
-    blob = _encode(walk_entries(conn, s.head_event_id))
-    return _decode(blob), (s.head_event_id, s.last_seq, blob)
+    blob = _encode(walk_entries(conn, head))
+    return _decode(blob), (head, s.last_seq, blob)
 
 
 def walked(conn: Connection, head: str, ending_at_head: bool = True) -> Entries:

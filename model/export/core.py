@@ -183,8 +183,8 @@ class EventStream:
         if part.whole_log:
             return part.session.event_count
         # a session: its head branch (cached); a branch export: the branch up to its event, which ends there
-        ids = self.store.branch_ids(part.session.id, part.head, include_subagents=True) \
-            if part.branch_head else []
+        # (a session of subagent runs alone has no head: the store's walk gives its runs)
+        ids = self.store.branch_ids(part.session.id, part.head, include_subagents=True)
         self._ids[index] = ids  # ids only (~100 bytes each), never the events
         return len(ids)
 

@@ -157,3 +157,53 @@ def test_a_result_is_labelled_with_the_call_it_answers_when_calls_run_in_paralle
     md = out.read_text()
     assert md.index("**Tool result · Grep**") < md.index("3 matches") < md.index("**Tool result · Read**") \
         < md.index("def a(): pass")
+
+
+def _written(md: str) -> int:
+    """The events a Markdown export wrote: each starts with its header line (label · time · tokens)."""
+    import re
+    header = re.compile(r"^(> )?\*\*[^*\n]+\*\* · (\d{4}-\d\d-\d\d [\d:]+ UTC)?( · [\d,]+ tokens)?$", re.M)
+    return len(header.findall(md))
+
+
+def _promised(store, session_id) -> int:
+    """What a full export promises: every event of the branch (with what it reads through from an origin
+    session) and every event of the session's subagent runs, that full detail shows."""
+    from model.export.render import describe, shown
+    ids = set(store.branch_ids(session_id, include_subagents=True))
+    ids |= {e.id for e in store.events(session_id) if e.sidechain}
+    return sum(1 for e in store.events_by_ids(sorted(ids)) if shown(describe(e), "full"))
+
+
+def test_a_full_export_writes_subagent_runs_kept_inline(store, tmp_path):
+    """Older Claude Code wrote a subagent's run into the main file (sidechain lines, no agent id,
+    starting from no parent): a full export writes all of it, after the call that spawned it."""
+    from model.sources.claude_code import import_paths
+    from tests.sources.claude_factory import Transcript
+    t = Transcript()
+    t.user("find the flaky test")
+    task = t.assistant(tool=("Task", {"description": "search", "prompt": "grep for sleep()"}))
+    main_last = t.last
+    run = [t.user("grep for sleep()", parent=None), t.assistant("found 3 in test_login.py")]
+    for line in run:
+        line["isSidechain"] = True
+    t.tool_result(task, "3 places sleep", parent=main_last)
+    t.assistant("The sleeps in test_login.py are the cause.")
+    import_paths(store, [t.write(tmp_path / "p")])
+    out = tmp_path / "x.md"
+    report = export(store, ExportRequest("md", (t.session_id,), detail="full"), out)
+    md = out.read_text()
+    assert _written(md) == _promised(store, t.session_id) == 6
+    assert md.index("Tool call · Task") < md.index("> found 3 in test_login.py") < md.index("3 places sleep")
+
+
+def test_full_exports_of_the_corpus_write_every_promised_event(corpus, store, tmp_path):
+    from model.sources import importing
+    folder = corpus / "claude-code"
+    if not folder.is_dir():
+        pytest.skip("no claude-code corpus")
+    importing.import_paths(store, [folder])
+    for s in store.sessions(limit=1000):
+        export(store, ExportRequest("md", (s.id,), detail="full"), tmp_path / "x.md")
+        assert _written((tmp_path / "x.md").read_text()) == _promised(store, s.id), s.title
+        (tmp_path / "x.md").unlink()
