@@ -31,11 +31,16 @@ class _Relay(QObject):
     sig_progress = Signal(int, int, str)
 
 
+def _short(title: str, width: int = 50) -> str:
+    title = " ".join(title.split())
+    return title if len(title) <= width else title[:width - 1] + "…"
+
+
 class ExportDialog(QDialog):
     """Exports sessions, one branch, or the sessions of a search."""
 
     def __init__(self, store, parent=None, *, session_ids: list[str] = (), head: str | None = None,
-                 head_label: str = "", search: str | None = None):
+                 head_label: str = "", search: str | None = None, titles: dict[str, str] | None = None):
         super().__init__(parent)
         self.setWindowTitle("Export")
         self.setObjectName("export-dialog")
@@ -55,8 +60,11 @@ class ExportDialog(QDialog):
         what_lay.setContentsMargins(0, 0, 0, 0)
         n = len(self.session_ids)
         choices = []
-        if n:
-            choices.append(("sessions", f"{'The selected session' if n == 1 else f'The {n} selected sessions'}"))
+        if n:  # named, so what is written is what the user meant
+            names = [f"“{_short((titles or {}).get(i) or i[:8])}”" for i in self.session_ids[:3]]
+            more = f" and {n - 3} more" if n > 3 else ""
+            choices.append(("sessions", f"The session {names[0]}" if n == 1 else
+                            f"The {n} selected sessions: {', '.join(names)}{more}"))
         if head and n == 1:
             choices.append(("branch", f"This branch only: root → {head_label or head[:8]}"))
         if search:

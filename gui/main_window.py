@@ -35,6 +35,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.setWindowTitle("Sessionscope")
         self.store = None
         self.session = None
+        self.branch_label = ""  # the timeline header before the tree's branch count joins it
         self.tree_session, self.tree_stale = None, False
         self._branch_gen = Generation()
         self.actions_ = SessionActions(self)
@@ -94,6 +95,7 @@ class MainWindow(WindowCommands, QMainWindow):
         # several sessions can be selected for an export; the current one is what the other views show
         self.sessions_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.sessions_view.selectionModel().currentRowChanged.connect(self._session_selected)
+        self.sessions_view.selectionModel().selectionChanged.connect(self._selection_changed)
         _fit_columns(self.sessions_view, stretch=0, stretch_width=210)
         self.filter = QLineEdit(placeholderText="Filter sessions (title, id, project)")
         self.filter.setClearButtonEnabled(True)
@@ -258,20 +260,48 @@ class MainWindow(WindowCommands, QMainWindow):
     def _sessions_loaded(self, rows: int) -> None:
         empty = rows == 0 and not self.filter.text() and not self.sidebar_filters
         self.list_stack.setCurrentWidget(self.empty if empty else self.list_stack.widget(0))
-        if self.session is not None:
-            row = self.sessions_model.row_of(self.session.id)
-            if row >= 0:
-                self.sessions_view.selectionModel().setCurrentIndex(
-                    self.sessions_model.index(row, 0),
-                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
-                return
-        if rows and self.sessions_view.currentIndex().row() < 0:
-            self.sessions_view.selectRow(0)
+        row = self.sessions_model.row_of(self.session.id) if self.session is not None else -1
+        if row < 0 and rows:
+            row = 0  # the session shown is no longer listed (a filter, a delete): the panes follow the list
+        if row >= 0:
+            self.sessions_view.selectionModel().setCurrentIndex(
+                self.sessions_model.index(row, 0),
+                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+            self._session_selected(self.sessions_model.index(row, 0))
+        else:
+            self.clear_panes()  # nothing listed: nothing shown, and nothing for an action to hit
+
+    def clear_panes(self) -> None:
+        """No session: the timeline, tree and detail empty, the session's actions off."""
+        self.session = None
+        self._branch_gen.next()
+        self.timeline_model.show_ids(self.store, [])
+        self.timeline_label.setText("(no session)")
+        self.tree.tree_model.set_layout(None)
+        self.tree_session = None
+        self.detail.show_event(self.store, None)
+        self._update_actions()
+
+    def _selection_changed(self, *_):
+        """What is highlighted is what the panes show: when the current row leaves the selection
+        (Ctrl+click), the last selected row becomes current; a current row outside it joins it."""
+        sm = self.sessions_view.selectionModel()
+        current = self.sessions_view.currentIndex()
+        selected = sorted(i.row() for i in sm.selectedRows())
+        if current.isValid() and current.row() not in selected:
+            if selected:
+                sm.setCurrentIndex(self.sessions_model.index(selected[-1], 0),
+                                   QItemSelectionModel.SelectionFlag.NoUpdate)
+            else:
+                sm.select(current, QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
 
     def _session_selected(self, current, _previous=None) -> None:
         s = self.sessions_model.session_at(current.row())
         if s is None:
             return
+        sm = self.sessions_view.selectionModel()
+        if not sm.isRowSelected(current.row(), current.parent()):  # Ctrl+Home, Ctrl+End: it joins the selection
+            sm.select(current, QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
         if self.session is None or s.id != self.session.id or s.event_count != self.session.event_count:
             self.session = s
             self.show_branch(s.head_event_id, None)  # the tree follows once the timeline shows
@@ -305,6 +335,7 @@ class MainWindow(WindowCommands, QMainWindow):
         if store is None or session is None or head is None:
             self.timeline_model.show_ids(store, [])
             self.timeline_label.setText("(no events)")
+            self.branch_label = ""
             return
 
         # the head branch comes from the outline cache; any other branch is the branch up to `head`
@@ -324,13 +355,20 @@ class MainWindow(WindowCommands, QMainWindow):
         branch = "the head branch" if head == self.session.head_event_id else "another branch"
         title = self.session.title or self.session.id[:8]
         title = title if len(title) <= 60 else title[:59] + "…"
+        total = self.session.event_count
         label = f"<b>{html.escape(title)}</b> · {len(ids):,} events on {branch}"
+        if total > len(ids):
+            label += f" (of {total:,} in the session)"
         self.timeline_label.setText(label)
+        self.timeline_label.setToolTip(
+            f"The timeline shows one branch: {len(ids):,} events. The session holds {total:,}: the others are on "
+            "other branches (rewinds, edits), or are facts and bookkeeping lines (progress, snapshots) kept but "
+            "not shown." if total > len(ids) else "")
+        self.branch_label = label
         session_id = self.session.id
         # tips and branch points read the whole session: they follow the rows, they do not hold them up
         store = self.store
-        run_task(lambda: (len(store.leaves(session_id)), store.branch_points(session_id),
-                          store.changed_files(session_id)),
+        run_task(lambda: (store.branch_points(session_id), store.changed_files(session_id)),
                  lambda r: self._branch_marks_loaded(token, label, *r), self._marks_failed(token), owner=self)
         rows = self.timeline_model.rowCount()
         found = self.timeline_model.row_of(select_event) if select_event else -1
@@ -350,11 +388,9 @@ class MainWindow(WindowCommands, QMainWindow):
                 self._error("mark the branch points")(exc)
         return failed
 
-    def _branch_marks_loaded(self, token, label: str, tips: int, marks: dict, files: dict) -> None:
+    def _branch_marks_loaded(self, token, label: str, marks: dict, files: dict) -> None:
         if not self._branch_gen.current(token):
             return
-        tips = max(1, tips)
-        self.timeline_label.setText(f"{label} · {tips} tip{'' if tips == 1 else 's'}")
         self.timeline_model.set_fork_points(marks)
         self.timeline_model.set_changed_files(files)
         self.tree.set_changed_files(files)
@@ -377,8 +413,15 @@ class MainWindow(WindowCommands, QMainWindow):
     def _load_tree(self) -> None:
         store, session = self.store, self.session
         self.tree_session, self.tree_stale = session.id, False
-        run_task(lambda: store.tree(session.id), self.tree.tree_model.set_layout, self._error("draw the branch tree"),
-                 owner=self)
+        run_task(lambda: store.tree(session.id), lambda layout: self._tree_loaded(session.id, layout),
+                 self._error("draw the branch tree"), owner=self)
+
+    def _tree_loaded(self, session_id: str, layout) -> None:
+        """The tree, and in the header the branches a person would call branches: its lanes (a reply's
+        parallel tool calls are not branches; a rewind, an edited prompt, a fork are)."""
+        self.tree.tree_model.set_layout(layout)
+        if self.session is not None and self.session.id == session_id and layout is not None and layout.lanes > 1:
+            self.timeline_label.setText(f"{self.branch_label} · {layout.lanes} branches")
 
     def apply_changes(self, changes) -> None:
         """One place reacts to what an operation changed."""
@@ -390,10 +433,20 @@ class MainWindow(WindowCommands, QMainWindow):
         if changes.session_list:
             self.sessions_model.reload()
             self.sidebar.refresh()
-        if self.session is not None and self.session.id in changes.session_ids:
+        if self.session is not None and changes.action in ("delete", "purge") and self.session.id in changes.session_ids:
+            self.clear_panes()  # the list reloads and picks what to show next
+        elif self.session is not None and self.session.id in changes.session_ids:
             store, sid = self.store, self.session.id
-            run_task(lambda: store.session(sid), self._session_refreshed, self._error("refresh the session"), owner=self)
+            run_task(lambda: store.session(sid), self._session_refreshed, self._refresh_failed, owner=self)
         self._update_actions()
+
+    def _refresh_failed(self, exc: BaseException) -> None:
+        from model.errors import NotFound
+        if isinstance(exc, NotFound):  # it went away meanwhile (deleted elsewhere, purged): show nothing of it
+            self.clear_panes()
+            self.sessions_model.reload()
+        else:
+            self._error("refresh the session")(exc)
 
     def _session_refreshed(self, session) -> None:
         """The session changed (new events, a rewind): show its branch as it is now."""

@@ -101,7 +101,10 @@ class WindowCommands:
         ids = [] if search else self.selected_session_ids()
         if not ids and not search:
             return
-        ExportDialog(self.store, self, session_ids=ids, search=search).exec()
+        titles = {r.id: r.title for r in self.sessions_model.rows if r.id in set(ids)}
+        if self.session is not None:
+            titles.setdefault(self.session.id, self.session.title)
+        ExportDialog(self.store, self, session_ids=ids, search=search, titles=titles).exec()
 
     def export_branch(self) -> None:
         from .export_dialog import ExportDialog
@@ -110,7 +113,7 @@ class WindowCommands:
         if self.store is None or self.session is None or e is None:
             return
         ExportDialog(self.store, self, session_ids=[self.session.id], head=e.id,
-                     head_label=f"event #{e.seq} ({e.kind})").exec()
+                     head_label=f"event #{e.seq} ({e.kind})", titles={self.session.id: self.session.title}).exec()
 
     def open_search(self) -> None:
         if self.store is None:

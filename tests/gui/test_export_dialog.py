@@ -62,7 +62,9 @@ def test_export_several_selected_sessions(window, qtbot, opened, tmp_path):
     window.qactions["session.export"].trigger()
     dialog = opened[-1]
     qtbot.addWidget(dialog)
-    assert "2 selected sessions" in dialog.findChild(QRadioButton, "what-sessions").text()
+    what = dialog.findChild(QRadioButton, "what-sessions").text()  # it names what it will write
+    assert "2 selected sessions" in what and "“Fix the flaky login test”" in what \
+        and "“Try retry-on-failure instead”" in what
     dialog.format.setCurrentIndex(dialog.format.findData("md"))
     dialog.redact.setChecked(False)
     assert dialog.review.isHidden() and dialog.go.text() == "Export"  # no review without redaction

@@ -281,7 +281,10 @@ def test_tool_output_folds_under_its_call(window, qtbot):
     model = window.timeline_model
     qtbot.waitUntil(lambda: bool(model.fork_points), timeout=5000)  # rewinds and the fork, marked
     assert any("forked into “Try retry-on-failure instead”" in n for notes in model.fork_points.values() for n in notes)
-    assert "tips" in window.timeline_label.text()
+    # the header counts branches as the tree draws them (lanes), and says why the session has more events
+    qtbot.waitUntil(lambda: "branches" in window.timeline_label.text(), timeout=5000)
+    lanes = window.tree.tree_model.layout_.lanes
+    assert f"· {lanes} branches" in window.timeline_label.text() and "in the session)" in window.timeline_label.text()
     assert window.qactions["timeline.fold"].isChecked() and model.folded
     rows = model.rowCount()
     for row in range(rows):
@@ -347,3 +350,54 @@ def test_the_timeline_gets_its_share_of_the_window_at_first_start(qtbot, tmp_pat
     w.center.setSizes([600, 650])
     list_width, right_width = w.center.sizes()
     assert right_width >= 0.45 * (list_width + right_width)
+
+
+def test_an_empty_list_clears_the_panes_and_session_actions_hit_nothing(window, qtbot):
+    s = _select(window, qtbot, "Fix the flaky login test")
+    assert window.qactions["session.archive"].isEnabled()
+    with qtbot.waitSignal(window.sessions_model.sig_loaded, timeout=10000):
+        window.filter.setText("no session is called this")
+    assert window.sessions_model.rowCount() == 0
+    assert window.session is None and window.timeline_model.rowCount() == 0 and window.detail.current_event is None
+    assert not window.qactions["session.archive"].isEnabled() and not window.qactions["session.export"].isEnabled()
+    window.qactions["session.archive"].trigger()  # Ctrl+E with nothing shown
+    assert window.store.session(s.id).status != "archived"
+    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+        window.filter.clear()  # the list comes back, and the panes with it
+    assert window.session is not None and window.timeline_model.rowCount() > 0
+
+
+def test_the_panes_show_the_highlighted_session(window, qtbot):
+    from PySide6.QtCore import QItemSelectionModel as Sel
+    view, rows = window.sessions_view, window.sessions_model.rows
+    sm = view.selectionModel()
+    _select(window, qtbot, rows[0].title)
+
+    def ctrl_click(row):  # what the view does on Ctrl+click: the row becomes current, its selection toggles
+        sm.setCurrentIndex(window.sessions_model.index(row, 0), Sel.SelectionFlag.Toggle | Sel.SelectionFlag.Rows)
+
+    ctrl_click(1)  # adds row 1: it is current, highlighted and shown
+    qtbot.waitUntil(lambda: window.session.id == rows[1].id, timeout=5000)
+    ctrl_click(1)  # takes row 1 out again: the panes go back to what stays highlighted
+    qtbot.waitUntil(lambda: window.session.id == rows[0].id, timeout=5000)
+    assert window.selected_session_ids() == [rows[0].id]
+    last = window.sessions_model.rowCount() - 1
+    # Ctrl+End moves the current row only: it joins the selection, so an export offers what is shown
+    sm.setCurrentIndex(window.sessions_model.index(last, 0), Sel.SelectionFlag.NoUpdate)
+    qtbot.waitUntil(lambda: window.session.id == rows[last].id, timeout=5000)
+    assert rows[last].id in window.selected_session_ids()
+
+
+def test_deleting_the_shown_session_moves_on_without_an_error(window, qtbot, monkeypatch):
+    s = _select(window, qtbot, "Write the release notes for 2.4")
+    said = []
+
+    def warning(parent, title, text, *a, **k):
+        said.append(f"{title}: {text}")
+        return QMessageBox.StandardButton.Yes
+    monkeypatch.setattr(QMessageBox, "warning", warning)
+    with _wait_changes(window, qtbot):
+        window.qactions["session.delete"].trigger()
+    qtbot.waitUntil(lambda: window.session is not None and window.session.id != s.id, timeout=10000)
+    qtbot.wait(300)  # a refresh of the deleted session would fail about now
+    assert len(said) == 1 and "for good" in said[0]  # the question, and no "Could not refresh the session"
