@@ -43,10 +43,22 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
+def _quit_on_ctrl_c(app: QApplication, window: MainWindow) -> None:
+    """Ctrl+C in the terminal that started the window closes it as its Quit would (no traceback): Python
+    sees a signal only when it runs, so a timer lets it run now and then."""
+    import signal
+
+    signal.signal(signal.SIGINT, lambda *_: window.close() or app.quit())
+    timer = QTimer(app)
+    timer.timeout.connect(lambda: None)
+    timer.start(250)
+
+
 def main(args) -> int:
     app = make_app()
     window = MainWindow()
     window.show()
+    _quit_on_ctrl_c(app, window)
     screenshot = getattr(args, "screenshot", None)
     if screenshot:
         window.resize(1440, 860)

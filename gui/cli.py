@@ -236,12 +236,24 @@ def main(argv: list[str] | None = None) -> int:
         return cli_commands.report(exc)
 
 
+def no_display() -> bool:
+    """On Linux, a window needs X11 or Wayland (Qt would abort with a hint about libxcb instead);
+    QT_QPA_PLATFORM (offscreen, for tests and screenshots) says otherwise."""
+    import os
+    return sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM") \
+        and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")
+
+
 def _open_window(args, parser) -> int:
     import importlib.util
 
     if importlib.util.find_spec("gui.app") is None:
         parser.print_help()
         return 0
+    if no_display():
+        print("sessionscope: no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set); "
+              "the commands need none: sessionscope --help", file=sys.stderr)
+        return 1
     from .app import main as app_main
 
     return app_main(args)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import html
+import sys
 
+import shiboken6
 from PySide6.QtCore import QByteArray, QItemSelectionModel, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
@@ -19,7 +21,7 @@ from .session_model import SessionTableModel
 from .sidebar import Sidebar
 from .timeline_model import TimelineModel
 from .tree_view import BranchTreeView
-from .workers import Generation, run_task
+from .workers import Generation, run_task, set_error_reporter
 
 HIDDEN_KINDS = ("progress", "meta", "checkpoint")  # a prompt row shows its turn's files instead
 
@@ -43,6 +45,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.actions_.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         self.actions_.sig_busy.connect(self._busy)
         self.qactions = action_registry.build(self, self._handlers())
+        set_error_reporter(self._report_worker_error)
         self._build_views()
         self._build_menus()
         self.job = ImportJob(self)
@@ -156,7 +159,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.tree = BranchTreeView()
         self.tree.sig_show_branch.connect(self.show_branch)
         self.tree.sig_open_session.connect(lambda sid: self.open_session(sid))
-        self.tree.sig_action.connect(self._tree_action)
+        self.tree.sig_menu.connect(self._tree_menu)
         self.detail = EventDetail()
 
         self.bottom = QSplitter(Qt.Orientation.Horizontal)
@@ -473,6 +476,15 @@ class MainWindow(WindowCommands, QMainWindow):
             QGuiApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
         elif QGuiApplication.overrideCursor() is not None:
             QGuiApplication.restoreOverrideCursor()
+
+    def _report_worker_error(self, exc: BaseException) -> None:
+        """A worker's error no caller handled: said in the status bar, its trace on stderr."""
+        if not shiboken6.isValid(self):
+            return
+        trace = getattr(exc, "__sessionscope_trace__", "")
+        if trace:
+            print(trace, file=sys.stderr)
+        self.statusBar().showMessage(f"⚠ Something failed in the background: {type(exc).__name__}: {exc}", 20000)
 
     def _error(self, what: str):
         return lambda exc: QMessageBox.warning(self, f"Could not {what}", str(exc))

@@ -60,6 +60,7 @@ class TimelineModel(QAbstractTableModel):
         self.sidechain: list[bool] = []
         self.folded = True
         self.expanded: set[str] = set()  # tool calls whose results are shown
+        self.failed: dict[int, str] = {}  # page → why it could not be read (shown in its rows, not retried)
         self.pairs: dict[str, str] | None = None  # result id → the call it answers, by the tool's call id
         self.owner: dict[str, str] = {}  # the pairing in use (by position until `pairs` is read)
         self.results: dict[str, list[str]] = {}  # call id → the results that answer it
@@ -77,7 +78,7 @@ class TimelineModel(QAbstractTableModel):
         self.beginResetModel()
         self.store, self.all_ids, self.kinds, self.turn_tokens = store, ids, kinds, turn_tokens
         self.sidechain = sidechain or [False] * len(ids)
-        self.cache, self.pending, self.expanded, self.pairs = {}, set(), set(), None
+        self.cache, self.pending, self.expanded, self.pairs, self.failed = {}, set(), set(), None, {}
         self.fork_points = fork_points or {}
         self._layout()
         self.endResetModel()
@@ -228,12 +229,23 @@ class TimelineModel(QAbstractTableModel):
         return [i for i in ids + extra if i not in self.cache]
 
     def _request(self, page: int) -> None:
-        if page in self.pending or self.store is None:
+        if page in self.pending or page in self.failed or self.store is None:
             return
         self.pending.add(page)
         token, store = self._gen.value, self.store
         ids = self._page_ids(page)
-        run_task(lambda: store.events_by_ids(ids), lambda rows: self._loaded(token, page, rows), owner=self)
+        run_task(lambda: store.events_by_ids(ids), lambda rows: self._loaded(token, page, rows),
+                 lambda exc: self._page_failed(token, page, exc), owner=self)
+
+    def _page_failed(self, token: int, page: int, exc: BaseException) -> None:
+        """A page that could not be read says so in its rows (instead of "…" for ever)."""
+        if not self._gen.current(token):
+            return
+        self.pending.discard(page)
+        self.failed[page] = f"{type(exc).__name__}: {exc}"
+        first, last = page * PAGE, min(len(self.ids), (page + 1) * PAGE) - 1
+        if last >= first:
+            self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
 
     def _loaded(self, token: int, page: int, rows) -> None:
         if not self._gen.current(token):
@@ -261,7 +273,10 @@ class TimelineModel(QAbstractTableModel):
         e = self.event_at(index.row())
         col = index.column()
         if e is None:
-            return "…" if role == Qt.ItemDataRole.DisplayRole and col == 3 else None
+            if role == Qt.ItemDataRole.DisplayRole and col == 3:
+                why = self.failed.get(index.row() // PAGE)
+                return f"⚠ could not be read: {why}" if why else "…"
+            return None
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
                 return clock(e.ts)
@@ -316,6 +331,33 @@ class TimelineModel(QAbstractTableModel):
             except (ValueError, AttributeError):
                 return ""
         return ""
+
+    def find_async(self, start: int, match, done, step: int = 1, wrap: bool = False) -> None:
+        """Look for the next row after `start` (before it, with step -1) whose event satisfies `match`,
+        reading the events on a worker (a miss across 100,000 events must not freeze the window);
+        `done(row)` runs on the UI thread, -1 when there is none (or the branch changed meanwhile)."""
+        token, store, ids = self._gen.value, self.store, list(self.ids)
+        if store is None or not ids:
+            done(-1)
+            return
+        rows = list(range(start + 1, len(ids))) if step > 0 else list(range(start - 1, -1, -1))
+        if wrap:
+            rows += list(range(0, min(start + 1, len(ids)))) if step > 0 else list(range(len(ids) - 1, start - 1, -1))
+
+        def work() -> str | None:
+            for i in range(0, len(rows), PAGE):
+                chunk = rows[i:i + PAGE]
+                by_id = {e.id: e for e in store.events_by_ids([ids[r] for r in chunk])}
+                for r in chunk:
+                    e = by_id.get(ids[r])
+                    if e is not None and match(e):
+                        return ids[r]
+            return None
+
+        def found(event_id: str | None) -> None:
+            ok = self._gen.current(token) and event_id is not None and event_id in self.ids
+            done(self.ids.index(event_id) if ok else -1)
+        run_task(work, found, owner=self)
 
     def find_next(self, start: int, predicate, step: int = 1) -> int:
         """The next row (loading pages as needed) whose event satisfies predicate, or -1."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPointF, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QListView, QMenu, QStyle, QStyledItemDelegate
+from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate
 
 LANE_W = 16
 ROW_H = 24
@@ -108,7 +108,7 @@ class BranchTreeView(QListView):
 
     sig_show_branch = Signal(str, str)  # event to show the branch through, event to select
     sig_open_session = Signal(str)
-    sig_action = Signal(str, str)  # action id, event id
+    sig_menu = Signal(str, object)  # event id, global position: the window shows its actions for it
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -139,9 +139,4 @@ class BranchTreeView(QListView):
         node = self.indexAt(pos).data(Qt.ItemDataRole.UserRole)
         if node is None or node.fork_session:
             return
-        menu = QMenu(self)
-        for action_id, text in (("session.fork", "Fork here…"), ("session.fork_turn", "Fork at end of this turn…"),
-                                ("session.rewind", "Rewind here…"), ("session.restore_files", "Restore code to here…"),
-                                ("facts.compare", "Compare facts with…")):
-            menu.addAction(text, lambda a=action_id: self.sig_action.emit(a, node.id))
-        menu.exec(self.viewport().mapToGlobal(pos))
+        self.sig_menu.emit(node.id, self.viewport().mapToGlobal(pos))  # the window builds it from its registry

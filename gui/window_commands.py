@@ -15,10 +15,12 @@ class WindowCommands:
     # -- commands -------------------------------------------------------------------
 
     def jump_prompt(self, step: int) -> None:
-        row = self.timeline_model.find_next(self.timeline.currentIndex().row(),
-                                            lambda e: e.kind == "message" and e.role == "user", step)
-        if row >= 0:
-            self.timeline.selectRow(row)
+        def found(row: int) -> None:
+            if row >= 0:
+                self.timeline.selectRow(row)
+        self.timeline_model.find_async(self.timeline.currentIndex().row(),
+                                       lambda e: e.kind == "message" and e.role == "user" and not e.sidechain,
+                                       found, step)
 
     def set_folded(self, on: bool) -> None:
         from PySide6.QtCore import QSettings
@@ -46,27 +48,54 @@ class WindowCommands:
         needle = self.find_edit.text().strip().lower()
         if not needle:
             return
-        start = self.timeline.currentIndex().row()
-        row = self.timeline_model.find_next(start, lambda e: needle in e.text.lower())
-        if row < 0:
-            row = self.timeline_model.find_next(-1, lambda e: needle in e.text.lower())
-        if row >= 0:
-            self.timeline.selectRow(row)
-        else:
-            self.statusBar().showMessage(f"“{self.find_edit.text()}” is not in this branch", 5000)
+        shown = self.find_edit.text()
+
+        def found(row: int) -> None:
+            if row >= 0:
+                self.timeline.selectRow(row)
+            else:
+                self.statusBar().showMessage(f"“{shown}” is not in this branch", 5000)
+        self.statusBar().showMessage(f"Looking for “{shown}”…", 2000)
+        self.timeline_model.find_async(self.timeline.currentIndex().row(), lambda e: needle in e.text.lower(), found,
+                                       wrap=True)
+
+    def _tree_menu(self, event_id: str, pos) -> None:
+        """The branch tree's menu: the registry's own actions (text, icon, shortcut), enabled by the same
+        rule as everywhere else, for the node's event."""
+        from PySide6.QtWidgets import QMenu
+
+        from .session_actions import SessionActions
+        if self.session is None:
+            return
+        enabled = SessionActions.enabled(self.session, event_id)
+        menu = QMenu(self)
+        for action_id in ("session.fork", "session.fork_turn", "session.rewind", "session.restore_files",
+                          "facts.compare"):
+            q = self.qactions[action_id]
+            a = menu.addAction(q.icon(), q.text(), lambda a=action_id: self._tree_action(a, event_id))
+            a.setShortcut(q.shortcut())
+            a.setEnabled(enabled.get(action_id, False))
+            a.setObjectName(action_id)
+        self.tree_menu = menu  # tests look at it
+        menu.popup(pos)
 
     def _tree_action(self, action_id: str, event_id: str) -> None:
-        e = self.store.event(event_id)
         if action_id == "facts.compare":
             self.compare_facts(a=event_id)
-        elif action_id == "session.fork":
-            self.actions_.fork(self.session, e)
+            return
+        session, store = self.session, self.store
+        run_task(lambda: store.event(event_id), lambda e: self._tree_act(action_id, session, e),
+                 self._error("read the event"), owner=self)
+
+    def _tree_act(self, action_id: str, session, e) -> None:
+        if action_id == "session.fork":
+            self.actions_.fork(session, e)
         elif action_id == "session.restore_files":
-            self.actions_.restore_files(self.session, e)
+            self.actions_.restore_files(session, e)
         elif action_id == "session.fork_turn":
-            self.actions_.fork(self.session, e, end_of_turn=True)
+            self.actions_.fork(session, e, end_of_turn=True)
         elif action_id == "session.rewind":
-            self.actions_.rewind(self.session, e)
+            self.actions_.rewind(session, e)
 
     def compare_facts(self, a: str | None = None) -> None:
         if self.session is None:

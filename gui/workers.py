@@ -38,6 +38,14 @@ class _Task(QRunnable):
 
 
 _live: set[_Relay] = set()  # relays must outlive their task
+_reporter: Callable[[BaseException], None] | None = None
+
+
+def set_error_reporter(report: Callable[[BaseException], None] | None) -> None:
+    """Where a worker's error goes when its caller named no handler (the window: its status bar).
+    No error is ever dropped: without a reporter either, it is raised into Qt's event loop."""
+    global _reporter
+    _reporter = report
 
 
 def run_task(fn: Callable[[], Any], on_done: Callable[[Any], None],
@@ -66,6 +74,8 @@ def run_task(fn: Callable[[], Any], on_done: Callable[[Any], None],
             return
         if on_error is not None:
             on_error(exc)
+        elif _reporter is not None:
+            _reporter(exc)
         else:
             raise exc
 

@@ -166,3 +166,35 @@ def test_redaction_patterns_are_kept_in_the_store(cli, tmp_path):
     out = tmp_path / "t.html"
     cli("export", sid, "-f", "html", "-o", str(out), "--redact")
     assert "TICKET-4411" not in out.read_text() and "[REDACTED:custom:" in out.read_text()
+
+
+def _env(**changes):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    return env | changes
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="X11/Wayland are Linux's")
+def test_no_display_is_one_line_and_exit_1(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "gui.cli", "--store", str(tmp_path / "s.db")], cwd=REPO,
+                         env=_env(), capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and out.stderr.count("\n") == 1 and "no display" in out.stderr
+
+
+def test_ctrl_c_closes_the_window_cleanly(tmp_path):
+    import signal
+    import time
+    pytest.importorskip("PySide6.QtWidgets")
+    proc = subprocess.Popen([sys.executable, "-m", "gui.cli", "--store", str(tmp_path / "s.db")], cwd=REPO,
+                            env=_env(QT_QPA_PLATFORM="offscreen"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "s.db").exists() and time.monotonic() < deadline:  # the store opens after the window
+        time.sleep(0.2)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    try:
+        _out, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the window kept running after Ctrl+C")
+    assert proc.returncode == 0 and "Traceback" not in err and "KeyboardInterrupt" not in err

@@ -50,7 +50,7 @@ def test_fork_at_end_of_turn_from_the_tree(claude_window, qtbot, monkeypatch):
     window, t, ids = claude_window
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("whole turn", True))
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
-        window.tree.sig_action.emit("session.fork_turn", ids["mid_text"])
+        window._tree_action("session.fork_turn", ids["mid_text"])  # what the tree menu's entry does
     ch = blocker.args[0]
     assert [u for u, _ in read_back(ch.session.id)] == [u for u, _ in original_up_to(t.session_id, ids["reply"])]
     assert ch.session.title == "whole turn"

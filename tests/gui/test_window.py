@@ -50,16 +50,64 @@ def test_session_list_timeline_detail_and_tree(window, qtbot):
 
 
 def test_prompt_jumps_and_find(window, qtbot):
+    """They read the branch on a worker: the window answers at once, the row is selected when found."""
     _select(window, qtbot, "Fix the flaky login test")
     window.timeline.selectRow(0)
     window.qactions["timeline.next_prompt"].trigger()
-    e = window.timeline_model.event_at(window.timeline.currentIndex().row())
+    qtbot.waitUntil(lambda: window.timeline.currentIndex().row() > 0, timeout=5000)
+    model = window.timeline_model
+    model.load_page_blocking(window.timeline.currentIndex().row())
+    e = model.event_at(window.timeline.currentIndex().row())
     assert e.kind == "message" and e.role == "user" and e.text.startswith("Show me the fixture")
     window.qactions["timeline.prev_prompt"].trigger()
-    assert window.timeline.currentIndex().row() == 0
+    qtbot.waitUntil(lambda: window.timeline.currentIndex().row() == 0, timeout=5000)
     window.find_edit.setText("wait_for_cookie")
     window.find_next()
-    assert "wait_for_cookie" in window.timeline_model.event_at(window.timeline.currentIndex().row()).text
+    assert window.timeline.currentIndex().row() == 0  # not found yet: the UI thread did not read the branch
+    qtbot.waitUntil(lambda: window.timeline.currentIndex().row() > 0, timeout=5000)
+    model.load_page_blocking(window.timeline.currentIndex().row())
+    assert "wait_for_cookie" in model.event_at(window.timeline.currentIndex().row()).text
+    window.find_edit.setText("no event says this")
+    window.find_next()
+    qtbot.waitUntil(lambda: "is not in this branch" in window.statusBar().currentMessage(), timeout=5000)
+
+
+def test_the_tree_menu_offers_the_registry_actions_as_they_apply(window, qtbot, monkeypatch):
+    from PySide6.QtCore import QPoint
+    s = _select(window, qtbot, "Write the release notes for 2.4")
+    with _wait_changes(window, qtbot):
+        window.qactions["session.archive"].trigger()
+    window.qactions["view.show_archived"].setChecked(True)
+    window._filters_changed()
+    qtbot.waitUntil(lambda: any(r.id == s.id for r in window.sessions_model.rows), timeout=5000)
+    _select(window, qtbot, "Write the release notes for 2.4")
+    qtbot.waitUntil(lambda: window.tree.tree_model.rowCount() > 0, timeout=5000)
+    node = window.tree.tree_model.layout_.nodes[0]
+    window.tree.sig_menu.emit(node.id, QPoint(0, 0))
+    menu = window.tree_menu
+    items = {a.objectName(): a for a in menu.actions()}
+    assert not items["session.rewind"].isEnabled()  # an archived session is not rewound: not offered
+    assert items["session.fork"].isEnabled() and items["session.fork"].text() == window.qactions["session.fork"].text()
+    menu.close()
+
+
+def test_a_timeline_page_that_cannot_be_read_says_so(qtbot, store, monkeypatch):
+    import sqlite3
+
+    from gui.timeline_model import TimelineModel
+    s = store.open_session()
+    for i in range(5):
+        store.append(s.id, "message", role="user", text=f"line {i}")
+    model = TimelineModel()
+    ids = store.branch_ids(s.id)
+
+    def unreadable(_ids):  # as SQLite says it when the disk goes away under the store
+        raise sqlite3.OperationalError("disk I/O error")
+    monkeypatch.setattr(store, "events_by_ids", unreadable)
+    model.show_ids(store, ids)
+    model.data(model.index(0, 3))  # asks for the page
+    qtbot.waitUntil(lambda: bool(model.failed), timeout=5000)
+    assert model.data(model.index(0, 3)).startswith("⚠ could not be read")
 
 
 def test_archive_unarchive_and_delete(window, qtbot, monkeypatch):
