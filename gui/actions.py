@@ -24,7 +24,12 @@ class ActionSpec:
 
 
 ACTIONS: dict[str, ActionSpec] = {
-    "app.import": ActionSpec("&Import Transcripts…", Std.Open, Px.SP_DialogOpenButton, "Import Claude Code transcripts from a folder"),
+    "app.import": ActionSpec("&Import Folder…", Std.Open, Px.SP_DialogOpenButton,
+                             "Import the sessions a folder holds, each file by the tool whose format it is"),
+    "app.import_files": ActionSpec("Import &Files…", "Ctrl+Alt+O", None,
+                                   "Import session files or databases (a LangGraph or Agents SDK .db, a trajectory…)"),
+    "app.problems": ActionSpec("Import &Problems…", None, Px.SP_MessageBoxWarning,
+                               "What the imports could not read, file by file and line by line"),
     "app.scan": ActionSpec("&Rescan Sources", "F5", Px.SP_BrowserReload, "Import what the known sources appended"),
     "app.settings": ActionSpec("&Settings…", Std.Preferences, Px.SP_FileDialogDetailedView),
     "app.quit": ActionSpec("&Quit", Std.Quit),

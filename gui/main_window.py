@@ -38,6 +38,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.store = None
         self.session = None
         self.branch_label = ""  # the timeline header before the tree's branch count joins it
+        self.import_problems: list[dict] = []  # the last import's problems (File ▸ Import Problems…)
         self.tree_session, self.tree_stale = None, False
         self._branch_gen = Generation()
         self.actions_ = SessionActions(self)
@@ -62,7 +63,8 @@ class MainWindow(WindowCommands, QMainWindow):
     def _handlers(self):
         s = self
         return {
-            "app.import": s.import_folder, "app.scan": s.scan, "app.settings": s.open_settings,
+            "app.import": s.import_folder, "app.import_files": s.import_files, "app.scan": s.scan,
+            "app.problems": s.show_problems, "app.settings": s.open_settings,
             "app.quit": s.close, "view.search": s.open_search, "view.filter": lambda: s.filter.setFocus(),
             "view.show_archived": s._filters_changed,
             "timeline.next_prompt": lambda: s.jump_prompt(1), "timeline.prev_prompt": lambda: s.jump_prompt(-1),
@@ -192,7 +194,8 @@ class MainWindow(WindowCommands, QMainWindow):
     def _build_menus(self) -> None:
         a = self.qactions
         menus = {
-            "&File": ["app.import", "app.scan", None, "app.demo", "app.settings", None, "app.quit"],
+            "&File": ["app.import", "app.import_files", "app.scan", "app.problems", None, "app.demo", "app.settings",
+                      None, "app.quit"],
             "&View": ["view.search", "view.filter", "view.show_archived", None, "timeline.next_prompt",
                       "timeline.prev_prompt", "timeline.find", None, "timeline.fold", "timeline.toggle_pair"],
             "&Session": ["session.resume", "session.copy_resume", None, "session.fork", "session.fork_turn",

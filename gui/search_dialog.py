@@ -77,7 +77,9 @@ class SearchDialog(QDialog):
             child.setToolTip(2, snippet_text(h.snippet))
             parent.addChild(child)
         self.results.expandAll()
-        self.status.setText(f"{len(hits)} matches in {len(groups)} sessions" if hits else "No matches")
+        n, m = len(hits), len(groups)
+        self.status.setText(f"{n} match{'' if n == 1 else 'es'} in {m} session{'' if m == 1 else 's'}"
+                            if hits else "No matches")
         self.export_button.setEnabled(bool(hits))
 
     def _activated(self, item) -> None:

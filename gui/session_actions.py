@@ -7,6 +7,7 @@ model's Changes to the window (`sig_changes`), which refreshes what shows it.
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 
@@ -37,7 +38,11 @@ class SessionActions(RestoreActions, QObject):
 
     def _fail(self, what: str):
         def show(exc: BaseException) -> None:
-            QMessageBox.warning(self.window, f"Could not {what}", f"{exc}\n\nNothing was changed.")
+            from model.errors import IllegalTransition, InvalidInput, NotFound, Refused
+            # refusals are decided before anything is written; any other failure may come after a write
+            # (the action's own message says what was done then), so only they may say nothing changed
+            settled = isinstance(exc, (Refused, InvalidInput, IllegalTransition, NotFound))
+            QMessageBox.warning(self.window, f"Could not {what}", f"{exc}" + ("\n\nNothing was changed." if settled else ""))
         return show
 
     def _run(self, what: str, fn, done=None) -> None:
@@ -86,6 +91,14 @@ class SessionActions(RestoreActions, QObject):
         src = sources.of(session.source_kind)
         if src.resume_command(session) is not None:  # the tool resumes it, in the user's terminal
             template = QSettings().value("resume/terminal", DEFAULT_TERMINAL)
+            if session.cwd and not os.path.isdir(session.cwd):  # the terminal is not what failed then
+                line = shlex.join(src.resume_command(session))
+                QGuiApplication.clipboard().setText(line)
+                QMessageBox.information(
+                    self.window, "Resume in a terminal",
+                    f"The session's folder {session.cwd} no longer exists, and the tool resumes a session from "
+                    f"its folder.\n\nRecreate or restore the folder, then run (it is on the clipboard):\n{line}")
+                return
             try:
                 argv = src.terminal_argv(template, session)
                 subprocess.Popen(argv, cwd=session.cwd or None, start_new_session=True)

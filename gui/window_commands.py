@@ -160,21 +160,43 @@ class WindowCommands:
             self.job.start(self.store, dialog.added)
 
     def import_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Import sessions (Claude Code, Codex, Gemini CLI) from")
-        if folder and self.store is not None:
-            if not self.job.start(self.store, [folder]):
-                self.statusBar().showMessage("An import is already running", 5000)
+        folder = QFileDialog.getExistingDirectory(self, "Import the sessions of a folder")
+        if folder:
+            self._import([folder])
+
+    def import_files(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(
+            self, "Import session files", "",
+            "Sessions (*.jsonl *.json *.zst *.db *.sqlite *.sqlite3 *.md);;All files (*)")
+        if files:
+            self._import(files)
+
+    def _import(self, paths: list[str]) -> None:
+        if self.store is not None and not self.job.start(self.store, paths):
+            self.statusBar().showMessage("An import is already running", 5000)
 
     def scan(self) -> None:
         from model.sources.importing import default_roots
 
-        roots = default_roots() + [r for r in self.store.source_locations()]
-        if not roots:
-            QMessageBox.information(self, "Scan", "No sessions were found in ~/.claude/projects, "
-                                                  "~/.config/claude/projects, $CLAUDE_CONFIG_DIR, ~/.codex/sessions, "
-                                                  "$CODEX_HOME or ~/.gemini/tmp.")
+        if self.store is None:
             return
-        self.job.start(self.store, sorted(set(map(str, roots))))
+        store = self.store
+        run_task(lambda: sorted(set(map(str, default_roots() + list(store.source_locations())))), self._scan,
+                 self._error("find the places to scan"), owner=self)
+
+    def _scan(self, roots: list[str]) -> None:
+        if not roots:
+            QMessageBox.information(self, "Scan", "None of the tools Sessionscope reads keeps sessions on this "
+                                                  "machine where it looks, and nothing was imported yet: use File ▸ "
+                                                  "Import Folder… or Import Files….")
+            return
+        self.job.start(self.store, roots)
+
+    def show_problems(self) -> None:
+        """What the imports could not read: this run's report, and every file's kept problems."""
+        from .problems_dialog import ProblemsDialog
+        if self.store is not None:
+            ProblemsDialog(self.store, list(self.import_problems), self).exec()
 
     def open_demo(self) -> None:
         from .app import open_demo_store
@@ -196,12 +218,16 @@ class WindowCommands:
 
     def _import_finished(self, report) -> None:
         self._progress_done()
+        if report.problems:
+            self.import_problems = list(report.problems)
+            self.qactions["app.problems"].setEnabled(True)
         if report.events_added or not self.job.quiet:
             self.apply_changes(report.changes())
         if not self.job.quiet:
             text = (f"Imported {report.events_added:,} events from {report.files_read} files"
                     f"{' (cancelled)' if report.cancelled else ''}")
             if report.bad_lines or report.problems:
-                text += f"; {report.bad_lines} bad lines skipped, {len(report.problems)} problems (see File ▸ Settings)"
+                text += (f"; {report.bad_lines} bad lines skipped, {len(report.problems)} problems "
+                         "(File ▸ Import Problems…)")
             self.statusBar().showMessage(text, 15000)
 

@@ -34,3 +34,8 @@ class SchemaTooNew(SessionscopeError):
 
 class StoreUnavailable(SessionscopeError):
     """The store cannot be opened or written (locked too long, disk full, damaged)."""
+
+
+class PartlyDone(SessionscopeError):
+    """An action that changed something before it failed: the message says what was done and what not
+    (a fork whose file was written but could not be read back, say)."""

@@ -54,3 +54,15 @@ def test_fork_at_end_of_turn_from_the_tree(claude_window, qtbot, monkeypatch):
     ch = blocker.args[0]
     assert [u for u, _ in read_back(ch.session.id)] == [u for u, _ in original_up_to(t.session_id, ids["reply"])]
     assert ch.session.title == "whole turn"
+
+
+def test_resume_says_when_the_sessions_folder_is_gone(claude_window, dialogs, tmp_path):
+    """Not "could not open a terminal": Claude Code resumes from the session's folder, and it is not there."""
+    from PySide6.QtGui import QGuiApplication
+    window, t, _ids = claude_window
+    assert not __import__("os").path.isdir(window.session.cwd)  # /work/app: never made here
+    window.qactions["session.resume"].trigger()
+    dialogs.expected = 1
+    assert dialogs[0][0] == "information" and "no longer exists" in dialogs[0][1]
+    assert "Could not open a terminal" not in dialogs[0][1]
+    assert QGuiApplication.clipboard().text() == f"claude --resume {t.session_id}"

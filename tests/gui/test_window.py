@@ -449,3 +449,29 @@ def test_deleting_the_shown_session_moves_on_without_an_error(window, qtbot, mon
     qtbot.waitUntil(lambda: window.session is not None and window.session.id != s.id, timeout=10000)
     qtbot.wait(300)  # a refresh of the deleted session would fail about now
     assert len(said) == 1 and "for good" in said[0]  # the question, and no "Could not refresh the session"
+
+
+def test_import_problems_are_shown_where_the_status_bar_says(window, qtbot, monkeypatch, tmp_path):
+    from gui.problems_dialog import ProblemsDialog
+    from tests.sources.claude_factory import Transcript
+    t = Transcript()
+    t.user("hello")
+    t.assistant("hi")
+    path = t.write(tmp_path / "p")
+    with open(path, "a") as fh:
+        fh.write("{not json\n")
+    (tmp_path / "p" / "notes.jsonl").write_text('{"some": "other tool"}\n')
+    shown = []
+    monkeypatch.setattr(ProblemsDialog, "exec", lambda self: shown.append(self) or self.show() or 0)
+    finished = []
+    window.job.sig_finished.connect(finished.append)
+    window._import([str(tmp_path / "p")])
+    qtbot.waitUntil(lambda: bool(finished), timeout=30000)
+    assert "File ▸ Import Problems…" in window.statusBar().currentMessage()
+    window.qactions["app.problems"].trigger()
+    dialog = shown[0]
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: "problem" in dialog.summary.text() and "Reading" not in dialog.summary.text(),
+                    timeout=5000)
+    rows = [dialog.list.topLevelItem(i).text(2) for i in range(dialog.list.topLevelItemCount())]
+    assert any("not valid JSON" in r for r in rows) and any("left alone" in r for r in rows)

@@ -69,12 +69,31 @@ def test_fork_and_rewind_read_back_by_the_sdk(store, home):
 
 
 def test_fork_without_the_sdk_file_still_works(store, tmp_path, home):
+    """A session imported from a folder of its own: the fork, and a restore, go where `claude --resume`
+    run in the session's folder finds them (the same project folder), and the resume hint says so."""
     t, path, branch_a, _ = _branchy(tmp_path / "elsewhere")
     import_paths(store, [path])
     ch = claude_actions.fork(store, t.session_id, branch_a[1])
-    lines = [orjson.loads(x) for x in (path.parent / f"{ch.session.id}.jsonl").read_bytes().splitlines()]
+    fork_file = home / f"{ch.session.id}.jsonl"
+    lines = [orjson.loads(x) for x in fork_file.read_bytes().splitlines()]
     assert [x["forkedFrom"]["messageUuid"] for x in lines if "forkedFrom" in x] == branch_a[:2]
     assert lines[-1]["type"] == "custom-title"
+    assert ch.detail["file"] == str(fork_file) and ch.detail["resume"] == ["claude", "--resume", ch.session.id]
+    assert store.session(ch.session.id).cwd == "/work/app"  # `cd /work/app && claude --resume …` finds it there
+    assert claude_actions.restore(store, t.session_id) == [home / f"{t.session_id}.jsonl"]  # the same folder
+
+
+def test_forking_at_a_subagent_event_says_why_not(store, home):
+    t = Transcript(session_id="aaaaaaaa-bbbb-4ccc-8ddd-000000000009")
+    t.user("delegate")
+    t.assistant(tool=("Task", {"prompt": "look"}))
+    path = t.write(home)
+    sub = t.write_subagent(home, "a1b2c3d", "look", "found it")
+    import_paths(store, [home.parent])
+    inside = next(e for e in store.events(t.session_id) if e.sidechain)
+    with pytest.raises(Refused, match="subagent's run .agent a1b2c3d.*fork at the tool call"):
+        claude_actions.fork(store, t.session_id, inside.id)
+    assert sub and path
 
 
 def test_fork_refusals_are_recorded(store, home):

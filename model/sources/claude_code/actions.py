@@ -20,7 +20,7 @@ import orjson
 import sqlalchemy as sa
 
 from ... import audit
-from ...errors import InvalidInput, NotFound, Refused
+from ...errors import InvalidInput, NotFound, PartlyDone, Refused
 from ...export.core import new_file
 from ...schema import SOURCE_FILE
 from ...store import Store
@@ -68,13 +68,20 @@ def session_file(store: Store, session_id: str) -> Path | None:
 
 
 def _target_dir(store: Store, session_id: str) -> Path:
+    """Where a new transcript of this session goes so that `claude --resume` run in the session's folder
+    finds it (fork, rewind and restore alike): beside the session's own file when that lies in one of
+    Claude Code's project folders, else Claude Code's project folder of the session's cwd."""
+    from .importer import default_roots
     found = session_file(store, session_id)
-    if found is not None:
+    roots = {r.resolve() for r in default_roots()} | {projects_dir().resolve()}
+    if found is not None and found.parent.parent.resolve() in roots:
         return found.parent
     s = store.session(session_id)
-    if not s.cwd:
-        raise Refused(f"session {session_id} has no working directory to place its transcript under")
-    return projects_dir() / project_dir_name(s.cwd)
+    if s.cwd:
+        return projects_dir() / project_dir_name(s.cwd)
+    if found is not None:
+        return found.parent
+    raise Refused(f"session {session_id} has no working directory to place its transcript under")
 
 
 def write_new_file(path: Path, lines: list[str]) -> None:
@@ -107,7 +114,13 @@ def fork(store: Store, session_id: str, up_to: str, title: str | None = None, ac
         if isinstance(exc, OSError):
             raise Refused(f"could not write the fork: {exc}") from exc
         raise
-    report = import_paths(store, [path])
+    try:
+        report = import_paths(store, [path])
+    except Exception as exc:  # the file is there: say so, and where, rather than "nothing was changed"
+        store.write(audit.record, action, "error", session_id=session_id, event_id=up_to,
+                    detail={"file": str(path), "error": f"read back: {exc}"})
+        raise PartlyDone(f"the fork was written to {path} (claude --resume {new_id} opens it), but reading it "
+                         f"back into the store failed: {exc}; a scan will try again") from exc
     added = {"extended": plan.extended, "interrupted": plan.interrupted} if not plan.exact else {}
     store.write(audit.record, action, "ok", session_id=session_id, event_id=up_to,
                 detail={"new_session": new_id, "file": str(path), **added})
@@ -204,7 +217,7 @@ def resume_command(session) -> list[str]:
 def restore(store: Store, session_id: str, target: Path | None = None) -> list[Path]:
     """Write a session kept here back where `claude --resume` finds it (never overwriting)."""
     s = _claude_session(store, session_id)
-    folder = target or (projects_dir() / project_dir_name(s.cwd or "/"))
+    folder = target or _target_dir(store, session_id)
     main = [e.payload for e in store.events(session_id)
             if not e.kind.startswith("fact.") and e.agent_id is None and e.payload.startswith("{")]
     if not main:

@@ -134,6 +134,11 @@ def _timestamp() -> str:
 
 def plan_fork(store: Store, session_id: str, up_to: str, title: str | None = None) -> ForkPlan:
     """The lines of a fork ending at `up_to`: its branch only, never a sibling branch or a later line."""
+    at = store.event(up_to)
+    if at.sidechain:
+        raise Refused(f"event #{at.seq} is part of a subagent's run{f' (agent {at.agent_id})' if at.agent_id else ''}, "
+                      "which Claude Code cannot resume as a session of its own: fork at the tool call that started "
+                      "the run, or at any event of the main conversation")
     branch = store.branch_view(session_id, head=up_to)
     cut = next((e for e in branch if e.id == up_to), None)
     extended: list[EventView] = []

@@ -17,10 +17,11 @@ from collections.abc import Callable, Iterable
 
 from pathlib import Path
 
+import orjson
 import sqlalchemy as sa
 
 from ... import audit
-from ...ingest import ingest
+from ...ingest import NewEvent, ingest
 from ...schema import EVENT, SESSION, SOURCE_FILE
 from ...store import Store
 
@@ -183,12 +184,31 @@ def _prefill_facts(store: Store, ctx: FileContext) -> None:
                 facts[key] = value
 
 
+def _copied_times(conn, events) -> None:
+    """A fork's lines copy lines of its origin (`forkedFrom`), but fork_session stamps the last one with
+    the time of the fork (Claude Code finds the leaf by it): shown at the time it was first written."""
+    origin: dict[str, NewEvent] = {}
+    for e in events:
+        if '"forkedFrom"' in e.payload:
+            try:
+                copied = orjson.loads(e.payload).get("forkedFrom", {}).get("messageUuid")
+            except (orjson.JSONDecodeError, AttributeError):
+                continue
+            if isinstance(copied, str):
+                origin[copied] = e
+    for i in range(0, len(origin), 500):
+        chunk = list(origin)[i:i + 500]
+        for copied, ts in conn.execute(sa.select(EVENT.c.id, EVENT.c.ts).where(EVENT.c.id.in_(chunk))):
+            origin[copied].ts = ts
+
+
 def _commit_batch(conn, ctx: FileContext, path: Path, source_id: int, st, state) -> tuple[int, set[str]]:
     """The batch's events and the file's new offset, in one transaction (safe to retry)."""
     problems: list[str] = []
     added, touched = 0, set()
     for sid, sess in ctx.sessions.items():
         if sess.events or sess.info.fields or sess.info.meta:
+            _copied_times(conn, sess.events)
             added += ingest(conn, sess.info, list(sess.events), problems)
             touched.add(sid)
     for msg in problems:

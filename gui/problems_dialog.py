@@ -1,0 +1,51 @@
+"""File ▸ Import Problems…: what the imports could not read, where, and why."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout
+
+from .workers import run_task
+
+
+class ProblemsDialog(QDialog):
+    """The last import's report, then every file whose kept scan state holds problems (read on a worker)."""
+
+    def __init__(self, store, recent: list[dict], parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Import problems")
+        self.setObjectName("problems-dialog")
+        self.resize(900, 480)
+        self.summary = QLabel("Reading the problems the store keeps…")
+        self.list = QTreeWidget()
+        self.list.setHeaderLabels(["File", "Line", "Problem"])
+        self.list.setRootIsDecorated(False)
+        self.list.setUniformRowHeights(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.summary)
+        lay.addWidget(self.list, 1)
+        lay.addWidget(buttons)
+        self.recent = recent
+        self._add(recent)
+        from model.sources.scan import file_problems
+        run_task(lambda: file_problems(store), self._kept, lambda exc: self.summary.setText(f"Could not read: {exc}"),
+                 owner=self)
+
+    def _add(self, problems: list[dict]) -> None:
+        for p in problems:
+            line = "" if p.get("line") is None else str(p["line"])
+            item = QTreeWidgetItem([str(p.get("path", "")), line, str(p.get("problem", ""))])
+            item.setToolTip(2, str(p.get("problem", "")))
+            self.list.addTopLevelItem(item)
+
+    def _kept(self, files: list[dict]) -> None:
+        seen = {(p.get("path"), p.get("line"), p.get("problem")) for p in self.recent}
+        kept = [{"path": f["path"], **p} for f in files for p in f["problems"]]
+        self._add([p for p in kept if (p.get("path"), p.get("line"), p.get("problem")) not in seen])
+        n = self.list.topLevelItemCount()
+        self.summary.setText(f"{n} problem{'' if n == 1 else 's'}: lines that could not be read are counted and "
+                             "skipped; everything around them was imported." if n else "No problems: every file "
+                             "was read whole.")
+        for col in range(2):
+            self.list.resizeColumnToContents(col)
