@@ -54,6 +54,12 @@ def test_fork_and_rewind_read_back_by_the_sdk(store, home):
     got = [m.uuid for m in sdk.get_session_messages(new.id)]
     assert [_origins(fork_file, new.id)[u] for u in got] == branch_a
     assert new.title.endswith("(fork)")
+    # the file stamps its last line with the fork's time (Claude Code finds the leaf by it); the store
+    # shows each copied message at the time it was written
+    copies = {e.id: e for e in store.events(new.id)}
+    for copy_id, original_id in _origins(fork_file, new.id).items():
+        if copy_id in copies:
+            assert copies[copy_id].ts == store.event(original_id).ts
 
     rewind = claude_actions.rewind(store, t.session_id, branch_b[-1])
     rw = rewind.session
