@@ -66,6 +66,9 @@ ACTIONS: dict[str, ActionSpec] = {
                                  "Export the selected sessions (Markdown, HTML, JSONL, Claude Code)"),
     "session.export_branch": ActionSpec("Export This &Branch…", "Ctrl+Shift+S", None,
                                         "Export the branch from the root to the selected event"),
+    "session.tag": ActionSpec("&Tags…", None, None, "Set the session's tags (in the tool's own file where it keeps one)"),
+    "session.restore": ActionSpec("Write &Back to Its Tool…", None, None,
+                                  "Write a session kept here back where its tool finds it (after the tool deleted it)"),
     "facts.compare": ActionSpec("Compare &Facts…", "Ctrl+D", Px.SP_FileDialogListView),
 }
 

@@ -79,6 +79,8 @@ class MainWindow(WindowCommands, QMainWindow):
             "session.restore_all": lambda: s.actions_.restore_files(s.session, s.detail.current_event, True),
             "session.undo_restore": lambda: s.actions_.undo_restore(s.session),
             "session.rename": lambda: s.actions_.rename(s.session),
+            "session.tag": lambda: s.actions_.tag(s.session),
+            "session.restore": lambda: s.actions_.restore(s.session),
             "session.archive": lambda: s.actions_.archive(s.session),
             "session.unarchive": lambda: s.actions_.unarchive(s.session),
             "session.delete": lambda: s.actions_.delete(s.session),
@@ -200,7 +202,7 @@ class MainWindow(WindowCommands, QMainWindow):
                       "timeline.prev_prompt", "timeline.find", None, "timeline.fold", "timeline.toggle_pair"],
             "&Session": ["session.resume", "session.copy_resume", None, "session.fork", "session.fork_turn",
                          "session.rewind", None, "session.restore_files", "session.restore_all",
-                         "session.undo_restore", None, "session.compact", "session.rename", None, "facts.compare", "session.export",
+                         "session.undo_restore", None, "session.compact", "session.rename", "session.tag", "session.restore", None, "facts.compare", "session.export",
                          "session.export_branch", None, "session.archive",
                          "session.unarchive", "session.delete"],
         }

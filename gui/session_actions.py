@@ -73,6 +73,8 @@ class SessionActions(RestoreActions, QObject):
             "session.rewind": has_event and src.allows("rewind", status),
             "session.compact": has_session and src.allows("compact", status),
             "session.rename": has_session,
+            "session.tag": has_session,
+            "session.restore": has_session and src.allows("restore", status),
             "session.archive": has_session and lifecycle.allows(status, "archive"),
             "session.unarchive": has_session and lifecycle.allows(status, "unarchive"),
             "session.delete": has_session and lifecycle.allows(status, "delete"),
@@ -168,6 +170,34 @@ class SessionActions(RestoreActions, QObject):
             from model import sources
             store, src = self.store, sources.of(session.source_kind)
             self._run("rename", lambda: src.rename(store, session.id, title.strip()))
+
+    def tag(self, session) -> None:
+        from model import sources
+        src = sources.of(session.source_kind)
+        one = " (one: the tool keeps a single tag)" if src.single_tag else " (comma-separated)"
+        text, ok = QInputDialog.getText(self.window, "Tags", f"Tags{one}:", text=", ".join(session.tags or []))
+        if ok:
+            tags = [t.strip() for t in text.split(",") if t.strip()]
+            store = self.store
+            self._run("tag", lambda: src.tag(store, session.id, tags),
+                      lambda ch: self.sig_message.emit(f"Tagged {', '.join(tags)}" if tags else "Tags cleared"))
+
+    def restore(self, session) -> None:
+        """Write the session back where its tool finds it (never over an existing file)."""
+        from model import sources
+        src = sources.of(session.source_kind)
+        if QMessageBox.question(
+                self.window, "Write back",
+                f"Write “{session.title or session.id[:8]}” back where {src.label} finds it, as a new file (an "
+                "existing file is never replaced)?") != QMessageBox.StandardButton.Yes:
+            return
+        store = self.store
+
+        def run():
+            from model.views import Changes
+            written = src.restore(store, session.id)
+            return Changes("restore", frozenset({session.id}), False, detail={"files": [str(p) for p in written]})
+        self._run("restore", run, lambda ch: self.sig_message.emit(f"Written back: {ch.detail['files'][0]}"))
 
     def archive(self, session) -> None:
         store = self.store

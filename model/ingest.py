@@ -79,19 +79,24 @@ def _existing(conn: Connection, column, values: list[str]) -> dict[str, Any]:
 
 
 def _break_cycles(events: list[NewEvent], problems: list[str] | None) -> None:
-    """A parent chain that loops back (seen in damaged files) is cut where it closes."""
+    """A parent chain that loops back (seen in damaged files) is cut at the link that points forward
+    in the log (a line's parent must have been written before it), so the lines keep their file order."""
     parent = {e.id: e.parent_id for e in events}
+    order = {e.id: i for i, e in enumerate(events)}
+    by_id = {e.id: e for e in events}
     done: set[str] = set()
     for e in events:
         trail: list[str] = []
         cur: str | None = e.id
         while cur is not None and cur in parent and cur not in done:
             if cur in trail:
-                closing = next(x for x in events if x.id == trail[-1])
+                cycle = trail[trail.index(cur):]
+                forward = [n for n in cycle if order.get(parent[n], -1) > order[n]]
+                cut = min(forward, key=order.get) if forward else trail[-1]
                 if problems is not None:
-                    problems.append(f"parentUuid cycle through {cur}: cut at {closing.id}")
-                closing.parent_id = None
-                parent[closing.id] = None
+                    problems.append(f"parentUuid cycle through {cur}: cut at {cut}")
+                by_id[cut].parent_id = None
+                parent[cut] = None
                 break
             trail.append(cur)
             cur = parent[cur]

@@ -36,6 +36,8 @@ class Source:
         """Whether `action` (resume, rewind, compact, restore_files, …) applies to a session in `status`."""
         if action == "restore_files":
             return self.has_checkpoints
+        if action == "restore":  # writing a kept session back: only a tool whose format is written here
+            return type(self).restore is not Source.restore
         if action == "copy_resume":  # a line to paste exists wherever resuming does
             return self.allows("resume", status)
         return status is not None and lifecycle.allows(status, action)

@@ -69,5 +69,18 @@ def window(qtbot, demo):
     with qtbot.waitSignal(w.sig_timeline_ready, timeout=10000):
         w.set_store(store)
     yield w
-    w.watcher.stop()
-    w.close()
+    w.close()  # as the user would: its closeEvent stops the watcher and any import
+    _nothing_left_running(w, qtbot)
+
+
+def _nothing_left_running(w, qtbot) -> None:
+    """A closed window leaves no timer, no child process and no worker behind (each would outlive the
+    test and fire into the next one)."""
+    from PySide6.QtCore import QProcess, QThreadPool, QTimer
+
+    assert QThreadPool.globalInstance().waitForDone(20000), "a worker was still running after the window closed"
+    qtbot.waitUntil(lambda: all(p.state() == QProcess.ProcessState.NotRunning for p in w.findChildren(QProcess)),
+                    timeout=10000)
+    ours = [t for t in w.findChildren(QTimer) if type(t.parent()).__module__.startswith("gui.")]  # not Qt's own
+    active = [f"{type(t.parent()).__name__}: every {t.interval()} ms" for t in ours if t.isActive()]
+    assert not active, f"timers still running after the window closed: {active}"

@@ -66,3 +66,42 @@ def test_resume_says_when_the_sessions_folder_is_gone(claude_window, dialogs, tm
     assert dialogs[0][0] == "information" and "no longer exists" in dialogs[0][1]
     assert "Could not open a terminal" not in dialogs[0][1]
     assert QGuiApplication.clipboard().text() == f"claude --resume {t.session_id}"
+
+
+def test_claude_actions_through_the_window(claude_window, qtbot, monkeypatch, tmp_path):
+    """Rewind, rename, tag and write-back of a Claude Code session, each from its menu entry; the file
+    Claude Code reads is what changes (through claude-agent-sdk), and the store follows."""
+    import claude_agent_sdk as sdk
+    from PySide6.QtWidgets import QMessageBox
+    window, t, ids = claude_window
+    path = tmp_path / "claude" / "projects" / "-work-app" / f"{t.session_id}.jsonl"
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+
+    def run(action_id, text=None):
+        if text is not None:
+            monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: (text, True))
+        with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
+            window.qactions[action_id].trigger()
+        return blocker.args[0]
+
+    run("session.rename", "renamed in the app")
+    assert any(s.summary == "renamed in the app" or getattr(s, "custom_title", None) == "renamed in the app"
+               for s in sdk.list_sessions() if s.session_id == t.session_id)
+    run("session.tag", "triage")
+    assert list(window.store.session(t.session_id).tags) == ["triage"]
+    assert '"tag": "triage"' in path.read_text() or '"tag":"triage"' in path.read_text()
+    _select_event(window, qtbot, ids["read"])
+    rewound = run("session.rewind")
+    assert rewound.session.id != t.session_id and rewound.session.forked_from_session == t.session_id
+    # Claude Code deleted the original: written back from the store, under its own id
+    # the window moves on to the rewound copy once the list has it; then back to the original
+    qtbot.waitUntil(lambda: window.session is not None and window.session.id == rewound.session.id
+                    and window.sessions_model.row_of(rewound.session.id) >= 0, timeout=10000)
+    window.open_session(t.session_id)
+    qtbot.waitUntil(lambda: window.session.id == t.session_id, timeout=5000)
+    original = path.read_bytes()
+    path.unlink()
+    assert window.qactions["session.restore"].isEnabled()
+    run("session.restore")
+    assert path.is_file() and len(path.read_bytes()) > 0.5 * len(original)
+    assert t.session_id in {s.session_id for s in sdk.list_sessions()}
