@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 
-from .workers import run_task
+from .workers import report_error, run_task
 
 WATCH_MS = 2000
 
@@ -116,6 +116,7 @@ class SourceWatcher(QObject):
         super().__init__(parent)
         self.job = job
         self.store = None
+        self.asking = False
         self.timer = QTimer(self)
         self.timer.setInterval(WATCH_MS)
         self.timer.timeout.connect(self.tick)
@@ -128,10 +129,20 @@ class SourceWatcher(QObject):
         self.timer.stop()
 
     def tick(self) -> None:
-        if self.store is None or self.job.running:
+        if self.store is None or self.job.running or self.asking:
             return
         from pathlib import Path
 
-        roots = sorted({Path(r) for r in self.store.source_locations() if Path(r).exists()})
-        if roots:
-            self.job.start(self.store, roots, quiet=True)
+        store = self.store
+        self.asking = True  # the places come from the store: read on a worker, never on the UI thread
+
+        def found(roots) -> None:
+            self.asking = False
+            if roots and self.timer.isActive() and self.store is store and not self.job.running:
+                self.job.start(store, roots, quiet=True)
+
+        def failed(exc) -> None:
+            self.asking = False
+            report_error(exc)
+        run_task(lambda: sorted({Path(r) for r in store.source_locations() if Path(r).exists()}), found, failed,
+                 owner=self)

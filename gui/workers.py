@@ -48,6 +48,13 @@ def set_error_reporter(report: Callable[[BaseException], None] | None) -> None:
     _reporter = report
 
 
+def report_error(exc: BaseException) -> None:
+    """Hand an error to the window's reporter (for handlers that clean up first)."""
+    if _reporter is None:
+        raise exc
+    _reporter(exc)
+
+
 def run_task(fn: Callable[[], Any], on_done: Callable[[Any], None],
              on_error: Callable[[BaseException], None] | None = None, owner: QObject | None = None) -> None:
     """Run fn() on a worker; on_done(result) / on_error(exc) run on the UI thread.
@@ -74,10 +81,8 @@ def run_task(fn: Callable[[], Any], on_done: Callable[[Any], None],
             return
         if on_error is not None:
             on_error(exc)
-        elif _reporter is not None:
-            _reporter(exc)
         else:
-            raise exc
+            report_error(exc)
 
     relay.sig_done.connect(done)
     relay.sig_error.connect(failed)
