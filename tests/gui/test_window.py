@@ -475,3 +475,32 @@ def test_import_problems_are_shown_where_the_status_bar_says(window, qtbot, monk
                     timeout=5000)
     rows = [dialog.list.topLevelItem(i).text(2) for i in range(dialog.list.topLevelItemCount())]
     assert any("not valid JSON" in r for r in rows) and any("left alone" in r for r in rows)
+
+
+def test_an_export_the_watcher_picks_up_is_a_fork_never_part_of_its_origin(window, qtbot, monkeypatch, tmp_path):
+    """README: exports never change the store. With the window's watcher running over Claude Code's folder,
+    a Claude-format export written there comes in as a session of its own, forked from its origin."""
+    from pathlib import Path
+
+    from model.export.core import ExportRequest, export
+    from model.sources.claude_code import import_paths
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    (tmp_path / "claude" / "projects").mkdir(parents=True)
+    import_paths(window.store, [tmp_path / "claude" / "projects"])  # a known place: the watcher rescans it
+    s = _select(window, qtbot, "Fix the flaky login test")
+    before = window.store.session(s.id)
+    report = export(window.store, ExportRequest("claude", (s.id,)), None)
+    copy_id = Path(report.files[0]).stem
+    assert window.watcher.timer.isActive()
+
+    def arrived():
+        try:
+            return window.store.session(copy_id)
+        except Exception:
+            return None
+    qtbot.waitUntil(lambda: arrived() is not None, timeout=15000)
+    qtbot.wait(2500)  # one more watcher round
+    after = window.store.session(s.id)
+    assert (after.event_count, after.title, after.head_event_id) == (before.event_count, before.title,
+                                                                      before.head_event_id)
+    assert arrived().forked_from_session == s.id and arrived().title.endswith("(export)")
