@@ -2,7 +2,8 @@
 
 Many projects; sessions from a few KB up to one big one (a sixth of the total,
 60 MB at 500 MB); assistant replies split over several lines sharing message.id;
-tool calls and results of every size up to 1 MB; progress lines; subagents in
+tool calls and results of every size up to 1 MB (a third of the replies call two or
+three tools at once, and their results come back in any order); progress lines; subagents in
 the flat (2.0) and nested (2.1) layouts; compactions; real rewinds; summary and
 title lines; file checkpoints (snapshot lines, and their backups in
 `<projects>/../file-history/<session>/`, for the edits a quarter of the turns make).
@@ -126,15 +127,23 @@ class _Writer:
             {"type": "thinking", "thinking": self.text(30), "signature": "sig"}], "usage": dict(usage)})
         self.line("assistant", requestId=f"req_{msg_id}", message={**base, "content": [
             {"type": "text", "text": self.text(self.rng.randint(10, 120))}], "usage": dict(usage)})
-        tool_id = f"toolu_{self.rng.getrandbits(64):016x}"
-        call = self.line("assistant", requestId=f"req_{msg_id}", message={**base, "content": [
-            {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": self.text(4)}}],
-            "usage": {**usage, "output_tokens": self.rng.randint(50, 800)}})
-        self.line("progress", data={"type": "bash_progress", "output": ""}, toolUseID=tool_id, parentToolUseID=tool_id)
-        output = self.text(max(1, tool_bytes // 7))[:tool_bytes]
-        self.line("user", parent=call["uuid"], message={"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": tool_id, "content": output}]},
-            toolUseResult={"stdout": output, "stderr": "", "interrupted": False})
+        # a third of the replies call tools in parallel: call, call, then the results, in any order
+        calls = []
+        for _ in range(self.rng.randint(2, 3) if self.rng.random() < 0.35 else 1):
+            tool_id = f"toolu_{self.rng.getrandbits(64):016x}"
+            calls.append((tool_id, self.line("assistant", requestId=f"req_{msg_id}", message={**base, "content": [
+                {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": self.text(4)}}],
+                "usage": {**usage, "output_tokens": self.rng.randint(50, 800)}})))
+            self.line("progress", data={"type": "bash_progress", "output": ""}, toolUseID=tool_id,
+                      parentToolUseID=tool_id)
+        self.rng.shuffle(calls)
+        parent = calls[-1][1]["uuid"] if len(calls) > 1 else None
+        for tool_id, call in calls:
+            output = self.text(max(1, tool_bytes // 7))[:tool_bytes]
+            self.line("user", parent=parent or call["uuid"], message={"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": tool_id, "content": output}]},
+                toolUseResult={"stdout": output, "stderr": "", "interrupted": False})
+            parent = self.last if len(calls) > 1 else None
 
 
 def _tool_size(rng: random.Random) -> int:

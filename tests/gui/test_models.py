@@ -124,6 +124,26 @@ def test_parallel_calls_fold_the_output_that_answers_them(qtbot, store, tmp_path
     assert model.toggle(row) and store.event(model.ids[row + 1]).text.startswith("def a()")
 
 
+def test_generated_sessions_fold_each_result_under_its_own_call(qtbot, store, tmp_path):
+    """The same check as on the corpus, on a generated home (parallel calls, results in any order), so it
+    runs wherever the tests run."""
+    from model import pairing
+    from model.sources import importing
+    from tests.benchmarks.generate import generate
+    generate(tmp_path / "projects", 2_000_000, seed=3)
+    importing.import_paths(store, [tmp_path / "projects"])
+    checked = 0
+    for s in sorted(store.sessions(limit=1000), key=lambda s: -s.event_count)[:3]:
+        outline = store.branch_outline(s.id, include_subagents=True)
+        model = TimelineModel()
+        model.show_outline(store, outline.ids, outline.kinds, outline.turn_tokens, sidechain=outline.sidechain)
+        qtbot.waitUntil(lambda: model.pairs is not None, timeout=20000)
+        for call, results in _folded_pairs(model, store):
+            assert len(results) == 1 and set(pairing.answered(results[0])) == set(pairing.call_ids(call))
+            checked += 1
+    assert checked > 20
+
+
 def test_corpus_sessions_fold_each_result_under_its_own_call(qtbot, corpus, store):
     """On real sessions with parallel calls: every folded result's id is its call's id."""
     from model import pairing
