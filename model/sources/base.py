@@ -175,3 +175,13 @@ class ToolSource(Source):
         if not self.resume_args:
             raise Refused(f"{self.label} has no command that resumes a session")
         return super().resume_line(session)
+
+
+class LibrarySource(ToolSource):
+    """A tool whose sessions an application resumes through the tool's library, not a command (Agents SDK,
+    LangGraph): Copy Resume gives the line of code (`resume_line`, each tool's own)."""
+
+    def allows(self, action: str, status: str | None) -> bool:
+        if action == "copy_resume":
+            return True
+        return super().allows(action, status)

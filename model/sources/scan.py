@@ -134,3 +134,13 @@ def run_import(store, kind: str, paths, find, read_file, *, progress=None, cance
         store.write(audit.record, "import", "cancelled" if report.cancelled else "ok",
                     detail=detail | {"source": kind, "problems": len(report.problems)})
     return report
+
+
+def importer(kind: str, find, read_file, what: str):
+    """The `import_paths` of a file source: `run_import` with the tool's finder and reader."""
+    def import_paths(store, paths, *, progress=None, cancel=None, warm: bool = True,
+                     only: set[Path] | None = None) -> ImportReport:
+        return run_import(store, kind, paths, find, read_file, progress=progress, cancel=cancel, warm=warm,
+                          only=only)
+    import_paths.__doc__ = f"Import {what} (each folder or file a source location)."
+    return import_paths

@@ -4,4 +4,4 @@ importer  the database's rows → store events, incrementally (rows past the las
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, claims, import_paths, session_key  # noqa: F401
+from .importer import KIND, claims, default_roots, import_paths, session_key  # noqa: F401

@@ -7,34 +7,22 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 import uuid
-from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import orjson
 
 from ...ingest import NewEvent, SessionInfo, ingest
-from .. import jsonl
+from .. import databases, jsonl
 from ..records import parse_ts
-from ..scan import ImportReport, run_import, save_state
+from ..scan import ImportReport, importer, save_state
 
 KIND = "agents_sdk"
 NS = uuid.UUID("8b2e4f10-6a3d-4c57-9e81-0d2c5b7a9f46")
-SUFFIXES = (".db", ".sqlite", ".sqlite3")
-Progress = Callable[[int, int, str], None]
 
 
 def default_roots() -> list[Path]:
     return []  # a database is added by the user (File ▸ Import, `sessionscope import FILE.db`)
-
-
-def _open(path: Path) -> sqlite3.Connection:
-    """Read only, creating nothing beside someone else's database: `immutable` (no -wal/-shm made) unless
-    the application has a write-ahead log there now, whose content a read-only open then includes."""
-    if Path(f"{path}-wal").exists():
-        return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    return sqlite3.connect(f"file:{path}?immutable=1", uri=True)
 
 
 MESSAGE_COLUMNS = {"id", "session_id", "message_data"}
@@ -44,38 +32,19 @@ def messages_table(con: sqlite3.Connection) -> str | None:
     """The items table: `agent_messages` by default, any name an application chose (SQLiteSession's
     `messages_table`) recognised by its columns."""
     names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-    found = [n for n in names if MESSAGE_COLUMNS <= {c[1] for c in con.execute(f'PRAGMA table_info("{n}")')}]
+    found = [n for n in names if MESSAGE_COLUMNS <= databases.columns(con, n)]
     return "agent_messages" if "agent_messages" in found else (found[0] if found else None)
 
 
 def claims(path: Path) -> bool:
     """Whether a file is an Agents SDK session database (SQLiteSession, SQLAlchemySession or
     AdvancedSQLiteSession: an items table of session_id and message_data)."""
-    if path.suffix not in SUFFIXES:
-        return False
-    try:
-        with open(path, "rb") as fh:
-            if fh.read(16) != b"SQLite format 3\x00":
-                return False
-        con = _open(path)
-        try:
-            return messages_table(con) is not None
-        finally:
-            con.close()
-    except (OSError, sqlite3.Error):
-        return False
+    return databases.inspect(path, lambda con: messages_table(con) is not None)
 
 
 def session_files(root: Path) -> list[Path]:
     return sorted(Path(d) / n for d, _dirs, names in os.walk(root) for n in names if claims(Path(d) / n))
 
-
-def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
-                 cancel: threading.Event | None = None, warm: bool = True,
-                 only: set[Path] | None = None) -> ImportReport:
-    """Import Agents SDK session databases (each file or folder a source location)."""
-    return run_import(store, KIND, paths, session_files, _import_db, progress=progress, cancel=cancel, warm=warm,
-                      only=only)
 
 
 def session_key(path: Path, sdk_session: str) -> str:
@@ -148,7 +117,7 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
     last_id = known.offset if known is not None else 0
     report.files_read += 1
     try:
-        con = _open(path)
+        con = databases.open_readonly(path)
         try:
             table = messages_table(con)
             if table is None:
@@ -215,3 +184,6 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
         return added
     report.events_added += store.write(commit)
     report.sessions |= set(by_session)
+
+
+import_paths = importer(KIND, session_files, _import_db, "Agents SDK session databases")

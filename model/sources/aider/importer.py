@@ -13,13 +13,11 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-import threading
 import uuid
-from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..documents import Transcript, read_whole
-from ..scan import ImportReport, run_import
+from ..scan import importer
 
 KIND = "aider"
 NS = uuid.UUID("c4b3a2d1-5e6f-4a7b-8c9d-0e1f2a3b4c5d")
@@ -28,7 +26,6 @@ _TOKENS = re.compile(r"Tokens: ([\d.,]+)([km]?) sent,.*?([\d.,]+)([km]?) receive
 _MODEL = re.compile(r"^Model: (\S+)")
 _APPLIED = re.compile(r"^Applied edit to (.+)$")
 _COMMIT = re.compile(r"^Commit ([0-9a-f]{7,40}) (.*)$")
-Progress = Callable[[int, int, str], None]
 
 
 def default_roots() -> list[Path]:
@@ -56,13 +53,6 @@ def session_files(root: Path) -> list[Path]:
              if n.endswith(".md") and claims(Path(d) / n)]
     return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
 
-
-def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
-                 cancel: threading.Event | None = None, warm: bool = True,
-                 only: set[Path] | None = None) -> ImportReport:
-    """Import Aider chat histories (each folder or file a source location)."""
-    return run_import(store, KIND, paths, session_files, read_whole(build), progress=progress, cancel=cancel,
-                      warm=warm, only=only)
 
 
 def _count(number: str, unit: str) -> int:
@@ -147,3 +137,6 @@ def _session(t: Transcript, lines: list[str]) -> None:
             block, kind = [], what
         block.append(content)
     flush()
+
+
+import_paths = importer(KIND, session_files, read_whole(build), "Aider chat histories")

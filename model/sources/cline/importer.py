@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 import uuid
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from ..documents import Transcript, load_json, read_whole
-from ..scan import ImportReport, run_import
+from ..scan import importer
 
 KIND = "cline"
 NS = uuid.UUID("6d1f3a8e-2c5b-4f7e-9a0d-b3c4e5f6a7b8")
@@ -31,7 +29,6 @@ EXTENSIONS = ("saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline", "kilocode.
 _RESULT = re.compile(r"^\[(?P<tool>[\w-]+)(?: for '(?P<what>.*?)')?\] Result:\s*", re.S)
 _TASK = re.compile(r"<task>\s*(.*?)\s*</task>", re.S)
 _USER = re.compile(r"<(?:feedback|answer|user_message)>\s*(.*?)\s*</(?:feedback|answer|user_message)>", re.S)
-Progress = Callable[[int, int, str], None]
 
 
 def default_roots() -> list[Path]:
@@ -83,13 +80,6 @@ def session_files(root: Path) -> list[Path]:
                     continue
     return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
 
-
-def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
-                 cancel: threading.Event | None = None, warm: bool = True,
-                 only: set[Path] | None = None) -> ImportReport:
-    """Import Cline task files (each folder or file a source location)."""
-    return run_import(store, KIND, paths, session_files, read_whole(build), progress=progress, cancel=cancel,
-                      warm=warm, only=only)
 
 
 def session_key(folder: Path) -> str:
@@ -270,3 +260,6 @@ def _ui_session(t: Transcript, ui: list) -> None:
             pending_tokens = (0, 0)
         if kind == "message" and role == "user":
             t.title(text)
+
+
+import_paths = importer(KIND, session_files, read_whole(build), "Cline task files")

@@ -7,4 +7,4 @@ actions   fork (a new thread) and rewind (update_state's copy) in the user's dat
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, claims, import_paths, session_key  # noqa: F401
+from .importer import KIND, claims, default_roots, import_paths, session_key  # noqa: F401

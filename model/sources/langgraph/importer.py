@@ -16,9 +16,7 @@ thread again adds only what is new.
 from __future__ import annotations
 
 import os
-import threading
 import uuid
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +27,12 @@ from ...ingest import NewEvent, SessionInfo, ingest
 from ...schema import SESSION
 from .. import jsonl
 from ..records import add_fact, parse_ts
-from ..scan import ImportReport, run_import, save_state
+from ..scan import ImportReport, importer, save_state
 from . import reader, values as v
 
 KIND = "langgraph"
 NS = uuid.UUID("3f0c1d52-7b4e-4a8f-b1d6-92e5c0a4f718")
 INTERNAL_WRITES = {"__interrupt__": "interrupt", "__resume__": "resume", "__error__": "error"}
-Progress = Callable[[int, int, str], None]
 
 
 def default_roots() -> list[Path]:
@@ -49,13 +46,6 @@ def claims(path: Path) -> bool:
 def session_files(root: Path) -> list[Path]:
     return sorted(Path(d) / n for d, _dirs, names in os.walk(root) for n in names if claims(Path(d) / n))
 
-
-def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
-                 cancel: threading.Event | None = None, warm: bool = True,
-                 only: set[Path] | None = None) -> ImportReport:
-    """Import LangGraph checkpointer databases (each file or folder a source location)."""
-    return run_import(store, KIND, paths, session_files, _import_db, progress=progress, cancel=cancel, warm=warm,
-                      only=only)
 
 
 def session_key(path: Path, thread_id: str) -> str:
@@ -357,3 +347,6 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
         return added
     report.events_added += store.write(commit)
     report.sessions |= {built.key for built, _ in by_thread.values()}
+
+
+import_paths = importer(KIND, session_files, _import_db, "LangGraph checkpointer databases")

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SUFFIXES = (".db", ".sqlite", ".sqlite3")
+from .. import databases
+from ..databases import columns
+
 # langgraph < 0.2 wrote checkpoints(thread_id, thread_ts, parent_ts, …): its current saver cannot read them
 LEGACY_COLUMN = "thread_ts"
 
@@ -24,36 +26,18 @@ class Unreadable(Exception):
 
 
 def connect(path: Path, write: bool = False) -> sqlite3.Connection:
-    """Read only and creating nothing beside the user's database (`immutable` unless the application's
-    write-ahead log is there now, whose content a read-only open includes); read-write only to fork."""
-    if write:
-        return sqlite3.connect(path, check_same_thread=False)
-    if Path(f"{path}-wal").exists():
-        return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-    return sqlite3.connect(f"file:{path}?immutable=1", uri=True, check_same_thread=False)
+    """Read only (model.sources.databases), or read-write only to fork."""
+    return sqlite3.connect(path, check_same_thread=False) if write else databases.open_readonly(path)
 
 
-def columns(con: sqlite3.Connection, table: str) -> set[str]:
-    return {r[1] for r in con.execute(f"PRAGMA table_info({table})")}
+def _langgraph_tables(con: sqlite3.Connection) -> bool:
+    cols = columns(con, "checkpoints")
+    return bool(columns(con, "writes")) and "thread_id" in cols and ("checkpoint_id" in cols or LEGACY_COLUMN in cols)
 
 
 def claims(path: Path) -> bool:
     """Whether a file is a LangGraph SqliteSaver database (its `checkpoints` and `writes` tables)."""
-    if path.suffix not in SUFFIXES:
-        return False
-    try:
-        with open(path, "rb") as fh:
-            if fh.read(16) != b"SQLite format 3\x00":
-                return False
-        con = connect(path)
-        try:
-            cols = columns(con, "checkpoints")
-            has_writes = bool(columns(con, "writes"))
-        finally:
-            con.close()
-    except (OSError, sqlite3.Error):
-        return False
-    return has_writes and "thread_id" in cols and ("checkpoint_id" in cols or LEGACY_COLUMN in cols)
+    return databases.inspect(path, _langgraph_tables)
 
 
 def saver(con: sqlite3.Connection):

@@ -4,30 +4,19 @@ into the user's database, after the app has named the file."""
 
 from __future__ import annotations
 
-from ..base import Source
+from ..base import LibrarySource
 from .importer import KIND
 
 
-class LangGraphSource(Source):
+class LangGraphSource(LibrarySource):
     kind = KIND
     label = "LangGraph"
+    package = "model.sources.langgraph"
 
     def allows(self, action: str, status: str | None) -> bool:
-        if action == "copy_resume":
-            return True
-        if action in ("resume", "compact"):
-            return False  # the application's graph resumes a thread; a summary of ours is no checkpoint
         if action in ("fork", "rewind"):
             return True  # they add a checkpoint to the tool's database, whatever the store's status
         return super().allows(action, status)
-
-    def claims(self, path) -> bool:
-        from .importer import claims
-        return claims(path)
-
-    def import_paths(self, store, paths, *, progress=None, cancel=None, warm=True, only=None):
-        from .importer import import_paths
-        return import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)
 
     def resume_line(self, session) -> str:
         from .actions import resume_line

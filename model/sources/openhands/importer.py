@@ -11,9 +11,7 @@ LiteLLM response an action carries, counted once per response.
 from __future__ import annotations
 
 import os
-import threading
 import uuid
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +19,11 @@ import orjson
 
 from ..documents import Transcript, load_json, read_whole
 from ..records import parse_ts
-from ..scan import ImportReport, run_import
+from ..scan import importer
 
 KIND = "openhands"
 NS = uuid.UUID("0a7e5c3b-9d14-4b62-8f0e-c1d2e3f4a5b6")
 QUIET = ("agent_state_changed", "change_agent_state", "null")  # bookkeeping, not conversation
-Progress = Callable[[int, int, str], None]
 
 
 def default_roots() -> list[Path]:
@@ -67,13 +64,6 @@ def session_files(root: Path) -> list[Path]:
                 continue
     return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
 
-
-def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
-                 cancel: threading.Event | None = None, warm: bool = True,
-                 only: set[Path] | None = None) -> ImportReport:
-    """Import OpenHands trajectories and output files (each folder or file a source location)."""
-    return run_import(store, KIND, paths, session_files, read_whole(build), progress=progress, cancel=cancel,
-                      warm=warm, only=only)
 
 
 def session_key(path: Path, line: int | None = None) -> str:
@@ -156,7 +146,7 @@ def _events(t: Transcript, history: list) -> None:
             if action == "message":
                 text = str(args.get("content") or e.get("message") or "")
                 role = "user" if e["source"] == "user" else "assistant"
-                ev = t.add("message", role, text, e, ts, tokens_in=tokens[0], tokens_out=tokens[1])
+                t.add("message", role, text, e, ts, tokens_in=tokens[0], tokens_out=tokens[1])
                 if role == "user":
                     t.title(text)
                 continue
@@ -165,15 +155,15 @@ def _events(t: Transcript, history: list) -> None:
                 continue
             thought = args.get("thought")
             if isinstance(thought, str) and thought.strip():
-                ev = t.add("message", "assistant", thought, {"thought_of": e.get("id")}, ts,
-                           tokens_in=tokens[0], tokens_out=tokens[1])
+                t.add("message", "assistant", thought, {"thought_of": e.get("id")}, ts,
+                      tokens_in=tokens[0], tokens_out=tokens[1])
                 tokens = (0, 0)
             name = str(meta.get("function_name") or action)
             call_id = str(meta.get("tool_call_id") or f"openhands-{e.get('id', i)}")
             inputs = {k: v for k, v in args.items() if k != "thought" and v is not None}
-            ev = t.add("tool_call", "assistant", f"{name} {str(e.get('message') or '')}".strip(),
-                       {"name": name, "input": inputs, "id": call_id, "action": action, "event": e}, ts,
-                       tokens_in=tokens[0], tokens_out=tokens[1])
+            t.add("tool_call", "assistant", f"{name} {str(e.get('message') or '')}".strip(),
+                  {"name": name, "input": inputs, "id": call_id, "action": action, "event": e}, ts,
+                  tokens_in=tokens[0], tokens_out=tokens[1])
             call_of[e.get("id", f"flat-{i}")] = call_id
             unanswered.append(call_id)
             if isinstance(args.get("path"), str) and action in ("edit", "write"):
@@ -195,3 +185,6 @@ def _events(t: Transcript, history: list) -> None:
                                         and extras["metadata"].get("exit_code") not in (None, 0, -1))
             t.add("tool_result", "tool", out, {"tool_use_id": call_id, "output": out, "is_error": failed,
                                                "observation": obs, "event": e}, ts)
+
+
+import_paths = importer(KIND, session_files, read_whole(build), "OpenHands trajectories and output files")
