@@ -360,13 +360,12 @@ class MainWindow(WindowCommands, QMainWindow):
         ids = outline.ids
         self.timeline_model.show_outline(self.store, ids, outline.kinds, outline.turn_tokens,
                                          sidechain=outline.sidechain)
-        branch = "the head branch" if head == self.session.head_event_id else "another branch"
+        branch = "head branch" if head == self.session.head_event_id else "another branch"
         title = self.session.title or self.session.id[:8]
         title = title if len(title) <= 60 else title[:59] + "…"
         total = self.session.event_count
-        label = f"<b>{html.escape(title)}</b> · {len(ids):,} events on {branch}"
-        if total > len(ids):
-            label += f" (of {total:,} in the session)"
+        shown = f"{len(ids):,} of {total:,} events" if total > len(ids) else f"{len(ids):,} events"
+        label = f"<b>{html.escape(title)}</b> · {shown} · {branch}"  # short: the pane is narrow
         self.timeline_label.setText(label)
         self.timeline_label.setToolTip(
             f"The timeline shows one branch: {len(ids):,} events. The session holds {total:,}: the others are on "

@@ -332,7 +332,8 @@ def test_tool_output_folds_under_its_call(window, qtbot):
     # the header counts branches as the tree draws them (lanes), and says why the session has more events
     qtbot.waitUntil(lambda: "branches" in window.timeline_label.text(), timeout=5000)
     lanes = window.tree.tree_model.layout_.lanes
-    assert f"· {lanes} branches" in window.timeline_label.text() and "in the session)" in window.timeline_label.text()
+    assert f"· {lanes} branches" in window.timeline_label.text() and " of 37 events · head branch" in \
+        window.timeline_label.text() and "other branches" in window.timeline_label.toolTip()
     assert window.qactions["timeline.fold"].isChecked() and model.folded
     rows = model.rowCount()
     for row in range(rows):
