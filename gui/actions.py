@@ -33,6 +33,7 @@ ACTIONS: dict[str, ActionSpec] = {
     "app.scan": ActionSpec("&Rescan Sources", "F5", Px.SP_BrowserReload, "Import what the known sources appended"),
     "app.settings": ActionSpec("&Settings…", Std.Preferences, Px.SP_FileDialogDetailedView),
     "app.quit": ActionSpec("&Quit", Std.Quit),
+    "app.about": ActionSpec("&About Sessionscope", None, None, "Version, store and licence"),
     "app.demo": ActionSpec("Open &Demo Store", None, Px.SP_DesktopIcon),
     "view.search": ActionSpec("&Search Everything", Std.Find, Px.SP_FileDialogContentsView),
     "view.filter": ActionSpec("&Filter Sessions", "Ctrl+L"),

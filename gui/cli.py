@@ -52,6 +52,16 @@ def _json_or_text(text: str) -> Any:
         return text
 
 
+def version() -> str:
+    """The installed distribution's version (the source tree's pyproject when run from it uninstalled)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+    try:
+        return dist_version("sessionscope")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     # The options are accepted before and after the command; SUPPRESS keeps a
     # subcommand's unset option from overwriting one given before the command.
@@ -65,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--store", metavar="URL", default=None,
                    help="SQLAlchemy URL or SQLite file (default: $SESSIONSCOPE_STORE or the user data dir)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--version", action="version", version=f"sessionscope {version()}")
     p.add_argument("--demo", action="store_true", help="open the window on a demo store")
     p.add_argument("--screenshot", metavar="FILE", help="render the main window to a PNG and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")

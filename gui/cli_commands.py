@@ -345,7 +345,8 @@ def _import_report(store, args, paths) -> int:
     if len(report.problems) > 30:
         lines.append(f"  … and {len(report.problems) - 30} more")
     _out(args, report.as_dict(), "\n".join(lines))
-    return 0
+    missing = [p for p in report.problems if p.get("problem") == "no such file or folder"]
+    return 1 if missing else 0  # a path that is not there is a failure (exit 1), not an empty import
 
 
 def _import(store, args):

@@ -29,7 +29,6 @@ HIDDEN_KINDS = ("progress", "meta", "checkpoint")  # a prompt row shows its turn
 class MainWindow(WindowCommands, QMainWindow):
     """Threading: everything here runs on the UI thread; store work goes through run_task."""
 
-    sig_store_ready = Signal()
     sig_timeline_ready = Signal()
 
     def __init__(self):
@@ -64,7 +63,7 @@ class MainWindow(WindowCommands, QMainWindow):
         s = self
         return {
             "app.import": s.import_folder, "app.import_files": s.import_files, "app.scan": s.scan,
-            "app.problems": s.show_problems, "app.settings": s.open_settings,
+            "app.problems": s.show_problems, "app.settings": s.open_settings, "app.about": s.show_about,
             "app.quit": s.close, "view.search": s.open_search, "view.filter": lambda: s.filter.setFocus(),
             "view.show_archived": s._filters_changed,
             "timeline.next_prompt": lambda: s.jump_prompt(1), "timeline.prev_prompt": lambda: s.jump_prompt(-1),
@@ -205,6 +204,7 @@ class MainWindow(WindowCommands, QMainWindow):
                          "session.undo_restore", None, "session.compact", "session.rename", "session.tag", "session.restore", None, "facts.compare", "session.export",
                          "session.export_branch", None, "session.archive",
                          "session.unarchive", "session.delete"],
+            "&Help": ["app.about"],
         }
         a["view.show_archived"].setCheckable(True)
         a["timeline.fold"].setCheckable(True)
@@ -242,7 +242,6 @@ class MainWindow(WindowCommands, QMainWindow):
         self.sessions_model.set_store(store)
         self.sidebar.set_store(store)
         self.watcher.watch(store)
-        self.sig_store_ready.emit()
         if first_run:
             run_task(lambda: _first_run_roots(store), self._first_run, owner=self)
 

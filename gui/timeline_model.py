@@ -43,7 +43,6 @@ class TimelineModel(QAbstractTableModel):
     (its row shows the first line of the output) until the pair is expanded."""
 
     sig_page_loaded = Signal(int)  # first row of the page
-    sig_reset = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -82,7 +81,6 @@ class TimelineModel(QAbstractTableModel):
         self.fork_points = fork_points or {}
         self._layout()
         self.endResetModel()
-        self.sig_reset.emit()
         if store is not None and "tool_result" in kinds:
             token, side = self._gen.value, self.sidechain
             run_task(lambda: store.tool_pairs(ids, kinds, side), lambda pairs: self.set_pairs(token, pairs),
@@ -107,7 +105,6 @@ class TimelineModel(QAbstractTableModel):
         self.folded, self.expanded, self.pending = folded, set(), set()
         self._layout()
         self.endResetModel()
-        self.sig_reset.emit()
 
     def _layout(self) -> None:
         """Which of all_ids are rows, in which order: with folding, a call's results hide under it, and
@@ -181,7 +178,6 @@ class TimelineModel(QAbstractTableModel):
         self._layout()
         self.pending = set()
         self.endResetModel()
-        self.sig_reset.emit()
         return True
 
     def row_of(self, event_id: str) -> int:

@@ -9,7 +9,6 @@ from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate
 LANE_W = 16
 ROW_H = 24
 LANE_COLORS = ["#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037"]
-KIND_MARK = {"root": "●", "branch": "◆", "tip": "●", "compaction": "▣", "fork": "⎇", "head": "●", "start": "○"}
 
 
 class BranchTreeModel(QAbstractListModel):

@@ -192,6 +192,13 @@ class WindowCommands:
             return
         self.job.start(self.store, roots)
 
+    def show_about(self) -> None:
+        from .cli import version
+        where = getattr(self.store, "url", None) or "(no store open)"
+        QMessageBox.about(self, "About Sessionscope",
+                          f"<h3>Sessionscope {version()}</h3><p>See, audit and steer your AI agents' sessions.</p>"
+                          f"<p>Store: {where}</p><p>MIT licence.</p>")
+
     def show_problems(self) -> None:
         """What the imports could not read: this run's report, and every file's kept problems."""
         from .problems_dialog import ProblemsDialog

@@ -101,8 +101,3 @@ class Generation:
 
     def current(self, token: int) -> bool:
         return token == self.value
-
-
-def wait_idle(msecs: int = 30000) -> bool:
-    """Block until every task finished (tests and shutdown only)."""
-    return QThreadPool.globalInstance().waitForDone(msecs)

@@ -19,11 +19,17 @@ SNIPPET_TOKENS = 16
 # progress or metadata lines. The event row always keeps the full text.
 TOOL_KINDS = ("tool_call", "tool_result")
 UNINDEXED_KINDS = ("progress", "meta", "opaque")
+
+
+def _sql_list(kinds: tuple[str, ...]) -> str:
+    return ", ".join(f"'{k}'" for k in kinds)  # fixed names above, never user input
+
+
 _FTS_TEXT = (
-    "CASE WHEN kind IN ('tool_call', 'tool_result') THEN substr(text, 1, 4096) "
+    f"CASE WHEN kind IN ({_sql_list(TOOL_KINDS)}) THEN substr(text, 1, 4096) "
     "ELSE substr(text, 1, 65536) END"
 )
-_FTS_WHERE = "text != '' AND kind NOT IN ('progress', 'meta', 'opaque')"
+_FTS_WHERE = f"text != '' AND kind NOT IN ({_sql_list(UNINDEXED_KINDS)})"
 
 
 def index_range(conn: Connection, first_pk: int, last_pk: int) -> None:

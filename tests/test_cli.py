@@ -198,3 +198,21 @@ def test_ctrl_c_closes_the_window_cleanly(tmp_path):
         proc.kill()
         pytest.fail("the window kept running after Ctrl+C")
     assert proc.returncode == 0 and "Traceback" not in err and "KeyboardInterrupt" not in err
+
+
+def test_version_and_a_missing_path_fails(cli, tmp_path):
+    import tomllib
+    out = subprocess.run([sys.executable, "-m", "gui.cli", "--version"], cwd=REPO, capture_output=True, text=True)
+    expected = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert out.returncode == 0 and out.stdout.strip() in (f"sessionscope {expected}",
+                                                          "sessionscope unknown (not installed)")
+    missing = cli("import", str(tmp_path / "nowhere"), ok=False)
+    assert missing.returncode == 1 and "no such file or folder" in missing.stdout + missing.stderr
+
+
+def test_the_app_depends_on_pyside6_essentials_only():
+    """PySide6-Addons is 418 MiB the app never imports."""
+    import tomllib
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    qt = [d for d in deps if d.lower().startswith("pyside6")]
+    assert len(qt) == 1 and qt[0].startswith("PySide6-Essentials")

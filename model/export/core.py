@@ -35,7 +35,6 @@ PAGE = 500
 # the writer of each format; a tool's own format is written by that tool's source package
 _MODULES = {"md": "model.export.markdown", "html": "model.export.html", "jsonl": "model.export.jsonl",
             "claude": "model.sources.claude_code.writer"}
-SUFFIX = {"md": ".md", "html": ".html", "jsonl": ".jsonl", "claude": ".jsonl"}
 
 Progress = Callable[[int, int, str], None]
 

@@ -505,3 +505,11 @@ def test_an_export_the_watcher_picks_up_is_a_fork_never_part_of_its_origin(windo
     assert (after.event_count, after.title, after.head_event_id) == (before.event_count, before.title,
                                                                       before.head_event_id)
     assert arrived().forked_from_session == s.id and arrived().title.endswith("(export)")
+
+
+def test_help_about_names_the_version_and_the_store(window, monkeypatch):
+    from gui.cli import version
+    said = []
+    monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: said.append(text))
+    window.qactions["app.about"].trigger()
+    assert version() in said[0] and str(window.store.url) in said[0]

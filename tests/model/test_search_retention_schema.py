@@ -96,3 +96,17 @@ def test_store_works_on_plain_sqlalchemy_url(tmp_path):
     store.append(s.id, "message", text="hello there")
     assert store.search("hello")[0].session_id == s.id
     store.close()
+
+
+def test_head_revision_is_alembics_head():
+    """A new migration without HEAD_REVISION bumped would leave existing stores un-migrated (the store
+    skips Alembic when a store says it is at HEAD_REVISION)."""
+    from pathlib import Path
+
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from model import db
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(db.__file__).with_name("migrations")))
+    assert ScriptDirectory.from_config(cfg).get_heads() == [db.HEAD_REVISION]
