@@ -49,12 +49,15 @@ def _event_line(e) -> str:
     return f"{e.seq:>6}  {_when(e.ts)}  {e.id[:8]}  {e.kind:<12} {who:<9}{side} {_one_line(e.text)}"
 
 
-def _session_table(rows) -> str:
+def _session_table(rows, short: dict[str, str] | None = None) -> str:
+    """One line a session; ids as short as they can be while naming one session (as git's)."""
     if not rows:
         return "(no sessions)"
-    lines = [f"{'ID':<8}  {'STATUS':<9} {'SOURCE':<11} {'LAST ACTIVITY':<19} {'EVENTS':>7} {'TOKENS':>9}  TITLE"]
+    short = short or {s.id: s.id[:8] for s in rows}
+    width = max(8, *(len(v) for v in short.values()))
+    lines = [f"{'ID':<{width}}  {'STATUS':<9} {'SOURCE':<11} {'LAST ACTIVITY':<19} {'EVENTS':>7} {'TOKENS':>9}  TITLE"]
     for s in rows:
-        lines.append(f"{s.id[:8]:<8}  {s.status:<9} {s.source_kind:<11} {_when(s.updated_at):<19} "
+        lines.append(f"{short.get(s.id, s.id[:8]):<{width}}  {s.status:<9} {s.source_kind:<11} {_when(s.updated_at):<19} "
                      f"{s.event_count:>7} {s.tokens_in + s.tokens_out:>9}  {_one_line(s.title or '(untitled)', 60)}")
     return "\n".join(lines)
 
@@ -114,7 +117,7 @@ def _fact_delete(store, args):
 def _list(store, args):
     rows = store.sessions(include_archived=args.all, status=args.status, source_kind=args.source,
                           text=args.filter, sort=args.sort, limit=args.limit)
-    _out(args, [s.as_dict() for s in rows], _session_table(rows))
+    _out(args, [s.as_dict() for s in rows], _session_table(rows, store.short_ids([s.id for s in rows])))
 
 
 def _show(store, args):

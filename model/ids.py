@@ -37,3 +37,20 @@ def resolve(conn: Connection, table: sa.Table, key: str, what: str) -> str:
         if len(rows) > 1:
             raise InvalidInput(f"{what} id {key!r} is ambiguous: give more characters")
     raise NotFound(f"no {what} with id {key!r} in this store")
+
+
+def short_ids(conn: Connection, table: sa.Table, ids: list[str], least: int = 8) -> dict[str, str]:
+    """{id: its shortest prefix of at least `least` characters that names it alone}, as git shortens
+    hashes: each id is compared with its neighbours in the table's order."""
+    col = table.c.id
+    out = {}
+    for full in ids:
+        before = conn.execute(sa.select(col).where(col < full).order_by(col.desc()).limit(1)).scalar()
+        after = conn.execute(sa.select(col).where(col > full).order_by(col).limit(1)).scalar()
+        need = least
+        for other in (before, after):
+            if other:
+                common = next((i for i, (a, b) in enumerate(zip(full, other)) if a != b), min(len(full), len(other)))
+                need = max(need, common + 1)
+        out[full] = full[:need]
+    return out

@@ -88,6 +88,12 @@ class Store:
         with self.reader() as conn:
             return resolve(conn, SESSION, key, "session")
 
+    def short_ids(self, session_ids: list[str]) -> dict[str, str]:
+        """{session id: the shortest prefix (≥ 8 characters) that names it alone in this store}."""
+        from .ids import short_ids
+        with self.reader() as conn:
+            return short_ids(conn, SESSION, session_ids)
+
     def resolve_event(self, key: str) -> str:
         """A full event id from an id or an unambiguous prefix."""
         with self.reader() as conn:

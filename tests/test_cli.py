@@ -216,3 +216,20 @@ def test_the_app_depends_on_pyside6_essentials_only():
     deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     qt = [d for d in deps if d.lower().startswith("pyside6")]
     assert len(qt) == 1 and qt[0].startswith("PySide6-Essentials")
+
+
+def test_list_ids_grow_until_unique_and_each_one_resolves(cli):
+    """Two sessions whose ids share their first 8 characters (seen with Agents SDK and managed ids)."""
+    from model import open_store
+    store = open_store(cli.db)
+    a = store.open_session(session_id="abcdef12-0000-4000-8000-000000000001", title="one")
+    b = store.open_session(session_id="abcdef12-0000-4000-8000-000000000002", title="two")
+    c = store.open_session(session_id="99999999-1111-4000-8000-000000000003", title="three")
+    store.close()
+    out = cli("list").stdout
+    shown = {line.split()[0]: line for line in out.splitlines()[1:]}
+    assert "99999999" in shown  # as short as git would make it
+    long_ids = [k for k in shown if k.startswith("abcdef12")]
+    assert len(long_ids) == 2 and all(len(k) > 8 for k in long_ids)
+    for short, full in [(k, a.id if k == a.id[:len(k)] else b.id) for k in long_ids] + [("99999999", c.id)]:
+        assert _json(cli("--json", "show", short))["session"]["id"] == full
