@@ -75,8 +75,13 @@ def main(args) -> int:
             app.exit(1)
     demo = getattr(args, "demo", False)
     loader = open_demo_store if demo else (lambda: _open_store(args.store))
-    QTimer.singleShot(0, lambda: run_task(loader, lambda store: window.set_store(store, first_run=not demo),
-                                          failed, owner=window))
+    paths = list(getattr(args, "open_paths", None) or [])
+
+    def opened(store) -> None:
+        window.set_store(store, first_run=not demo and not paths)
+        if paths:  # `sessionscope FILE…`: import them (an export or a transcript) and show what came in
+            window.open_paths(paths)
+    QTimer.singleShot(0, lambda: run_task(loader, opened, failed, owner=window))
     return app.exec()
 
 

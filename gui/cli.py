@@ -62,6 +62,9 @@ def version() -> str:
         return "unknown (not installed)"
 
 
+COMMANDS: set[str] = set()  # filled by build_parser: a path named like a command is not a file to open
+
+
 def build_parser() -> argparse.ArgumentParser:
     # The options are accepted before and after the command; SUPPRESS keeps a
     # subcommand's unset option from overwriting one given before the command.
@@ -81,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     def cmd(name, help_, **kw):
+        COMMANDS.add(name)
         return sub.add_parser(name, help=help_, parents=[common], description=help_, **kw)
 
     c = cmd("new", "open a new native session and print its id")
@@ -231,9 +235,25 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _file_arguments(argv: list[str]) -> tuple[list[str], list[str]]:
+    """`sessionscope FILE…` (what the .desktop file's `Exec=sessionscope %F` passes): the leading
+    arguments that are existing paths, not commands, are files to open in the window."""
+    import os
+    files: list[str] = []
+    rest = list(argv)
+    while rest and not rest[0].startswith("-") and rest[0] not in COMMANDS and os.path.exists(rest[0]):
+        files.append(os.path.abspath(rest.pop(0)))
+    return files, rest
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    files, argv = _file_arguments(argv)
     args = parser.parse_args(argv)
+    args.open_paths = files
+    if files and args.command is not None:
+        parser.error("files to open go alone (sessionscope FILE…), or to `sessionscope import FILE…`")
     if args.command is None:
         return _open_window(args, parser)
     from . import cli_commands

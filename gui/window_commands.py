@@ -175,6 +175,18 @@ class WindowCommands:
         if self.store is not None and not self.job.start(self.store, paths):
             self.statusBar().showMessage("An import is already running", 5000)
 
+    def open_paths(self, paths: list[str]) -> None:
+        """Files given on the command line (a file manager's Open With): imported, then the newest
+        session they hold is shown."""
+        def shown(report) -> None:
+            self.job.sig_finished.disconnect(shown)
+            if report.sessions:
+                store, ids = self.store, sorted(report.sessions)
+                run_task(lambda: max((store.session(i) for i in ids), key=lambda s: s.updated_at or 0).id,
+                         self.open_session, self._error("open the imported session"), owner=self)
+        self.job.sig_finished.connect(shown)
+        self._import(paths)
+
     def scan(self) -> None:
         from model.sources.importing import default_roots
 

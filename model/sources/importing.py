@@ -94,6 +94,8 @@ def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progres
                 else:
                     by_kind.setdefault(kind, set()).add(f)
             work += [(k, p, fs, sum(f.stat().st_size for f in fs)) for k, fs in sorted(by_kind.items())]
+        elif p.is_file() and _our_export(p):
+            _import_export(store, p, report)
         elif p.is_file():
             kind = classify(p)
             if kind is None:
@@ -116,6 +118,26 @@ def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progres
         merge(report, of(kind).import_paths(store, [location], progress=step, cancel=cancel, warm=warm, only=only))
         done += size
     return report
+
+
+def _our_export(path: Path) -> bool:
+    from ..export.jsonl import is_export
+    return path.suffix == ".jsonl" and is_export(path)
+
+
+def _import_export(store, path: Path, report: ImportReport) -> None:
+    """Our own lossless JSONL export, named directly: verified whole, then its sessions as they were."""
+    from ..errors import SessionscopeError
+    from ..export.jsonl import import_file
+    report.files_seen += 1
+    try:
+        result = import_file(store, path)
+    except SessionscopeError as exc:
+        report.problems.append({"path": str(path), "line": None, "offset": None, "problem": str(exc)})
+        return
+    report.files_read += 1
+    report.events_added += result.events
+    report.sessions |= set(result.imported) | set(result.already_here)
 
 
 def default_roots() -> list[Path]:

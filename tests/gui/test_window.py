@@ -513,3 +513,22 @@ def test_help_about_names_the_version_and_the_store(window, monkeypatch):
     monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: said.append(text))
     window.qactions["app.about"].trigger()
     assert version() in said[0] and str(window.store.url) in said[0]
+
+
+def test_sessionscope_file_opens_the_window_on_it(window, qtbot, tmp_path):
+    """What the .desktop file's `Exec=sessionscope %F` does: the files are imported (an export here) and
+    the session they hold is shown."""
+    from gui.cli import _file_arguments
+    from model import open_store
+    from model.export.core import ExportRequest, export
+    other = open_store(tmp_path / "elsewhere.db")
+    s = other.open_session(title="brought over")
+    other.append(s.id, "message", role="user", text="hello from elsewhere")
+    export(other, ExportRequest("jsonl", (s.id,)), tmp_path / "brought.jsonl")
+    other.close()
+    files, rest = _file_arguments([str(tmp_path / "brought.jsonl"), "--store", "x.db"])
+    assert files == [str(tmp_path / "brought.jsonl")] and rest == ["--store", "x.db"]
+    assert _file_arguments(["list"]) == ([], ["list"])  # a command is never taken for a file
+    window.open_paths(files)
+    qtbot.waitUntil(lambda: window.session is not None and window.session.id == s.id, timeout=30000)
+    assert window.session.title == "brought over"
