@@ -22,7 +22,8 @@ def _progress(args):
 
 def export(store, args) -> int:
     from model.errors import InvalidInput
-    from model.export.core import ExportRequest, export as run_export, scan
+    from model.export.core import ExportRequest, scan
+    from model.export.core import export as run_export
     from model.export.redact import format_review
 
     if args.branch and len(args.sessions) != 1:

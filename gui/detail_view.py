@@ -38,7 +38,7 @@ def event_html(e) -> str:
     """The event as a person reads it: header, text (code blocks highlighted), facts payloads."""
     head = (f"<p><b>{html.escape(e.kind)}</b> {html.escape(e.role or '')} · {html.escape(when(e.ts))} · "
             f"seq {e.seq}{' · agent ' + html.escape(e.agent_id) if e.agent_id else ''}"
-            f"{' · ' + str(e.tokens_in) + ' in / ' + str(e.tokens_out) + ' out tokens' if e.tokens_in or e.tokens_out else ''}</p>")
+            f"{f' · {e.tokens_in} in / {e.tokens_out} out tokens' if e.tokens_in or e.tokens_out else ''}</p>")
     body = []
     text = e.text or ""
     parts = text.split("```")

@@ -6,7 +6,7 @@ import difflib
 import html
 import json
 
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QTextBrowser, QVBoxLayout)
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QTextBrowser, QVBoxLayout
 
 from .workers import Generation, run_task
 

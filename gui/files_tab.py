@@ -8,8 +8,7 @@ import html
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QComboBox, QLabel, QListWidget, QListWidgetItem, QSplitter,
-                               QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QLabel, QListWidget, QListWidgetItem, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from .workers import Generation, run_task
 

@@ -8,19 +8,34 @@ import sys
 import shiboken6
 from PySide6.QtCore import QByteArray, QItemSelectionModel, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QMainWindow, QMessageBox, QProgressBar, QPushButton, QSizePolicy, QSplitter,
-                               QStackedWidget, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from . import actions as action_registry
 from .detail_view import EventDetail
-from .window_commands import WindowCommands
 from .jobs import ImportJob, SourceWatcher
 from .session_actions import SessionActions
 from .session_model import SessionTableModel
 from .sidebar import Sidebar
 from .timeline_model import TimelineModel
 from .tree_view import BranchTreeView
+from .window_commands import WindowCommands
 from .workers import Generation, run_task, set_error_reporter
 
 HIDDEN_KINDS = ("progress", "meta", "checkpoint")  # a prompt row shows its turn's files instead
@@ -201,7 +216,8 @@ class MainWindow(WindowCommands, QMainWindow):
                       "timeline.prev_prompt", "timeline.find", None, "timeline.fold", "timeline.toggle_pair"],
             "&Session": ["session.resume", "session.copy_resume", None, "session.fork", "session.fork_turn",
                          "session.rewind", None, "session.restore_files", "session.restore_all",
-                         "session.undo_restore", None, "session.compact", "session.rename", "session.tag", "session.restore", None, "facts.compare", "session.export",
+                         "session.undo_restore", None, "session.compact", "session.rename", "session.tag",
+                         "session.restore", None, "facts.compare", "session.export",
                          "session.export_branch", None, "session.archive",
                          "session.unarchive", "session.delete"],
             "&Help": ["app.about"],

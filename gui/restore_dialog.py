@@ -8,8 +8,16 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QSplitter, QTextBrowser, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QSplitter,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+)
 
 _ACTION = {"overwrite": "overwrite", "create": "create", "delete": "delete", "unchanged": "already so",
            "unavailable": "content gone"}

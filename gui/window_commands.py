@@ -102,7 +102,8 @@ class WindowCommands:
             return
         points = []
         if self.detail.current_event is not None:
-            points.append((f"selected event #{self.detail.current_event.seq}: {self.detail.current_event.text[:40]}", self.detail.current_event.id))
+            e = self.detail.current_event
+            points.append((f"selected event #{e.seq}: {e.text[:40]}", e.id))
         layout = self.tree.tree_model.layout_
         for node in (layout.nodes if layout else ()):
             if not node.fork_session:

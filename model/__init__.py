@@ -11,7 +11,13 @@ first paint.
 """
 
 from .errors import (  # noqa: F401
-    IllegalTransition, InvalidInput, NotFound, Refused, SchemaTooNew, SessionscopeError, StoreUnavailable,
+    IllegalTransition,
+    InvalidInput,
+    NotFound,
+    Refused,
+    SchemaTooNew,
+    SessionscopeError,
+    StoreUnavailable,
 )
 
 

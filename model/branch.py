@@ -17,7 +17,6 @@ path event in it, for every branch.
 from __future__ import annotations
 
 import bisect
-
 from dataclasses import dataclass, field
 
 import orjson

@@ -87,7 +87,8 @@ def build_demo(store: Store, now: float | None = None) -> list[str]:
     others = []
     specs = [
         ("Upgrade to Django 5.1", "codex", "closed", 30), ("Write the release notes for 2.4", "claude-code", "idle", 10),
-        ("Investigate slow checkout query", "claude-code", "paused", 52), ("Old spike: GraphQL gateway", "gemini", "archived", 700),
+        ("Investigate slow checkout query", "claude-code", "paused", 52),
+        ("Old spike: GraphQL gateway", "gemini", "archived", 700),
         ("Nightly triage bot", "triager", "active", 20),
     ]
     for title, agent, status, hours_ago in specs:

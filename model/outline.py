@@ -19,13 +19,11 @@ import sys
 from dataclasses import dataclass
 
 import orjson
-
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from .branch import Outline, walk_entries
 from .schema import EVENT, OUTLINE_CACHE, SESSION
-
 
 FORMAT = 2  # 2: subagent runs that name no spawner are kept, where they were written
 _CODE = {chr(48 + i): i for i in range(200)}  # kind code character → index in the vocabulary

@@ -101,7 +101,8 @@ def _like_snippet(text: str, word: str, width: int = 80) -> str:
     if not m:
         return text[:width]
     start = max(0, m.start() - width // 2)
-    return ("…" if start else "") + text[start:m.start()] + MARK_START + m.group(0) + MARK_END + text[m.end():m.end() + width // 2]
+    after = text[m.end():m.end() + width // 2]
+    return ("…" if start else "") + text[start:m.start()] + MARK_START + m.group(0) + MARK_END + after
 
 
 def _hits(conn: Connection, snippets: dict[int, str], order: list[int]) -> list[SearchHit]:

@@ -21,7 +21,7 @@ from .append import HEAD, append_event
 from .errors import InvalidInput, SessionscopeError
 from .ids import new_session_id, resolve
 from .schema import EVENT, SESSION
-from .views import Changes, ChainReport, EventView, FactDiff, ResumeContext, SearchHit, SessionView
+from .views import ChainReport, Changes, EventView, FactDiff, ResumeContext, SearchHit, SessionView
 
 COMPACTION = "compaction"
 

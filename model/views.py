@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-
-import orjson
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
-
-import tempfile
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
 # Settings and the demo store go to a scratch place, never the developer's own.

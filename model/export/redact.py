@@ -18,9 +18,9 @@ changed.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import hmac
-import bisect
 import math
 import re
 from collections.abc import Callable
@@ -65,8 +65,24 @@ _DIGIT, _UPPER, _LOWER = re.compile(r"\d"), re.compile(r"[A-Z]"), re.compile(r"[
 def _detect_secrets_plugins() -> list[tuple[str, Any]]:
     """(kind, plugin) for the regex detectors of detect-secrets we use."""
     from detect_secrets.plugins import (
-        artifactory, aws, azure_storage_key, discord, github_token, gitlab_token, jwt, mailchimp,
-        npm, openai, pypi_token, sendgrid, slack, square_oauth, stripe, telegram_token, twilio)
+        artifactory,
+        aws,
+        azure_storage_key,
+        discord,
+        github_token,
+        gitlab_token,
+        jwt,
+        mailchimp,
+        npm,
+        openai,
+        pypi_token,
+        sendgrid,
+        slack,
+        square_oauth,
+        stripe,
+        telegram_token,
+        twilio,
+    )
     classes = [
         ("aws-key", aws.AWSKeyDetector), ("azure-storage-key", azure_storage_key.AzureStorageKeyDetector),
         ("github-token", github_token.GitHubTokenDetector), ("gitlab-token", gitlab_token.GitLabTokenDetector),

@@ -267,7 +267,8 @@ def generate_codex(root: Path, total_bytes: int, seed: int = 7) -> dict:
                     usage = {"input_tokens": totals[0], "cached_input_tokens": 0, "output_tokens": totals[1]}
                     put("event_msg", {"type": "token_count", "info": {"total_token_usage": usage}})
                 reply = text(rng.randint(10, 120))
-                put("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": reply}]})
+                put("response_item", {"type": "message", "role": "assistant",
+                                      "content": [{"type": "output_text", "text": reply}]})
                 put("event_msg", {"type": "agent_message", "message": reply})
         written += size
         files += 1
@@ -310,8 +311,9 @@ def generate_gemini(root: Path, total_bytes: int, seed: int = 7) -> dict:
                 if calls:
                     for c in calls:
                         n = _tool_size(rng)
+                        output = {"output": text(max(1, n // 7))[:n]}
                         c.update(status="success", result=[{"functionResponse": {"id": c["id"], "name": c["name"],
-                                                                                 "response": {"output": text(max(1, n // 7))[:n]}}}])
+                                                                                 "response": output}}])
                     put(reply)  # appended again, whole, once its calls finished
         written += size
         files += 1
@@ -397,8 +399,9 @@ def generate_cline(root: Path, total_bytes: int, seed: int = 7) -> dict:
                 "modelInfo": {"modelId": "claude-sonnet-4-5", "providerId": "anthropic", "mode": "act"},
                 "metrics": {"tokens": {"prompt": 10, "completion": rng.randint(50, 800), "cached": rng.randint(1000, 90000)}}})
             out = _words(rng, max(1, _tool_size(rng) // 7))
+            env = "<environment_details>\n# Files\n</environment_details>"
             api.append({"role": "user", "content": [{"type": "text", "text": f"[read_file for 'x.py'] Result:\n{out}"},
-                                                    {"type": "text", "text": "<environment_details>\n# Files\n</environment_details>"}]})
+                                                    {"type": "text", "text": env}]})
             ts += rng.randint(1000, 30000)
             ui.append({"ts": ts, "type": "say", "say": "api_req_started", "text": json.dumps({"tokensIn": 10, "tokensOut": 100})})
             size += len(out) + 600

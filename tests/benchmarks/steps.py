@@ -207,7 +207,7 @@ def gui(db: str, home: str) -> dict:
     store.write(lambda conn: ingest(conn, SessionInfo(big, 1), events))
     warm, _ = timed(lambda: store.warm([big]))  # what an import does for the sessions it touched
 
-    app = make_app()
+    make_app()
 
     def wait_until(condition) -> None:
         """Let the event loop run, idle as in the app, until `condition` holds (checked every 5 ms).
@@ -259,7 +259,8 @@ def gui(db: str, home: str) -> dict:
 def export(db: str, session: str, fmt: str, redact: str, out: str) -> dict:
     """One export in its own process: time, size, and this process's peak memory."""
     from model import open_store
-    from model.export.core import ExportRequest, export as run_export
+    from model.export.core import ExportRequest
+    from model.export.core import export as run_export
 
     store = open_store(db)
     baseline = peak_mb()
@@ -269,7 +270,8 @@ def export(db: str, session: str, fmt: str, redact: str, out: str) -> dict:
             "baseline_mb": baseline, "secrets": sum(f.count for f in report.findings)}
 
 
-STEPS = {"generate": generate, "other_tool": other_tool, "floor": floor, "import": do_import, "queries": queries, "facts": facts, "gui": gui,
+STEPS = {"generate": generate, "other_tool": other_tool, "floor": floor, "import": do_import, "queries": queries,
+         "facts": facts, "gui": gui,
          "export": export}
 
 if __name__ == "__main__":

@@ -191,7 +191,7 @@ def test_a_full_export_writes_subagent_runs_kept_inline(store, tmp_path):
     t.assistant("The sleeps in test_login.py are the cause.")
     import_paths(store, [t.write(tmp_path / "p")])
     out = tmp_path / "x.md"
-    report = export(store, ExportRequest("md", (t.session_id,), detail="full"), out)
+    export(store, ExportRequest("md", (t.session_id,), detail="full"), out)
     md = out.read_text()
     assert _written(md) == _promised(store, t.session_id) == 6
     assert md.index("Tool call · Task") < md.index("> found 3 in test_login.py") < md.index("3 places sleep")

@@ -91,7 +91,8 @@ def test_every_planted_secret_is_replaced_in_every_format(secret_store, tmp_path
     # the store is untouched
     assert [e.as_dict() for sid in ids for e in store.events(sid)] == before
     assert all(r.ok for r in store.verify())
-    unredacted = export(store, ExportRequest(fmt, tuple(ids), redact=False), tmp_path / ("plain" if fmt == "claude" else f"plain.{fmt}"))
+    plain = tmp_path / ("plain" if fmt == "claude" else f"plain.{fmt}")
+    unredacted = export(store, ExportRequest(fmt, tuple(ids), redact=False), plain)
     assert PLANTED["aws-key"] in _all_output(unredacted)
 
 

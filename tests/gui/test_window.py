@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QPushButton
 

@@ -6,8 +6,7 @@ import time
 
 import pytest
 
-from model import IllegalTransition, InvalidInput, NotFound, Refused
-from model import lifecycle
+from model import IllegalTransition, InvalidInput, NotFound, Refused, lifecycle
 
 
 def test_open_records_identity_and_audits(store):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 import pytest
+import sqlalchemy as sa
 
 from model import NotFound, Refused
 from model.facts import SNAPSHOT_EVERY

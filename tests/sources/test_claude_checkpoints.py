@@ -47,7 +47,7 @@ def test_snapshots_become_checkpoints_under_their_prompt_and_backups_are_kept(st
 
 
 def test_backups_are_stored_once(store, home):
-    sid = _imported(store, home)
+    _imported(store, home)
     with store.reader() as conn:
         n = conn.exec_driver_sql("SELECT count(*) FROM file_blob").scalar()
     assert n == len({p.read_bytes() for p in home.history.iterdir()})  # a@v1 and a@v1 again: one blob

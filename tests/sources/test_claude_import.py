@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import time
-
-import pytest
-
 from model.sources.claude_code import file_problems, import_paths
 from tests.sources.claude_factory import Transcript
 
@@ -180,9 +175,9 @@ def test_bad_input_is_counted_and_good_lines_kept(store, tmp_path):
         fh.write(b'{"type": "user", "broken json\n')
         fh.write(b'[1, 2, 3]\n')
         fh.write(b'{"type":"user","sessionId":"' + t.session_id.encode()
-                 + b'","uuid":"bad-utf8","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"caf\xe9 \xff"}}\n')
+                 + b'","uuid":"bad-utf8","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"caf\xe9 \xff"}}\n')  # noqa: E501
         fh.write(b'{"type":"user","sessionId":"' + t.session_id.encode()
-                 + b'","uuid":"surrogate","timestamp":"2026-03-01T10:00:01Z","message":{"role":"user","content":"lone \\ud800 here"}}\n')
+                 + b'","uuid":"surrogate","timestamp":"2026-03-01T10:00:01Z","message":{"role":"user","content":"lone \\ud800 here"}}\n')  # noqa: E501
         fh.write(b'{"type":"brand-new-type","sessionId":"' + t.session_id.encode() + b'","whatever":1}\n')
         fh.write(good_after.text().encode() + big.text().encode())
         fh.write(b'{"type":"assistant","uuid":"half-writ')  # the tool is still writing this line
@@ -202,7 +197,7 @@ def test_bad_input_is_counted_and_good_lines_kept(store, tmp_path):
     # the half-written line is read once the tool finishes it
     with open(path, "ab") as fh:
         fh.write(b'ten","sessionId":"' + t.session_id.encode()
-                 + b'","timestamp":"2026-03-01T11:00:00Z","message":{"role":"assistant","content":[{"type":"text","text":"finished"}]}}\n')
+                 + b'","timestamp":"2026-03-01T11:00:00Z","message":{"role":"assistant","content":[{"type":"text","text":"finished"}]}}\n')  # noqa: E501
     later = import_paths(store, [tmp_path / "projects"])
     assert later.events_added == 1 and later.bad_lines == 0
     assert store.event("half-written").text == "finished"

@@ -6,10 +6,9 @@ Create Date: 2026-11-22
 """
 from typing import Sequence, Union
 
-from alembic import op
 import sqlalchemy as sa
 import sqlmodel
-
+from alembic import op
 
 revision: str = '0003'
 down_revision: Union[str, None] = '0002'

@@ -25,8 +25,8 @@ from ...export.core import new_file
 from ...schema import SOURCE_FILE
 from ...store import Store
 from ...views import Changes
-from .importer import KIND, import_paths
 from .fork import ForkPlan, plan_fork
+from .importer import KIND, import_paths
 
 MAX_SANITIZED = 200
 ALLOWED_RESUME = ("claude",)
@@ -216,7 +216,7 @@ def resume_command(session) -> list[str]:
 
 def restore(store: Store, session_id: str, target: Path | None = None) -> list[Path]:
     """Write a session kept here back where `claude --resume` finds it (never overwriting)."""
-    s = _claude_session(store, session_id)
+    _claude_session(store, session_id)
     folder = target or _target_dir(store, session_id)
     main = [e.payload for e in store.events(session_id)
             if not e.kind.startswith("fact.") and e.agent_id is None and e.payload.startswith("{")]

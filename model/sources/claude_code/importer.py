@@ -14,7 +14,6 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable
-
 from pathlib import Path
 
 import orjson
@@ -24,7 +23,6 @@ from ... import audit
 from ...ingest import NewEvent, ingest
 from ...schema import EVENT, SESSION, SOURCE_FILE
 from ...store import Store
-
 from .. import jsonl
 from ..scan import ImportReport, file_problems, files_under, resume_state, save_state, source_row, unchanged  # noqa: F401 (re-exported)
 from . import checkpoints as claude_checkpoints

@@ -30,9 +30,9 @@ from typing import Any
 import orjson
 
 from ...errors import InvalidInput
-from ...views import EventView
 from ...export.core import EventStream, new_file
 from ...export.render import describe
+from ...views import EventView
 
 CLAUDE = "claude_code"
 VERSION = "2.0.0"  # the transcript version stamped on converted lines

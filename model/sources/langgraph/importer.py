@@ -28,7 +28,8 @@ from ...schema import SESSION
 from .. import jsonl
 from ..records import add_fact, parse_ts
 from ..scan import ImportReport, importer, save_state
-from . import reader, values as v
+from . import reader
+from . import values as v
 
 KIND = "langgraph"
 NS = uuid.UUID("3f0c1d52-7b4e-4a8f-b1d6-92e5c0a4f718")
