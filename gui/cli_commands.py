@@ -49,6 +49,35 @@ def _event_line(e) -> str:
     return f"{e.seq:>6}  {_when(e.ts)}  {e.id[:8]}  {e.kind:<12} {who:<9}{side} {_one_line(e.text)}"
 
 
+def _event_json(e) -> dict:
+    """An event as --json gives it: its payload as JSON (the raw line a tool wrote), not a string of it."""
+    d = e.as_dict()
+    if isinstance(d.get("payload"), str) and d["payload"][:1] in ("{", "["):
+        try:
+            d["payload"] = json.loads(d["payload"])
+        except ValueError:
+            pass  # not JSON after all: kept as the text it is
+    return d
+
+
+def _hit_json(h) -> dict:
+    """A search hit as --json gives it: the snippet as plain text and where the matches are in it."""
+    from model.views import MARK_END, MARK_START
+    d = h.as_dict()
+    plain, matches, i = [], [], 0
+    for part in h.snippet.split(MARK_START):
+        if MARK_END in part:
+            hit, rest = part.split(MARK_END, 1)
+            matches.append([i, i + len(hit)])
+            plain += [hit, rest]
+            i += len(hit) + len(rest)
+        else:
+            plain.append(part)
+            i += len(part)
+    d["snippet"], d["matches"] = "".join(plain), matches
+    return d
+
+
 def _session_table(rows, short: dict[str, str] | None = None) -> str:
     """One line a session; ids as short as they can be while naming one session (as git's)."""
     if not rows:
@@ -99,19 +128,19 @@ def _append(store, args):
     sid = store.resolve_session(args.session)
     e = store.append(sid, args.kind, role=args.role, text=args.text, payload=args.payload,
                      ts=args.ts, tokens_in=args.tokens_in, tokens_out=args.tokens_out)
-    _out(args, e.as_dict(), f"{e.id}  seq {e.seq}")
+    _out(args, _event_json(e), f"{e.id}  seq {e.seq}")
 
 
 def _fact_set(store, args):
     from .cli import _json_or_text
 
     e = store.set_fact(store.resolve_session(args.session), args.key, _json_or_text(args.value))
-    _out(args, e.as_dict(), f"{e.id}  seq {e.seq}  {e.text}")
+    _out(args, _event_json(e), f"{e.id}  seq {e.seq}  {e.text}")
 
 
 def _fact_delete(store, args):
     e = store.delete_fact(store.resolve_session(args.session), args.key)
-    _out(args, e.as_dict(), f"{e.id}  seq {e.seq}  {e.text}")
+    _out(args, _event_json(e), f"{e.id}  seq {e.seq}  {e.text}")
 
 
 def _list(store, args):
@@ -132,7 +161,7 @@ def _show(store, args):
     if s.forked_from_session:
         head += f"  forked from {s.forked_from_session[:8]} at {s.forked_from_event[:8]}"
     body = "\n".join(_event_line(e) for e in events) or "(no events in this range)"
-    _out(args, {"session": s.as_dict(), "events": [e.as_dict() for e in events]}, f"{head}\n{body}")
+    _out(args, {"session": s.as_dict(), "events": [_event_json(e) for e in events]}, f"{head}\n{body}")
 
 
 def _facts(store, args):
@@ -214,12 +243,12 @@ def _resume(store, args):
     text += [_event_line(e) for e in ctx.transcript] or ["(empty)"]
     if ctx.budget_left:
         text += ["", "budget left: " + ", ".join(f"{k} {v}" for k, v in ctx.budget_left.items())]
-    _out(args, ctx.as_dict(), "\n".join(text))
+    _out(args, ctx.as_dict() | {"transcript": [_event_json(e) for e in ctx.transcript]}, "\n".join(text))
 
 
 def _compact(store, args):
     e = store.compact(store.resolve_session(args.session), args.summary)
-    _out(args, e.as_dict(), f"{e.id}  seq {e.seq}")
+    _out(args, _event_json(e), f"{e.id}  seq {e.seq}")
 
 
 def _transition(method):
@@ -281,7 +310,7 @@ def _search(store, args):
         else (lambda s: s.replace(MARK_START, "[").replace(MARK_END, "]"))
     lines = [f"{h.session_id[:8]}  {h.seq:>6}  {h.event_id[:8]}  {h.kind:<10} {_one_line(mark(h.snippet), 120)}"
              for h in hits]
-    _out(args, [h.as_dict() for h in hits], "\n".join(lines) or "(no matches)")
+    _out(args, [_hit_json(h) for h in hits], "\n".join(lines) or "(no matches)")
 
 
 def _retention(store, args):

@@ -233,3 +233,15 @@ def test_list_ids_grow_until_unique_and_each_one_resolves(cli):
     assert len(long_ids) == 2 and all(len(k) > 8 for k in long_ids)
     for short, full in [(k, a.id if k == a.id[:len(k)] else b.id) for k in long_ids] + [("99999999", c.id)]:
         assert _json(cli("--json", "show", short))["session"]["id"] == full
+
+
+def test_json_gives_payloads_as_json_and_snippets_with_offsets(cli):
+    sid = cli("new", "--title", "json shapes").stdout.strip()
+    cli("append", sid, "--kind", "message", "--role", "user", "--text", "the cookie race again",
+        "--payload", '{"tool": "x", "n": 2}')
+    shown = _json(cli("--json", "show", sid))
+    assert shown["events"][0]["payload"] == {"tool": "x", "n": 2}  # an object, not a string of one
+    hits = _json(cli("--json", "search", "cookie"))
+    assert hits and "\x02" not in hits[0]["snippet"] and "\x03" not in hits[0]["snippet"]
+    start, end = hits[0]["matches"][0]
+    assert hits[0]["snippet"][start:end].lower() == "cookie"
