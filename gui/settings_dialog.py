@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from .session_actions import DEFAULT_TERMINAL
+from .workers import run_task
 
 
 def _days_box(value) -> QDoubleSpinBox:
@@ -47,9 +48,8 @@ class SettingsDialog(QDialog):
         self.store = store
         settings = QSettings()
 
-        sources = QGroupBox("Sources (folders of Claude Code, Codex or Gemini CLI sessions that are watched)")
+        sources = QGroupBox("Sources (the folders and files of sessions that are watched)")
         self.sources = QListWidget()
-        self.sources.addItems(sorted(set(store.source_locations())) if store else [])
         add = QPushButton("Add folder…")
         add.clicked.connect(self._add_source)
         lay = QVBoxLayout(sources)
@@ -64,23 +64,26 @@ class SettingsDialog(QDialog):
         form.addRow(QLabel("{command} is replaced by the tool's resume command, e.g. claude --resume ID."))
 
         retention = QGroupBox("Retention (applies to the whole store)")
-        policy = store.retention_policy() if store else None
-        self.archive_after = _days_box(policy.archive_after_days if policy else None)
-        self.purge_after = _days_box(policy.purge_after_days if policy else None)
+        self.archive_after = _days_box(None)
+        self.purge_after = _days_box(None)
         form = QFormLayout(retention)
         form.addRow("Archive sessions idle for", self.archive_after)
         form.addRow("Delete archived sessions after", self.purge_after)
 
         redaction = QGroupBox("Your redaction patterns (one regular expression a line; exports also "
                               "detect vendor keys, tokens, private keys and high-entropy strings)")
-        from model.export.core import redaction_patterns
-        self.patterns = QPlainTextEdit("\n".join(redaction_patterns(store)) if store else "")
+        self.patterns = QPlainTextEdit("")
         self.patterns.setObjectName("redaction-patterns")
         QVBoxLayout(redaction).addWidget(self.patterns)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
+        self.ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.loaded: dict | None = None  # what the store holds, read on a worker (never on the UI thread)
+        if store is not None:
+            self.ok.setEnabled(False)  # until the store's settings are shown: nothing to save over them yet
+            run_task(lambda: _read(store), self._show, self._failed, owner=self)
         main = QVBoxLayout(self)
         row = QHBoxLayout()
         row.addWidget(resume)
@@ -91,8 +94,20 @@ class SettingsDialog(QDialog):
         main.addWidget(redaction)
         main.addWidget(buttons)
 
+    def _show(self, loaded: dict) -> None:
+        self.loaded = loaded
+        self.sources.addItems(loaded["sources"])
+        self.archive_after.setValue(loaded["policy"].archive_after_days or 0)
+        self.purge_after.setValue(loaded["policy"].purge_after_days or 0)
+        self.patterns.setPlainText("\n".join(loaded["patterns"]))
+        self.ok.setEnabled(True)
+
+    def _failed(self, exc: BaseException) -> None:
+        QMessageBox.warning(self, "Settings", f"Could not read the store's settings: {exc}")
+        self.reject()
+
     def _add_source(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Folder of sessions (Claude Code, Codex, Gemini CLI)")
+        folder = QFileDialog.getExistingDirectory(self, "A folder of sessions to watch")
         if folder:
             self.sources.addItem(folder)
             self.added.append(folder)
@@ -112,15 +127,32 @@ class SettingsDialog(QDialog):
             return
         settings = QSettings()
         settings.setValue("resume/terminal", self.terminal.text())
-        if self.store is not None:
-            from model.export.core import redaction_patterns, set_redaction_patterns
+        if self.store is None or self.loaded is None:
+            super().accept()
+            return
+        from model.retention import RetentionPolicy
+        patterns = [p for p in self.patterns.toPlainText().splitlines() if p.strip()]
+        policy = RetentionPolicy(self.archive_after.value() or None, self.purge_after.value() or None)
+        store, loaded = self.store, self.loaded
+        self.ok.setEnabled(False)
+        run_task(lambda: _write(store, loaded, patterns, policy), lambda _: QDialog.accept(self), self._save_failed,
+                 owner=self)
 
-            patterns = [p for p in self.patterns.toPlainText().splitlines() if p.strip()]
-            if patterns != redaction_patterns(self.store):
-                set_redaction_patterns(self.store, patterns)
-            from model.retention import RetentionPolicy
+    def _save_failed(self, exc: BaseException) -> None:
+        self.ok.setEnabled(True)
+        QMessageBox.warning(self, "Settings", f"Could not save: {exc}")
 
-            policy = RetentionPolicy(self.archive_after.value() or None, self.purge_after.value() or None)
-            if policy != self.store.retention_policy():
-                self.store.set_retention_policy(policy)
-        super().accept()
+
+def _read(store) -> dict:
+    from model.export.core import redaction_patterns
+    return {"sources": sorted(set(store.source_locations())), "policy": store.retention_policy(),
+            "patterns": redaction_patterns(store)}
+
+
+def _write(store, loaded: dict, patterns: list[str], policy) -> None:
+    """Only what changed is written (each a recorded change of the store)."""
+    from model.export.core import set_redaction_patterns
+    if patterns != loaded["patterns"]:
+        set_redaction_patterns(store, patterns)
+    if policy != loaded["policy"]:
+        store.set_retention_policy(policy)

@@ -531,3 +531,18 @@ def test_sessionscope_file_opens_the_window_on_it(window, qtbot, tmp_path):
     window.open_paths(files)
     qtbot.waitUntil(lambda: window.session is not None and window.session.id == s.id, timeout=30000)
     assert window.session.title == "brought over"
+
+
+def test_settings_read_and_save_the_store_off_the_ui_thread(window, qtbot):
+    from gui.settings_dialog import SettingsDialog
+    from model.export.core import redaction_patterns
+    dialog = SettingsDialog(window.store, window)
+    qtbot.addWidget(dialog)
+    assert not dialog.ok.isEnabled()  # nothing shown yet: nothing to save over the store's settings
+    qtbot.waitUntil(dialog.ok.isEnabled, timeout=5000)
+    dialog.patterns.setPlainText("ACME-[0-9]{6}")
+    dialog.archive_after.setValue(30)
+    with qtbot.waitSignal(dialog.accepted, timeout=5000):
+        dialog.accept()
+    assert redaction_patterns(window.store) == ["ACME-[0-9]{6}"]
+    assert window.store.retention_policy().archive_after_days == 30
