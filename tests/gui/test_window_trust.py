@@ -1,0 +1,210 @@
+"""The window tells the truth: what the panes show is what actions hit, failures are said, store work
+stays off the UI thread, files given to it open, and exports never come back into their origin."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QMessageBox
+
+from tests.gui.test_window import _select, _wait_changes
+
+
+def test_the_tree_menu_offers_the_registry_actions_as_they_apply(window, qtbot, monkeypatch):
+    from PySide6.QtCore import QPoint
+    s = _select(window, qtbot, "Write the release notes for 2.4")
+    with _wait_changes(window, qtbot):
+        window.qactions["session.archive"].trigger()
+    window.qactions["view.show_archived"].setChecked(True)
+    window._filters_changed()
+    qtbot.waitUntil(lambda: any(r.id == s.id for r in window.sessions_model.rows), timeout=5000)
+    _select(window, qtbot, "Write the release notes for 2.4")
+    qtbot.waitUntil(lambda: window.tree.tree_model.rowCount() > 0, timeout=5000)
+    node = window.tree.tree_model.layout_.nodes[0]
+    window.tree.sig_menu.emit(node.id, QPoint(0, 0))
+    menu = window.tree_menu
+    items = {a.objectName(): a for a in menu.actions()}
+    assert not items["session.rewind"].isEnabled()  # an archived session is not rewound: not offered
+    assert items["session.fork"].isEnabled() and items["session.fork"].text() == window.qactions["session.fork"].text()
+    menu.close()
+
+
+def test_a_timeline_page_that_cannot_be_read_says_so(qtbot, store, monkeypatch):
+    import sqlite3
+
+    from gui.timeline_model import TimelineModel
+    s = store.open_session()
+    for i in range(5):
+        store.append(s.id, "message", role="user", text=f"line {i}")
+    model = TimelineModel()
+    ids = store.branch_ids(s.id)
+
+    def unreadable(_ids):  # as SQLite says it when the disk goes away under the store
+        raise sqlite3.OperationalError("disk I/O error")
+    monkeypatch.setattr(store, "events_by_ids", unreadable)
+    model.show_ids(store, ids)
+    model.data(model.index(0, 3))  # asks for the page
+    qtbot.waitUntil(lambda: bool(model.failed), timeout=5000)
+    assert model.data(model.index(0, 3)).startswith("⚠ could not be read")
+
+
+def test_the_timeline_gets_its_share_of_the_window_at_first_start(qtbot, tmp_path):
+    """No page of the session list may demand a width that squeezes the timeline (an unwrapped empty-state
+    text once did: 938 px of a 1,440 px window)."""
+    from gui.main_window import MainWindow
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1440, 860)
+    w.show()
+    qtbot.waitExposed(w)
+    for i in range(w.list_stack.count()):
+        assert w.list_stack.widget(i).minimumSizeHint().width() < 500
+    w.center.setSizes([600, 650])
+    list_width, right_width = w.center.sizes()
+    assert right_width >= 0.45 * (list_width + right_width)
+
+
+def test_an_empty_list_clears_the_panes_and_session_actions_hit_nothing(window, qtbot):
+    s = _select(window, qtbot, "Fix the flaky login test")
+    assert window.qactions["session.archive"].isEnabled()
+    with qtbot.waitSignal(window.sessions_model.sig_loaded, timeout=10000):
+        window.filter.setText("no session is called this")
+    assert window.sessions_model.rowCount() == 0
+    assert window.session is None and window.timeline_model.rowCount() == 0 and window.detail.current_event is None
+    assert not window.qactions["session.archive"].isEnabled() and not window.qactions["session.export"].isEnabled()
+    window.qactions["session.archive"].trigger()  # Ctrl+E with nothing shown
+    assert window.store.session(s.id).status != "archived"
+    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+        window.filter.clear()  # the list comes back, and the panes with it
+    assert window.session is not None and window.timeline_model.rowCount() > 0
+
+
+def test_the_panes_show_the_highlighted_session(window, qtbot):
+    from PySide6.QtCore import QItemSelectionModel as Sel
+    view, rows = window.sessions_view, window.sessions_model.rows
+    sm = view.selectionModel()
+    _select(window, qtbot, rows[0].title)
+
+    def ctrl_click(row):  # what the view does on Ctrl+click: the row becomes current, its selection toggles
+        sm.setCurrentIndex(window.sessions_model.index(row, 0), Sel.SelectionFlag.Toggle | Sel.SelectionFlag.Rows)
+
+    ctrl_click(1)  # adds row 1: it is current, highlighted and shown
+    qtbot.waitUntil(lambda: window.session.id == rows[1].id, timeout=5000)
+    ctrl_click(1)  # takes row 1 out again: the panes go back to what stays highlighted
+    qtbot.waitUntil(lambda: window.session.id == rows[0].id, timeout=5000)
+    assert window.selected_session_ids() == [rows[0].id]
+    last = window.sessions_model.rowCount() - 1
+    # Ctrl+End moves the current row only: it joins the selection, so an export offers what is shown
+    sm.setCurrentIndex(window.sessions_model.index(last, 0), Sel.SelectionFlag.NoUpdate)
+    qtbot.waitUntil(lambda: window.session.id == rows[last].id, timeout=5000)
+    assert rows[last].id in window.selected_session_ids()
+
+
+def test_deleting_the_shown_session_moves_on_without_an_error(window, qtbot, monkeypatch):
+    s = _select(window, qtbot, "Write the release notes for 2.4")
+    said = []
+
+    def warning(parent, title, text, *a, **k):
+        said.append(f"{title}: {text}")
+        return QMessageBox.StandardButton.Yes
+    monkeypatch.setattr(QMessageBox, "warning", warning)
+    with _wait_changes(window, qtbot):
+        window.qactions["session.delete"].trigger()
+    qtbot.waitUntil(lambda: window.session is not None and window.session.id != s.id, timeout=10000)
+    qtbot.wait(300)  # a refresh of the deleted session would fail about now
+    assert len(said) == 1 and "for good" in said[0]  # the question, and no "Could not refresh the session"
+
+
+def test_import_problems_are_shown_where_the_status_bar_says(window, qtbot, monkeypatch, tmp_path):
+    from gui.problems_dialog import ProblemsDialog
+    from tests.sources.claude_factory import Transcript
+    t = Transcript()
+    t.user("hello")
+    t.assistant("hi")
+    path = t.write(tmp_path / "p")
+    with open(path, "a") as fh:
+        fh.write("{not json\n")
+    (tmp_path / "p" / "notes.jsonl").write_text('{"some": "other tool"}\n')
+    shown = []
+    monkeypatch.setattr(ProblemsDialog, "exec", lambda self: shown.append(self) or self.show() or 0)
+    finished = []
+    window.job.sig_finished.connect(finished.append)
+    window._import([str(tmp_path / "p")])
+    qtbot.waitUntil(lambda: bool(finished), timeout=30000)
+    assert "File ▸ Import Problems…" in window.statusBar().currentMessage()
+    window.qactions["app.problems"].trigger()
+    dialog = shown[0]
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: "problem" in dialog.summary.text() and "Reading" not in dialog.summary.text(),
+                    timeout=5000)
+    rows = [dialog.list.topLevelItem(i).text(2) for i in range(dialog.list.topLevelItemCount())]
+    assert any("not valid JSON" in r for r in rows) and any("left alone" in r for r in rows)
+
+
+def test_an_export_the_watcher_picks_up_is_a_fork_never_part_of_its_origin(window, qtbot, monkeypatch, tmp_path):
+    """README: exports never change the store. With the window's watcher running over Claude Code's folder,
+    a Claude-format export written there comes in as a session of its own, forked from its origin."""
+    from pathlib import Path
+
+    from model.export.core import ExportRequest, export
+    from model.sources.claude_code import import_paths
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    (tmp_path / "claude" / "projects").mkdir(parents=True)
+    import_paths(window.store, [tmp_path / "claude" / "projects"])  # a known place: the watcher rescans it
+    s = _select(window, qtbot, "Fix the flaky login test")
+    before = window.store.session(s.id)
+    report = export(window.store, ExportRequest("claude", (s.id,)), None)
+    copy_id = Path(report.files[0]).stem
+    assert window.watcher.timer.isActive()
+
+    def arrived():
+        try:
+            return window.store.session(copy_id)
+        except Exception:
+            return None
+    qtbot.waitUntil(lambda: arrived() is not None, timeout=15000)
+    qtbot.wait(2500)  # one more watcher round
+    after = window.store.session(s.id)
+    assert (after.event_count, after.title, after.head_event_id) == (before.event_count, before.title,
+                                                                      before.head_event_id)
+    assert arrived().forked_from_session == s.id and arrived().title.endswith("(export)")
+
+
+def test_help_about_names_the_version_and_the_store(window, monkeypatch):
+    from gui.cli import version
+    said = []
+    monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: said.append(text))
+    window.qactions["app.about"].trigger()
+    assert version() in said[0] and str(window.store.url) in said[0]
+
+
+def test_sessionscope_file_opens_the_window_on_it(window, qtbot, tmp_path):
+    """What the .desktop file's `Exec=sessionscope %F` does: the files are imported (an export here) and
+    the session they hold is shown."""
+    from gui.cli import _file_arguments
+    from model import open_store
+    from model.export.core import ExportRequest, export
+    other = open_store(tmp_path / "elsewhere.db")
+    s = other.open_session(title="brought over")
+    other.append(s.id, "message", role="user", text="hello from elsewhere")
+    export(other, ExportRequest("jsonl", (s.id,)), tmp_path / "brought.jsonl")
+    other.close()
+    files, rest = _file_arguments([str(tmp_path / "brought.jsonl"), "--store", "x.db"])
+    assert files == [str(tmp_path / "brought.jsonl")] and rest == ["--store", "x.db"]
+    assert _file_arguments(["list"]) == ([], ["list"])  # a command is never taken for a file
+    window.open_paths(files)
+    qtbot.waitUntil(lambda: window.session is not None and window.session.id == s.id, timeout=30000)
+    assert window.session.title == "brought over"
+
+
+def test_settings_read_and_save_the_store_off_the_ui_thread(window, qtbot):
+    from gui.settings_dialog import SettingsDialog
+    from model.export.core import redaction_patterns
+    dialog = SettingsDialog(window.store, window)
+    qtbot.addWidget(dialog)
+    assert not dialog.ok.isEnabled()  # nothing shown yet: nothing to save over the store's settings
+    qtbot.waitUntil(dialog.ok.isEnabled, timeout=5000)
+    dialog.patterns.setPlainText("ACME-[0-9]{6}")
+    dialog.archive_after.setValue(30)
+    with qtbot.waitSignal(dialog.accepted, timeout=5000):
+        dialog.accept()
+    assert redaction_patterns(window.store) == ["ACME-[0-9]{6}"]
+    assert window.store.retention_policy().archive_after_days == 30
