@@ -85,7 +85,7 @@ def other_tool(tool: str, home: str, size: str, db: str) -> dict:
     through the content-recognising import, as `scan` does."""
     from model import open_store
     from model.sources.importing import import_paths
-    from tests.benchmarks import generate as gen
+    from tests.benchmarks import generate_tools as gen
 
     root = Path(home)
     info = getattr(gen, f"generate_{tool}")(root, int(size)) if not root.exists() else \

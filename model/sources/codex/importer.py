@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from ...ingest import ingest
 from ...schema import EVENT, SESSION
 from .. import jsonl
-from ..scan import ImportReport, resume_state, run_import, save_state, unchanged
+from ..scan import ImportReport, importer, resume_state, save_state, unchanged
 from .lines import CodexFile, convert, event_id, sniff
 
 KIND = "codex"
@@ -46,13 +46,6 @@ def session_files(root: Path) -> list[Path]:
     found.sort(key=lambda p: (p.stat().st_mtime, str(p)))
     return found
 
-
-def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
-                 cancel: threading.Event | None = None, warm: bool = True,
-                 only: set[Path] | None = None) -> ImportReport:
-    """Import Codex rollouts from files or folders (each folder a source location)."""
-    return run_import(store, KIND, paths, session_files, _import_file, progress=progress, cancel=cancel, warm=warm,
-                      only=only)
 
 
 def _resume_context(store, path: Path, ctx: CodexFile) -> None:
@@ -150,3 +143,6 @@ def _commit(conn, ctx: CodexFile, path: Path, source_id: int, st, state) -> int:
         state.problem(0, state.offset, msg, bad=False)
     save_state(conn, path, source_id, st, state)
     return added
+
+
+import_paths = importer(KIND, session_files, _import_file, "Codex rollouts")

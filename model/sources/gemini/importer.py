@@ -5,8 +5,7 @@ in place; what was seen before is kept)."""
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -15,7 +14,7 @@ import sqlalchemy as sa
 from ...ingest import ingest
 from ...schema import EVENT, SESSION
 from .. import jsonl
-from ..scan import ImportReport, resume_state, run_import, save_state, unchanged
+from ..scan import ImportReport, importer, resume_state, save_state, unchanged
 from .lines import NS, GeminiChat, flush, metadata, record, sniff
 
 KIND = "gemini"
@@ -45,13 +44,6 @@ def session_files(root: Path) -> list[Path]:
     found.sort(key=lambda p: (p.stat().st_mtime, str(p)))
     return found
 
-
-def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
-                 cancel: threading.Event | None = None, warm: bool = True,
-                 only: set[Path] | None = None) -> ImportReport:
-    """Import Gemini chats from files or folders (each folder a source location)."""
-    return run_import(store, KIND, paths, session_files, _read, progress=progress, cancel=cancel, warm=warm,
-                      only=only)
 
 
 def _read(store, _root: Path, path: Path, source_id: int, known, report: ImportReport, _cancel) -> None:
@@ -142,3 +134,6 @@ def _commit(conn, chat: GeminiChat, path: Path, source_id: int, st, state) -> in
     if chat.info is not None:
         chat.info.fields, chat.info.meta = {}, {}
     return added
+
+
+import_paths = importer(KIND, session_files, _read, "Gemini CLI chats")
