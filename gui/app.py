@@ -10,7 +10,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from resources import APP_ID, APP_NAME, ORGANIZATION, resource_path
+from sessionscope.resources import APP_ID, APP_NAME, ORGANIZATION, resource_path
 
 from .main_window import MainWindow
 from .workers import run_task
@@ -20,13 +20,13 @@ def open_demo_store():
     """The demo store in the user's data dir, built on first use (runs on a worker)."""
     import platformdirs
 
-    from model.demo import demo_store
+    from sessionscope.demo import demo_store
 
     return demo_store(Path(platformdirs.user_data_dir("sessionscope", appauthor=False)) / "demo")
 
 
 def _open_store(url):
-    from model import open_store  # imported here: sqlmodel costs ~0.6 s, after the first paint
+    from sessionscope import open_store  # imported here: sqlmodel costs ~0.6 s, after the first paint
 
     return open_store(url)
 

@@ -278,7 +278,7 @@ def no_display() -> bool:
 def _open_window(args, parser) -> int:
     import importlib.util
 
-    if importlib.util.find_spec("gui.app") is None:
+    if importlib.util.find_spec("sessionscope.gui.app") is None:
         parser.print_help()
         return 0
     if no_display():

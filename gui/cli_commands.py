@@ -12,7 +12,7 @@ from .cli import EXIT_FAILED, EXIT_USAGE
 
 def report(exc: BaseException) -> int:
     """One line on stderr for any error; the exit code says which kind."""
-    from model.errors import InvalidInput, NotFound, SessionscopeError
+    from sessionscope.errors import InvalidInput, NotFound, SessionscopeError
 
     if isinstance(exc, (NotFound, InvalidInput)):
         code = EXIT_USAGE
@@ -62,7 +62,7 @@ def _event_json(e) -> dict:
 
 def _hit_json(h) -> dict:
     """A search hit as --json gives it: the snippet as plain text and where the matches are in it."""
-    from model.views import MARK_END, MARK_START
+    from sessionscope.views import MARK_END, MARK_START
     d = h.as_dict()
     plain, matches, i = [], [], 0
     for part in h.snippet.split(MARK_START):
@@ -99,7 +99,7 @@ def _facts_text(facts: dict) -> str:
 
 def _event_or_head(store, key: str) -> str:
     """An event id, or the head of the session `key` names."""
-    from model.errors import NotFound
+    from sessionscope.errors import NotFound
 
     try:
         return store.resolve_event(key)
@@ -111,7 +111,7 @@ def _event_or_head(store, key: str) -> str:
 
 
 def run(args) -> int:
-    from model import open_store
+    from sessionscope import open_store
 
     with open_store(args.store) as store:
         handler = _HANDLERS[args.command if args.command != "fact" else f"fact.{args.fact_command}"]
@@ -179,7 +179,7 @@ def _diff(store, args):
 
 
 def _source(store, sid):
-    from model import sources
+    from sessionscope import sources
     return sources.session_source(store, sid)
 
 
@@ -302,7 +302,7 @@ def _verify(store, args):
 
 
 def _search(store, args):
-    from model.views import MARK_END, MARK_START
+    from sessionscope.views import MARK_END, MARK_START
 
     sid = store.resolve_session(args.session) if args.session else None
     hits = store.search(" ".join(args.query), limit=args.limit, session_id=sid)
@@ -314,8 +314,8 @@ def _search(store, args):
 
 
 def _retention(store, args):
-    from model.errors import InvalidInput
-    from model.retention import RetentionPolicy
+    from sessionscope.errors import InvalidInput
+    from sessionscope.retention import RetentionPolicy
 
     def days(text, current):
         if text is None:
@@ -358,7 +358,7 @@ def _audit(store, args):
 
 
 def _import_report(store, args, paths) -> int:
-    from model.sources.importing import import_paths
+    from sessionscope.sources.importing import import_paths
 
     show = sys.stderr.isatty() and not args.json
 
@@ -382,7 +382,7 @@ def _import_report(store, args, paths) -> int:
 
 
 def _import(store, args):
-    from model.export.jsonl import is_export
+    from sessionscope.export.jsonl import is_export
 
     exports = [p for p in args.paths if is_export(p)]
     if exports:
@@ -394,7 +394,7 @@ def _import(store, args):
 
 
 def _scan(store, args):
-    from model.sources.importing import default_roots
+    from sessionscope.sources.importing import default_roots
 
     roots = default_roots()
     if not roots:

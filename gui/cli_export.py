@@ -21,10 +21,10 @@ def _progress(args):
 
 
 def export(store, args) -> int:
-    from model.errors import InvalidInput
-    from model.export.core import ExportRequest, scan
-    from model.export.core import export as run_export
-    from model.export.redact import format_review
+    from sessionscope.errors import InvalidInput
+    from sessionscope.export.core import ExportRequest, scan
+    from sessionscope.export.core import export as run_export
+    from sessionscope.export.redact import format_review
 
     if args.branch and len(args.sessions) != 1:
         raise InvalidInput("--branch takes one session")
@@ -57,7 +57,7 @@ def export(store, args) -> int:
 
 
 def verify_file(args, path: str) -> int:
-    from model.export.jsonl import verify_file as check
+    from sessionscope.export.jsonl import verify_file as check
 
     result = check(path)
     lines = [f"{path}: " + ("intact" if result.ok else f"BROKEN: {result.problem}")
@@ -70,7 +70,7 @@ def verify_file(args, path: str) -> int:
 
 
 def import_file(store, args, path: str) -> int:
-    from model.export.jsonl import import_file as run_import
+    from sessionscope.export.jsonl import import_file as run_import
 
     result = run_import(store, path, progress=_progress(args))
     if _progress(args):
@@ -81,7 +81,7 @@ def import_file(store, args, path: str) -> int:
 
 
 def redaction(store, args) -> int:
-    from model.export.core import redaction_patterns, set_redaction_patterns
+    from sessionscope.export.core import redaction_patterns, set_redaction_patterns
 
     patterns = redaction_patterns(store)
     if args.add or args.remove or args.clear:

@@ -31,7 +31,7 @@ def _preview(plan, selected: set[str]) -> str:
 
 
 def restore_files(store, args) -> int:
-    from model import file_restore, sources
+    from sessionscope import file_restore, sources
 
     sid = store.resolve_session(args.session)
     src = sources.session_source(store, sid)

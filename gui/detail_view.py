@@ -107,7 +107,7 @@ class EventDetail(QTabWidget):
     def _facts_failed(self, token: int, exc: BaseException) -> None:
         """The event went away meanwhile (its session deleted or purged): nothing to show. Any other
         failure is said in the tab, not raised into the event loop."""
-        from model.errors import NotFound
+        from sessionscope.errors import NotFound
         if not self._gen.current(token):
             return
         self.facts.clear()

@@ -164,7 +164,7 @@ class ExportDialog(QDialog):
     # -- the request ------------------------------------------------------------------
 
     def request(self):
-        from model.export.core import ExportRequest
+        from sessionscope.export.core import ExportRequest
 
         key = self._what_keys[self.what.checkedId()] if self._what_keys else "sessions"
         return ExportRequest(
@@ -243,11 +243,11 @@ class ExportDialog(QDialog):
         self._start("Exporting…", lambda cancel: self._export(request, target or None, cancel), self._exported)
 
     def _scan(self, request, cancel):
-        from model.export.core import scan
+        from sessionscope.export.core import scan
         return scan(self.store, request, progress=self.relay.sig_progress.emit, cancel=cancel)
 
     def _export(self, request, target, cancel):
-        from model.export.core import export
+        from sessionscope.export.core import export
         return export(self.store, request, Path(target) if target else None,
                       progress=self.relay.sig_progress.emit, cancel=cancel)
 
@@ -282,7 +282,7 @@ class ExportDialog(QDialog):
         done(result)
 
     def _failed(self, exc: BaseException) -> None:
-        from model.export.core import Cancelled
+        from sessionscope.export.core import Cancelled
         self._idle()
         if isinstance(exc, Cancelled):
             self.status.setText("Cancelled: nothing was written.")

@@ -1,4 +1,4 @@
-"""`python -m gui.import_worker STORE PATH…`: an import in its own process (no Qt here).
+"""`python -m sessionscope.gui.import_worker STORE PATH…`: an import in its own process (no Qt here).
 
 The desktop app runs large imports here so parsing never holds the UI's GIL.
 It prints one JSON line per progress step and the report last; killing it is
@@ -12,8 +12,8 @@ import sys
 
 
 def main(argv: list[str]) -> int:
-    from model import open_store
-    from model.sources.importing import import_paths
+    from sessionscope import open_store
+    from sessionscope.sources.importing import import_paths
 
     store = open_store(argv[0])
     last = [0.0]

@@ -1,6 +1,6 @@
 """Long jobs with progress and cancel: importing, and watching sources for new lines.
 
-The import itself is model.sources.importing.import_paths on a worker; its
+The import itself is sessionscope.sources.importing.import_paths on a worker; its
 progress callback emits a queued signal, so the UI thread only updates a bar.
 """
 
@@ -46,7 +46,7 @@ class ImportJob(QObject):
         if not quiet:
             self._start_process(store, paths)
             return True
-        from model.sources.importing import import_paths
+        from sessionscope.sources.importing import import_paths
 
         cancel = self.cancel_event
 
@@ -59,7 +59,7 @@ class ImportJob(QObject):
     def _start_process(self, store, paths) -> None:
         self.process = QProcess(self)
         self.process.setProgram(sys.executable)
-        self.process.setArguments(["-m", "gui.import_worker", store.url, *map(str, paths)])
+        self.process.setArguments(["-m", "sessionscope.gui.import_worker", store.url, *map(str, paths)])
         self.process.setWorkingDirectory(str(Path(__file__).resolve().parent.parent))
         self.process.readyReadStandardOutput.connect(self._read)
         self.process.finished.connect(self._process_finished)
@@ -83,7 +83,7 @@ class ImportJob(QObject):
         self._read()
         cancelled = self.cancel_event is not None and self.cancel_event.is_set()
         if self._report is not None or cancelled:
-            from model.sources.scan import ImportReport
+            from sessionscope.sources.scan import ImportReport
 
             data = dict(self._report or {})
             data["sessions"] = set(data.get("sessions", []))

@@ -333,7 +333,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
 
 def _first_run_roots(store) -> list:
     """The default places, if this store has never imported from any of them."""
-    from model.sources.importing import default_roots
+    from sessionscope.sources.importing import default_roots
 
     known = set(store.source_locations())
     roots = default_roots()

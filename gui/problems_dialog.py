@@ -28,7 +28,7 @@ class ProblemsDialog(QDialog):
         lay.addWidget(buttons)
         self.recent = recent
         self._add(recent)
-        from model.sources.scan import file_problems
+        from sessionscope.sources.scan import file_problems
         run_task(lambda: file_problems(store), self._kept, lambda exc: self.summary.setText(f"Could not read: {exc}"),
                  owner=self)
 

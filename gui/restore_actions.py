@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QMessageBox
 
-from model.views import Changes
+from sessionscope.views import Changes
 
 from .workers import run_task
 
@@ -37,11 +37,11 @@ class RestoreActions:
         selected, store = dialog.selected(), self.store
 
         def run() -> Changes:
-            from model import file_restore
+            from sessionscope import file_restore
             detail = file_restore.apply(store, plan, selected)
             if not with_conversation:
                 return Changes("restore-files", frozenset({session.id}), False, store.session(session.id), detail=detail)
-            from model import sources
+            from sessionscope import sources
             ch = sources.of(session.source_kind).rewind(store, session.id, plan.prompt_id)
             return Changes("rewind", ch.session_ids, True, ch.session, detail={**detail, **ch.detail})
 
@@ -52,7 +52,7 @@ class RestoreActions:
         self._run("restore files", run, done)
 
     def undo_restore(self, session) -> None:
-        from model import file_restore
+        from sessionscope import file_restore
         last = file_restore.last_restore(self.store, session.id)
         if last is None:
             QMessageBox.information(self.window, "Undo Last Restore", "No restore of this session is left to undo.")

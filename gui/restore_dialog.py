@@ -24,7 +24,7 @@ _ACTION = {"overwrite": "overwrite", "create": "create", "delete": "delete", "un
 
 
 class RestoreDialog(QDialog):
-    """Preview of a model.file_restore.RestorePlan; `selected()` after exec() gives the ticked paths."""
+    """Preview of a sessionscope.file_restore.RestorePlan; `selected()` after exec() gives the ticked paths."""
 
     def __init__(self, plan, with_conversation: bool = False, parent=None):
         super().__init__(parent)

@@ -15,8 +15,8 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
-from model import lifecycle
-from model.views import Changes
+from sessionscope import lifecycle
+from sessionscope.views import Changes
 
 from .restore_actions import RestoreActions
 from .workers import run_task
@@ -25,7 +25,7 @@ DEFAULT_TERMINAL = "x-terminal-emulator -e {command}"
 
 
 class SessionActions(RestoreActions, QObject):
-    sig_changes = Signal(object)  # model.views.Changes
+    sig_changes = Signal(object)  # sessionscope.views.Changes
     sig_message = Signal(str)
     sig_busy = Signal(str)  # an action started ("" when it ended): a fork of a big transcript takes seconds
 
@@ -38,7 +38,7 @@ class SessionActions(RestoreActions, QObject):
 
     def _fail(self, what: str):
         def show(exc: BaseException) -> None:
-            from model.errors import IllegalTransition, InvalidInput, NotFound, Refused
+            from sessionscope.errors import IllegalTransition, InvalidInput, NotFound, Refused
             # refusals are decided before anything is written; any other failure may come after a write
             # (the action's own message says what was done then), so only they may say nothing changed
             settled = isinstance(exc, (Refused, InvalidInput, IllegalTransition, NotFound))
@@ -61,7 +61,7 @@ class SessionActions(RestoreActions, QObject):
     @staticmethod
     def enabled(session, event) -> dict[str, bool]:
         """Which actions apply to the selection (menus enable only those)."""
-        from model import sources
+        from sessionscope import sources
         status = session.status if session else None
         src = sources.of(session.source_kind if session else None)
         has_event, has_session = event is not None, session is not None
@@ -89,7 +89,7 @@ class SessionActions(RestoreActions, QObject):
     # -- actions ----------------------------------------------------------------
 
     def resume(self, session) -> None:
-        from model import sources
+        from sessionscope import sources
         src = sources.of(session.source_kind)
         if src.resume_command(session) is not None:  # the tool resumes it, in the user's terminal
             template = QSettings().value("resume/terminal", DEFAULT_TERMINAL)
@@ -118,14 +118,14 @@ class SessionActions(RestoreActions, QObject):
                   lambda ch: self.sig_message.emit(f"{session.title or session.id[:8]} is active again"))
 
     def copy_resume(self, session) -> None:
-        from model import sources
+        from sessionscope import sources
         line = sources.of(session.source_kind).resume_line(session)
         QGuiApplication.clipboard().setText(line)
         self.sig_message.emit(f"Copied: {line}")
 
     def fork(self, session, event, end_of_turn: bool = False) -> None:
         """Fork at `event` (the new session ends there), or at the end of its turn."""
-        from model import sources
+        from sessionscope import sources
         src = sources.of(session.source_kind)
         preview = " ".join(event.text.split())[:60]
         where = (f"up to the end of the turn of event #{event.seq} (its last reply before the next prompt)"
@@ -149,7 +149,7 @@ class SessionActions(RestoreActions, QObject):
         self._run("fork", run, done)
 
     def rewind(self, session, event) -> None:
-        from model import sources
+        from sessionscope import sources
         src = sources.of(session.source_kind)
         if QMessageBox.question(self.window, "Rewind", f"{src.rewind_prompt(session)}\n\nRewind to this event?") \
                 != QMessageBox.StandardButton.Yes:
@@ -167,12 +167,12 @@ class SessionActions(RestoreActions, QObject):
     def rename(self, session) -> None:
         title, ok = QInputDialog.getText(self.window, "Rename", "New title:", text=session.title)
         if ok and title.strip():
-            from model import sources
+            from sessionscope import sources
             store, src = self.store, sources.of(session.source_kind)
             self._run("rename", lambda: src.rename(store, session.id, title.strip()))
 
     def tag(self, session) -> None:
-        from model import sources
+        from sessionscope import sources
         src = sources.of(session.source_kind)
         one = " (one: the tool keeps a single tag)" if src.single_tag else " (comma-separated)"
         text, ok = QInputDialog.getText(self.window, "Tags", f"Tags{one}:", text=", ".join(session.tags or []))
@@ -184,7 +184,7 @@ class SessionActions(RestoreActions, QObject):
 
     def restore(self, session) -> None:
         """Write the session back where its tool finds it (never over an existing file)."""
-        from model import sources
+        from sessionscope import sources
         src = sources.of(session.source_kind)
         if QMessageBox.question(
                 self.window, "Write back",
@@ -194,7 +194,7 @@ class SessionActions(RestoreActions, QObject):
         store = self.store
 
         def run():
-            from model.views import Changes
+            from sessionscope.views import Changes
             written = src.restore(store, session.id)
             return Changes("restore", frozenset({session.id}), False, detail={"files": [str(p) for p in written]})
         self._run("restore", run, lambda ch: self.sig_message.emit(f"Written back: {ch.detail['files'][0]}"))

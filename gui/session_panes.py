@@ -140,7 +140,7 @@ class SessionPanes:
 
     def _marks_failed(self, token):
         def failed(exc: BaseException) -> None:
-            from model.errors import NotFound
+            from sessionscope.errors import NotFound
             # the session went away meanwhile (deleted, purged): the marks no longer matter
             if self._branch_gen.current(token) and not isinstance(exc, NotFound):
                 self._error("mark the branch points")(exc)
@@ -199,7 +199,7 @@ class SessionPanes:
         self._update_actions()
 
     def _refresh_failed(self, exc: BaseException) -> None:
-        from model.errors import NotFound
+        from sessionscope.errors import NotFound
         if isinstance(exc, NotFound):  # it went away meanwhile (deleted elsewhere, purged): show nothing of it
             self.clear_panes()
             self.sessions_model.reload()

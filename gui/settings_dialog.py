@@ -130,7 +130,7 @@ class SettingsDialog(QDialog):
         if self.store is None or self.loaded is None:
             super().accept()
             return
-        from model.retention import RetentionPolicy
+        from sessionscope.retention import RetentionPolicy
         patterns = [p for p in self.patterns.toPlainText().splitlines() if p.strip()]
         policy = RetentionPolicy(self.archive_after.value() or None, self.purge_after.value() or None)
         store, loaded = self.store, self.loaded
@@ -144,14 +144,14 @@ class SettingsDialog(QDialog):
 
 
 def _read(store) -> dict:
-    from model.export.core import redaction_patterns
+    from sessionscope.export.core import redaction_patterns
     return {"sources": sorted(set(store.source_locations())), "policy": store.retention_policy(),
             "patterns": redaction_patterns(store)}
 
 
 def _write(store, loaded: dict, patterns: list[str], policy) -> None:
     """Only what changed is written (each a recorded change of the store)."""
-    from model.export.core import set_redaction_patterns
+    from sessionscope.export.core import set_redaction_patterns
     if patterns != loaded["patterns"]:
         set_redaction_patterns(store, patterns)
     if policy != loaded["policy"]:

@@ -13,7 +13,7 @@ import json
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
-from model import pairing
+from sessionscope import pairing
 
 from .session_model import tokens_text
 from .workers import Generation, run_task

@@ -1,4 +1,4 @@
-"""The branch tree: a list model over model.tree.TreeLayout rows, painted in lanes by a delegate."""
+"""The branch tree: a list model over sessionscope.tree.TreeLayout rows, painted in lanes by a delegate."""
 
 from __future__ import annotations
 

@@ -189,7 +189,7 @@ class WindowCommands:
         self._import(paths)
 
     def scan(self) -> None:
-        from model.sources.importing import default_roots
+        from sessionscope.sources.importing import default_roots
 
         if self.store is None:
             return

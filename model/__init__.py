@@ -1,12 +1,12 @@
 """Sessionscope's domain and persistence: no Qt is imported anywhere below here.
 
-    from model import open_store
+    from sessionscope import open_store
     store = open_store("sessions.db")
     s = store.open_session(title="refactor", agent="my-agent")
     store.append(s.id, "message", role="user", text="hello")
 
 The store (and SQLModel, ~0.6 s to import) loads on first use, so light modules
-such as model.lifecycle and model.views can be imported by a window before its
+such as sessionscope.lifecycle and sessionscope.views can be imported by a window before its
 first paint.
 """
 

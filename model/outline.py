@@ -5,7 +5,7 @@ seconds in Python), but the timeline, exports and resume all start from the
 session's head branch. So the walk's result for the head is stored, keyed by the
 head and the session's last seq: any new event or a moved head makes it stale,
 and the next reader walks again and stores the new result. Importers warm it
-for the sessions they touched (model.store.Store.warm), so a session opens from
+for the sessions they touched (sessionscope.store.Store.warm), so a session opens from
 one row. Any other branch is walked on demand.
 
 The cache holds the full walk (every kind, subagent runs included); a reader's

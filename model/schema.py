@@ -148,7 +148,7 @@ class OutlineCache(SQLModel, table=True):
     session_id: str = Field(primary_key=True)
     head_event_id: str
     last_seq: int
-    entries: bytes  # JSON columns of the walk (model.outline: ids, kind codes, sidechain flags, turn tokens), uncompressed
+    entries: bytes  # JSON columns of the walk (sessionscope.outline: ids, kind codes, sidechain flags, turn tokens), uncompressed
 
 
 class FileBlob(SQLModel, table=True):

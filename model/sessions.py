@@ -142,7 +142,7 @@ def update_fields(conn: Connection, session_id: str, **values: Any) -> None:
     """Rename, retag or re-describe a session (not its events)."""
     _status(conn, session_id)
     if "title" in values and "meta" not in values:
-        # a title the user chose outranks any an importer finds later (model.ingest keeps the better one)
+        # a title the user chose outranks any an importer finds later (sessionscope.ingest keeps the better one)
         meta = json.loads(conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == session_id)).scalar() or "{}")
         values["meta"] = meta | {"title_rank": USER_TITLE_RANK}
     if "tags" in values:

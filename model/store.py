@@ -1,10 +1,10 @@
 """The store: the API an agent, a script, the CLI and the GUI all use.
 
 A Store wraps one SQLAlchemy engine. Reads open short read transactions; every
-mutation runs in one immediate write transaction (model.db.run_write), retried on
+mutation runs in one immediate write transaction (sessionscope.db.run_write), retried on
 lock contention, and the actions are recorded in the audit log: with outcome
 "ok" in the same transaction, or "refused"/"error" afterwards when they fail.
-Methods return frozen views (model.views); a Store may be used from any thread.
+Methods return frozen views (sessionscope.views); a Store may be used from any thread.
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ class Store:
             return reading.get_session(conn, session_id)
 
     def sessions(self, **filters: Any) -> list[SessionView]:
-        """Sessions, newest activity first; see model.reading.list_sessions for filters."""
+        """Sessions, newest activity first; see sessionscope.reading.list_sessions for filters."""
         with self.reader() as conn:
             return reading.list_sessions(conn, **filters)
 
@@ -255,7 +255,7 @@ class Store:
     def branch_view(self, session_id: str, head: str | None = None) -> list[EventView]:
         """The branch as a reader sees it: the path plus the side lines of its turns.
 
-        With `head`, the branch up to that event: it ends there (model.branch)."""
+        With `head`, the branch up to that event: it ends there (sessionscope.branch)."""
         return self.events_by_ids(self.branch_ids(session_id, head))
 
     def branch_ids(self, session_id: str, head: str | None = None, skip_kinds: tuple[str, ...] = (),
@@ -271,7 +271,7 @@ class Store:
         """The branch as branch_ids gives it, with each row's kind and each turn's tokens.
 
         Without `head`, the session's head branch, from the outline cache when it is fresh
-        (model.outline). With `head`, the branch up to that event, which ends there: nothing
+        (sessionscope.outline). With `head`, the branch up to that event, which ends there: nothing
         written after it is part of it, not even when it is the session's head.
         """
         from . import outline
@@ -286,7 +286,7 @@ class Store:
         return outline.shape(entries, skip_kinds, include_subagents)
 
     def tool_pairs(self, ids: list[str], kinds: list[str], sidechain: list[bool] | None = None) -> dict[str, str]:
-        """{result id: the call it answers} along a branch in reading order (model.pairing): the
+        """{result id: the call it answers} along a branch in reading order (sessionscope.pairing): the
         payloads of its tool calls and results are read, nothing else."""
         from . import pairing
         wanted = [i for i, k in zip(ids, kinds) if k in (pairing.CALL, pairing.RESULT)]
@@ -316,7 +316,7 @@ class Store:
         return session_source(self, session_id).files_at(self, session_id, event_id)
 
     def restore_plan(self, session_id: str, event_id: str, into: str | None = None):
-        """What restoring the files to `event_id`'s prompt would do (model.file_restore.RestorePlan)."""
+        """What restoring the files to `event_id`'s prompt would do (sessionscope.file_restore.RestorePlan)."""
         from .sources import session_source
         return session_source(self, session_id).restore_plan(self, session_id, event_id, into)
 
@@ -340,7 +340,7 @@ class Store:
             return events_by_ids(conn, ids)
 
     def tree(self, session_id: str):
-        """The session's branch tree, compressed and laid out in lanes (model.tree)."""
+        """The session's branch tree, compressed and laid out in lanes (sessionscope.tree)."""
         from . import gcpause, tree
         with self.reader() as conn, gcpause.paused():
             s = reading.get_session(conn, session_id)

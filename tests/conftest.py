@@ -35,7 +35,7 @@ CORPUS = REPO.parent / "shared" / "corpus"
 
 @pytest.fixture
 def store(tmp_path):
-    from model import open_store
+    from sessionscope import open_store
 
     s = open_store(tmp_path / "store.db")
     yield s

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from model.sources.claude_code import import_paths
+from sessionscope.sources.claude_code import import_paths
 from tests.benchmarks.__main__ import parse_size
 from tests.benchmarks.generate import generate
 

@@ -18,7 +18,7 @@ def cli(tmp_path):
     env = {**os.environ, "SESSIONSCOPE_STORE": str(tmp_path / "cli.db")}
 
     def run(*args, ok=True):
-        out = subprocess.run([sys.executable, "-m", "gui.cli", *args], cwd=REPO, env=env,
+        out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", *args], cwd=REPO, env=env,
                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
         if ok:
             assert out.returncode == 0, out.stderr
@@ -121,7 +121,7 @@ def test_verify_names_the_broken_event_and_exits_1(cli):
 def test_damaged_store_is_one_line(tmp_path):
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"garbage" * 1000)
-    out = subprocess.run([sys.executable, "-m", "gui.cli", "--store", str(bad), "list"], cwd=REPO,
+    out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(bad), "list"], cwd=REPO,
                          capture_output=True, text=True)
     assert out.returncode == 1 and "not a database" in out.stderr and "Traceback" not in out.stderr
 
@@ -175,7 +175,7 @@ def _env(**changes):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="X11/Wayland are Linux's")
 def test_no_display_is_one_line_and_exit_1(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "gui.cli", "--store", str(tmp_path / "s.db")], cwd=REPO,
+    out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(tmp_path / "s.db")], cwd=REPO,
                          env=_env(), capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and out.stderr.count("\n") == 1 and "no display" in out.stderr
 
@@ -184,7 +184,7 @@ def test_ctrl_c_closes_the_window_cleanly(tmp_path):
     import signal
     import time
     pytest.importorskip("PySide6.QtWidgets")
-    proc = subprocess.Popen([sys.executable, "-m", "gui.cli", "--store", str(tmp_path / "s.db")], cwd=REPO,
+    proc = subprocess.Popen([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(tmp_path / "s.db")], cwd=REPO,
                             env=_env(QT_QPA_PLATFORM="offscreen"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     deadline = time.monotonic() + 30
@@ -202,7 +202,7 @@ def test_ctrl_c_closes_the_window_cleanly(tmp_path):
 
 def test_version_and_a_missing_path_fails(cli, tmp_path):
     import tomllib
-    out = subprocess.run([sys.executable, "-m", "gui.cli", "--version"], cwd=REPO, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--version"], cwd=REPO, capture_output=True, text=True)
     expected = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     assert out.returncode == 0 and out.stdout.strip() in (f"sessionscope {expected}",
                                                           "sessionscope unknown (not installed)")
@@ -220,7 +220,7 @@ def test_the_app_depends_on_pyside6_essentials_only():
 
 def test_list_ids_grow_until_unique_and_each_one_resolves(cli):
     """Two sessions whose ids share their first 8 characters (seen with Agents SDK and managed ids)."""
-    from model import open_store
+    from sessionscope import open_store
     store = open_store(cli.db)
     a = store.open_session(session_id="abcdef12-0000-4000-8000-000000000001", title="one")
     b = store.open_session(session_id="abcdef12-0000-4000-8000-000000000002", title="two")

@@ -1,12 +1,18 @@
-"""One app id everywhere: package, .desktop file and AppStream metainfo agree."""
+"""What is released: one app id everywhere; a wheel under one import name; an sdist tests run from."""
 
 from __future__ import annotations
 
 import configparser
+import subprocess
+import sys
+import tarfile
 import tomllib
 import xml.etree.ElementTree as ET
+import zipfile
 
-from resources import APP_ID
+import pytest
+
+from sessionscope.resources import APP_ID
 from tests.conftest import REPO
 
 
@@ -22,3 +28,48 @@ def test_desktop_file_and_metainfo_share_the_app_id():
     assert root.find("launchable").text == f"{APP_ID}.desktop"
     version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     assert root.find("releases/release").get("version") == version
+
+
+# What a release is made of: the sdist (every file git tracks, through setuptools-scm's file finder),
+# and the wheel built from that sdist, as `python -m build` does.
+@pytest.fixture(scope="module")
+def dists(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    run = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    (wheel,), (sdist,) = out.glob("*.whl"), out.glob("*.tar.gz")
+    return wheel, sdist
+
+
+# Where each top-level folder of the repository lands in the installed package (pyproject's package-dir).
+_INSTALLED_AS = {"model": "sessionscope", "gui": "sessionscope/gui", "resources": "sessionscope/resources"}
+
+
+def test_the_wheel_installs_only_the_sessionscope_import_name(dists):
+    """Another distribution's `model` or `gui` package can no longer overwrite ours, nor ours theirs."""
+    names = zipfile.ZipFile(dists[0]).namelist()
+    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert {n.split("/")[0] for n in names} == {"sessionscope", f"sessionscope-{version}.dist-info"}
+    ours = set(names)
+    missing = [f"{folder}/{path.relative_to(REPO / folder)}"
+               for folder, target in _INSTALLED_AS.items()
+               for path in sorted((REPO / folder).rglob("*.py"))
+               if "__pycache__" not in path.parts
+               and f"{target}/{path.relative_to(REPO / folder).as_posix()}" not in ours]
+    assert not missing, f"modules left out of the wheel (add their package to pyproject): {missing}"
+    assert "sessionscope/migrations/script.py.mako" in ours
+    assert any(n.startswith("sessionscope/resources/icons/") and n.endswith(".svg") for n in names)
+    assert not any("/screenshots/" in n for n in names)  # README's pictures stay in the sdist
+    entry = zipfile.ZipFile(dists[0]).read(f"sessionscope-{version}.dist-info/entry_points.txt").decode()
+    assert "sessionscope = sessionscope.gui.cli:main" in entry
+
+
+def test_the_sdist_carries_the_tests_and_what_they_read(dists):
+    """`pytest` runs from an unpacked sdist: the whole tests/ tree, README and LICENSE are in it."""
+    with tarfile.open(dists[1]) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    tests = {p.relative_to(REPO).as_posix() for p in (REPO / "tests").rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
+    assert tests and tests <= names, sorted(tests - names)
+    assert {"README.md", "LICENSE", "pyproject.toml", ".ci/run"} <= names

@@ -33,8 +33,8 @@ FORMATS = ("md", "html", "jsonl", "claude")
 DETAILS = ("prompts", "conversation", "full")
 PAGE = 500
 # the writer of each format; a tool's own format is written by that tool's source package
-_MODULES = {"md": "model.export.markdown", "html": "model.export.html", "jsonl": "model.export.jsonl",
-            "claude": "model.sources.claude_code.writer"}
+_MODULES = {"md": "sessionscope.export.markdown", "html": "sessionscope.export.html", "jsonl": "sessionscope.export.jsonl",
+            "claude": "sessionscope.sources.claude_code.writer"}
 
 Progress = Callable[[int, int, str], None]
 

@@ -1,13 +1,13 @@
 """Alembic environment: the store hands over its open connection.
 
-`model.db.migrate` runs migrations inside its own write transaction, so two
+`sessionscope.db.migrate` runs migrations inside its own write transaction, so two
 processes opening a fresh store at once cannot both create the tables.
 """
 
 from alembic import context
 
-from model.db import include_name
-from model.schema import SQLModel
+from sessionscope.db import include_name
+from sessionscope.schema import SQLModel
 
 target_metadata = SQLModel.metadata
 
@@ -25,5 +25,5 @@ def run_migrations_online() -> None:
 
 
 if context.is_offline_mode():
-    raise SystemExit("Sessionscope migrations run online only, through model.db.migrate")
+    raise SystemExit("Sessionscope migrations run online only, through sessionscope.db.migrate")
 run_migrations_online()

@@ -1,6 +1,6 @@
 """The tools Sessionscope reads: one package each under model/sources/, registered here.
 
-A tool's package exposes `SOURCE`, a model.sources.base.Source with the tool's
+A tool's package exposes `SOURCE`, a sessionscope.sources.base.Source with the tool's
 operations. Everything else (the store's helpers, the CLI, the app) asks `of(kind)`
 and never names a tool. Adding a tool: its package, and one line below.
 """
@@ -12,14 +12,14 @@ import importlib
 from .base import NATIVE, Source
 
 _REGISTRY = {
-    "claude_code": "model.sources.claude_code.source",
-    "codex": "model.sources.codex.source",
-    "gemini": "model.sources.gemini.source",
-    "agents_sdk": "model.sources.agents_sdk.source",
-    "langgraph": "model.sources.langgraph.source",
-    "cline": "model.sources.cline.source",
-    "aider": "model.sources.aider.source",
-    "openhands": "model.sources.openhands.source",
+    "claude_code": "sessionscope.sources.claude_code.source",
+    "codex": "sessionscope.sources.codex.source",
+    "gemini": "sessionscope.sources.gemini.source",
+    "agents_sdk": "sessionscope.sources.agents_sdk.source",
+    "langgraph": "sessionscope.sources.langgraph.source",
+    "cline": "sessionscope.sources.cline.source",
+    "aider": "sessionscope.sources.aider.source",
+    "openhands": "sessionscope.sources.openhands.source",
 }
 
 

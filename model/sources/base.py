@@ -1,7 +1,7 @@
 """What a source can do with its sessions: one `Source` a tool, the store's own operations by default.
 
 The app and the CLI never ask which tool a session came from: they ask its source
-(`model.sources.of(kind)`) and call the same methods for every tool. A tool's
+(`sessionscope.sources.of(kind)`) and call the same methods for every tool. A tool's
 package overrides what it does its own way (Claude Code forks by writing a new
 transcript; a native session's head just moves).
 """
@@ -57,11 +57,11 @@ class Source:
         return []
 
     def sniff(self, obj: Any) -> bool:
-        """Whether a file whose first JSON line is `obj` is this tool's (model.sources.importing)."""
+        """Whether a file whose first JSON line is `obj` is this tool's (sessionscope.sources.importing)."""
         return False
 
     def claims(self, path: Path) -> bool:
-        """Whether a database file is this tool's (model.sources.importing asks for .db/.sqlite files)."""
+        """Whether a database file is this tool's (sessionscope.sources.importing asks for .db/.sqlite files)."""
         return False
 
     def import_paths(self, store, paths, *, progress=None, cancel=None, warm: bool = True, only=None):

@@ -69,7 +69,7 @@ Build = Callable[[Path, bytes], list[Transcript]]
 
 
 def read_whole(build: Build) -> Callable:
-    """A `read_file` for model.sources.scan.run_import that reads a document whole when it changed and
+    """A `read_file` for sessionscope.sources.scan.run_import that reads a document whole when it changed and
     stores the sessions `build(path, data)` finds in it."""
 
     def read_file(store, _root: Path, path: Path, source_id: int, known, report: ImportReport, _cancel) -> None:

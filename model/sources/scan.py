@@ -84,7 +84,7 @@ def resume_state(known, st):
 
 
 def files_under(folder: Path, files: set[Path], find) -> list[Path]:
-    """The session files of a folder: those a caller already picked out (model.sources.importing has
+    """The session files of a folder: those a caller already picked out (sessionscope.sources.importing has
     recognised every file), else what `find` lists; oldest first either way."""
     if files is None:
         return find(folder)

@@ -128,11 +128,11 @@ def cli_times(db: Path) -> dict:
         times = []
         for _ in range(3):
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "gui.cli", "--store", str(db), *args], cwd=REPO,
+            subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(db), *args], cwd=REPO,
                            capture_output=True, check=True)
             times.append(time.perf_counter() - t)
         return min(times)
-    listed = subprocess.run([sys.executable, "-m", "gui.cli", "--store", str(db), "--json", "list", "--limit", "1"],
+    listed = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(db), "--json", "list", "--limit", "1"],
                             cwd=REPO, capture_output=True, text=True, check=True)
     first = json.loads(listed.stdout)[0]["id"]
     return {"list": best("list"), "show": best("show", first)}

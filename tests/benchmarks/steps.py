@@ -45,7 +45,7 @@ def floor(home: str, db: str) -> dict:
     """The same bytes read, parsed and inserted as rows of a bare table: what import is compared with."""
     import orjson
 
-    from model.sources.claude_code import session_files
+    from sessionscope.sources.claude_code import session_files
 
     Path(db).unlink(missing_ok=True)
     con = sqlite3.connect(db, isolation_level=None)
@@ -66,8 +66,8 @@ def floor(home: str, db: str) -> dict:
 
 
 def do_import(home: str, db: str) -> dict:
-    from model import open_store
-    from model.sources.claude_code import import_paths
+    from sessionscope import open_store
+    from sessionscope.sources.claude_code import import_paths
 
     Path(db).unlink(missing_ok=True)
     store = open_store(db)
@@ -83,8 +83,8 @@ def do_import(home: str, db: str) -> dict:
 def other_tool(tool: str, home: str, size: str, db: str) -> dict:
     """A generated home of another tool (codex, gemini, langgraph, cline, aider, openhands) imported
     through the content-recognising import, as `scan` does."""
-    from model import open_store
-    from model.sources.importing import import_paths
+    from sessionscope import open_store
+    from sessionscope.sources.importing import import_paths
     from tests.benchmarks import generate_tools as gen
 
     root = Path(home)
@@ -100,9 +100,9 @@ def other_tool(tool: str, home: str, size: str, db: str) -> dict:
 
 def queries(home: str, db: str, biggest: str) -> dict:
     os.environ["CLAUDE_CONFIG_DIR"] = str(Path(home).parent)
-    from model import open_store
-    from model.sources.claude_code import actions as claude_actions
-    from model.sources.claude_code import import_paths
+    from sessionscope import open_store
+    from sessionscope.sources.claude_code import actions as claude_actions
+    from sessionscope.sources.claude_code import import_paths
 
     store = open_store(db)
     out = {}
@@ -150,8 +150,8 @@ def facts(db: str, n: str) -> dict:
     """A native session of n events, every 10th a fact: the fold at its head."""
     import uuid
 
-    from model import open_store
-    from model.ingest import NewEvent, SessionInfo, ingest
+    from sessionscope import open_store
+    from sessionscope.ingest import NewEvent, SessionInfo, ingest
 
     Path(db).unlink(missing_ok=True)
     store = open_store(db)
@@ -182,10 +182,10 @@ def gui(db: str, home: str) -> dict:
     from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from gui.app import make_app
-    from gui.main_window import MainWindow
-    from model import open_store
-    from model.ingest import NewEvent, SessionInfo, ingest
+    from sessionscope import open_store
+    from sessionscope.gui.app import make_app
+    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.ingest import NewEvent, SessionInfo, ingest
 
     Path(db).unlink(missing_ok=True)
     store = open_store(db)
@@ -258,9 +258,9 @@ def gui(db: str, home: str) -> dict:
 
 def export(db: str, session: str, fmt: str, redact: str, out: str) -> dict:
     """One export in its own process: time, size, and this process's peak memory."""
-    from model import open_store
-    from model.export.core import ExportRequest
-    from model.export.core import export as run_export
+    from sessionscope import open_store
+    from sessionscope.export.core import ExportRequest
+    from sessionscope.export.core import export as run_export
 
     store = open_store(db)
     baseline = peak_mb()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from model.demo import build_demo
-from model.sources.claude_code import import_paths
+from sessionscope.demo import build_demo
+from sessionscope.sources.claude_code import import_paths
 from tests.sources.claude_factory import Transcript
 
 

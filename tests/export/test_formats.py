@@ -8,8 +8,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from model.errors import Refused
-from model.export.core import ExportRequest, export
+from sessionscope.errors import Refused
+from sessionscope.export.core import ExportRequest, export
 
 
 def _md(store, tmp_path, sid, **kw) -> str:
@@ -95,7 +95,7 @@ def test_claude_export_of_a_claude_session_reads_back_like_the_original(rich_sto
 def test_exports_never_come_back_into_the_session_they_came_from(rich_store, tmp_path, monkeypatch):
     """A scan of Claude Code's folder after an export (the app's watcher does one every 2 s) brings the
     export in as a session of its own, forked from its origin; the origin is as it was."""
-    from model.sources import importing
+    from sessionscope.sources import importing
     store, _t = rich_store
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "home"))
     for s in store.sessions():
@@ -143,7 +143,7 @@ def test_claude_export_of_a_native_session(rich_store, tmp_path, monkeypatch):
 
 
 def test_a_result_is_labelled_with_the_call_it_answers_when_calls_run_in_parallel(store, tmp_path):
-    from model.sources.claude_code import import_paths
+    from sessionscope.sources.claude_code import import_paths
     from tests.sources.claude_factory import Transcript
     t = Transcript()
     t.user("check both files")
@@ -169,7 +169,7 @@ def _written(md: str) -> int:
 def _promised(store, session_id) -> int:
     """What a full export promises: every event of the branch (with what it reads through from an origin
     session) and every event of the session's subagent runs, that full detail shows."""
-    from model.export.render import describe, shown
+    from sessionscope.export.render import describe, shown
     ids = set(store.branch_ids(session_id, include_subagents=True))
     ids |= {e.id for e in store.events(session_id) if e.sidechain}
     return sum(1 for e in store.events_by_ids(sorted(ids)) if shown(describe(e), "full"))
@@ -178,7 +178,7 @@ def _promised(store, session_id) -> int:
 def test_a_full_export_writes_subagent_runs_kept_inline(store, tmp_path):
     """Older Claude Code wrote a subagent's run into the main file (sidechain lines, no agent id,
     starting from no parent): a full export writes all of it, after the call that spawned it."""
-    from model.sources.claude_code import import_paths
+    from sessionscope.sources.claude_code import import_paths
     from tests.sources.claude_factory import Transcript
     t = Transcript()
     t.user("find the flaky test")
@@ -198,7 +198,7 @@ def test_a_full_export_writes_subagent_runs_kept_inline(store, tmp_path):
 
 
 def test_full_exports_of_the_corpus_write_every_promised_event(corpus, store, tmp_path):
-    from model.sources import importing
+    from sessionscope.sources import importing
     folder = corpus / "claude-code"
     if not folder.is_dir():
         pytest.skip("no claude-code corpus")

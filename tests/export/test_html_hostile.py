@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from model.export.core import ExportRequest, export
+from sessionscope.export.core import ExportRequest, export
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from model import open_store
-from model.errors import InvalidInput
-from model.export.core import ExportRequest, export
-from model.export.jsonl import import_file, is_export, verify_file
+from sessionscope import open_store
+from sessionscope.errors import InvalidInput
+from sessionscope.export.core import ExportRequest, export
+from sessionscope.export.jsonl import import_file, is_export, verify_file
 
 
 def _events(store, session_ids):
@@ -114,7 +114,7 @@ def test_a_different_log_under_the_same_id_is_refused(rich_store, tmp_path):
 def test_cancel_leaves_no_file(rich_store, tmp_path):
     import threading
 
-    from model.export.core import Cancelled
+    from sessionscope.export.core import Cancelled
 
     store, _t = rich_store
     cancel = threading.Event()

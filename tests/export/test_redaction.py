@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from model.export.core import ExportRequest, export, scan, set_redaction_patterns
-from model.export.redact import PLACEHOLDER, Redactor, format_review
-from model.sources.claude_code import import_paths
+from sessionscope.export.core import ExportRequest, export, scan, set_redaction_patterns
+from sessionscope.export.redact import PLACEHOLDER, Redactor, format_review
+from sessionscope.sources.claude_code import import_paths
 from tests.export.conftest import claude_session
 
 # Built from parts so this file itself does not look like a leak to a scanner.

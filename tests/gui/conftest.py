@@ -47,8 +47,8 @@ def dialogs(monkeypatch):
 
 @pytest.fixture
 def demo(tmp_path):
-    from model import open_store
-    from model.demo import build_demo
+    from sessionscope import open_store
+    from sessionscope.demo import build_demo
 
     store = open_store(tmp_path / "demo.db")
     ids = build_demo(store)
@@ -58,8 +58,8 @@ def demo(tmp_path):
 
 @pytest.fixture
 def window(qtbot, demo):
-    from gui.app import make_app
-    from gui.main_window import MainWindow
+    from sessionscope.gui.app import make_app
+    from sessionscope.gui.main_window import MainWindow
 
     make_app()
     store, ids = demo

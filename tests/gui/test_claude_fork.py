@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QInputDialog
 
-from model.sources.claude_code import import_paths
+from sessionscope.sources.claude_code import import_paths
 from tests.sources.test_claude_fidelity import original_up_to, read_back, tool_loop
 
 pytest.importorskip("claude_agent_sdk")

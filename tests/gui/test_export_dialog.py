@@ -12,7 +12,7 @@ from tests.gui.test_window import _select
 @pytest.fixture
 def opened(monkeypatch):
     """Dialogs the window opens with exec() are shown instead (exec would block) and collected."""
-    from gui.export_dialog import ExportDialog
+    from sessionscope.gui.export_dialog import ExportDialog
 
     dialogs = []
 
@@ -98,7 +98,7 @@ def test_export_the_branch_to_the_selected_event(window, qtbot, opened, tmp_path
 
 
 def test_search_dialog_exports_its_sessions(window, qtbot, opened):
-    from gui.search_dialog import SearchDialog
+    from sessionscope.gui.search_dialog import SearchDialog
 
     dialog = SearchDialog(window.store, window)
     qtbot.addWidget(dialog)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gui.session_model import SessionTableModel
-from gui.timeline_model import PAGE, TimelineModel
-from gui.tree_view import BranchTreeModel
+from sessionscope.gui.session_model import SessionTableModel
+from sessionscope.gui.timeline_model import PAGE, TimelineModel
+from sessionscope.gui.tree_view import BranchTreeModel
 
 
 def test_session_model(qtbot, qtmodeltester, demo):
@@ -100,8 +100,8 @@ def _folded_pairs(model, store):
 
 def test_parallel_calls_fold_the_output_that_answers_them(qtbot, store, tmp_path):
     """Claude Code writes call, call, result, result (the results in any order): each call folds its own."""
-    from model import pairing
-    from model.sources.claude_code import import_paths
+    from sessionscope import pairing
+    from sessionscope.sources.claude_code import import_paths
     from tests.sources.claude_factory import Transcript
     t = Transcript()
     t.user("check both files")
@@ -127,8 +127,8 @@ def test_parallel_calls_fold_the_output_that_answers_them(qtbot, store, tmp_path
 def test_generated_sessions_fold_each_result_under_its_own_call(qtbot, store, tmp_path):
     """The same check as on the corpus, on a generated home (parallel calls, results in any order), so it
     runs wherever the tests run."""
-    from model import pairing
-    from model.sources import importing
+    from sessionscope import pairing
+    from sessionscope.sources import importing
     from tests.benchmarks.generate import generate
     generate(tmp_path / "projects", 2_000_000, seed=3)
     importing.import_paths(store, [tmp_path / "projects"])
@@ -146,8 +146,8 @@ def test_generated_sessions_fold_each_result_under_its_own_call(qtbot, store, tm
 
 def test_corpus_sessions_fold_each_result_under_its_own_call(qtbot, corpus, store):
     """On real sessions with parallel calls: every folded result's id is its call's id."""
-    from model import pairing
-    from model.sources import importing
+    from sessionscope import pairing
+    from sessionscope.sources import importing
     folder = corpus / "claude-code"
     if not folder.is_dir():
         pytest.skip("no claude-code corpus")

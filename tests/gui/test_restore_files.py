@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QDialog, QMessageBox
 
-from model.sources.claude_code import import_paths
+from sessionscope.sources.claude_code import import_paths
 from tests.sources.checkpoint_home import build
 
 
@@ -68,7 +68,7 @@ def test_restore_code_to_here_and_undo(checkpoint_window, qtbot, monkeypatch):
         dialog.tree.setCurrentItem(dialog.items["a.py"])
         seen["diff"] = dialog.diff.toPlainText()
         return QDialog.DialogCode.Accepted
-    from gui.restore_dialog import RestoreDialog
+    from sessionscope.gui.restore_dialog import RestoreDialog
     monkeypatch.setattr(RestoreDialog, "exec", accept)
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=10000):
         window.qactions["session.restore_files"].trigger()
@@ -85,7 +85,7 @@ def test_restore_code_and_conversation(checkpoint_window, qtbot, monkeypatch):
     window, home = checkpoint_window
     reply = next(e for e in window.store.events(home.t.session_id) if e.text == "edited them all")
     _select(window, qtbot, reply.id)
-    from gui.restore_dialog import RestoreDialog
+    from sessionscope.gui.restore_dialog import RestoreDialog
     monkeypatch.setattr(RestoreDialog, "exec", lambda d: QDialog.DialogCode.Accepted)
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
         window.qactions["session.restore_all"].trigger()

@@ -142,7 +142,7 @@ def test_refused_action_is_shown_not_swallowed(window, qtbot, monkeypatch):
 
 
 def test_facts_diff_dialog(window, qtbot):
-    from gui.facts_diff import FactsDiffDialog
+    from sessionscope.gui.facts_diff import FactsDiffDialog
 
     s = _select(window, qtbot, "Fix the flaky login test")
     layout = window.store.tree(s.id)
@@ -156,7 +156,7 @@ def test_facts_diff_dialog(window, qtbot):
 
 
 def test_search_opens_the_hit(window, qtbot):
-    from gui.search_dialog import SearchDialog
+    from sessionscope.gui.search_dialog import SearchDialog
 
     dialog = SearchDialog(window.store, window)
     qtbot.addWidget(dialog)
@@ -174,9 +174,9 @@ def test_search_opens_the_hit(window, qtbot):
 
 
 def test_empty_store_offers_scan_and_demo(qtbot, tmp_path):
-    from gui.app import make_app
-    from gui.main_window import MainWindow
-    from model import open_store
+    from sessionscope import open_store
+    from sessionscope.gui.app import make_app
+    from sessionscope.gui.main_window import MainWindow
 
     make_app()
     w = MainWindow()
@@ -192,9 +192,9 @@ def test_empty_store_offers_scan_and_demo(qtbot, tmp_path):
 
 
 def test_import_with_progress_then_watch_follows_new_lines(qtbot, tmp_path):
-    from gui.app import make_app
-    from gui.main_window import MainWindow
-    from model import open_store
+    from sessionscope import open_store
+    from sessionscope.gui.app import make_app
+    from sessionscope.gui.main_window import MainWindow
     from tests.sources.claude_factory import Transcript
 
     make_app()
@@ -232,16 +232,16 @@ def test_screenshot_command(tmp_path):
     out = tmp_path / "shot.png"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(tmp_path / "data"),
            "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    run = subprocess.run([sys.executable, "-m", "gui.cli", "--demo", "--screenshot", str(out)], cwd=REPO,
+    run = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--demo", "--screenshot", str(out)], cwd=REPO,
                          env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert out.stat().st_size > 20_000 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_first_run_imports_the_default_places(qtbot, tmp_path, monkeypatch):
-    from gui.app import make_app
-    from gui.main_window import MainWindow
-    from model import open_store
+    from sessionscope import open_store
+    from sessionscope.gui.app import make_app
+    from sessionscope.gui.main_window import MainWindow
     from tests.sources.claude_factory import Transcript
 
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
@@ -260,8 +260,8 @@ def test_first_run_imports_the_default_places(qtbot, tmp_path, monkeypatch):
 
 
 def test_import_runs_in_a_child_process_and_can_be_cancelled(qtbot, tmp_path):
-    from gui.jobs import ImportJob
-    from model import open_store
+    from sessionscope import open_store
+    from sessionscope.gui.jobs import ImportJob
     from tests.benchmarks.generate import generate
 
     generate(tmp_path / "projects", 8_000_000, seed=5)
@@ -322,7 +322,7 @@ def test_tool_output_folds_under_its_call(window, qtbot):
 
 
 def test_marks_of_a_session_deleted_meanwhile_are_dropped_quietly(window, qtbot, dialogs):
-    from model.errors import NotFound, StoreUnavailable
+    from sessionscope.errors import NotFound, StoreUnavailable
 
     token = window._branch_gen.value
     window._marks_failed(token)(NotFound("no session with id 'x' in this store"))
@@ -338,7 +338,7 @@ def test_facts_of_an_event_whose_session_was_deleted_meanwhile_are_dropped(windo
     qtbot.waitUntil(lambda: window.detail.current_event is not None, timeout=5000)
     e = window.detail.current_event
     store = window.store
-    from model.schema import EVENT
+    from sessionscope.schema import EVENT
     # the event vanishes, as a purge in another process would remove it
     store.write(lambda conn: conn.execute(EVENT.delete().where(EVENT.c.id == e.id)))
     window.detail.show_event(store, e)

@@ -30,7 +30,7 @@ def test_the_tree_menu_offers_the_registry_actions_as_they_apply(window, qtbot, 
 def test_a_timeline_page_that_cannot_be_read_says_so(qtbot, store, monkeypatch):
     import sqlite3
 
-    from gui.timeline_model import TimelineModel
+    from sessionscope.gui.timeline_model import TimelineModel
     s = store.open_session()
     for i in range(5):
         store.append(s.id, "message", role="user", text=f"line {i}")
@@ -49,7 +49,7 @@ def test_a_timeline_page_that_cannot_be_read_says_so(qtbot, store, monkeypatch):
 def test_the_timeline_gets_its_share_of_the_window_at_first_start(qtbot, tmp_path):
     """No page of the session list may demand a width that squeezes the timeline (an unwrapped empty-state
     text once did: 938 px of a 1,440 px window)."""
-    from gui.main_window import MainWindow
+    from sessionscope.gui.main_window import MainWindow
     w = MainWindow()
     qtbot.addWidget(w)
     w.resize(1440, 860)
@@ -114,7 +114,7 @@ def test_deleting_the_shown_session_moves_on_without_an_error(window, qtbot, mon
 
 
 def test_import_problems_are_shown_where_the_status_bar_says(window, qtbot, monkeypatch, tmp_path):
-    from gui.problems_dialog import ProblemsDialog
+    from sessionscope.gui.problems_dialog import ProblemsDialog
     from tests.sources.claude_factory import Transcript
     t = Transcript()
     t.user("hello")
@@ -144,8 +144,8 @@ def test_an_export_the_watcher_picks_up_is_a_fork_never_part_of_its_origin(windo
     a Claude-format export written there comes in as a session of its own, forked from its origin."""
     from pathlib import Path
 
-    from model.export.core import ExportRequest, export
-    from model.sources.claude_code import import_paths
+    from sessionscope.export.core import ExportRequest, export
+    from sessionscope.sources.claude_code import import_paths
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     (tmp_path / "claude" / "projects").mkdir(parents=True)
     import_paths(window.store, [tmp_path / "claude" / "projects"])  # a known place: the watcher rescans it
@@ -169,7 +169,7 @@ def test_an_export_the_watcher_picks_up_is_a_fork_never_part_of_its_origin(windo
 
 
 def test_help_about_names_the_version_and_the_store(window, monkeypatch):
-    from gui.cli import version
+    from sessionscope.gui.cli import version
     said = []
     monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: said.append(text))
     window.qactions["app.about"].trigger()
@@ -179,9 +179,9 @@ def test_help_about_names_the_version_and_the_store(window, monkeypatch):
 def test_sessionscope_file_opens_the_window_on_it(window, qtbot, tmp_path):
     """What the .desktop file's `Exec=sessionscope %F` does: the files are imported (an export here) and
     the session they hold is shown."""
-    from gui.cli import _file_arguments
-    from model import open_store
-    from model.export.core import ExportRequest, export
+    from sessionscope import open_store
+    from sessionscope.export.core import ExportRequest, export
+    from sessionscope.gui.cli import _file_arguments
     other = open_store(tmp_path / "elsewhere.db")
     s = other.open_session(title="brought over")
     other.append(s.id, "message", role="user", text="hello from elsewhere")
@@ -196,8 +196,8 @@ def test_sessionscope_file_opens_the_window_on_it(window, qtbot, tmp_path):
 
 
 def test_settings_read_and_save_the_store_off_the_ui_thread(window, qtbot):
-    from gui.settings_dialog import SettingsDialog
-    from model.export.core import redaction_patterns
+    from sessionscope.export.core import redaction_patterns
+    from sessionscope.gui.settings_dialog import SettingsDialog
     dialog = SettingsDialog(window.store, window)
     qtbot.addWidget(dialog)
     assert not dialog.ok.isEnabled()  # nothing shown yet: nothing to save over the store's settings

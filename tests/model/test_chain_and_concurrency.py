@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import sqlite3
 
-from model import open_store
+from sessionscope import open_store
 
 
 def _tamper(path, sql, params=()):
@@ -77,8 +77,8 @@ def test_a_cache_write_gives_way_to_a_busy_store(tmp_path):
 
     import sqlalchemy as sa
 
-    from model import open_store
-    from model.schema import OUTLINE_CACHE
+    from sessionscope import open_store
+    from sessionscope.schema import OUTLINE_CACHE
 
     store = open_store(tmp_path / "busy.db")
     sid = store.open_session(title="t").id

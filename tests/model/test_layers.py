@@ -1,4 +1,4 @@
-"""model/ never imports Qt or gui: every module imports with PySide6 made unimportable."""
+"""model/ (the sessionscope package) never imports Qt or sessionscope.gui: every module imports with PySide6 made unimportable."""
 
 from __future__ import annotations
 
@@ -13,18 +13,22 @@ def test_every_model_module_imports_without_qt():
     script = textwrap.dedent("""
         import importlib, pkgutil, sys
 
+        def front_end(name):
+            return name.split(".")[0] in ("PySide6", "shiboken6") or name.startswith("sessionscope.gui")
+
         class Block:
             def find_spec(self, name, path=None, target=None):
-                if name.split(".")[0] in ("PySide6", "gui", "shiboken6"):
+                if front_end(name):
                     raise ImportError("blocked: " + name)
 
         sys.meta_path.insert(0, Block())
-        import model
-        names = [m.name for m in pkgutil.walk_packages(model.__path__, "model.")
+        import sessionscope
+        # sessionscope's own folder is model/: walking it finds the model's modules only
+        names = [m.name for m in pkgutil.walk_packages(sessionscope.__path__, "sessionscope.")
                  if ".migrations" not in m.name]
         for name in names:
             importlib.import_module(name)
-        leaked = [m for m in sys.modules if m.split(".")[0] in ("PySide6", "gui")]
+        leaked = [m for m in sys.modules if front_end(m)]
         assert not leaked, leaked
         print(len(names))
     """)
@@ -35,7 +39,7 @@ def test_every_model_module_imports_without_qt():
 
 def test_cli_imports_no_qt():
     out = subprocess.run(
-        [sys.executable, "-c", "import sys, gui.cli, gui.cli_commands; "
+        [sys.executable, "-c", "import sys, sessionscope.gui.cli, sessionscope.gui.cli_commands; "
          "print([m for m in sys.modules if m.startswith('PySide6')])"],
         cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -53,7 +57,7 @@ def test_model_tests_pass_with_qt_blocked():
 
 
 # The export dialog's default folder for the "claude" export format is the one place gui/ names a tool.
-# Everything else asks model.sources.of(kind) or imports through model.sources.importing.
+# Everything else asks sessionscope.sources.of(kind) or imports through sessionscope.sources.importing.
 _ALLOWED = {"export_dialog.py": 2}
 
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from model import IllegalTransition, InvalidInput, NotFound, Refused, lifecycle
+from sessionscope import IllegalTransition, InvalidInput, NotFound, Refused, lifecycle
 
 
 def test_open_records_identity_and_audits(store):

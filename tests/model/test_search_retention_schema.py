@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from model import InvalidInput, SchemaTooNew, open_store
-from model.retention import DAY, RetentionPolicy
-from model.views import MARK_END, MARK_START
+from sessionscope import InvalidInput, SchemaTooNew, open_store
+from sessionscope.retention import DAY, RetentionPolicy
+from sessionscope.views import MARK_END, MARK_START
 
 
 def test_search_returns_newest_hits_with_snippets(store):
@@ -67,7 +67,7 @@ def test_store_newer_than_code_is_refused(tmp_path):
 
 
 def test_not_a_database_is_a_clear_error(tmp_path):
-    from model import StoreUnavailable
+    from sessionscope import StoreUnavailable
 
     path = tmp_path / "junk.db"
     path.write_bytes(b"this is not sqlite" * 100)
@@ -80,8 +80,8 @@ def test_migrations_match_the_models(tmp_path):
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from model.db import include_name
-    from model.schema import SQLModel
+    from sessionscope.db import include_name
+    from sessionscope.schema import SQLModel
 
     store = open_store(tmp_path / "s.db")
     with store.engine.connect() as conn:
@@ -106,7 +106,7 @@ def test_head_revision_is_alembics_head():
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
-    from model import db
+    from sessionscope import db
     cfg = Config()
     cfg.set_main_option("script_location", str(Path(db.__file__).with_name("migrations")))
     assert ScriptDirectory.from_config(cfg).get_heads() == [db.HEAD_REVISION]

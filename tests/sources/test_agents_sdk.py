@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from model import sources
-from model.sources import agents_sdk, importing
+from sessionscope import sources
+from sessionscope.sources import agents_sdk, importing
 
 agents = pytest.importorskip("agents")
 

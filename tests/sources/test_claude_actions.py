@@ -5,9 +5,9 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from model import Refused
-from model.sources.claude_code import actions as claude_actions
-from model.sources.claude_code import import_paths
+from sessionscope import Refused
+from sessionscope.sources.claude_code import actions as claude_actions
+from sessionscope.sources.claude_code import import_paths
 from tests.sources.claude_factory import Transcript
 
 
@@ -125,7 +125,7 @@ def test_restore_after_claude_deleted_the_transcript(store, home):
 def test_resume_command_and_terminal_allow_list(store, home):
     t, *_ = _branchy(home)
     import_paths(store, [home.parent])
-    from model import sources
+    from sessionscope import sources
     s = store.session(t.session_id)
     src = sources.of(s.source_kind)
     assert src.resume_line(s) == f"cd /work/app && claude --resume {t.session_id}"

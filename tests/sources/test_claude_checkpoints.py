@@ -8,9 +8,9 @@ import stat
 
 import pytest
 
-from model import Refused, file_restore
-from model.sources.claude_code import checkpoints as claude_checkpoints
-from model.sources.claude_code import import_paths
+from sessionscope import Refused, file_restore
+from sessionscope.sources.claude_code import checkpoints as claude_checkpoints
+from sessionscope.sources.claude_code import import_paths
 from tests.sources.checkpoint_home import build
 
 
@@ -106,7 +106,7 @@ def test_restore_after_the_backups_were_deleted_and_when_they_are_gone(store, ho
     file_restore.apply(store, plan, plan.default_selection())
     assert (home.project / "a.py").read_bytes() == b"a v1\n"  # served from the store
     # a store that never saw the backups (imported after Claude Code removed them)
-    from model import open_store
+    from sessionscope import open_store
     bare = open_store(tmp_path / "bare.db")
     import_paths(bare, [home.claude / "projects"])
     plan = claude_checkpoints.restore_plan(bare, sid, home.prompts["p1"])
@@ -135,7 +135,7 @@ def test_deleting_the_session_drops_its_backups_but_keeps_undo_data(store, home)
     with store.reader() as conn:
         left = conn.exec_driver_sql("SELECT count(*) FROM file_blob").scalar()
         kept = store.audit_log(sid)[1]["detail"]["files"][0]
-        from model import blobs
+        from sessionscope import blobs
         assert blobs.get(conn, kept["before"]) == b"a v3\n"
     assert left == 2  # what the restore saved (before) and wrote (after)
 
@@ -144,7 +144,7 @@ def test_corpus_sessions_with_snapshots_restore_every_checkpoint(corpus, tmp_pat
     """The corpus's real snapshot lines, with a backup file made for every name they give: at every
     checkpointed prompt, the restore (into a scratch folder) writes each backup's bytes and removes
     the files that did not exist yet."""
-    from model import open_store
+    from sessionscope import open_store
     from tests.sources.claude_home import UUID_RE, lay_out
 
     folder = corpus / "claude-code"
@@ -195,7 +195,7 @@ def test_restore_files_through_the_cli(home, tmp_path):
     env = {**os.environ, "SESSIONSCOPE_STORE": str(tmp_path / "cli.db")}
 
     def cli(*args, code=0):
-        out = subprocess.run([sys.executable, "-m", "gui.cli", *args], cwd=REPO, env=env, capture_output=True,
+        out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", *args], cwd=REPO, env=env, capture_output=True,
                              text=True, stdin=subprocess.DEVNULL)
         assert out.returncode == code, out.stderr
         return out.stdout

@@ -5,8 +5,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from model import open_store
-from model.sources.claude_code import import_paths, session_files
+from sessionscope import open_store
+from sessionscope.sources.claude_code import import_paths, session_files
 from tests.sources.claude_home import UUID_RE, lay_out
 
 
@@ -97,8 +97,8 @@ def test_forks_and_rewinds_end_where_clicked(corpus, tmp_path, monkeypatch):
     call of E's reply written before the cut), plus only what the fork says it added: calls whose
     result came after the cut closed as interrupted, the rest of a thinking-only reply."""
     sdk = pytest.importorskip("claude_agent_sdk")
-    from model.sources.claude_code import actions as claude_actions
-    from model.sources.claude_code.fork import CANCEL_MESSAGE, INTERRUPT_MESSAGE
+    from sessionscope.sources.claude_code import actions as claude_actions
+    from sessionscope.sources.claude_code.fork import CANCEL_MESSAGE, INTERRUPT_MESSAGE
 
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
     checked = {"fork": 0, "rewind": 0}

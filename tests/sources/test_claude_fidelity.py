@@ -8,10 +8,10 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from model.export.core import ExportRequest, export
-from model.sources.claude_code import actions as claude_actions
-from model.sources.claude_code import import_paths
-from model.sources.claude_code.fork import CANCEL_MESSAGE, INTERRUPT_MESSAGE
+from sessionscope.export.core import ExportRequest, export
+from sessionscope.sources.claude_code import actions as claude_actions
+from sessionscope.sources.claude_code import import_paths
+from sessionscope.sources.claude_code.fork import CANCEL_MESSAGE, INTERRUPT_MESSAGE
 from tests.sources.claude_factory import Transcript
 
 sdk = pytest.importorskip("claude_agent_sdk")
@@ -153,7 +153,7 @@ def test_cli_fork_says_what_it_kept(store, home, tmp_path):
     env = {**os.environ, "SESSIONSCOPE_STORE": str(db)}
 
     def cli(*args):
-        out = subprocess.run([sys.executable, "-m", "gui.cli", *args], cwd=REPO, env=env, capture_output=True,
+        out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", *args], cwd=REPO, env=env, capture_output=True,
                              text=True, stdin=subprocess.DEVNULL)
         assert out.returncode == 0, out.stderr
         return out.stdout

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from model.sources.claude_code import actions as claude_actions
-from model.sources.claude_code import import_paths
+from sessionscope.sources.claude_code import actions as claude_actions
+from sessionscope.sources.claude_code import import_paths
 from tests.sources.claude_factory import Transcript
 
 sdk = pytest.importorskip("claude_agent_sdk")

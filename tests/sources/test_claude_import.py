@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from model.sources.claude_code import file_problems, import_paths
+from sessionscope.sources.claude_code import file_problems, import_paths
 from tests.sources.claude_factory import Transcript
 
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from model import sources
-from model.sources import codex
+from sessionscope import sources
+from sessionscope.sources import codex
 from tests.sources.codex_factory import Rollout
 
 SID = "019c8a4c-ed82-79a1-aa28-7738fc5ab61a"
@@ -91,7 +91,7 @@ def last_copied(line: dict) -> str:
     """The event of the last line the fork copied from its parent."""
     import orjson
 
-    from model.sources.codex.lines import event_id
+    from sessionscope.sources.codex.lines import event_id
     return event_id(orjson.dumps(line).decode())
 
 
@@ -146,7 +146,7 @@ def test_an_archived_zstandard_rollout_imports_once_and_a_damaged_one_keeps_its_
     r.turn("fix the flaky test", "fixed it", ("exec_command", '{"cmd": "pytest -q"}', "1 passed"), tokens=(700, 20))
     packed = folder / f"rollout-2026-02-23T12-00-00-{SID}.jsonl.zst"
     packed.write_bytes(zstandard.ZstdCompressor().compress(r.text().encode()))
-    from model.sources import importing
+    from sessionscope.sources import importing
     report = importing.import_paths(store, [folder])  # recognised by its (decompressed) content
     assert report.sessions == {SID} and report.bad_lines == 0 and not report.problems
     s = store.session(SID)

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from model import sources
-from model.sources import importing
+from sessionscope import sources
+from sessionscope.sources import importing
 
 SID = "0ab84937-9fe7-4284-986a-33c832af0b6a"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from model.sources import importing
+from sessionscope.sources import importing
 from tests.sources.claude_factory import Transcript
 from tests.sources.codex_factory import Rollout
 

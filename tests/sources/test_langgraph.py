@@ -8,10 +8,10 @@ import sqlite3
 
 import pytest
 
-from model import sources
-from model.errors import Refused
-from model.sources import importing, langgraph
-from model.sources.langgraph import actions, importer
+from sessionscope import sources
+from sessionscope.errors import Refused
+from sessionscope.sources import importing, langgraph
+from sessionscope.sources.langgraph import actions, importer
 
 pytest.importorskip("langgraph.checkpoint.sqlite")
 from tests.sources import langgraph_graph as graph  # noqa: E402  (needs langgraph)

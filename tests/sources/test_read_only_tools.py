@@ -9,9 +9,9 @@ import json
 import orjson
 import pytest
 
-from model import sources
-from model.errors import Refused
-from model.sources import importing
+from sessionscope import sources
+from sessionscope.errors import Refused
+from sessionscope.sources import importing
 
 
 def _payload(e):

@@ -1,4 +1,4 @@
-"""OpenAI Agents SDK's operations (model.sources.base.Source): no command resumes a session (an
+"""OpenAI Agents SDK's operations (sessionscope.sources.base.Source): no command resumes a session (an
 application does, with `SQLiteSession(id, path)`): the line to paste is that Python; fork and rewind
 are the store's own (the database is only ever read)."""
 
@@ -11,7 +11,7 @@ from .importer import KIND
 class AgentsSdkSource(LibrarySource):
     kind = KIND
     label = "OpenAI Agents SDK"
-    package = "model.sources.agents_sdk"
+    package = "sessionscope.sources.agents_sdk"
 
     def resume_line(self, session) -> str:
         db = session.meta.get("database", "sessions.db") if isinstance(session.meta, dict) else "sessions.db"

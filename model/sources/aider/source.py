@@ -1,4 +1,4 @@
-"""Aider's operations (model.sources.base.ToolSource): `aider --restore-chat-history` in the
+"""Aider's operations (sessionscope.sources.base.ToolSource): `aider --restore-chat-history` in the
 repository resumes its chat history (the file as a whole, not one run of it); fork and rewind are
 the store's own."""
 
@@ -11,7 +11,7 @@ from .importer import KIND
 class AiderSource(ToolSource):
     kind = KIND
     label = "Aider"
-    package = "model.sources.aider"
+    package = "sessionscope.sources.aider"
     resume_args = ("aider", "--restore-chat-history")
 
     def resume_command(self, session) -> list[str]:

@@ -6,7 +6,7 @@ actions   fork, rewind, rename, tag, resume, restore, through claude-agent-sdk w
 fork      the lines of a fork that ends where the user clicked
 checkpoints  Claude Code's file checkpoints: kept backups, "the files at a prompt", restore plans
 writer    Claude Code's own transcript format, written from any session (the "claude" export)
-source    the operations above as every source offers them (model.sources.base), registered in
+source    the operations above as every source offers them (sessionscope.sources.base), registered in
           model/sources/__init__.py
 """
 

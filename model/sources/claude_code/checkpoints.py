@@ -3,7 +3,7 @@
 Claude Code backs up every file its edit tools touch: `file-history-snapshot`
 lines map each tracked path to a backup `<hash>@v<n>` (null: the file did not
 exist yet) in `~/.claude/file-history/<session id>/`, which it cleans up after
-30 days. The importer keeps a copy of each backup in the store (model.blobs), so
+30 days. The importer keeps a copy of each backup in the store (sessionscope.blobs), so
 a checkpoint outlives that cleanup; a backup still on disk is read from there.
 
 "The files at prompt P" are, for each path tracked at or after P, the first
@@ -204,7 +204,7 @@ def changed_files(conn: Connection, session_id: str) -> dict[str, list[str]]:
 
 def restore_plan(store, session_id: str, event_id: str, into: str | None = None):
     """What "restore code to here" would do: the files as they were when the prompt of
-    `event_id`'s turn was sent (model.file_restore.plan; nothing is written). With `into`,
+    `event_id`'s turn was sent (sessionscope.file_restore.plan; nothing is written). With `into`,
     the session's relative paths are placed under that folder instead of its cwd."""
     from ...file_restore import Wanted, plan
     with store.reader() as conn:

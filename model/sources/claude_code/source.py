@@ -1,4 +1,4 @@
-"""Claude Code's operations, as every source offers them (model.sources.base)."""
+"""Claude Code's operations, as every source offers them (sessionscope.sources.base)."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ def _is_ui(doc: Any) -> bool:
 
 
 def sniff(doc: Any) -> bool:
-    """Whether a whole `.json` document is a Cline conversation or UI log (model.sources.importing)."""
+    """Whether a whole `.json` document is a Cline conversation or UI log (sessionscope.sources.importing)."""
     return _is_api(doc) or _is_ui(doc)
 
 

@@ -1,4 +1,4 @@
-"""Cline's operations (model.sources.base.ToolSource): a task is resumed from Cline's own task
+"""Cline's operations (sessionscope.sources.base.ToolSource): a task is resumed from Cline's own task
 history in VS Code (no command does it); fork and rewind are the store's own."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from .importer import KIND
 class ClineSource(ToolSource):
     kind = KIND
     label = "Cline"
-    package = "model.sources.cline"
+    package = "sessionscope.sources.cline"
 
 
 SOURCE = ClineSource()

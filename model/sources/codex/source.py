@@ -1,4 +1,4 @@
-"""Codex CLI's operations (model.sources.base.ToolSource): `codex resume <id>`; fork and rewind are the
+"""Codex CLI's operations (sessionscope.sources.base.ToolSource): `codex resume <id>`; fork and rewind are the
 store's own (a new session referencing the rollout's branch; the rollout is never touched)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from .importer import KIND
 class CodexSource(ToolSource):
     kind = KIND
     label = "Codex CLI"
-    package = "model.sources.codex"
+    package = "sessionscope.sources.codex"
     resume_args = ("codex", "resume")
 
 

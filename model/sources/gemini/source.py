@@ -1,4 +1,4 @@
-"""Gemini CLI's operations (model.sources.base.ToolSource): `gemini --resume <id>`; fork and rewind are
+"""Gemini CLI's operations (sessionscope.sources.base.ToolSource): `gemini --resume <id>`; fork and rewind are
 the store's own (the chat file is never touched)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from .importer import KIND
 class GeminiSource(ToolSource):
     kind = KIND
     label = "Gemini CLI"
-    package = "model.sources.gemini"
+    package = "sessionscope.sources.gemini"
     resume_args = ("gemini", "--resume")
 
 

@@ -26,7 +26,7 @@ class Unreadable(Exception):
 
 
 def connect(path: Path, write: bool = False) -> sqlite3.Connection:
-    """Read only (model.sources.databases), or read-write only to fork."""
+    """Read only (sessionscope.sources.databases), or read-write only to fork."""
     return sqlite3.connect(path, check_same_thread=False) if write else databases.open_readonly(path)
 
 

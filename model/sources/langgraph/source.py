@@ -1,4 +1,4 @@
-"""LangGraph's operations (model.sources.base.Source): a thread is resumed by the application that
+"""LangGraph's operations (sessionscope.sources.base.Source): a thread is resumed by the application that
 compiled the graph (the line to paste is that Python); fork and rewind go through langgraph's own API
 into the user's database, after the app has named the file."""
 
@@ -11,7 +11,7 @@ from .importer import KIND
 class LangGraphSource(LibrarySource):
     kind = KIND
     label = "LangGraph"
-    package = "model.sources.langgraph"
+    package = "sessionscope.sources.langgraph"
 
     def allows(self, action: str, status: str | None) -> bool:
         if action in ("fork", "rewind"):

@@ -1,4 +1,4 @@
-"""OpenHands' operations (model.sources.base.ToolSource): a trajectory is a record of a finished run
+"""OpenHands' operations (sessionscope.sources.base.ToolSource): a trajectory is a record of a finished run
 (OpenHands replays one through its own config, not by an id): no resume; fork and rewind are the
 store's own."""
 
@@ -11,7 +11,7 @@ from .importer import KIND
 class OpenHandsSource(ToolSource):
     kind = KIND
     label = "OpenHands"
-    package = "model.sources.openhands"
+    package = "sessionscope.sources.openhands"
 
 
 SOURCE = OpenHandsSource()
