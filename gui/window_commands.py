@@ -206,7 +206,7 @@ class WindowCommands:
         self.job.start(self.store, roots)
 
     def show_about(self) -> None:
-        from .cli import version
+        from .cli.parser import version
         where = getattr(self.store, "url", None) or "(no store open)"
         QMessageBox.about(self, "About Sessionscope",
                           f"<h3>Sessionscope {version()}</h3><p>See, audit and steer your AI agents' sessions.</p>"

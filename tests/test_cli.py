@@ -39,7 +39,7 @@ def test_full_lifecycle_through_the_cli(cli):
     cli("fact", "set", sid, "plan", '["a"]')
     cli("fact", "set", sid, "owner", "alice")
     cli("fact", "delete", sid, "owner")
-    assert _json(cli("facts", sid, "--json")) == {"plan": ["a"]}
+    assert _json(cli("facts", sid, "--json"))["facts"] == {"plan": ["a"]}
     rows = _json(cli("list", "--json"))
     assert rows[0]["id"] == sid and rows[0]["event_count"] == 5 and rows[0]["tags"] == ["x"]
     assert "cli session" in cli("list").stdout
@@ -51,7 +51,7 @@ def test_full_lifecycle_through_the_cli(cli):
     cli("fact", "set", fork, "plan", '["b"]')
     d = _json(cli("diff", sid, fork, "--json"))
     assert d["changed"] == {"plan": {"old": ["a"], "new": ["b"]}}
-    assert _json(cli("rewind", sid, "--to", e1["id"], "--json"))["head_event_id"] == e1["id"]
+    assert _json(cli("rewind", sid, "--to", e1["id"], "--json"))["session"]["head_event_id"] == e1["id"]
     cli("compact", sid, "--summary", "so far: hello")
     ctx = _json(cli("resume", sid, "--json"))
     assert ctx["transcript"][0]["text"] == "so far: hello" and ctx["budget_left"] == {"tokens": 70}
@@ -151,7 +151,7 @@ def test_export_verify_and_import_through_the_cli(cli, tmp_path):
     lossless.write_text(lossless.read_text().replace("edited", "noted"))
     other = tmp_path / "other.db"
     imported = _json(cli("--store", str(other), "import", str(lossless), "--json"))
-    assert imported["imported"] == [sid]
+    assert imported["exports"][0]["imported"] == [sid]
     assert [e["text"] for e in _json(cli("--store", str(other), "show", sid, "--json"))["events"]][1] == "noted"
 
 

@@ -169,7 +169,7 @@ def test_an_export_the_watcher_picks_up_is_a_fork_never_part_of_its_origin(windo
 
 
 def test_help_about_names_the_version_and_the_store(window, monkeypatch):
-    from sessionscope.gui.cli import version
+    from sessionscope.gui.cli.parser import version
     said = []
     monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: said.append(text))
     window.qactions["app.about"].trigger()
@@ -181,15 +181,15 @@ def test_sessionscope_file_opens_the_window_on_it(window, qtbot, tmp_path):
     the session they hold is shown."""
     from sessionscope import open_store
     from sessionscope.export.core import ExportRequest, export
-    from sessionscope.gui.cli import _file_arguments
+    from sessionscope.gui.cli.parser import file_arguments
     other = open_store(tmp_path / "elsewhere.db")
     s = other.open_session(title="brought over")
     other.append(s.id, "message", role="user", text="hello from elsewhere")
     export(other, ExportRequest("jsonl", (s.id,)), tmp_path / "brought.jsonl")
     other.close()
-    files, rest = _file_arguments([str(tmp_path / "brought.jsonl"), "--store", "x.db"])
+    files, rest = file_arguments([str(tmp_path / "brought.jsonl"), "--store", "x.db"])
     assert files == [str(tmp_path / "brought.jsonl")] and rest == ["--store", "x.db"]
-    assert _file_arguments(["list"]) == ([], ["list"])  # a command is never taken for a file
+    assert file_arguments(["list"]) == ([], ["list"])  # a command is never taken for a file
     window.open_paths(files)
     qtbot.waitUntil(lambda: window.session is not None and window.session.id == s.id, timeout=30000)
     assert window.session.title == "brought over"

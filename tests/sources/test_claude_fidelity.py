@@ -160,8 +160,9 @@ def test_cli_fork_says_what_it_kept(store, home, tmp_path):
 
     cli("import", str(home.parent))
     got = json.loads(cli("fork", t.session_id, "--at", ids["read"], "--json"))
-    assert got["interrupted"] and "interrupted" in got["note"] and got["forked_from_event"] == ids["read"]
-    assert [u for u, _ in read_back(got["id"])][:3] == [ids["prompt"], ids["think"], ids["read"]]
+    assert got["interrupted"] and "interrupted" in got["note"] and got["session"]["forked_from_event"] == ids["read"]
+    assert got["resume"].endswith(f"claude --resume {got['session']['id']}")
+    assert [u for u, _ in read_back(got["session"]["id"])][:3] == [ids["prompt"], ids["think"], ids["read"]]
     text = cli("rewind", t.session_id, "--to", ids["read"][:13], "--end-of-turn")
     new_id = text.splitlines()[1]
     assert [u for u, _ in read_back(new_id)] == [u for u, _ in original_up_to(t.session_id, ids["reply"])]

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from .cli import EXIT_FAILED, EXIT_USAGE
-from .cli_commands import _out
+from .output import EXIT_FAILED, EXIT_USAGE, error, out
 
 _MARK = {"overwrite": "M", "create": "A", "delete": "D", "unchanged": "=", "unavailable": "!"}
 
@@ -31,55 +30,57 @@ def _preview(plan, selected: set[str]) -> str:
 
 
 def restore_files(store, args) -> int:
+    """With --json, one object whatever the mode: {session, prompt, folder, files (the plan, each with
+    `selected`), restored, undone, rewind}; a dry run restores nothing, --undo plans nothing."""
     from sessionscope import file_restore, sources
 
     sid = store.resolve_session(args.session)
     src = sources.session_source(store, sid)
+    result = {"session": sid, "prompt": None, "folder": None, "files": [], "restored": [], "undone": [],
+              "rewind": None}
     if args.undo:
         detail = file_restore.undo_last(store, sid)
-        _out(args, detail, f"undid the last restore: {len(detail['files'])} file(s) put back")
+        out(args, result | {"undone": detail["files"]},
+            f"undid the last restore: {len(detail['files'])} file(s) put back")
         return 0
     if not args.to:
-        print("sessionscope: error: restore-files needs --to EVENT (or --undo)", file=sys.stderr)
+        error("restore-files needs --to EVENT (or --undo)")
         return EXIT_USAGE
     event = store.resolve_event(args.to)
     plan = src.restore_plan(store, sid, event, into=args.into)
     named = set(args.only or ())
     unknown = named - set(plan.by_path())
     if unknown:
-        print(f"sessionscope: error: not tracked at that point: {', '.join(sorted(unknown))}", file=sys.stderr)
+        error(f"not tracked at that point: {', '.join(sorted(unknown))}")
         return EXIT_USAGE
     selected = named if named else plan.default_selection()
     chosen = [c for c in plan.changes if c.path in selected and c.action != "unchanged"]
-    text = _preview(plan, selected)
+    result |= _plan_dict(plan, selected)
     if not args.json:
-        print(text)
+        print(_preview(plan, selected))
         for c in chosen:
             if c.action != "unavailable":
                 print(c.diff(), end="")
     if args.dry_run or not chosen:
-        if args.json:
-            _out(args, _plan_dict(plan, selected), "")
-        elif not chosen:
-            print("nothing to restore: every chosen file already is as it was")
+        out(args, result, None if chosen else "nothing to restore: every chosen file already is as it was")
         return 0
     if not args.yes:
         if not sys.stdin.isatty():
-            print("sessionscope: error: restoring files needs --yes when not asked at a terminal", file=sys.stderr)
+            error("restoring files needs --yes when not asked at a terminal")
             return EXIT_USAGE
         what = f"{len(chosen)} file(s)" + (" and rewind the conversation" if args.conversation else "")
         if input(f"Restore {what}? The files' current contents are kept for undo. [y/N] ").strip().lower() \
                 not in ("y", "yes"):
-            print("nothing restored")
+            print("nothing restored", file=sys.stderr)
             return EXIT_FAILED
     detail = file_restore.apply(store, plan, selected)
-    out = {"restored": detail["files"], "prompt": plan.prompt_id}
+    result["restored"] = detail["files"]
     msg = f"restored {len(detail['files'])} file(s); undo with: sessionscope restore-files {sid[:8]} --undo"
     if args.conversation:
         ch = src.rewind(store, sid, plan.prompt_id)
-        out["rewind"] = ch.session.id
+        result["rewind"] = ch.session.id
         msg += f"\nconversation rewound into {ch.session.id}; resume with: {src.resume_line(ch.session)}"
-    _out(args, out, msg)
+    out(args, result, msg)
     return 0
 
 

@@ -1,9 +1,5 @@
-"""The `sessionscope` command line. Imports no Qt, so `sessionscope list` starts fast.
-
-Every command takes `--store URL` (or $SESSIONSCOPE_STORE) and, where it prints,
-`--json`. Errors are one line on stderr and a non-zero exit, never a traceback:
-1 for a refused action or a failed check, 2 for a usage mistake or a missing id.
-"""
+"""The command line's grammar: every command, its options and their help. Imports nothing of the
+store, so `--help` and `--version` answer at once."""
 
 from __future__ import annotations
 
@@ -11,14 +7,11 @@ import argparse
 import datetime as dt
 import json
 import re
-import sys
 import time
 from typing import Any
 
-EXIT_FAILED, EXIT_USAGE = 1, 2
 
-
-def _parse_time(text: str) -> float:
+def parse_time(text: str) -> float:
     """ISO 8601, epoch seconds, or an age like 30m, 2h, 7d (that long ago)."""
     m = re.fullmatch(r"(\d+(?:\.\d+)?)([smhdw])", text.strip())
     if m:
@@ -37,14 +30,14 @@ def _parse_time(text: str) -> float:
     return stamp.timestamp()
 
 
-def _json_arg(text: str) -> Any:
+def json_arg(text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"not valid JSON: {exc}") from None
 
 
-def _json_or_text(text: str) -> Any:
+def json_or_text(text: str) -> Any:
     """A fact value: JSON when it parses as JSON, the plain string otherwise."""
     try:
         return json.loads(text)
@@ -73,8 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="SQLAlchemy URL or SQLite file (default: $SESSIONSCOPE_STORE or the user data dir)")
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON instead of text")
 
-    p = argparse.ArgumentParser(prog="sessionscope",
-                                description="See, audit and steer AI-agent sessions. With no command, opens the window.")
+    p = argparse.ArgumentParser(
+        prog="sessionscope", description="See, audit and steer AI-agent sessions. With no command, opens the "
+        "window; `sessionscope FILE…` opens it on those files.",
+        epilog="Exit codes: 0 done, 1 failed or refused, 2 a usage mistake (or an id that names nothing). "
+               "With --json a command prints one JSON document, of the shape README gives for it; errors go "
+               "to stderr either way.")
     p.add_argument("--store", metavar="URL", default=None,
                    help="SQLAlchemy URL or SQLite file (default: $SESSIONSCOPE_STORE or the user data dir)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -93,8 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--project", default="")
     c.add_argument("--cwd", default="")
     c.add_argument("--model", default="")
-    c.add_argument("--meta", type=_json_arg, default=None, help="metadata as a JSON object")
-    c.add_argument("--budget", type=_json_arg, default=None, help='budget as JSON, e.g. {"tokens": 200000}')
+    c.add_argument("--meta", type=json_arg, default=None, help="metadata as a JSON object")
+    c.add_argument("--budget", type=json_arg, default=None, help='budget as JSON, e.g. {"tokens": 200000}')
     c.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
 
     c = cmd("append", "append one event to a session")
@@ -102,8 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--kind", required=True, help="message, tool_call, tool_result, thinking, …")
     c.add_argument("--role")
     c.add_argument("--text", default="")
-    c.add_argument("--payload", type=_json_arg, help="the raw payload as JSON")
-    c.add_argument("--ts", type=_parse_time, help="when it happened (default: now)")
+    c.add_argument("--payload", type=json_arg, help="the raw payload as JSON")
+    c.add_argument("--ts", type=parse_time, help="when it happened (default: now)")
     c.add_argument("--tokens-in", type=int, default=0)
     c.add_argument("--tokens-out", type=int, default=0)
 
@@ -112,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     f = fact_sub.add_parser("set", parents=[common], help="set KEY to VALUE (JSON or text)")
     f.add_argument("session")
     f.add_argument("key")
-    f.add_argument("value")
+    f.add_argument("value", type=json_or_text)
     f = fact_sub.add_parser("delete", parents=[common], help="delete KEY")
     f.add_argument("session")
     f.add_argument("key")
@@ -129,8 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("session")
     c.add_argument("--from-seq", type=int)
     c.add_argument("--to-seq", type=int)
-    c.add_argument("--since", type=_parse_time)
-    c.add_argument("--until", type=_parse_time)
+    c.add_argument("--since", type=parse_time)
+    c.add_argument("--until", type=parse_time)
     c.add_argument("--branch", action="store_true", help="show the path from the root to the head instead")
 
     c = cmd("facts", "the durable facts at an event (or at a session's head)")
@@ -235,60 +232,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _file_arguments(argv: list[str]) -> tuple[list[str], list[str]]:
+def file_arguments(argv: list[str]) -> tuple[list[str], list[str]]:
     """`sessionscope FILE…` (what the .desktop file's `Exec=sessionscope %F` passes): the leading
     arguments that are existing paths, not commands, are files to open in the window."""
     import os
+    if not COMMANDS:
+        build_parser()
     files: list[str] = []
     rest = list(argv)
     while rest and not rest[0].startswith("-") and rest[0] not in COMMANDS and os.path.exists(rest[0]):
         files.append(os.path.abspath(rest.pop(0)))
     return files, rest
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    argv = sys.argv[1:] if argv is None else argv
-    files, argv = _file_arguments(argv)
-    args = parser.parse_args(argv)
-    args.open_paths = files
-    if files and args.command is not None:
-        parser.error("files to open go alone (sessionscope FILE…), or to `sessionscope import FILE…`")
-    if args.command is None:
-        return _open_window(args, parser)
-    from . import cli_commands
-
-    try:
-        return cli_commands.run(args)
-    except KeyboardInterrupt:
-        print("sessionscope: interrupted", file=sys.stderr)
-        return 130
-    except Exception as exc:  # the one place a stray error becomes one line
-        return cli_commands.report(exc)
-
-
-def no_display() -> bool:
-    """On Linux, a window needs X11 or Wayland (Qt would abort with a hint about libxcb instead);
-    QT_QPA_PLATFORM (offscreen, for tests and screenshots) says otherwise."""
-    import os
-    return sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM") \
-        and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")
-
-
-def _open_window(args, parser) -> int:
-    import importlib.util
-
-    if importlib.util.find_spec("sessionscope.gui.app") is None:
-        parser.print_help()
-        return 0
-    if no_display():
-        print("sessionscope: no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set); "
-              "the commands need none: sessionscope --help", file=sys.stderr)
-        return 1
-    from .app import main as app_main
-
-    return app_main(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,213 @@
+"""The commands over the store itself: write a native session, read any session, check, search,
+keep. Each is `command(store, args) -> exit code or None` and prints through `output`."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from .output import (
+    EXIT_FAILED,
+    EXIT_USAGE,
+    error,
+    event_json,
+    facts_text,
+    hit_json,
+    marked,
+    one_line,
+    out,
+    session_table,
+    show_text,
+    when,
+)
+
+
+def event_or_head(store, key: str) -> str:
+    """An event id, or the head of the session `key` names."""
+    from sessionscope.errors import NotFound
+
+    try:
+        return store.resolve_event(key)
+    except NotFound:
+        head = store.session(store.resolve_session(key)).head_event_id
+        if head is None:
+            raise NotFound(f"session {key} has no events yet") from None
+        return head
+
+
+def new(store, args):
+    s = store.open_session(title=args.title, agent=args.agent, metadata=args.meta, budget=args.budget,
+                           project=args.project, cwd=args.cwd, model=args.model, tags=args.tag)
+    out(args, s.as_dict(), s.id)
+
+
+def append(store, args):
+    sid = store.resolve_session(args.session)
+    e = store.append(sid, args.kind, role=args.role, text=args.text, payload=args.payload,
+                     ts=args.ts, tokens_in=args.tokens_in, tokens_out=args.tokens_out)
+    out(args, event_json(e), f"{e.id}  seq {e.seq}")
+
+
+def fact(store, args):
+    sid = store.resolve_session(args.session)
+    if args.fact_command == "set":
+        e = store.set_fact(sid, args.key, args.value)
+    else:
+        e = store.delete_fact(sid, args.key)
+    out(args, event_json(e), f"{e.id}  seq {e.seq}  {e.text}")
+
+
+def list_sessions(store, args):
+    rows = store.sessions(include_archived=args.all, status=args.status, source_kind=args.source,
+                          text=args.filter, sort=args.sort, limit=args.limit)
+    out(args, [s.as_dict() for s in rows], session_table(rows, store.short_ids([s.id for s in rows])))
+
+
+def show(store, args):
+    sid = store.resolve_session(args.session)
+    s = store.session(sid)
+    if args.branch:
+        events = store.branch(sid)
+    else:
+        events = store.events(sid, from_seq=args.from_seq, to_seq=args.to_seq, since=args.since, until=args.until)
+    out(args, {"session": s.as_dict(), "events": [event_json(e) for e in events]}, show_text(s, events))
+
+
+def facts(store, args):
+    at = event_or_head(store, args.event)
+    values = store.facts_at(at)
+    out(args, {"event": at, "facts": values}, facts_text(values))
+
+
+def diff(store, args):
+    a, b = event_or_head(store, args.a), event_or_head(store, args.b)
+    d = store.diff(a, b)
+    lines = [f"+ {k} = {json.dumps(v, ensure_ascii=False)}" for k, v in d.added.items()]
+    lines += [f"- {k} = {json.dumps(v, ensure_ascii=False)}" for k, v in d.removed.items()]
+    lines += [f"~ {k}: {json.dumps(x, ensure_ascii=False)} → {json.dumps(y, ensure_ascii=False)}"
+              for k, (x, y) in d.changed.items()]
+    out(args, {"a": a, "b": b} | d.as_dict(), "\n".join(lines) or "(no difference)")
+
+
+def compact(store, args):
+    e = store.compact(store.resolve_session(args.session), args.summary)
+    out(args, event_json(e), f"{e.id}  seq {e.seq}")
+
+
+def _transition(method):
+    def command(store, args):
+        ch = getattr(store, method)(store.resolve_session(args.session))
+        out(args, ch.session.as_dict(), f"{ch.session.id[:8]} {ch.detail['from']} → {ch.detail['to']}")
+    return command
+
+
+close = _transition("close_session")
+pause = _transition("pause")
+archive = _transition("archive")
+unarchive = _transition("unarchive")
+
+
+def delete(store, args):
+    sid = store.resolve_session(args.session)
+    s = store.session(sid)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            error(f"deleting {sid} needs --yes when not asked at a terminal")
+            return EXIT_USAGE
+        answer = input(f"Delete session {sid} ({s.title or 'untitled'}, {s.event_count} events) for good? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("not deleted", file=sys.stderr)
+            return EXIT_FAILED
+    ch = store.delete(sid)
+    n = ch.detail["events_removed"]
+    out(args, {"session": sid, "events_removed": n}, f"deleted {sid} ({n} events)")
+
+
+def verify(store, args):
+    """The store's chains, or an exported .jsonl file's; either way {ok, file, …, sessions: [...]}."""
+    from pathlib import Path
+
+    if args.session and Path(args.session).is_file():
+        return _verify_file(args, args.session)
+    reports = store.verify(store.resolve_session(args.session) if args.session else None)
+    broken = [r for r in reports if not r.ok]
+    lines = [f"{len(reports)} session(s), {sum(r.checked for r in reports)} events checked: "
+             + ("all chains intact" if not broken else f"{len(broken)} broken")]
+    for r in broken:
+        lines.append(f"session {r.session_id}: broken at event {r.broken_event_id} (seq {r.broken_seq}): {r.reason}")
+    sessions = [{"session_id": r.session_id, "events": r.checked, "ok": r.ok, "broken_event_id": r.broken_event_id,
+                 "broken_seq": r.broken_seq, "broken_line": None, "reason": r.reason} for r in reports]
+    out(args, {"ok": not broken, "file": None, "redacted": False, "problem": "", "sessions": sessions},
+        "\n".join(lines))
+    return EXIT_FAILED if broken else 0
+
+
+def _verify_file(args, path: str) -> int:
+    from sessionscope.export.jsonl import verify_file
+
+    result = verify_file(path)
+    lines = [f"{path}: " + ("intact" if result.ok else f"BROKEN: {result.problem}")
+             + (" (redacted export: its chain was recomputed over the redacted events)" if result.redacted else "")]
+    for s in result.sessions:
+        lines.append(f"  {s.session_id[:8]}  {s.events:>7} events  " + ("ok" if s.ok else f"broken: {s.reason}"
+                     + (f" (event {s.broken_event_id}, line {s.broken_line})" if s.broken_event_id else "")))
+    sessions = [{"session_id": s.session_id, "events": s.events, "ok": s.ok, "broken_event_id": s.broken_event_id or None,
+                 "broken_seq": None, "broken_line": s.broken_line, "reason": s.reason} for s in result.sessions]
+    out(args, {"ok": result.ok, "file": path, "redacted": result.redacted, "problem": result.problem,
+               "sessions": sessions}, "\n".join(lines))
+    return 0 if result.ok else EXIT_FAILED
+
+
+def search(store, args):
+    sid = store.resolve_session(args.session) if args.session else None
+    hits = store.search(" ".join(args.query), limit=args.limit, session_id=sid)
+    lines = [f"{h.session_id[:8]}  {h.seq:>6}  {h.event_id[:8]}  {h.kind:<10} {one_line(marked(h.snippet), 120)}"
+             for h in hits]
+    out(args, [hit_json(h) for h in hits], "\n".join(lines) or "(no matches)")
+
+
+def retention(store, args):
+    from sessionscope.errors import InvalidInput
+    from sessionscope.retention import RetentionPolicy
+
+    def days(text, current):
+        if text is None:
+            return current
+        if text.lower() in ("off", "never", "none"):
+            return None
+        try:
+            value = float(text)
+        except ValueError:
+            raise InvalidInput(f"not a number of days: {text!r} (or 'off')") from None
+        if value <= 0:
+            raise InvalidInput("days must be more than 0 (or 'off')")
+        return value
+
+    policy = store.retention_policy()
+    if args.archive_after is not None or args.purge_after is not None:
+        policy = RetentionPolicy(days(args.archive_after, policy.archive_after_days),
+                                 days(args.purge_after, policy.purge_after_days))
+        store.set_retention_policy(policy)
+    describe = (f"archive after {policy.archive_after_days or 'never'} idle days; "
+                f"purge archived after {policy.purge_after_days or 'never'} days")
+    data = {"archive_after_days": policy.archive_after_days, "purge_after_days": policy.purge_after_days,
+            "ran": bool(args.run), "dry_run": bool(args.run and args.dry_run),
+            "archived": [], "purged": [], "skipped": []}
+    if not args.run:
+        out(args, data, describe)
+        return 0
+    result = store.run_retention(dry_run=args.dry_run)
+    verb = "would be" if args.dry_run else "were"
+    text = [describe, f"{len(result['archived'])} {verb} archived, {len(result['purged'])} {verb} purged, "
+                      f"{len(result['skipped'])} skipped"]
+    text += [f"  skipped {s['session'][:8]}: {s['why']}" for s in result["skipped"]]
+    out(args, data | {k: result[k] for k in ("archived", "purged", "skipped")}, "\n".join(text))
+
+
+def audit(store, args):
+    sid = store.resolve_session(args.session) if args.session else None
+    rows = store.audit_log(sid, args.limit)
+    lines = [f"{when(r['ts'])}  {r['action']:<16} {r['outcome']:<8} {(r['session_id'] or '')[:8]:<8}  "
+             f"{one_line(json.dumps(r['detail'], ensure_ascii=False), 80)}" for r in rows]
+    out(args, rows, "\n".join(lines) or "(empty)")
+

@@ -1,0 +1,74 @@
+"""`sessionscope [COMMAND]`: parse, run the command (or open the window), turn any error into one
+line on stderr and an exit code."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+
+from . import output
+from .parser import build_parser, file_arguments
+
+# command → "module:function" of this package, imported only when that command runs
+_HANDLERS = {
+    **{name: f"commands:{name.replace('-', '_')}" for name in (
+        "new", "append", "show", "facts", "diff", "compact", "close", "pause", "archive",
+        "unarchive", "delete", "verify", "search", "retention", "audit")},
+    "fact": "commands:fact", "list": "commands:list_sessions",
+    **{name: f"tools:{name}" for name in ("fork", "rewind", "resume", "restore", "rename", "tag", "scan")},
+    "import": "tools:import_",
+    "export": "export:export", "redaction": "export:redaction",
+    "restore-files": "restore_files:restore_files",
+}
+
+
+def handler(command: str):
+    module, _, name = _HANDLERS[command].partition(":")
+    mod = importlib.import_module(f"{__package__}.{module}")
+    return getattr(mod, name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    files, argv = file_arguments(argv)
+    args = parser.parse_args(argv)
+    args.open_paths = files
+    if files and args.command is not None:
+        parser.error("files to open go alone (sessionscope FILE…), or to `sessionscope import FILE…`")
+    if args.command is None:
+        return _open_window(args, parser)
+    try:
+        run = handler(args.command)
+        from sessionscope import open_store
+
+        with open_store(args.store) as store:
+            return run(store, args) or output.EXIT_OK
+    except KeyboardInterrupt:
+        print("sessionscope: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # the one place a stray error becomes one line
+        return output.report(exc)
+
+
+def no_display() -> bool:
+    """On Linux, a window needs X11 or Wayland (Qt would abort with a hint about libxcb instead);
+    QT_QPA_PLATFORM (offscreen, for tests and screenshots) says otherwise."""
+    import os
+    return sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM") \
+        and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")
+
+
+def _open_window(args, parser) -> int:
+    if importlib.util.find_spec("PySide6") is None:
+        output.error("the window needs Qt: pip install PySide6-Essentials (the commands work without it: "
+                     "sessionscope --help)")
+        return output.EXIT_FAILED
+    if no_display():
+        output.error("no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set); "
+                     "the commands need none: sessionscope --help")
+        return output.EXIT_FAILED
+    from sessionscope.gui.app import main as app_main
+
+    return app_main(args)

@@ -1,0 +1,144 @@
+"""How the command line prints: data to stdout (text, or one JSON document with --json), errors and
+progress to stderr, colour only on a terminal that wants it, and the exit codes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import sys
+from typing import Any
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2  # as git and gh: done; failed or refused; a usage mistake
+
+
+def report(exc: BaseException) -> int:
+    """One line on stderr for any error; the exit code says which kind."""
+    from sessionscope.errors import InvalidInput, NotFound, SessionscopeError
+
+    if isinstance(exc, (NotFound, InvalidInput)):
+        code = EXIT_USAGE
+    elif isinstance(exc, SessionscopeError):
+        code = EXIT_FAILED
+    else:
+        code = EXIT_FAILED
+        exc = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    error(str(exc))
+    return code
+
+
+def error(message: str) -> None:
+    print(f"sessionscope: error: {message}", file=sys.stderr)
+
+
+def out(args, data: Any, text: str | None = None) -> None:
+    """The command's result: `data` as one JSON document with --json, else `text` (if any)."""
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    elif text is not None:
+        print(text)
+
+
+def colour(stream=None) -> bool:
+    """Whether to colour what goes to `stream`: a terminal, and neither NO_COLOR (no-color.org) nor TERM=dumb."""
+    stream = stream or sys.stdout
+    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def progress(args, describe):
+    """A progress callback drawing `describe(done, total, label)` on one stderr line, or None when
+    stderr is not a terminal or the output is JSON. Call `done_line` after the work."""
+    if args.json or not sys.stderr.isatty():
+        return None
+
+    def show(done, total, label):
+        pct = 100 * done // total if total else 100
+        print(f"\r{pct:3d}%  {describe(done, total, label)}", end="", file=sys.stderr, flush=True)
+    return show
+
+
+def done_line(callback) -> None:
+    if callback is not None:
+        print(file=sys.stderr)
+
+
+def when(ts: float | None) -> str:
+    if not ts:
+        return "-"
+    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def one_line(text: str, width: int = 100) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def event_line(e) -> str:
+    who = f"{e.role}" if e.role else ""
+    side = " [sidechain]" if e.sidechain else ""
+    return f"{e.seq:>6}  {when(e.ts)}  {e.id[:8]}  {e.kind:<12} {who:<9}{side} {one_line(e.text)}"
+
+
+def event_json(e) -> dict:
+    """An event as --json gives it: its payload as JSON (the raw line a tool wrote), not a string of it."""
+    d = e.as_dict()
+    if isinstance(d.get("payload"), str) and d["payload"][:1] in ("{", "["):
+        try:
+            d["payload"] = json.loads(d["payload"])
+        except ValueError:
+            pass  # not JSON after all: kept as the text it is
+    return d
+
+
+def hit_json(h) -> dict:
+    """A search hit as --json gives it: the snippet as plain text and where the matches are in it."""
+    from sessionscope.views import MARK_END, MARK_START
+    d = h.as_dict()
+    plain, matches, i = [], [], 0
+    for part in h.snippet.split(MARK_START):
+        if MARK_END in part:
+            hit, rest = part.split(MARK_END, 1)
+            matches.append([i, i + len(hit)])
+            plain += [hit, rest]
+            i += len(hit) + len(rest)
+        else:
+            plain.append(part)
+            i += len(part)
+    d["snippet"], d["matches"] = "".join(plain), matches
+    return d
+
+
+def marked(snippet: str) -> str:
+    """A search snippet for a person: matches in bold on a colour terminal, else in [brackets]."""
+    from sessionscope.views import MARK_END, MARK_START
+    start, end = ("\x1b[1m", "\x1b[0m") if colour() else ("[", "]")
+    return snippet.replace(MARK_START, start).replace(MARK_END, end)
+
+
+def session_table(rows, short: dict[str, str] | None = None) -> str:
+    """One line a session; ids as short as they can be while naming one session (as git's)."""
+    if not rows:
+        return "(no sessions)"
+    short = short or {s.id: s.id[:8] for s in rows}
+    width = max(8, *(len(v) for v in short.values()))
+    lines = [f"{'ID':<{width}}  {'STATUS':<9} {'SOURCE':<11} {'LAST ACTIVITY':<19} {'EVENTS':>7} {'TOKENS':>9}  TITLE"]
+    for s in rows:
+        lines.append(f"{short.get(s.id, s.id[:8]):<{width}}  {s.status:<9} {s.source_kind:<11} {when(s.updated_at):<19} "
+                     f"{s.event_count:>7} {s.tokens_in + s.tokens_out:>9}  {one_line(s.title or '(untitled)', 60)}")
+    return "\n".join(lines)
+
+
+def show_text(s, events) -> str:
+    """`show`: the session's heading, then one line an event."""
+    head = (f"{s.title or '(untitled)'}\n{s.id}  {s.status}  {s.event_count} events  "
+            f"head {s.head_event_id[:8] if s.head_event_id else '-'}")
+    if s.forked_from_session:
+        head += f"  forked from {s.forked_from_session[:8]} at {s.forked_from_event[:8]}"
+    body = "\n".join(event_line(e) for e in events) or "(no events in this range)"
+    return f"{head}\n{body}"
+
+
+def facts_text(facts: dict) -> str:
+    if not facts:
+        return "(no facts)"
+    return "\n".join(f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in sorted(facts.items()))

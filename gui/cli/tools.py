@@ -1,0 +1,155 @@
+"""The commands that act through a session's own tool (its source package): import and scan its
+files, fork, rewind, resume, restore, rename, tag. Native sessions take the same commands."""
+
+from __future__ import annotations
+
+from .output import done_line, event_json, event_line, facts_text, out, progress
+
+
+def _source(store, sid):
+    from sessionscope import sources
+    return sources.session_source(store, sid)
+
+
+def _resume_line(src, session) -> str | None:
+    """What resumes `session`, or None where its tool has no way to (Cline, OpenHands)."""
+    from sessionscope.errors import Refused
+    try:
+        return src.resume_line(session)
+    except Refused:
+        return None
+
+
+def _made(ch, src, text: str, new_file: bool) -> tuple[dict, str]:
+    """fork and rewind's result: {session, file, note, extended, interrupted, resume} and its text."""
+    d = ch.detail
+    data = {"session": ch.session.as_dict(), "file": d.get("file"), "note": d.get("note"),
+            "extended": d.get("extended"), "interrupted": d.get("interrupted"),
+            "resume": _resume_line(src, ch.session)}
+    if d.get("note"):
+        text += f"\n{d['note']}"
+    if data["resume"] and new_file:
+        text += f"\nresume with: {data['resume']}"
+    return data, text
+
+
+def fork(store, args):
+    from .commands import event_or_head
+
+    sid = store.resolve_session(args.session)
+    at = event_or_head(store, args.at)
+    if args.end_of_turn:
+        at = store.turn_end(at)
+    src = _source(store, sid)
+    ch = src.fork(store, sid, at, args.title)
+    text = ch.session.id + (f"\nwritten to {ch.detail['file']} (ends at {at[:8]})" if "file" in ch.detail else "")
+    out(args, *_made(ch, src, text, "file" in ch.detail))
+
+
+def rewind(store, args):
+    sid = store.resolve_session(args.session)
+    to = store.resolve_event(args.to)
+    if args.end_of_turn:
+        to = store.turn_end(to)
+    src = _source(store, sid)
+    ch = src.rewind(store, sid, to)
+    if ch.session.id == sid:
+        text = f"{sid[:8]} head is now {ch.session.head_event_id}"
+    else:
+        text = f"{src.label} cannot move its file back, so the branch up to {to[:8]} is a new session:\n{ch.session.id}"
+    data, text = _made(ch, src, text, ch.session.id != sid)
+    out(args, {"moved": ch.session.id == sid} | data, text)
+
+
+def resume(store, args):
+    """{session, command, cwd, resume, facts, transcript, budget_left}: a tool's session is resumed by
+    the tool (`command`, run in `cwd`); a native one here (`transcript` since the last compaction)."""
+    sid = store.resolve_session(args.session)
+    s, src = store.session(sid), _source(store, sid)
+    command = src.resume_command(s)
+    if command is not None:  # the tool resumes it
+        line = src.resume_line(s)
+        facts = store.facts_at(s.head_event_id) if s.head_event_id else {}
+        out(args, {"session": s.as_dict(), "command": command, "cwd": s.cwd, "resume": line, "facts": facts,
+                   "transcript": [], "budget_left": {}}, line)
+        return
+    ctx = store.resume(sid)
+    text = [f"{ctx.session.title or '(untitled)'}  {ctx.session.id}  now {ctx.session.status}",
+            "", "facts:", facts_text(ctx.facts), "", "transcript since the last compaction:"]
+    text += [event_line(e) for e in ctx.transcript] or ["(empty)"]
+    if ctx.budget_left:
+        text += ["", "budget left: " + ", ".join(f"{k} {v}" for k, v in ctx.budget_left.items())]
+    out(args, {"session": ctx.session.as_dict(), "command": None, "cwd": ctx.session.cwd,
+               "resume": _resume_line(src, ctx.session), "facts": ctx.facts,
+               "transcript": [event_json(e) for e in ctx.transcript], "budget_left": ctx.budget_left},
+        "\n".join(text))
+
+
+def restore(store, args):
+    from pathlib import Path
+
+    sid = store.resolve_session(args.session)
+    src = _source(store, sid)
+    written = [str(p) for p in src.restore(store, sid, Path(args.to) if args.to else None)]
+    s = store.session(sid)
+    line = _resume_line(src, s)
+    out(args, {"session": s.as_dict(), "written": written, "resume": line},
+        "\n".join(written) + (f"\nresume with: {line}" if line else ""))
+
+
+def rename(store, args):
+    sid = store.resolve_session(args.session)
+    ch = _source(store, sid).rename(store, sid, args.title)
+    out(args, ch.session.as_dict(), ch.session.title)
+
+
+def tag(store, args):
+    sid = store.resolve_session(args.session)
+    ch = _source(store, sid).tag(store, sid, list(args.tags))
+    out(args, ch.session.as_dict(), " ".join(ch.session.tags) or "(no tags)")
+
+
+def _import_report(store, args, paths, extra: dict) -> int:
+    """Import `paths` and print the report: {files_seen, …, problems, …} plus `extra`."""
+    from sessionscope.sources.importing import import_paths
+    from sessionscope.sources.scan import ImportReport
+
+    shown = progress(args, lambda done, total, _: f"{done >> 20} of {total >> 20} MB")
+    report = import_paths(store, paths, progress=shown) if paths else ImportReport()
+    done_line(shown)
+    lines = [f"{report.files_read} of {report.files_seen} files read, {report.bytes_read / 1e6:.1f} MB, "
+             f"{report.events_added} new events in {len(report.sessions)} sessions, "
+             f"{report.bad_lines} bad lines, {report.seconds:.2f} s"]
+    lines += [f"  {p['path']}" + (f" line {p['line']}" if p.get("line") else "") + f": {p['problem']}"
+              for p in report.problems[:30]]
+    if len(report.problems) > 30:
+        lines.append(f"  … and {len(report.problems) - 30} more")
+    lines += [f"{e['path']}: {len(e['imported'])} session(s) imported ({e['events']:,} events), "
+              f"{len(e['already_here'])} already here" for e in extra.get("exports", [])]
+    if "roots" in extra and not extra["roots"]:
+        lines = ["no sessions found (looked in ~/.claude/projects, ~/.config/claude/projects, $CLAUDE_CONFIG_DIR, "
+                 "~/.codex/sessions, $CODEX_HOME and ~/.gemini/tmp)"]
+    out(args, report.as_dict() | extra, "\n".join(lines))
+    missing = [p for p in report.problems if p.get("problem") == "no such file or folder"]
+    return 1 if missing else 0  # a path that is not there is a failure (exit 1), not an empty import
+
+
+def import_(store, args):
+    """Transcripts (files or folders, incremental) and Sessionscope .jsonl exports, in one report."""
+    from sessionscope.export.jsonl import import_file, is_export
+
+    exports = [p for p in args.paths if is_export(p)]
+    results = []
+    for path in exports:
+        shown = progress(args, lambda done, total, _: f"{done:,} of {total:,} events")
+        results.append(import_file(store, path, progress=shown).as_dict())
+        done_line(shown)
+    rest = [p for p in args.paths if p not in exports]
+    return _import_report(store, args, rest, {"exports": results})
+
+
+def scan(store, args):
+    from sessionscope.sources.importing import default_roots
+
+    roots = [str(r) for r in default_roots()]
+    return _import_report(store, args, roots, {"roots": roots})

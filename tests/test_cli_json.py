@@ -1,0 +1,146 @@
+"""Every command's --json output has one shape, whatever the input (README, "JSON output")."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+import pytest
+
+from sessionscope.gui.cli.main import main
+from sessionscope.gui.cli.parser import COMMANDS, build_parser
+from tests.sources import checkpoint_home
+
+SESSION = {"id", "tool_id", "title", "source_kind", "status", "project", "cwd", "git_branch", "model", "agent",
+           "created_at", "updated_at", "event_count", "tokens_in", "tokens_out", "tags", "meta", "budget",
+           "head_event_id", "forked_from_session", "forked_from_event"}
+EVENT = {"id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload", "tokens_in",
+         "tokens_out", "sidechain", "agent_id", "hash"}
+IMPORT = {"files_seen", "files_read", "bytes_read", "events_added", "bad_lines", "sessions", "problems",
+          "cancelled", "seconds"}
+MADE = {"session", "file", "note", "extended", "interrupted", "resume"}  # fork, and rewind with "moved"
+
+# command: (a list of objects or one object, its keys)
+SHAPES = {
+    "new": ("object", SESSION), "append": ("object", EVENT), "fact": ("object", EVENT),
+    "compact": ("object", EVENT),
+    "list": ("list", SESSION), "show": ("object", {"session", "events"}),
+    "facts": ("object", {"event", "facts"}), "diff": ("object", {"a", "b", "added", "removed", "changed"}),
+    "fork": ("object", MADE), "rewind": ("object", MADE | {"moved"}),
+    "resume": ("object", {"session", "command", "cwd", "resume", "facts", "transcript", "budget_left"}),
+    "close": ("object", SESSION), "pause": ("object", SESSION), "archive": ("object", SESSION),
+    "unarchive": ("object", SESSION), "rename": ("object", SESSION), "tag": ("object", SESSION),
+    "delete": ("object", {"session", "events_removed"}),
+    "verify": ("object", {"ok", "file", "redacted", "problem", "sessions"}),
+    "export": ("object", {"format", "path", "sessions", "events", "bytes", "seconds", "redacted", "files",
+                          "findings"}),
+    "redaction": ("object", {"patterns"}),
+    "search": ("list", {"session_id", "session_title", "event_id", "seq", "kind", "role", "ts", "snippet",
+                        "matches"}),
+    "retention": ("object", {"archive_after_days", "purge_after_days", "ran", "dry_run", "archived", "purged",
+                             "skipped"}),
+    "import": ("object", IMPORT | {"exports"}), "scan": ("object", IMPORT | {"roots"}),
+    "restore": ("object", {"session", "written", "resume"}),
+    "restore-files": ("object", {"session", "prompt", "folder", "files", "restored", "undone", "rewind"}),
+    "audit": ("list", {"id", "ts", "action", "actor", "outcome", "session_id", "event_id", "detail"}),
+}
+VERIFIED = {"session_id", "events", "ok", "broken_event_id", "broken_seq", "broken_line", "reason"}
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch, capsys):
+    empty = tmp_path / "empty-home"
+    empty.mkdir()
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "SESSIONSCOPE_STORE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(empty))
+    seen = defaultdict(list)
+
+    def cli(*argv, code=0):
+        rc = main(["--store", str(tmp_path / "s.db"), *argv, "--json"])
+        got = capsys.readouterr()
+        assert rc == code, got.err
+        data = json.loads(got.out)
+        seen[argv[0]].append(data)
+        return data
+    cli.seen = seen
+    return cli
+
+
+def _check(command: str, data) -> None:
+    kind, keys = SHAPES[command]
+    items = data if kind == "list" else [data]
+    assert isinstance(data, list if kind == "list" else dict), (command, data)
+    for item in items:
+        assert set(item) == keys, (command, set(item) ^ keys)
+        if isinstance(item.get("session"), dict):
+            assert set(item["session"]) == SESSION, command
+        for e in item.get("events", []) if command == "show" else item.get("transcript", []):
+            assert set(e) == EVENT, command
+        if command == "verify":
+            assert all(set(s) == VERIFIED for s in item["sessions"])
+
+
+def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
+    # a native session, through every command that writes or reads one
+    s = run("new", "--title", "shapes", "--budget", '{"tokens": 1000}')["id"]
+    first = run("append", s, "--kind", "message", "--role", "user", "--text", "find the cookie bug")["id"]
+    run("append", s, "--kind", "tool_call", "--payload", '{"name": "Bash", "input": {"command": "ls"}}')
+    run("fact", "set", s, "plan", '["look", "fix"]')
+    run("fact", "delete", s, "plan")
+    run("facts", s), run("facts", first)
+    fork = run("fork", s, "--at", first)
+    assert fork["file"] is None and fork["session"]["forked_from_event"] == first  # store-native: no file
+    run("diff", s, fork["session"]["id"])
+    moved = run("rewind", s, "--to", first)
+    assert moved["moved"] and moved["session"]["head_event_id"] == first
+    run("compact", s, "--summary", "so far")
+    native = run("resume", s)
+    assert native["command"] is None and native["transcript"][0]["text"] == "so far"
+    run("list"), run("list", "--all", "--filter", "no such title")
+    run("show", s), run("show", s, "--branch")
+    run("search", "cookie"), run("search", "nothing-matches-this")
+    run("rename", s, "renamed"), run("tag", s, "a", "b")
+    run("pause", s), run("close", s), run("archive", s), run("unarchive", s)
+    run("verify"), run("verify", s)
+    export = tmp_path / "s.jsonl"
+    run("export", s, "-f", "jsonl", "-o", str(export), "--no-redact")
+    run("verify", str(export))
+    run("redaction"), run("redaction", "--add", r"TICKET-\d+")
+    run("retention"), run("retention", "--archive-after", "30", "--run", "--dry-run")
+    run("audit"), run("audit", s)
+
+    # a Claude Code session, through the commands that act in its tool
+    run("scan")  # nothing in the default places yet: the same shape, with no roots
+    home = checkpoint_home.build(tmp_path / "cc")
+    monkeypatch.setenv("HOME", str(home.claude.parent))
+    found = run("scan")
+    assert found["roots"] and found["events_added"]
+    c, p1 = home.t.session_id, home.prompts["p1"]
+    run("import", str(export), str(home.claude / "projects"))  # an export and transcripts, one report
+    assert run("import", str(home.claude / "projects"))["exports"] == []
+    tool = run("resume", c)
+    assert tool["command"][-1] == c and tool["transcript"] == []
+    written = run("fork", c, "--at", p1)
+    assert written["file"] and written["resume"].endswith(written["session"]["id"])
+    run("rewind", c, "--to", p1)
+    run("restore-files", c, "--to", p1, "--dry-run")
+    run("restore-files", c, "--to", p1, "--only", "a.py", "--yes")
+    run("restore-files", c, "--undo")
+    (home.claude / "projects" / "-proj" / f"{c}.jsonl").unlink()  # Claude Code deleted it; we kept it
+    run("restore", c)
+    run("delete", fork["session"]["id"], "--yes")
+
+    for command, outputs in run.seen.items():
+        for data in outputs:
+            _check(command, data)
+    build_parser()
+    assert set(run.seen) == set(SHAPES) == COMMANDS  # every command tried, and documented here
+    several = {"scan", "import", "resume", "verify", "retention", "fork", "rewind", "restore-files", "facts"}
+    assert [c for c in several if len(run.seen[c]) < 2] == []
+
+
+def test_errors_go_to_stderr_and_stdout_stays_empty(run, capsys, tmp_path):
+    rc = main(["--store", str(tmp_path / "s.db"), "show", "no-such-session", "--json"])
+    got = capsys.readouterr()
+    assert rc == 2 and got.out == "" and got.err.startswith("sessionscope: error: ")
