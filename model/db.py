@@ -23,8 +23,8 @@ from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection, Engine
 
 from .errors import SchemaTooNew, StoreUnavailable
+from .revision import HEAD_REVISION
 
-HEAD_REVISION = "0003"
 BUSY_TIMEOUT_S = 30.0
 WRITE_RETRY_S = 120.0
 

@@ -42,15 +42,11 @@ def resolve(conn: Connection, table: sa.Table, key: str, what: str) -> str:
 def short_ids(conn: Connection, table: sa.Table, ids: list[str], least: int = 8) -> dict[str, str]:
     """{id: its shortest prefix of at least `least` characters that names it alone}, as git shortens
     hashes: each id is compared with its neighbours in the table's order."""
+    from .quick import unique_prefix
     col = table.c.id
     out = {}
     for full in ids:
         before = conn.execute(sa.select(col).where(col < full).order_by(col.desc()).limit(1)).scalar()
         after = conn.execute(sa.select(col).where(col > full).order_by(col).limit(1)).scalar()
-        need = least
-        for other in (before, after):
-            if other:
-                common = next((i for i, (a, b) in enumerate(zip(full, other)) if a != b), min(len(full), len(other)))
-                need = max(need, common + 1)
-        out[full] = full[:need]
+        out[full] = unique_prefix(full, [other for other in (before, after) if other], least)
     return out

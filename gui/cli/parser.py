@@ -55,6 +55,14 @@ def version() -> str:
         return "unknown (not installed)"
 
 
+class _Version(argparse.Action):
+    """--version, looked up only when asked (importlib.metadata costs ~25 ms on every start)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"sessionscope {version()}")
+        parser.exit()
+
+
 COMMANDS: set[str] = set()  # filled by build_parser: a path named like a command is not a file to open
 
 
@@ -75,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--store", metavar="URL", default=None,
                    help="SQLAlchemy URL or SQLite file (default: $SESSIONSCOPE_STORE or the user data dir)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--version", action="version", version=f"sessionscope {version()}")
+    p.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     p.add_argument("--demo", action="store_true", help="open the window on a demo store")
     p.add_argument("--screenshot", metavar="FILE", help="render the main window to a PNG and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")

@@ -1,0 +1,153 @@
+"""A read-only view of a SQLite store through the standard library's sqlite3 alone.
+
+`sessionscope list` and `show` answer in a fraction of the 0.4 s that importing SQLAlchemy and
+SQLModel costs, so the command line reads through this when it can: the store is a SQLite file that
+exists and is at the schema this code knows. Anything else (no file yet, an older schema to migrate,
+PostgreSQL) opens the full Store. The methods are the Store's of the same name and return the same
+views; tests/model/test_quick.py holds the two to the same answers.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from .errors import InvalidInput, NotFound
+from .revision import HEAD_REVISION
+from .views import EventView, SessionView
+
+_SESSIONS = ("SELECT session.*, source.kind AS source_kind FROM session "
+             "LEFT OUTER JOIN source ON session.source_id = source.id")
+_SORT = {"updated": "session.updated_at", "created": "session.created_at", "title": "session.title",
+         "events": "session.event_count", "tokens": "session.tokens_in + session.tokens_out",
+         "status": "session.status", "project": "session.project"}
+_EVENT_COLUMNS = ", ".join(EventView.__dataclass_fields__)
+_SIDECHAIN = list(EventView.__dataclass_fields__).index("sidechain")  # stored as 0/1
+
+
+def sqlite_path(location: str | None) -> Path | None:
+    """The file a store location names, when it is a SQLite file ($SESSIONSCOPE_STORE or the user
+    data dir's store.db without a location); None for any other URL."""
+    location = location or os.environ.get("SESSIONSCOPE_STORE")
+    if not location:
+        import platformdirs
+        return Path(platformdirs.user_data_dir("sessionscope", appauthor=False)) / "store.db"
+    text = os.fspath(location)
+    if "://" not in text:
+        return Path(text).expanduser().absolute()
+    if text.startswith("sqlite:///") and "?" not in text:
+        return Path(text[len("sqlite:///"):])
+    return None
+
+
+def unique_prefix(full: str, neighbours: list[str], least: int = 8) -> str:
+    """The shortest prefix of `full` (≥ `least` characters) that none of its sorted neighbours shares,
+    as git shortens hashes (ids.short_ids asks the same of any store)."""
+    need = least
+    for other in neighbours:
+        common = next((i for i, (a, b) in enumerate(zip(full, other)) if a != b), min(len(full), len(other)))
+        need = max(need, common + 1)
+    return full[:need]
+
+
+def open_reader(location: str | None) -> "QuickReader | None":
+    """A reader for the store at `location`, or None when the full Store must open it."""
+    path = sqlite_path(location)
+    if path is None or not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=30.0)
+        revision = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+    except sqlite3.Error:
+        return None  # not a store, or locked, or damaged: the Store says what is wrong
+    if revision is None or revision[0] != HEAD_REVISION:
+        conn.close()
+        return None
+    return QuickReader(conn)
+
+
+class QuickReader:
+    """Store's reading methods for list and show, over one read-only sqlite3 connection."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> "QuickReader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.conn.close()
+
+    def _sessions(self, where: str, params: list) -> list[SessionView]:
+        cur = self.conn.execute(f"{_SESSIONS} {where}", params)
+        return SessionView.from_tuples([d[0] for d in cur.description], cur.fetchall())
+
+    def sessions(self, *, status: str | None = None, include_archived: bool = False, source_kind: str | None = None,
+                 project: str | None = None, text: str | None = None, sort: str = "updated",
+                 descending: bool = True, limit: int | None = None, offset: int = 0) -> list[SessionView]:
+        if sort not in _SORT:
+            raise InvalidInput(f"cannot sort by {sort!r}; use one of {', '.join(_SORT)}")
+        clauses, params = [], []
+        if status:
+            clauses.append("session.status = ?")
+            params.append(status)
+        elif not include_archived:
+            clauses.append("session.status != 'archived'")
+        if source_kind:
+            clauses.append("coalesce(source.kind, 'native') = ?")
+            params.append(source_kind)
+        if project:
+            clauses.append("session.project = ?")
+            params.append(project)
+        if text:
+            like = f"%{text.replace('%', '').replace('_', '')}%"
+            clauses.append("(lower(session.title) LIKE lower(?) OR lower(session.id) LIKE lower(?) "
+                           "OR lower(session.project) LIKE lower(?))")
+            params += [like] * 3
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        order = f"ORDER BY {_SORT[sort]} {'DESC' if descending else 'ASC'}, session.id"
+        page = f"LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
+        return self._sessions(f"{where} {order} {page}", params)
+
+    def session(self, session_id: str) -> SessionView:
+        found = self._sessions("WHERE session.id = ?", [session_id])
+        if not found:
+            raise NotFound(f"no session with id {session_id!r} in this store")
+        return found[0]
+
+    def resolve_session(self, key: str) -> str:
+        """A full session id from an id or an unambiguous prefix (≥ 4 characters)."""
+        if not key:
+            raise InvalidInput("no session id given")
+        if self.conn.execute("SELECT 1 FROM session WHERE id = ?", [key]).fetchone():
+            return key
+        if len(key) >= 4:
+            rows = self.conn.execute("SELECT id FROM session WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
+                                     [key, key + "\uffff"]).fetchall()
+            if len(rows) == 1:
+                return rows[0][0]
+            if len(rows) > 1:
+                raise InvalidInput(f"session id {key!r} is ambiguous: give more characters")
+        raise NotFound(f"no session with id {key!r} in this store")
+
+    def short_ids(self, session_ids: list[str], least: int = 8) -> dict[str, str]:
+        """{session id: its shortest prefix (≥ `least` characters) that names it alone in this store}."""
+        neighbours = ("SELECT id FROM session WHERE id < ? ORDER BY id DESC LIMIT 1",
+                      "SELECT id FROM session WHERE id > ? ORDER BY id LIMIT 1")
+        return {full: unique_prefix(full, [row[0] for sql in neighbours
+                                           for row in self.conn.execute(sql, [full]).fetchall()], least)
+                for full in session_ids}
+
+    def events(self, session_id: str, *, from_seq: int | None = None, to_seq: int | None = None,
+               since: float | None = None, until: float | None = None, limit: int | None = None) -> list[EventView]:
+        self.session(session_id)
+        clauses, params = ["session_id = ?"], [session_id]
+        for value, clause in ((from_seq, "seq >= ?"), (to_seq, "seq <= ?"), (since, "ts >= ?"), (until, "ts <= ?")):
+            if value is not None:
+                clauses.append(clause)
+                params.append(value)
+        page = f"LIMIT {int(limit)}" if limit is not None else ""
+        rows = self.conn.execute(f"SELECT {_EVENT_COLUMNS} FROM event WHERE {' AND '.join(clauses)} "
+                                 f"ORDER BY seq {page}", params)
+        return [EventView(*r[:_SIDECHAIN], bool(r[_SIDECHAIN]), *r[_SIDECHAIN + 1:]) for r in rows]

@@ -1,0 +1,102 @@
+"""The standard-library reader (sessionscope.quick) answers as the Store does, or steps aside."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from sessionscope import open_store
+from sessionscope.demo import build_demo
+from sessionscope.errors import InvalidInput, NotFound
+from sessionscope.quick import open_reader
+from tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory):
+    path = tmp_path_factory.mktemp("quick") / "s.db"
+    store = open_store(path)
+    build_demo(store)
+    a = store.open_session(session_id="abcdef12-0000-4000-8000-000000000001", title="Écrire le README",
+                           project="/w/app", tags=["docs"])
+    store.open_session(session_id="abcdef12-0000-4000-8000-000000000002", title="second", project="/w/other")
+    for i in range(5):
+        store.append(a.id, "message", role="user" if i % 2 == 0 else "assistant", text=f"m{i}", ts=1000.0 + i,
+                     tokens_in=i)
+    store.append(a.id, "tool_call", text="x", payload={"name": "Bash"})
+    store.set_fact(a.id, "plan", ["one"])
+    archived = store.open_session(title="old one")
+    store.append(archived.id, "message", role="user", text="bye")
+    store.archive(archived.id)
+    reader = open_reader(str(path))
+    assert reader is not None
+    yield store, reader, a.id, path
+    reader.conn.close()
+    store.close()
+
+
+FILTERS = [
+    {}, {"include_archived": True}, {"status": "archived"}, {"status": "active"},
+    {"source_kind": "native"}, {"source_kind": "claude_code"}, {"project": "/w/app"},
+    {"text": "readme"}, {"text": "ÉCRIRE"}, {"text": "abcdef12"}, {"text": "50%_"}, {"text": "w/other"},
+    *({"sort": s, "descending": d} for s in ("updated", "created", "title", "events", "tokens", "status", "project")
+      for d in (True, False)),
+    {"limit": 2}, {"limit": 2, "offset": 1}, {"include_archived": True, "limit": 3, "sort": "title"},
+]
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=lambda f: ",".join(f"{k}={v}" for k, v in f.items()) or "none")
+def test_sessions_are_the_stores(stores, filters):
+    store, reader, _, _ = stores
+    assert reader.sessions(**filters) == store.sessions(**filters)
+
+
+def test_one_session_its_events_and_its_ids_are_the_stores(stores):
+    store, reader, sid, _ = stores
+    assert reader.session(sid) == store.session(sid)
+    for window in ({}, {"from_seq": 2, "to_seq": 4}, {"since": 1001.5}, {"until": 1002.0}, {"limit": 3}):
+        assert reader.events(sid, **window) == store.events(sid, **window)
+    ids = [s.id for s in store.sessions(include_archived=True)]
+    assert reader.short_ids(ids) == store.short_ids(ids)
+    assert len(reader.short_ids([sid])[sid]) > 8  # its neighbour shares the first 8 characters
+    other = next(i for i in ids if not i.startswith("abcdef12"))
+    for key in (sid, other[:6], other[:10]):
+        assert reader.resolve_session(key) == store.resolve_session(key)
+    for bad, error in (("abcdef12", InvalidInput), ("zzzz", NotFound), ("", InvalidInput)):
+        with pytest.raises(error):
+            reader.resolve_session(bad)
+        with pytest.raises(error):
+            store.resolve_session(bad)
+    with pytest.raises(NotFound):
+        reader.events("no-such-session")
+    with pytest.raises(InvalidInput):
+        reader.sessions(sort="colour")
+
+
+def test_it_steps_aside_for_what_the_store_must_open(stores, tmp_path):
+    _, _, _, path = stores
+    assert open_reader(str(tmp_path / "not-yet.db")) is None  # the Store creates it
+    assert open_reader("postgresql://localhost/team") is None
+    (tmp_path / "junk.db").write_text("not a database")
+    assert open_reader(str(tmp_path / "junk.db")) is None  # the Store says what is wrong with it
+    older = tmp_path / "older.db"
+    with sqlite3.connect(path) as live, sqlite3.connect(older) as copy:
+        live.backup(copy)  # the WAL's pages too, which a file copy would miss
+        copy.execute("UPDATE alembic_version SET version_num = '0002'")
+    assert open_reader(str(older)) is None  # the Store migrates it first
+    assert open_reader(f"sqlite:///{path}") is not None
+
+
+def test_list_and_show_import_no_sqlalchemy(stores):
+    """What makes `sessionscope list` and `show` whole-process times ~0.1 s (README's benchmark row)."""
+    _, _, sid, path = stores
+    script = ("import sys\nfrom sessionscope.gui.cli import main\n"
+              f"assert main(['--store', {str(path)!r}, 'list']) == 0\n"
+              f"assert main(['--store', {str(path)!r}, 'show', {sid!r}]) == 0\n"
+              "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'sqlmodel', 'PySide6')))")
+    out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"
