@@ -39,3 +39,12 @@ class StoreUnavailable(SessionscopeError):
 class PartlyDone(SessionscopeError):
     """An action that changed something before it failed: the message says what was done and what not
     (a fork whose file was written but could not be read back, say)."""
+
+
+class MissingExtra(SessionscopeError):
+    """A feature needs an optional integration that is not installed: the message names the extra."""
+
+    def __init__(self, purpose: str, extra: str, module: str):
+        self.extra = extra
+        super().__init__(f"{purpose} needs the {extra!r} extra, which is not installed (no module {module!r}): "
+                         f"pip install 'sessionscope[{extra}]', or with pipx: pipx install --force '.[{extra}]'")

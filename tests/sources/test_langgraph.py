@@ -219,3 +219,49 @@ def test_the_corpus_databases_import(corpus, store):
     chat = next(s for s in sessions if s.title == "the city is san francisco")
     assert chat.tokens_in + chat.tokens_out > 0  # usage from the serialized AIMessages
     assert sorted(p.name for p in folder.iterdir()) == before
+
+
+def test_without_the_langgraph_extra_the_import_and_the_fork_name_it(store, tmp_path):
+    """LangGraph is an extra: where it is not installed, the file is reported (and read on a later
+    scan, once it is) and a fork is refused, each naming what to install."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from tests.conftest import REPO
+    db = tmp_path / "checkpoints.sqlite"
+    _app, con, _config = graph.run(db)
+    con.close()
+    importing.import_paths(store, [db])  # with langgraph, for the fork below
+    key, db_store = _key(db), tmp_path / "without.db"
+    script = textwrap.dedent(f"""
+        import sys
+
+        class NoLangGraph:
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in ("langgraph", "langchain_core"):
+                    raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+
+        sys.meta_path.insert(0, NoLangGraph())
+        from sessionscope import open_store
+        from sessionscope.errors import MissingExtra
+        from sessionscope.sources import importing
+        from sessionscope.sources.langgraph import actions
+        with open_store({str(db_store)!r}) as fresh:
+            report = importing.import_paths(fresh, [{str(db)!r}])
+            print(report.problems[0]["problem"])
+            print(report.events_added)
+        with open_store({str(store.url)!r}) as kept:
+            head = kept.session({key!r}).head_event_id
+            try:
+                actions.fork(kept, {key!r}, head)
+            except MissingExtra as exc:
+                print(exc)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    problem, added, refused = out.stdout.strip().splitlines()
+    assert "sessionscope[langgraph]" in problem and added == "0"
+    assert "needs the 'langgraph' extra" in refused and "sessionscope[langgraph]" in refused
+    assert store.audit_log(session_id=key)[0]["outcome"] == "refused"
+    assert importing.import_paths(store, [db]).events_added == 0  # with it, nothing was lost or doubled

@@ -21,7 +21,7 @@ from pathlib import Path
 import orjson
 
 from ... import audit
-from ...errors import NotFound, Refused
+from ...errors import MissingExtra, NotFound, Refused
 from ...views import Changes
 from . import reader
 from .importer import import_paths, session_key, step_id
@@ -133,9 +133,10 @@ def fork(store, session_id: str, at: str, title: str | None = None) -> Changes:
 
 def _refused(store, action: str, session_id: str, event_id: str, exc: Exception, path) -> None:
     """Record a fork or rewind that did not happen, and say why (always raises)."""
-    store.write(audit.record, action, "refused" if isinstance(exc, (Refused, NotFound)) else "error",
+    said = isinstance(exc, (Refused, NotFound, MissingExtra))  # already one line a user can act on
+    store.write(audit.record, action, "refused" if said else "error",
                 session_id=session_id, event_id=event_id, detail={"error": str(exc), "file": str(path or "")})
-    if isinstance(exc, (Refused, NotFound)):
+    if said:
         raise exc
     raise Refused(f"could not write to {path}: {type(exc).__name__}: {exc}") from exc
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...errors import MissingExtra
 from .. import databases
 from ..databases import columns
 
@@ -44,8 +45,8 @@ def saver(con: sqlite3.Connection):
     """langgraph's SqliteSaver over our connection (imported here: only a LangGraph database needs it)."""
     try:
         from langgraph.checkpoint.sqlite import SqliteSaver
-    except ImportError as exc:  # a partial install: say what is missing
-        raise Unreadable(f"reading LangGraph checkpoints needs langgraph-checkpoint-sqlite ({exc})") from exc
+    except ImportError as exc:  # the [langgraph] extra is not installed: say which one to install
+        raise MissingExtra("reading, forking and rewinding LangGraph checkpoints", "langgraph", exc.name or "langgraph") from exc
     return SqliteSaver(con)
 
 
