@@ -110,20 +110,30 @@ class ImportJob(QObject):
 
 
 class SourceWatcher(QObject):
-    """Every two seconds, a quiet rescan of the known Claude Code roots (stat-only when idle)."""
+    """Every two seconds, a quiet rescan of the known places (stat-only when idle), and a look at
+    whether anyone else wrote to the store (an agent through an SDK adapter, the command line, another
+    window): `sig_store_changed(Changes)` then, so the views refresh."""
+
+    sig_store_changed = Signal(object)
 
     def __init__(self, job: ImportJob, parent=None):
         super().__init__(parent)
         self.job = job
         self.store = None
+        self.mark = None
         self.asking = False
         self.timer = QTimer(self)
         self.timer.setInterval(WATCH_MS)
         self.timer.timeout.connect(self.tick)
 
     def watch(self, store) -> None:
-        self.store = store
+        self.store, self.mark = store, None
         self.timer.start()
+
+        def marked(mark) -> None:  # where "anyone else wrote" counts from
+            if self.store is store and self.mark is None:
+                self.mark = mark
+        run_task(store.change_mark, marked, report_error, owner=self)
 
     def stop(self) -> None:
         self.timer.stop()
@@ -133,16 +143,26 @@ class SourceWatcher(QObject):
             return
         from pathlib import Path
 
-        store = self.store
+        store, before = self.store, self.mark
         self.asking = True  # the places come from the store: read on a worker, never on the UI thread
 
-        def found(roots) -> None:
+        def look():
+            roots = sorted({Path(r) for r in store.source_locations() if Path(r).exists()})
+            mark = store.change_mark()
+            return roots, mark, store.changes_since(before) if before is not None and mark != before else None
+
+        def found(result) -> None:
             self.asking = False
-            if roots and self.timer.isActive() and self.store is store and not self.job.running:
+            roots, mark, changes = result
+            if self.store is not store:
+                return
+            self.mark = mark
+            if changes is not None:
+                self.sig_store_changed.emit(changes)
+            if roots and self.timer.isActive() and not self.job.running:
                 self.job.start(store, roots, quiet=True)
 
         def failed(exc) -> None:
             self.asking = False
             report_error(exc)
-        run_task(lambda: sorted({Path(r) for r in store.source_locations() if Path(r).exists()}), found, failed,
-                 owner=self)
+        run_task(look, found, failed, owner=self)

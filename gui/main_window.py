@@ -67,6 +67,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         self.job.sig_failed.connect(lambda exc: (self._progress_done(), QMessageBox.warning(
             self, "Import failed", f"{exc}\n\nWhat was imported before the failure is kept.")))
         self.watcher = SourceWatcher(self.job, self)
+        self.watcher.sig_store_changed.connect(self.apply_changes)
         self._restore_layout()
         self._update_actions()
 

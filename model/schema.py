@@ -174,6 +174,39 @@ class CheckpointBackup(SQLModel, table=True):
     blob_hash: Optional[str] = None
 
 
+class MirrorEntry(SQLModel, table=True):
+    """An entry an agent SDK handed to the store as its session backend, verbatim, in append order
+    (sessionscope.adapters): what the SDK loads back. The browsable session is built from the same
+    entries by the tool's importer; this keeps the SDK's own keys (project, session, subpath)."""
+
+    __tablename__ = "mirror_entry"
+    __table_args__ = (
+        Index("ix_mirror_entry_key", "sdk", "project_key", "session_id", "subpath", "id"),
+        Index("ux_mirror_entry_uuid", "sdk", "project_key", "session_id", "subpath", "uuid", unique=True),
+    )
+
+    id: Optional[int] = Field(default=None, primary_key=True)  # append order
+    sdk: str  # "claude"
+    project_key: str
+    session_id: str
+    subpath: str = ""  # "" for the main transcript, "subagents/agent-<id>" for a subagent's
+    uuid: Optional[str] = None  # the entry's idempotency key, where it has one
+    entry: str = Field(sa_column=Column(Text, nullable=False))  # the JSON the SDK gave
+    written: float  # when the store wrote it (the SDK's mtime, in seconds)
+
+
+class MirrorSummary(SQLModel, table=True):
+    """The SDK's own running summary of a mirrored session (opaque to us; the SDK folds it)."""
+
+    __tablename__ = "mirror_summary"
+
+    sdk: str = Field(primary_key=True)
+    project_key: str = Field(primary_key=True)
+    session_id: str = Field(primary_key=True)
+    written: float
+    data: str = Field(sa_column=Column(Text, nullable=False))  # JSON
+
+
 # Core table handles for the bulk and read paths, which skip the ORM for speed.
 SOURCE = Source.__table__
 SOURCE_FILE = SourceFile.__table__
@@ -183,5 +216,7 @@ FACT_SNAPSHOT = FactSnapshot.__table__
 AUDIT = AuditEntry.__table__
 SETTING = Setting.__table__
 OUTLINE_CACHE = OutlineCache.__table__
+MIRROR_ENTRY = MirrorEntry.__table__
+MIRROR_SUMMARY = MirrorSummary.__table__
 FILE_BLOB = FileBlob.__table__
 CHECKPOINT_BACKUP = CheckpointBackup.__table__

@@ -426,6 +426,20 @@ class Store:
                                            broken["seq"] if broken else None, reason))
             return reports
 
+    def change_mark(self) -> tuple[int, int, int]:
+        """(last event pk, last audit id, sessions): moves whenever anyone, in any process, writes."""
+        from .schema import AUDIT
+        with self.reader() as conn:
+            return (conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar() or 0,
+                    conn.execute(sa.select(sa.func.max(AUDIT.c.id))).scalar() or 0,
+                    conn.execute(sa.select(sa.func.count()).select_from(SESSION)).scalar_one())
+
+    def changes_since(self, mark: tuple[int, int, int]) -> Changes:
+        """What changed after `mark` (from change_mark): the sessions that got events, and the list."""
+        with self.reader() as conn:
+            ids = conn.execute(sa.select(EVENT.c.session_id).distinct().where(EVENT.c.pk > mark[0])).scalars().all()
+        return Changes("store", frozenset(ids), True)
+
     def audit_log(self, session_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
         with self.reader() as conn:
             return audit.entries(conn, session_id, limit)

@@ -39,12 +39,13 @@ class ImportReport:
         return Changes("import", frozenset(self.sessions), bool(self.sessions), detail=self.as_dict())
 
 
-def source_row(conn, kind: str, location: Path | str) -> int:
-    """The id of the source (kind, location), created on first use."""
+def source_row(conn, kind: str, location: Path | str, enabled: bool = True) -> int:
+    """The id of the source (kind, location), created on first use. A source that is not `enabled` is
+    never rescanned (an SDK writing to the store directly: there is no file to read)."""
     loc = str(location)
     sid = conn.execute(sa.select(SOURCE.c.id).where(SOURCE.c.kind == kind, SOURCE.c.location == loc)).scalar()
     if sid is None:
-        sid = conn.execute(SOURCE.insert().values(kind=kind, location=loc, enabled=True,
+        sid = conn.execute(SOURCE.insert().values(kind=kind, location=loc, enabled=enabled,
                                                   added_at=time.time())).inserted_primary_key[0]
     return sid
 

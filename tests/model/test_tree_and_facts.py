@@ -161,19 +161,21 @@ def test_a_store_of_the_first_schema_is_upgraded(tmp_path):
     import sqlite3
 
     from sessionscope import open_store
+    from sessionscope.revision import HEAD_REVISION
 
     path = tmp_path / "old.db"
     with open_store(path) as s:
         sid = s.open_session(title="kept").id
         s.append(sid, "message", role="user", text="hello")
     with sqlite3.connect(path) as raw:  # back to what revision 0001 created
-        for table in ("outline_cache", "file_blob", "checkpoint_backup"):
+        for table in ("outline_cache", "file_blob", "checkpoint_backup", "mirror_entry", "mirror_summary"):
             raw.execute(f"DROP TABLE {table}")
         raw.execute("UPDATE alembic_version SET version_num = '0001'")
     with open_store(path) as s:
         assert [e.text for e in s.branch_view(sid)] == ["hello"]
         assert all(r.ok for r in s.verify())
     with sqlite3.connect(path) as raw:
-        assert raw.execute("SELECT version_num FROM alembic_version").fetchone() == ("0003",)
+        assert raw.execute("SELECT version_num FROM alembic_version").fetchone() == (HEAD_REVISION,)
+        assert raw.execute("SELECT count(*) FROM mirror_entry").fetchone() == (0,)
         assert raw.execute("SELECT count(*) FROM file_blob").fetchone() == (0,)
         assert raw.execute("SELECT count(*) FROM outline_cache").fetchone() == (1,)

@@ -200,15 +200,22 @@ def _copied_times(conn, events) -> None:
             origin[copied].ts = ts
 
 
-def _commit_batch(conn, ctx: FileContext, path: Path, source_id: int, st, state) -> tuple[int, set[str]]:
-    """The batch's events and the file's new offset, in one transaction (safe to retry)."""
-    problems: list[str] = []
+def ingest_converted(conn, ctx: FileContext, problems: list[str]) -> tuple[int, set[str]]:
+    """Store the events `convert` gathered in `ctx` (the caller's transaction); (added, sessions touched).
+    Also what the Claude Agent SDK's session store adapter calls with the entries it is given."""
     added, touched = 0, set()
     for sid, sess in ctx.sessions.items():
         if sess.events or sess.info.fields or sess.info.meta:
             _copied_times(conn, sess.events)
             added += ingest(conn, sess.info, list(sess.events), problems)
             touched.add(sid)
+    return added, touched
+
+
+def _commit_batch(conn, ctx: FileContext, path: Path, source_id: int, st, state) -> tuple[int, set[str]]:
+    """The batch's events and the file's new offset, in one transaction (safe to retry)."""
+    problems: list[str] = []
+    added, touched = ingest_converted(conn, ctx, problems)
     for msg in problems:
         state.problem(0, state.offset, msg, bad=False)
     if ctx.backups:  # the checkpoints' backups, kept with the lines that name them
