@@ -52,7 +52,8 @@ def session_key(path: Path, sdk_session: str) -> str:
     return str(uuid.uuid5(NS, f"{path.absolute()}:{sdk_session}"))
 
 
-def _kind(item: dict) -> tuple[str, str | None, str]:
+def item_kind(item: dict) -> tuple[str, str | None, str]:
+    """(kind, role, searchable text) of one Agents SDK item (also what sessionscope.adapters.agents stores)."""
     t = item.get("type")
     role = item.get("role")
     if t in (None, "message") and role in ("user", "assistant", "system", "developer"):
@@ -144,7 +145,7 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
         if row_id > last_id:
             try:
                 item = orjson.loads(data)
-                kind, role, text = _kind(item) if isinstance(item, dict) else ("opaque", None, "")
+                kind, role, text = item_kind(item) if isinstance(item, dict) else ("opaque", None, "")
             except orjson.JSONDecodeError as exc:
                 state.problem(row_id, row_id, f"row {row_id}: message_data is not JSON ({exc})")
                 kind, role, text = "opaque", None, ""

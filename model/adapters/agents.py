@@ -1,0 +1,116 @@
+"""The OpenAI Agents SDK's `Session` protocol over a Sessionscope store.
+
+    from agents import Runner
+    from sessionscope.adapters.agents import SessionscopeSession
+    await Runner.run(agent, "hi", session=SessionscopeSession("user-42"))
+
+Each item the SDK adds is an event of a native session (its payload the item, verbatim), so the
+conversation is browsable, searchable and forkable while the agent runs. Nothing is deleted:
+`pop_item` moves the session's head back past the last item and `clear_session` back to the session's
+start, both rewinds recorded in the audit log, so what was popped or cleared stays visible as a branch
+in the tree, and the next items hang under the new head.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+
+from .. import audit, reading, sessions
+from ..append import append_event
+from ..schema import SESSION
+from ..sources.agents_sdk.importer import item_kind
+
+SDK = "openai-agents"
+_NS = uuid.UUID("0b8f6a8e-3c55-4c1e-9a51-3f0d1c7a2b64")
+START = "sessionscope.start"  # the first event's payload type: what clear_session rewinds to
+ITEM_KINDS = frozenset({"message", "system", "tool_call", "tool_result", "thinking", "opaque"})
+
+
+def store_session_id(session_id: str) -> str:
+    """Our id for the SDK's session id (a user's string, unique only among this SDK's sessions)."""
+    return str(uuid.uuid5(_NS, f"{SDK}/{session_id}"))
+
+
+def _path(conn, sid: str) -> list:
+    """The events root→head of the session, [] when it was never written."""
+    head = conn.execute(sa.select(SESSION.c.head_event_id).where(SESSION.c.id == sid)).scalar()
+    return reading.path_events(conn, head) if head else []
+
+
+def _is_item(e) -> bool:
+    return e.kind in ITEM_KINDS and bool(e.payload) and START not in e.payload[:64]
+
+
+def _add(conn, session_id: str, sid: str, items: list[dict]) -> None:
+    if conn.execute(sa.select(SESSION.c.id).where(SESSION.c.id == sid)).first() is None:
+        sessions.create_session(conn, session_id=sid, tool_id=session_id, agent=SDK,
+                                meta={"sdk": SDK, "session_id": session_id})
+        append_event(conn, sid, kind="meta", text=f"{SDK} session {session_id}",
+                     payload={"type": START, "session_id": session_id})
+    title = None
+    for item in items:
+        kind, role, text = item_kind(item)
+        append_event(conn, sid, kind=kind, role=role, text=text, payload=item)
+        if title is None and kind == "message" and role == "user" and text:
+            title = text
+    if title and not conn.execute(sa.select(SESSION.c.title).where(SESSION.c.id == sid)).scalar():
+        sessions.update_fields(conn, sid, title=" ".join(title.split())[:120])  # the first prompt, as elsewhere
+
+
+def _rewind(conn, sid: str, why: str) -> dict | None:
+    """pop_item (the last item) or clear_session (all of them): the head moves, nothing is removed."""
+    path = _path(conn, sid)
+    items = [i for i, e in enumerate(path) if _is_item(e)]
+    if not items:
+        return None
+    cut = items[-1] if why == "pop_item" else items[0]
+    to, popped = path[cut - 1].id, path[items[-1]]
+    sessions.rewind(conn, sid, to)
+    audit.record(conn, "rewind", "ok", session_id=sid, event_id=to,
+                 detail={"sdk": SDK, "why": why, "previous_head": path[-1].id})
+    return orjson.loads(popped.payload)
+
+
+class SessionscopeSession:
+    """An Agents SDK `Session` kept in a Sessionscope store (`store`: a Store, a path or URL, or None for
+    the default). Each call is one transaction, run on a worker thread."""
+
+    session_settings = None
+
+    def __init__(self, session_id: str, store=None):
+        from ..store import Store, open_store
+        self.session_id = session_id
+        self.id = store_session_id(session_id)
+        self._owned = not isinstance(store, Store)
+        self.store = open_store(store) if self._owned else store
+
+    def close(self) -> None:
+        if self._owned:
+            self.store.close()
+
+    async def get_items(self, limit: int | None = None) -> list[dict[str, Any]]:
+        def read(conn):
+            return [orjson.loads(e.payload) for e in _path(conn, self.id) if _is_item(e)]
+        with_items = await asyncio.to_thread(self._read, read)
+        if limit is None:
+            return with_items
+        return with_items[-limit:] if limit > 0 else []
+
+    async def add_items(self, items: list[dict[str, Any]]) -> None:
+        if items:
+            await asyncio.to_thread(self.store.write, _add, self.session_id, self.id, [dict(i) for i in items])
+
+    async def pop_item(self) -> dict[str, Any] | None:
+        return await asyncio.to_thread(self.store.write, _rewind, self.id, "pop_item")
+
+    async def clear_session(self) -> None:
+        await asyncio.to_thread(self.store.write, _rewind, self.id, "clear_session")
+
+    def _read(self, work):
+        with self.store.reader() as conn:
+            return work(conn)

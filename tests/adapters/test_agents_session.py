@@ -1,0 +1,101 @@
+"""The OpenAI Agents SDK's Session over our store: the same answers as the SDK's own SQLiteSession for
+the same calls, a real Runner run keeping its history here, and pop/clear as rewinds, not deletes."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sessionscope import open_store
+from sessionscope.adapters.agents import SessionscopeSession, store_session_id
+
+agents = pytest.importorskip("agents")
+
+ITEMS = [
+    {"role": "user", "content": "what is the weather in Paris?"},
+    {"type": "function_call", "call_id": "c1", "name": "weather", "arguments": '{"city": "Paris"}'},
+    {"type": "function_call_output", "call_id": "c1", "output": "18°C, cloudy"},
+    {"role": "assistant", "content": "It is 18°C and cloudy."},
+]
+
+
+async def _script(session) -> list:
+    """The calls the SDK's session tests make, each answer recorded."""
+    seen = [await session.get_items(), await session.pop_item()]
+    await session.add_items(ITEMS[:2])
+    await session.add_items(ITEMS[2:])
+    seen += [await session.get_items(), await session.get_items(limit=2), await session.get_items(limit=0)]
+    seen += [await session.pop_item(), await session.get_items()]
+    await session.add_items([{"role": "assistant", "content": "Cloudy, 18°C."}])
+    seen.append(await session.get_items(limit=1))
+    await session.clear_session()
+    seen += [await session.get_items(), await session.pop_item()]
+    await session.add_items([{"role": "user", "content": "and tomorrow?"}])
+    seen.append(await session.get_items())
+    return seen
+
+
+def test_it_answers_as_the_sdks_own_sqlite_session(tmp_path):
+    ours = SessionscopeSession("user-42", tmp_path / "s.db")
+    theirs = agents.SQLiteSession("user-42")  # in memory
+    assert asyncio.run(_script(ours)) == asyncio.run(_script(theirs))
+    other = SessionscopeSession("user-43", ours.store)  # sessions are apart
+    assert asyncio.run(other.get_items()) == []
+    ours.close()
+
+
+def test_pop_and_clear_move_the_head_and_delete_nothing(tmp_path):
+    store = open_store(tmp_path / "s.db")
+    session = SessionscopeSession("user-42", store)
+    asyncio.run(session.add_items(ITEMS))
+    assert asyncio.run(session.pop_item()) == ITEMS[-1]
+    asyncio.run(session.add_items([{"role": "assistant", "content": "Cloudy, 18°C."}]))
+    sid = store_session_id("user-42")
+    s = store.session(sid)
+    assert s.title == "what is the weather in Paris?" and s.tool_id == "user-42" and s.source_kind == "native"
+    assert s.event_count == 1 + len(ITEMS) + 1  # the start, every item, the new reply: the popped one kept
+    assert len(store.leaves(sid)) == 2  # the popped reply is a branch in the tree
+    asyncio.run(session.clear_session())
+    assert store.session(sid).event_count == s.event_count
+    whys = [r["detail"].get("why") for r in store.audit_log(sid) if r["action"] == "rewind"]
+    assert whys == ["clear_session", "pop_item"]
+    assert store.search("cloudy")  # searchable as it happens
+    store.close()
+
+
+class _EchoModel(agents.Model):
+    """A model that answers with what it was given (the package offers no fake one): enough for a real
+    Runner to read the session's history, call the model and write the turn back."""
+
+    def __init__(self):
+        self.inputs = []
+
+    async def get_response(self, system_instructions, input, *args, **kwargs):
+        from openai.types.responses import ResponseOutputMessage, ResponseOutputText
+        self.inputs.append(input)
+        text = f"heard {len(input)} items"
+        return agents.ModelResponse(
+            output=[ResponseOutputMessage(id=f"msg_{len(self.inputs)}", type="message", role="assistant",
+                                          status="completed",
+                                          content=[ResponseOutputText(type="output_text", text=text, annotations=[])])],
+            usage=agents.Usage(), response_id=None)
+
+    def stream_response(self, *args, **kwargs):
+        raise NotImplementedError
+
+
+def test_a_runner_keeps_its_history_in_the_store(tmp_path):
+    store = open_store(tmp_path / "s.db")
+    model = _EchoModel()
+    agent = agents.Agent(name="echo", model=model)
+    session = SessionscopeSession("chat-1", store)
+
+    async def two_turns():
+        first = await agents.Runner.run(agent, "hello", session=session)
+        second = await agents.Runner.run(agent, "again", session=session)
+        return first.final_output, second.final_output
+    assert asyncio.run(two_turns()) == ("heard 1 items", "heard 3 items")  # the 2nd turn saw the 1st
+    texts = [e.text for e in store.branch(store_session_id("chat-1")) if e.kind == "message"]
+    assert texts == ["hello", "heard 1 items", "again", "heard 3 items"]
+    store.close()
