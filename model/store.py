@@ -342,6 +342,7 @@ class Store:
     def tree(self, session_id: str):
         """The session's branch tree, compressed and laid out in lanes (sessionscope.tree)."""
         from . import gcpause, tree
+        from .schema import AUDIT
         with self.reader() as conn, gcpause.paused():
             s = reading.get_session(conn, session_id)
             q = (sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role,
@@ -353,7 +354,10 @@ class Store:
                 sa.select(SESSION.c.id, SESSION.c.title, SESSION.c.forked_from_event)
                 .where(SESSION.c.forked_from_session == session_id))]
             rows, forks = tree.through_hidden([tree.TreeInput(*r) for r in conn.execute(q)], forks)
-            return tree.layout(rows, s.head_event_id, forks)
+            rewound = frozenset(conn.execute(sa.select(AUDIT.c.event_id).where(
+                AUDIT.c.session_id == session_id, AUDIT.c.action == "rewind", AUDIT.c.outcome == "ok",
+                AUDIT.c.event_id.is_not(None))).scalars())
+            return tree.layout(rows, s.head_event_id, forks, rewound)
 
     def lineage(self, session_id: str) -> list[SessionView]:
         """The session and the sessions it was forked from, oldest origin first."""

@@ -1,7 +1,8 @@
 """The branch tree of a session, compressed and laid out in lanes (pure; no Qt, no SQL).
 
 The event tree is compressed to what a person steers by: roots, real branch
-points (a rewind: another user prompt under the same parent), the tips of
+points (a rewind: another user prompt under the same parent, or any other line under an event
+the head was rewound to), the tips of
 branches, compactions, the head, and fork edges into other sessions. Side lines
 that are artifacts of one turn (parallel tool results, progress lines, split
 replies) are folded into their turn and never open a lane. The GUI only paints
@@ -114,8 +115,11 @@ def _without_pass_through(rows: list[TreeInput]) -> list[TreeInput]:
             for r in rows if r.id not in hidden]
 
 
-def layout(rows: list[TreeInput], head: str | None = None, forks: list[Fork] | None = None) -> TreeLayout:
-    """Compress the tree and assign rows (chronological) and lanes (one per branch)."""
+def layout(rows: list[TreeInput], head: str | None = None, forks: list[Fork] | None = None,
+           rewound: frozenset[str] = frozenset()) -> TreeLayout:
+    """Compress the tree and assign rows (chronological) and lanes (one per branch). `rewound` names
+    events a head was moved back to (the audit log's rewinds): every other child of one starts a
+    branch, prompt or not (an Agents SDK pop_item, a regenerated reply)."""
     ids = {r.id for r in rows}
     rows = _without_pass_through(rows)
     shown_ids = {r.id for r in rows}
@@ -155,7 +159,7 @@ def layout(rows: list[TreeInput], head: str | None = None, forks: list[Fork] | N
             kids = sorted(children.get(cur.id, []), key=lambda c: (not c.kind.startswith("fact."), last[c.id]),
                           reverse=True)
             cont = kids[0] if kids else None
-            sides = [k for k in kids[1:] if is_prompt(k)]
+            sides = [k for k in kids[1:] if is_prompt(k) or cur.id in rewound]
             kind = ("root" if first and branched_from is None else "branch" if sides else
                     "tip" if cont is None else "compaction" if cur.kind == "compaction" else
                     "head" if cur.id == head else "fork" if cur.id in fork_at else

@@ -55,7 +55,11 @@ def test_pop_and_clear_move_the_head_and_delete_nothing(tmp_path):
     s = store.session(sid)
     assert s.title == "what is the weather in Paris?" and s.tool_id == "user-42" and s.source_kind == "native"
     assert s.event_count == 1 + len(ITEMS) + 1  # the start, every item, the new reply: the popped one kept
-    assert len(store.leaves(sid)) == 2  # the popped reply is a branch in the tree
+    assert len(store.leaves(sid)) == 2  # the popped reply is a branch in the tree, as the window draws it
+    popped, reply = [e for e in store.events(sid) if e.kind == "message" and e.role == "assistant"]
+    drawn = {n.id: n for n in store.tree(sid).nodes}
+    assert drawn[popped.id].kind == drawn[reply.id].kind == "tip"  # two branch tips
+    assert drawn[popped.id].lane != drawn[reply.id].lane
     asyncio.run(session.clear_session())
     assert store.session(sid).event_count == s.event_count
     whys = [r["detail"].get("why") for r in store.audit_log(sid) if r["action"] == "rewind"]
