@@ -293,39 +293,61 @@ def _stored_marks(store, keys: list[str]) -> dict[str, str]:
     return out
 
 
+def read_threads(store, path: Path, state, only: str | None = None) -> dict[str, tuple[_ThreadEvents, str]]:
+    """Decode the threads of the database at `path` that changed since they were last read (all of
+    them, or `only` that one): {thread_id: (its events, its mark)}. Problems go to `state`."""
+    by_thread: dict[str, tuple[_ThreadEvents, str]] = {}
+    con = reader.connect(path)
+    try:
+        marks = reader.thread_marks(con, only)
+        stored = _stored_marks(store, [session_key(path, t) for t in marks])
+        sv = reader.saver(con)
+        for thread_id, mark in sorted(marks.items()):
+            key = session_key(path, thread_id)
+            if stored.get(key) == mark:
+                continue  # nothing new in this thread since the last read
+            thread = reader.read_thread(sv, con, thread_id)
+            built = _ThreadEvents(key, path)
+            problems, notes = list(thread.problems), []
+            if thread.tuples:
+                built.origin(sv, thread.tuples[0])
+            for t in thread.tuples:
+                try:
+                    built.add(t, notes)
+                except Exception as exc:  # noqa: BLE001 - one odd checkpoint never stops the thread
+                    problems.append(f"checkpoint {t.config['configurable'].get('checkpoint_id')}: "
+                                    f"{type(exc).__name__}: {exc}")
+            for p in problems:
+                state.problem(None, None, f"thread {thread_id}: {p}")
+            for p in notes:
+                state.problem(None, None, f"thread {thread_id}: {p}", bad=False)
+            by_thread[thread_id] = (built, mark)
+    finally:
+        con.close()
+    return by_thread
+
+
+def commit_threads(conn, path: Path, source_id: int, by_thread: dict[str, tuple[_ThreadEvents, str]]) -> int:
+    """Store the decoded threads as sessions (the caller's write transaction); returns the events added."""
+    added = 0
+    # a forked thread after the thread it came from (its first event hangs under that thread's)
+    for thread_id, (built, mark) in sorted(by_thread.items(), key=lambda kv: kv[1][0].forked_from is not None):
+        fields = {"title": built.title or f"thread {thread_id}", "project": path.stem, "model": built.model}
+        info = SessionInfo(id=built.key, source_id=source_id, tool_id=thread_id, fields=fields,
+                           meta={"database": str(path), "thread_id": thread_id, "langgraph_mark": mark,
+                                 "title_rank": 1 if built.title else 0},
+                           forked_from_session=built.forked_from[0] if built.forked_from else None,
+                           forked_from_event=built.forked_from[1] if built.forked_from else None)
+        added += ingest(conn, info, built.events)
+    return added
+
+
 def _import_db(store, _root: Path, path: Path, source_id: int, known, report: ImportReport, _cancel) -> None:
     st = path.stat()
     report.files_read += 1
     state = jsonl.ReadState()
-    by_thread: dict[str, tuple[_ThreadEvents, str]] = {}
     try:
-        con = reader.connect(path)
-        try:
-            marks = reader.thread_marks(con)
-            stored = _stored_marks(store, [session_key(path, t) for t in marks])
-            sv = reader.saver(con)
-            for thread_id, mark in sorted(marks.items()):
-                key = session_key(path, thread_id)
-                if stored.get(key) == mark:
-                    continue  # nothing new in this thread since the last scan
-                thread = reader.read_thread(sv, con, thread_id)
-                built = _ThreadEvents(key, path)
-                problems, notes = list(thread.problems), []
-                if thread.tuples:
-                    built.origin(sv, thread.tuples[0])
-                for t in thread.tuples:
-                    try:
-                        built.add(t, notes)
-                    except Exception as exc:  # noqa: BLE001 - one odd checkpoint never stops the thread
-                        problems.append(f"checkpoint {t.config['configurable'].get('checkpoint_id')}: "
-                                        f"{type(exc).__name__}: {exc}")
-                for p in problems:
-                    state.problem(None, None, f"thread {thread_id}: {p}")
-                for p in notes:
-                    state.problem(None, None, f"thread {thread_id}: {p}", bad=False)
-                by_thread[thread_id] = (built, mark)
-        finally:
-            con.close()
+        by_thread = read_threads(store, path, state)
     except (reader.Unreadable, Exception) as exc:  # noqa: BLE001 - a locked, damaged or foreign database
         report.problems.append({"path": str(path), "line": None, "offset": None, "problem": f"cannot read: {exc}"})
         return
@@ -334,16 +356,7 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
     report.problems += [{"path": str(path), **p} for p in state.problems]
 
     def commit(conn) -> int:
-        added = 0
-        # a forked thread after the thread it came from (its first event hangs under that thread's)
-        for thread_id, (built, mark) in sorted(by_thread.items(), key=lambda kv: kv[1][0].forked_from is not None):
-            fields = {"title": built.title or f"thread {thread_id}", "project": path.stem, "model": built.model}
-            info = SessionInfo(id=built.key, source_id=source_id, tool_id=thread_id, fields=fields,
-                               meta={"database": str(path), "thread_id": thread_id, "langgraph_mark": mark,
-                                     "title_rank": 1 if built.title else 0},
-                               forked_from_session=built.forked_from[0] if built.forked_from else None,
-                               forked_from_event=built.forked_from[1] if built.forked_from else None)
-            added += ingest(conn, info, built.events)
+        added = commit_threads(conn, path, source_id, by_thread)
         save_state(conn, path, source_id, st, state)
         return added
     report.events_added += store.write(commit)

@@ -50,15 +50,19 @@ def saver(con: sqlite3.Connection):
     return SqliteSaver(con)
 
 
-def thread_marks(con: sqlite3.Connection) -> dict[str, str]:
-    """{thread_id: a mark that changes whenever a checkpoint or a write is added to the thread}."""
+def thread_marks(con: sqlite3.Connection, only: str | None = None) -> dict[str, str]:
+    """{thread_id: a mark that changes whenever a checkpoint or a write is added to the thread}; of
+    every thread, or `only` that one."""
     if LEGACY_COLUMN in columns(con, "checkpoints"):
         raise Unreadable("written by LangGraph before 0.2 (checkpoints.thread_ts): the current saver cannot "
                          "read this schema; open it with the langgraph version that wrote it and migrate")
+    where, args = ("WHERE thread_id = ?", (only,)) if only is not None else ("", ())
     marks: dict[str, list[str]] = {}
-    for thread, n, top in con.execute("SELECT thread_id, count(*), max(rowid) FROM checkpoints GROUP BY thread_id"):
+    for thread, n, top in con.execute(f"SELECT thread_id, count(*), max(rowid) FROM checkpoints {where} "
+                                      "GROUP BY thread_id", args):
         marks[str(thread)] = [f"{n}.{top}"]
-    for thread, n, top in con.execute("SELECT thread_id, count(*), max(rowid) FROM writes GROUP BY thread_id"):
+    for thread, n, top in con.execute(f"SELECT thread_id, count(*), max(rowid) FROM writes {where} "
+                                      "GROUP BY thread_id", args):
         marks.setdefault(str(thread), ["0"]).append(f"{n}.{top}")
     return {t: "/".join(m) for t, m in marks.items()}
 
