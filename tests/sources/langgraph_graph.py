@@ -54,7 +54,8 @@ def route(state: State) -> str:
     return "tools" if state["messages"][-1].tool_calls else "review"
 
 
-def compile_graph(db: Path):
+def builder() -> StateGraph:
+    """The graph, to compile with any checkpointer."""
     g = StateGraph(State)
     g.add_node("agent", agent)
     g.add_node("tools", tools)
@@ -63,8 +64,12 @@ def compile_graph(db: Path):
     g.add_conditional_edges("agent", route, ["tools", "review"])
     g.add_edge("tools", "agent")
     g.add_edge("review", END)
+    return g
+
+
+def compile_graph(db: Path):
     con = sqlite3.connect(db, check_same_thread=False)
-    return g.compile(checkpointer=SqliteSaver(con)), con
+    return builder().compile(checkpointer=SqliteSaver(con)), con
 
 
 def run(db: Path, thread: str = "t1", answer: str | None = "yes"):
