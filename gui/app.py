@@ -86,11 +86,11 @@ def main(args) -> int:
 
 
 def _shoot(window: MainWindow, path: str) -> None:
+    pixmap = window.grab()  # first: stopping the import below would put "(cancelled)" in the status bar
     window.watcher.stop()
     window.job.cancel()  # an import still running stops here (safe: batches are committed)
     if getattr(window.job, "process", None) is not None:
         window.job.process.waitForFinished(5000)
-    pixmap = window.grab()
     ok = pixmap.save(os.fspath(path))
     print(f"sessionscope: {'wrote' if ok else 'could not write'} {path}", file=sys.stderr)
     QApplication.instance().exit(0 if ok else 1)

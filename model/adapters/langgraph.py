@@ -75,7 +75,8 @@ class SessionscopeSaver(BaseCheckpointSaver):
         try:
             by_thread = read_threads(self.store, self.path, state, only=thread_id)
             if by_thread:
-                self.store.write(commit_threads, self.path, self._source, by_thread)
+                # no project: the store's file name says nothing of the graph
+                self.store.write(commit_threads, self.path, self._source, by_thread, "")
         except Exception:  # noqa: BLE001 - see the docstring
             log.exception("sessionscope: thread %s was checkpointed but could not be shown as a session", thread_id)
         for p in state.problems:

@@ -327,12 +327,15 @@ def read_threads(store, path: Path, state, only: str | None = None) -> dict[str,
     return by_thread
 
 
-def commit_threads(conn, path: Path, source_id: int, by_thread: dict[str, tuple[_ThreadEvents, str]]) -> int:
-    """Store the decoded threads as sessions (the caller's write transaction); returns the events added."""
+def commit_threads(conn, path: Path, source_id: int, by_thread: dict[str, tuple[_ThreadEvents, str]],
+                   project: str | None = None) -> int:
+    """Store the decoded threads as sessions (the caller's write transaction); returns the events added.
+    Their project is the database's name unless `project` says otherwise."""
     added = 0
     # a forked thread after the thread it came from (its first event hangs under that thread's)
     for thread_id, (built, mark) in sorted(by_thread.items(), key=lambda kv: kv[1][0].forked_from is not None):
-        fields = {"title": built.title or f"thread {thread_id}", "project": path.stem, "model": built.model}
+        fields = {"title": built.title or f"thread {thread_id}", "project": path.stem if project is None else project,
+                  "model": built.model}
         info = SessionInfo(id=built.key, source_id=source_id, tool_id=thread_id, fields=fields,
                            meta={"database": str(path), "thread_id": thread_id, "langgraph_mark": mark,
                                  "title_rank": 1 if built.title else 0},
