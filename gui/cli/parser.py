@@ -222,7 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = cmd("restore", "write a kept Claude Code session back so `claude --resume` finds it again")
     c.add_argument("session")
-    c.add_argument("--to", metavar="FOLDER", help="the project folder (default: from the session's cwd)")
+    c.add_argument("--to", metavar="FOLDER", help="the folder to write the transcript into (default: Claude Code's "
+                   "projects folder for the session's cwd, ~/.claude/projects/<cwd as Claude names it>)")
 
     c = cmd("restore-files", "put a session's files back as they were at a prompt (Claude Code's checkpoints)")
     c.add_argument("session")
