@@ -19,7 +19,7 @@ from sessionscope import open_store
 from sessionscope.adapters.agents import SessionscopeSession
 from sessionscope.adapters.claude import ClaudeSessionStore
 from sessionscope.adapters.langgraph import SessionscopeSaver
-from tests.adapters.test_agents_session import _EchoModel
+from tests.adapters.echo_model import EchoModel
 from tests.sources import langgraph_graph as graph
 from tests.sources.claude_factory import Transcript
 
@@ -38,7 +38,7 @@ def agents_sdk(store) -> str:
     import agents
     agents.set_tracing_disabled(True)  # no key, no network: nothing to export traces to
     session = SessionscopeSession("live-chat", store)
-    agent = agents.Agent(name="echo", model=_EchoModel())
+    agent = agents.Agent(name="echo", model=EchoModel())
     asyncio.run(agents.Runner.run(agent, "summarise the open pull requests", session=session))
     return session.id
 

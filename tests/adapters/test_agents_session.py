@@ -11,6 +11,7 @@ from sessionscope import open_store
 from sessionscope.adapters.agents import SessionscopeSession, store_session_id
 
 agents = pytest.importorskip("agents")
+from tests.adapters.echo_model import EchoModel  # noqa: E402  (needs agents)
 
 ITEMS = [
     {"role": "user", "content": "what is the weather in Paris?"},
@@ -68,30 +69,9 @@ def test_pop_and_clear_move_the_head_and_delete_nothing(tmp_path):
     store.close()
 
 
-class _EchoModel(agents.Model):
-    """A model that answers with what it was given (the package offers no fake one): enough for a real
-    Runner to read the session's history, call the model and write the turn back."""
-
-    def __init__(self):
-        self.inputs = []
-
-    async def get_response(self, system_instructions, input, *args, **kwargs):
-        from openai.types.responses import ResponseOutputMessage, ResponseOutputText
-        self.inputs.append(input)
-        text = f"heard {len(input)} items"
-        return agents.ModelResponse(
-            output=[ResponseOutputMessage(id=f"msg_{len(self.inputs)}", type="message", role="assistant",
-                                          status="completed",
-                                          content=[ResponseOutputText(type="output_text", text=text, annotations=[])])],
-            usage=agents.Usage(), response_id=None)
-
-    def stream_response(self, *args, **kwargs):
-        raise NotImplementedError
-
-
 def test_a_runner_keeps_its_history_in_the_store(tmp_path):
     store = open_store(tmp_path / "s.db")
-    model = _EchoModel()
+    model = EchoModel()
     agent = agents.Agent(name="echo", model=model)
     session = SessionscopeSession("chat-1", store)
 

@@ -144,13 +144,8 @@ def test_claude_export_of_a_native_session(rich_store, tmp_path, monkeypatch):
 
 def test_a_result_is_labelled_with_the_call_it_answers_when_calls_run_in_parallel(store, tmp_path):
     from sessionscope.sources.claude_code import import_paths
-    from tests.sources.claude_factory import Transcript
-    t = Transcript()
-    t.user("check both files")
-    read = t.assistant(msg_id="msg_a", tool=("Read", {"file_path": "a.py"}))
-    grep = t.assistant(msg_id="msg_a", tool=("Grep", {"pattern": "TODO"}))
-    t.tool_result(grep, "3 matches", parent=grep["uuid"])
-    t.tool_result(read, "def a(): pass", parent=t.last)
+    from tests.sources.claude_factory import parallel_calls
+    t = parallel_calls()
     import_paths(store, [t.write(tmp_path / "p")])
     out = tmp_path / "x.md"
     export(store, ExportRequest("md", (t.session_id,), detail="full"), out)

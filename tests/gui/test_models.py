@@ -102,13 +102,8 @@ def test_parallel_calls_fold_the_output_that_answers_them(qtbot, store, tmp_path
     """Claude Code writes call, call, result, result (the results in any order): each call folds its own."""
     from sessionscope import pairing
     from sessionscope.sources.claude_code import import_paths
-    from tests.sources.claude_factory import Transcript
-    t = Transcript()
-    t.user("check both files")
-    read = t.assistant(msg_id="msg_a", tool=("Read", {"file_path": "a.py"}))
-    grep = t.assistant(msg_id="msg_a", tool=("Grep", {"pattern": "TODO"}))
-    t.tool_result(grep, "3 matches", parent=grep["uuid"])
-    t.tool_result(read, "def a(): pass", parent=t.last)
+    from tests.sources.claude_factory import parallel_calls
+    t = parallel_calls()
     t.assistant("Both checked.")
     import_paths(store, [t.write(tmp_path / "p")])
     outline = store.branch_outline(t.session_id, include_subagents=True)

@@ -91,3 +91,15 @@ class Transcript:
         path = folder / (name or f"{self.session_id}.jsonl")
         path.write_text(self.text(), encoding="utf-8")
         return path
+
+
+def parallel_calls() -> Transcript:
+    """One reply that calls Read and Grep at once, as Claude Code writes it: call, call, then the two
+    results, the second call's first (each result's parent is the line before it)."""
+    t = Transcript()
+    t.user("check both files")
+    read = t.assistant(msg_id="msg_a", tool=("Read", {"file_path": "a.py"}))
+    grep = t.assistant(msg_id="msg_a", tool=("Grep", {"pattern": "TODO"}))
+    t.tool_result(grep, "3 matches", parent=grep["uuid"])
+    t.tool_result(read, "def a(): pass", parent=t.last)
+    return t
