@@ -34,11 +34,11 @@ def default_url() -> str:
     env = os.environ.get("SESSIONSCOPE_STORE")
     if env:
         return as_url(env)
-    import platformdirs
+    from .quick import default_store_file
 
-    folder = Path(platformdirs.user_data_dir("sessionscope", appauthor=False))
-    folder.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{folder / 'store.db'}"
+    path = default_store_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path}"
 
 
 def as_url(location: str | os.PathLike) -> str:

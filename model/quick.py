@@ -26,13 +26,18 @@ _EVENT_COLUMNS = ", ".join(EventView.__dataclass_fields__)
 _SIDECHAIN = list(EventView.__dataclass_fields__).index("sidechain")  # stored as 0/1
 
 
+def default_store_file() -> Path:
+    """Where the store lives when nothing names another: store.db in the platform's user data dir."""
+    import platformdirs
+    return Path(platformdirs.user_data_dir("sessionscope", appauthor=False)) / "store.db"
+
+
 def sqlite_path(location: str | None) -> Path | None:
     """The file a store location names, when it is a SQLite file ($SESSIONSCOPE_STORE or the user
     data dir's store.db without a location); None for any other URL."""
     location = location or os.environ.get("SESSIONSCOPE_STORE")
     if not location:
-        import platformdirs
-        return Path(platformdirs.user_data_dir("sessionscope", appauthor=False)) / "store.db"
+        return default_store_file()
     text = os.fspath(location)
     if "://" not in text:
         return Path(text).expanduser().absolute()

@@ -12,7 +12,7 @@ from .parser import build_parser, file_arguments
 
 # command → "module:function" of this package, imported only when that command runs
 _HANDLERS = {
-    **{name: f"commands:{name.replace('-', '_')}" for name in (
+    **{name: f"commands:{name}" for name in (
         "new", "append", "show", "facts", "diff", "compact", "close", "pause", "archive",
         "unarchive", "delete", "verify", "search", "retention", "audit")},
     "fact": "commands:fact", "list": "commands:list_sessions",
