@@ -150,7 +150,7 @@ class ClaudeSessionStore:
 
     async def list_subkeys(self, key) -> list[str]:
         q = (sa.select(MIRROR_ENTRY.c.subpath).distinct()
-             .where(_where(MIRROR_ENTRY, {**key, "subpath": None}, subpath=False), MIRROR_ENTRY.c.subpath != "")
+             .where(_where(MIRROR_ENTRY, key, subpath=False), MIRROR_ENTRY.c.subpath != "")
              .order_by(MIRROR_ENTRY.c.subpath))
         return list(await asyncio.to_thread(self._read, lambda conn: conn.execute(q).scalars().all()))
 
