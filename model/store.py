@@ -211,9 +211,12 @@ class Store:
             return reading.count_sessions(conn, **filters)
 
     def source_locations(self, kind: str | None = None) -> list[str]:
-        """Where the enabled sources of `kind` (of every tool, by default) live: what a rescan reads."""
+        """Where the enabled sources of `kind` (of every tool reading files, by default) live: what a rescan
+        reads. A managed-agents workspace is an API, synced on its own (sources.managed_agents.sync)."""
         from .schema import SOURCE
         q = sa.select(SOURCE.c.location).where(SOURCE.c.enabled.is_(True), SOURCE.c.kind != "native")
+        if not kind:
+            q = q.where(SOURCE.c.kind != "managed_agents")
         with self.reader() as conn:
             return list(conn.execute(q.where(SOURCE.c.kind == kind) if kind else q).scalars())
 

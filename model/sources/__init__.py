@@ -20,6 +20,7 @@ _REGISTRY = {
     "cline": "sessionscope.sources.cline.source",
     "aider": "sessionscope.sources.aider.source",
     "openhands": "sessionscope.sources.openhands.source",
+    "managed_agents": "sessionscope.sources.managed_agents.source",
 }
 
 

@@ -109,6 +109,18 @@ class Source:
     def tag(self, store, session_id: str, tags: list[str]) -> Changes:
         return store.set_tags(session_id, tags)
 
+    def archive(self, store, session_id: str) -> Changes:
+        return store.archive(session_id)
+
+    def delete(self, store, session_id: str) -> Changes:
+        """Delete the session (from the store; a tool that keeps sessions elsewhere may delete there)."""
+        return store.delete(session_id)
+
+    def delete_prompt(self, session) -> str:
+        """What the app asks before Delete."""
+        return (f"Delete “{session.title or session.id}” and its {session.event_count} events from the store for "
+                "good?\n\nThe deletion is recorded in the audit log. Files another tool owns are not touched.")
+
     def restore(self, store, session_id: str, target: Path | None = None) -> list[Path]:
         """Write a kept session back where the tool finds it."""
         raise Refused(f"a {self.label} session has no file of a tool's to write back")

@@ -1,0 +1,238 @@
+"""A workspace's managed-agent sessions, pulled through the API incrementally.
+
+Each sync lists the workspace's sessions (archived ones too) and, for a session whose `updated_at`
+moved since the last sync, reads its events from the last `processed_at` seen (`created_at[gte]`: an
+event at that same instant is read again and dropped by id). A multi-agent session's subagent threads
+are read whole when they changed, as sidechains. Status, usage, stats and resources are the API's, kept
+on the session (its `meta["managed"]`); a status change is audited, so an open window sees it. A
+session the API no longer lists stays, marked gone. One session failing is a problem in the report; the
+others still sync.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import sqlalchemy as sa
+
+from ... import audit
+from ...ingest import SessionInfo, ingest
+from ...schema import SESSION, SOURCE
+from ..scan import ImportReport, source_row
+from .client import ApiUnavailable, api_errors, connect
+from .events import to_new_event
+
+PAGE = 100
+THREAD_CREATED = "thread-created:"  # a placeholder parent: the stored event that created a thread
+
+
+def plain(item) -> dict:
+    """An API object as the JSON it came as (the client hands models; an event type newer than the
+    installed package may come as a plain dict)."""
+    return item if isinstance(item, dict) else item.to_dict(mode="json")
+
+
+def api_status(s: dict) -> str:
+    """The store's status for an API session: its own, or archived once the API archived it."""
+    return "archived" if s.get("archived_at") else str(s.get("status") or "idle")
+
+
+def managed_meta(s: dict) -> dict[str, Any]:
+    """What the list and detail views show of an API session, as the API gave it."""
+    agent = s.get("agent") if isinstance(s.get("agent"), dict) else {}
+    model = agent.get("model")
+    return {
+        "status": s.get("status"), "archived_at": s.get("archived_at"), "created_at": s.get("created_at"),
+        "updated_at": s.get("updated_at"), "usage": s.get("usage") or {}, "stats": s.get("stats") or {},
+        "resources": s.get("resources") or [], "environment_id": s.get("environment_id"),
+        "metadata": s.get("metadata") or {}, "vault_ids": s.get("vault_ids") or [],
+        "agent": {"id": agent.get("id"), "name": agent.get("name"), "version": agent.get("version"),
+                  "model": model.get("id") if isinstance(model, dict) else model,
+                  "multiagent": bool(agent.get("multiagent"))},
+        "gone_at": None,
+    }
+
+
+def _known(store, source_id: int) -> dict[str, dict]:
+    """{session id: its meta["managed"]} for the sessions of this workspace already held."""
+    with store.reader() as conn:
+        rows = conn.execute(sa.select(SESSION.c.id, SESSION.c.meta, SESSION.c.head_event_id)
+                            .where(SESSION.c.source_id == source_id)).all()
+    out = {}
+    for sid, meta, head in rows:
+        m = json.loads(meta or "{}").get("managed") or {}
+        out[sid] = m | {"_head": head}
+    return out
+
+
+def _list_sessions(client, only: set[str] | None) -> list[dict]:
+    api = client.beta.sessions
+    if only:
+        found = []
+        for sid in sorted(only):
+            with api_errors(f"read session {sid}"):
+                found.append(plain(api.retrieve(sid)))
+        return found
+    with api_errors("list the workspace's sessions"):
+        return [plain(s) for s in api.list(include_archived=True, limit=PAGE)]
+
+
+def _events(client, s: dict, known: dict) -> tuple[list, str | None, dict]:
+    """(new store events, the last processed_at seen, {thread id: updated_at}) of one session."""
+    sid = s["id"]
+    through = known.get("events_through")
+    parent = known.get("_head")
+    out, last = [], through
+    kw = {"created_at_gte": through} if through else {}
+    with api_errors(f"read the events of session {sid}"):
+        for item in client.beta.sessions.events.list(sid, limit=PAGE, **kw):
+            e = plain(item)
+            if e.get("id") == parent:
+                continue  # the event the last sync ended on, read again by created_at[gte]
+            ev = to_new_event(e, parent)
+            out.append(ev)
+            parent = ev.id
+            if e.get("processed_at"):
+                last = max(last or "", e["processed_at"])
+    threads = dict(known.get("threads") or {})
+    agent = s.get("agent") if isinstance(s.get("agent"), dict) else {}
+    created = {}  # {thread id: the event that created it}, from this batch
+    for e in out:
+        body = json.loads(e.payload)
+        if body.get("type") == "session.thread_created":
+            created[body.get("session_thread_id")] = e.id
+    if agent.get("multiagent") or created or threads:
+        with api_errors(f"list the threads of session {sid}"):
+            listed = [plain(t) for t in client.beta.sessions.threads.list(sid, limit=PAGE)]
+        for t in listed:
+            tid = t["id"]
+            if not t.get("parent_thread_id") or threads.get(tid) == t.get("updated_at"):
+                continue  # the primary thread is the session's own stream; an unchanged thread is held
+            tparent = created.get(tid) or f"{THREAD_CREATED}{tid}"  # its creation, found in the store on commit
+            with api_errors(f"read the events of thread {tid}"):
+                for item in client.beta.sessions.threads.events.list(tid, session_id=sid, limit=PAGE):
+                    ev = to_new_event(plain(item), tparent, thread=tid)
+                    out.append(ev)
+                    tparent = ev.id
+            threads[tid] = t.get("updated_at")
+    return out, last, threads
+
+
+def _set_status(conn, session_id: str, status: str, new: bool) -> None:
+    """The API's status, as it reported it (not an action of ours: no lifecycle check), audited."""
+    old = conn.execute(sa.select(SESSION.c.status).where(SESSION.c.id == session_id)).scalar()
+    if old == status and not new:
+        return
+    conn.execute(SESSION.update().where(SESSION.c.id == session_id)
+                 .values(status=status, status_changed_at=time.time()))
+    audit.record(conn, "managed.status", "ok", session_id=session_id, detail={"from": None if new else old, "to": status})
+
+
+def sync(store, location: str, *, client=None, only: set[str] | None = None, progress=None,
+         cancel=None) -> ImportReport:
+    """Pull a workspace's sessions (only those ids, when given) into the store."""
+    started = time.monotonic()
+    report = ImportReport()
+    client = client or connect(location)
+    source_id = store.write(source_row, "managed_agents", location)
+    known = _known(store, source_id)
+    try:
+        listed = _list_sessions(client, only)
+    except ApiUnavailable as exc:
+        report.problems.append({"path": location, "line": None, "offset": None, "problem": str(exc)})
+        listed = None
+    for i, s in enumerate(listed or []):
+        if cancel is not None and cancel.is_set():
+            report.cancelled = True
+            break
+        if progress:
+            progress(i, len(listed), s.get("title") or s["id"])
+        report.files_seen += 1
+        mine = known.get(s["id"], {})
+        if mine.get("updated_at") == s.get("updated_at") and mine.get("_head") and not mine.get("gone_at"):
+            continue  # nothing happened in it since the last sync
+        report.files_read += 1
+        try:
+            events, through, threads = _events(client, s, mine)
+        except Exception as exc:  # one session's failure (refused, unreachable) does not stop the others
+            report.problems.append({"path": f"{location} session {s['id']}", "line": None, "offset": None,
+                                    "problem": str(exc)})
+            continue
+        report.events_added += store.write(_commit, source_id, s, events, through, threads, mine)
+        report.sessions.add(s["id"])
+    if listed is not None and not only:
+        gone = [sid for sid, m in known.items() if sid not in {s["id"] for s in listed} and not m.get("gone_at")]
+        if gone:
+            store.write(_mark_gone, gone)
+            report.sessions |= set(gone)
+    report.seconds = time.monotonic() - started
+    if report.files_read or report.problems:
+        detail = {k: v for k, v in report.as_dict().items() if k not in ("sessions", "problems")}
+        store.write(audit.record, "import", "cancelled" if report.cancelled else "ok",
+                    detail=detail | {"source": "managed_agents", "location": location, "problems": len(report.problems)})
+    return report
+
+
+def _commit(conn, source_id: int, s: dict, events, through, threads, mine) -> int:
+    meta = managed_meta(s) | {"events_through": through, "threads": threads}
+    agent = meta["agent"]
+    first_user = next((e.text for e in events if e.kind == "message" and e.role == "user" and e.text.strip()), "")
+    title, rank = (s["title"], 3) if s.get("title") else (" ".join(first_user.split())[:200], 1)
+    info = SessionInfo(id=s["id"], source_id=source_id, tool_id=s["id"],
+                       fields={"title": title, "agent": agent["name"] or "", "model": agent["model"] or "",
+                               "project": agent["name"] or ""},
+                       meta={"managed": meta, "title_rank": rank if title else 0})
+    for e in events:
+        if e.parent_id and e.parent_id.startswith(THREAD_CREATED):  # created in an earlier sync
+            e.parent_id = _creation(conn, s["id"], e.parent_id[len(THREAD_CREATED):])  # None: the head
+    added = ingest(conn, info, events)
+    created = _created_at(s)
+    usage = meta["usage"]
+    values: dict[str, Any] = {}
+    if usage:
+        values["tokens_in"] = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens")) + \
+            _cache_writes(usage)
+        values["tokens_out"] = int(usage.get("output_tokens") or 0)
+    if created:
+        values["created_at"] = created
+    if values:
+        conn.execute(SESSION.update().where(SESSION.c.id == s["id"]).values(**values))
+    _set_status(conn, s["id"], api_status(s), new=not mine)
+    return added
+
+
+def _creation(conn, session_id: str, thread_id: str) -> str | None:
+    like = f'%"session_thread_id":"{thread_id}"%'
+    return conn.execute(sa.text("SELECT id FROM event WHERE session_id = :s AND kind = 'system' AND role = 'status' "
+                                "AND payload LIKE :p ORDER BY seq LIMIT 1"), {"s": session_id, "p": like}).scalar()
+
+
+def _cache_writes(usage: dict) -> int:
+    cache = usage.get("cache_creation")
+    if isinstance(cache, dict):
+        return sum(int(v or 0) for v in cache.values() if isinstance(v, (int, float)))
+    return int(usage.get("cache_creation_input_tokens") or 0)
+
+
+def _created_at(s: dict) -> float | None:
+    from ..records import parse_ts
+    return parse_ts(s.get("created_at"))
+
+
+def _mark_gone(conn, session_ids: list[str]) -> None:
+    """Sessions the API no longer lists (deleted there): kept here, marked with when we noticed."""
+    now = time.time()
+    for sid in session_ids:
+        meta = json.loads(conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == sid)).scalar() or "{}")
+        meta.setdefault("managed", {})["gone_at"] = now
+        conn.execute(SESSION.update().where(SESSION.c.id == sid).values(meta=json.dumps(meta, default=str)))
+        audit.record(conn, "managed.gone", "ok", session_id=sid, detail={"noticed_at": now})
+
+
+def workspaces(store) -> list[str]:
+    """The locations of the managed-agents sources to sync."""
+    with store.reader() as conn:
+        return list(conn.execute(sa.select(SOURCE.c.location).where(SOURCE.c.kind == "managed_agents",
+                                                                    SOURCE.c.enabled.is_(True))).scalars())

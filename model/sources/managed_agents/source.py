@@ -1,0 +1,124 @@
+"""Managed agents' operations (sessionscope.sources.base.Source): what the API does, done through it.
+
+Archive is the API's archive (then the store's). Delete removes the session at Anthropic and keeps our
+copy (marked gone): Sessionscope keeps sessions after their tool deletes them; deleting the copy is a
+second, separate Delete. The API refuses to delete a running session, and so do we, with its reason.
+A message or an interrupt is sent as a user event; the session is synced right after, so what the
+API recorded shows. Fork is the store's own (a native copy: the API has no fork); rewinding and
+compacting the API's log is not ours to do.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import sqlalchemy as sa
+
+from ... import audit, lifecycle
+from ...errors import InvalidInput, Refused
+from ...schema import SESSION
+from ...schema import SOURCE as SOURCE_TABLE
+from ...views import Changes
+from ..base import Source
+from .client import KIND, api_errors, connect
+from .importer import sync
+
+
+def managed(session) -> dict:
+    meta = session.meta if isinstance(session.meta, dict) else {}
+    return meta.get("managed") or {}
+
+
+def location(store, session_id: str) -> str:
+    with store.reader() as conn:
+        loc = conn.execute(sa.select(SOURCE_TABLE.c.location).join(SESSION, SESSION.c.source_id == SOURCE_TABLE.c.id)
+                           .where(SESSION.c.id == session_id)).scalar()
+    if loc is None:
+        raise Refused(f"session {session_id} is not from a managed-agents workspace")
+    return loc
+
+
+class ManagedAgentsSource(Source):
+    kind = KIND
+    label = "Claude managed agents"
+    composer = True  # the app offers a message box under the timeline
+    fork_note = "The fork is a session of Sessionscope's own: the API has no fork, the session at Anthropic is untouched."
+
+    def __init__(self):
+        self.clients: dict[str, object] = {}  # tests hand a client per location; otherwise connect()
+
+    def client(self, location: str):
+        return self.clients.get(location) or connect(location)
+
+    def allows(self, action: str, status: str | None) -> bool:
+        if action in ("rewind", "compact", "resume", "copy_resume", "restore", "unarchive"):
+            return False  # the API's log is its own; it has no unarchive
+        if action in ("send", "interrupt"):
+            return status in (lifecycle.IDLE, lifecycle.RUNNING, lifecycle.RESCHEDULING) and (
+                action == "send" or status != lifecycle.IDLE)
+        return super().allows(action, status)
+
+    def delete_prompt(self, session) -> str:
+        if managed(session).get("gone_at"):
+            return (f"“{session.title or session.id}” is no longer at Anthropic. Delete the copy kept here "
+                    f"({session.event_count} events) for good?")
+        return (f"Delete “{session.title or session.id}” at Anthropic? The API deletes it and its events there; "
+                "Sessionscope keeps its copy (Delete again removes that).")
+
+    # -- acting through the API -----------------------------------------------------
+
+    def archive(self, store, session_id: str) -> Changes:
+        s = store.session(session_id)
+        lifecycle.next_status(session_id, s.status, "archive")  # refused here first, with our reason
+        loc = location(store, session_id)
+        with api_errors(f"archive session {session_id}"):
+            self.client(loc).beta.sessions.archive(session_id)
+        sync(store, loc, client=self.client(loc), only={session_id})
+        store.write(audit.record, "archive", "ok", session_id=session_id, detail={"at": "anthropic"})
+        return Changes("archive", frozenset({session_id}), True, store.session(session_id))
+
+    def delete(self, store, session_id: str) -> Changes:
+        if managed(store.session(session_id)).get("gone_at"):
+            return store.delete(session_id)  # the copy, once the API's session is gone
+        loc = location(store, session_id)
+        sync(store, loc, client=self.client(loc), only={session_id})  # what happened since: kept before it goes
+        s = store.session(session_id)
+        lifecycle.next_status(session_id, s.status, "delete")  # a running session: refused, as the API does
+        with api_errors(f"delete session {session_id}"):
+            self.client(loc).beta.sessions.delete(session_id)
+
+        def mark(conn):
+            meta = json.loads(conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == session_id)).scalar())
+            meta.setdefault("managed", {})["gone_at"] = time.time()
+            conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(meta=json.dumps(meta, default=str)))
+            audit.record(conn, "managed.delete", "ok", session_id=session_id, detail={"kept": True})
+        store.write(mark)
+        return Changes("managed.delete", frozenset({session_id}), False, store.session(session_id))
+
+    def send(self, store, session_id: str, text: str) -> Changes:
+        """A user message to the agent; the session is synced so the message (and any reply) shows."""
+        if not text.strip():
+            raise InvalidInput("the message is empty")
+        return self._send(store, session_id, "send", [{"type": "user.message",
+                                                       "content": [{"type": "text", "text": text}]}])
+
+    def interrupt(self, store, session_id: str) -> Changes:
+        return self._send(store, session_id, "interrupt", [{"type": "user.interrupt"}])
+
+    def _send(self, store, session_id: str, action: str, events: list[dict]) -> Changes:
+        s = store.session(session_id)
+        if not self.allows(action, s.status):
+            raise Refused(f"cannot {action} session {session_id}: it is {s.status}"
+                          + ("; only a running agent can be interrupted" if action == "interrupt" else ""))
+        loc = location(store, session_id)
+        with api_errors(f"{'send a message to' if action == 'send' else 'interrupt'} session {session_id}"):
+            self.client(loc).beta.sessions.events.send(session_id, events=events)
+        store.write(audit.record, f"managed.{action}", "ok", session_id=session_id,
+                    detail={"events": [e["type"] for e in events]})
+        report = sync(store, loc, client=self.client(loc), only={session_id})
+        return Changes(f"managed.{action}", frozenset({session_id}), True, store.session(session_id),
+                       detail={"events_added": report.events_added, "problems": report.problems})
+
+
+SOURCE = ManagedAgentsSource()

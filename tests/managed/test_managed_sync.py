@@ -1,0 +1,275 @@
+"""Managed-agent sessions through the real `anthropic` client, against a loopback API (api_server.py):
+listing with pagination, incremental event pulls, threads, retries (429 with retry-after, 500), status
+transitions, and the actions (archive, delete, send, interrupt), each refused where the API refuses."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+pytest.importorskip("anthropic")
+
+from sessionscope import sources  # noqa: E402
+from sessionscope.errors import IllegalTransition, Refused  # noqa: E402
+from sessionscope.sources.managed_agents import importer, location_of, sync  # noqa: E402
+from sessionscope.sources.managed_agents.client import connect  # noqa: E402
+
+from .api_server import KEY, Workspace, sample, serve  # noqa: E402
+
+SOURCE = sources.of("managed_agents")
+
+
+@pytest.fixture
+def api(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    ws = Workspace()
+    ids = sample(ws)
+    with serve(ws) as url:
+        loc = location_of(url)
+        SOURCE.clients.pop(loc, None)
+        yield ws, ids, loc
+
+
+def requests(ws, suffix: str) -> int:
+    return sum(1 for m, p in ws.requests if m == "GET" and p.endswith(suffix))
+
+
+def test_sync_shows_status_usage_resources_and_events(store, api):
+    ws, ids, loc = api
+    report = sync(store, loc)
+    assert not report.problems and report.sessions == set(ids.values())
+    status = {k: store.session(v).status for k, v in ids.items()}
+    assert status == {"idle": "idle", "running": "running", "terminated": "terminated", "multiagent": "idle",
+                      "archived": "archived"}
+    s = store.session(ids["idle"])
+    assert (s.title, s.source_kind, s.agent, s.model) == ("Summarise the Q3 incident reports", "managed_agents",
+                                                           "Researcher", "claude-opus-4-7")
+    managed = s.meta["managed"]
+    assert {r["type"] for r in managed["resources"]} == {"file", "memory_store", "github_repository"}
+    assert managed["usage"]["cache_read_input_tokens"] == 900
+    assert (s.tokens_in, s.tokens_out) == (1200 + 900, 80)  # input + cache reads (+ writes), the API's totals
+    assert managed["stats"]["active_seconds"] == 2.5
+    events = store.branch(s.id)
+    assert [(e.kind, e.role) for e in events][:6] == [
+        ("message", "user"), ("system", "status"), ("thinking", "assistant"), ("tool_call", "assistant"),
+        ("tool_result", "tool"), ("meta", None)]
+    assert events[-1].text == "idle: end_turn" and s.head_event_id == events[-1].id
+    assert [e.id for e in events] == [e["id"] for e in ws.events[s.id]]  # the API's ids, in the API's order
+    call, result = events[3], events[4]
+    assert store.tool_pairs([call.id, result.id], ["tool_call", "tool_result"]) == {result.id: call.id}
+    assert json.loads(call.payload)["input"] == {"file_path": "/mnt/data/incidents.csv"}
+    # search finds what the agent said
+    assert any(h.session_id == s.id for h in store.search("DNS outage"))
+    # the error that ended a session is in its log
+    assert any(e.role == "error" and "credit balance" in e.text for e in store.branch(ids["terminated"]))
+
+
+def test_subagent_threads_are_sidechains_under_their_creation(store, api):
+    ws, ids, loc = api
+    sync(store, loc)
+    sid = ids["multiagent"]
+    thread = ws.threads[sid][0]["id"]
+    events = store.events(sid)
+    created = next(e for e in events if json.loads(e.payload).get("type") == "session.thread_created")
+    side = [e for e in events if e.sidechain]
+    assert [e.text for e in side] == ["Find three venues for 20 people", "LX Factory, Hub Criativo, Village"]
+    assert all(e.agent_id == thread for e in side) and side[0].parent_id == created.id
+    assert side[1].parent_id == side[0].id
+    # the thread grows: only its new event is added, under its last one
+    ws.event(sid, "agent.message", thread=thread, content=[{"type": "text", "text": "Booked LX Factory"}])
+    report = sync(store, loc)
+    assert report.events_added == 1
+    new = next(e for e in store.events(sid) if e.text == "Booked LX Factory")
+    assert new.parent_id == side[1].id and new.sidechain
+
+
+def test_pages_and_incremental_pulls(store, api, monkeypatch):
+    ws, ids, loc = api
+    monkeypatch.setattr(importer, "PAGE", 2)
+    first = sync(store, loc)
+    assert requests(ws, "/v1/sessions") == 3  # five sessions, two a page
+    assert first.events_added == sum(len(v) for v in ws.events.values()) + sum(len(v) for v in ws.thread_events.values())
+    before = len(ws.requests)
+    again = sync(store, loc)
+    assert again.events_added == 0 and again.files_read == 0
+    assert all(not p.endswith("/events") for _m, p in ws.requests[before:])  # nothing changed: no events read
+    sid = ids["idle"]
+    last = store.session(sid).head_event_id
+    ws.event(sid, "user.message", content=[{"type": "text", "text": "And Q2?"}])
+    ws.set_status(sid, "running")
+    ws.reply(sid, "Q2 had one incident.")
+    report = sync(store, loc)
+    assert report.sessions == {sid} and report.events_added == 6  # message, running, request start and end, reply, idle
+    fresh = store.branch(sid)
+    texts = [e.text for e in fresh]
+    assert texts.index("And Q2?") == texts.index("idle: end_turn") + 1
+    assert next(e for e in fresh if e.text == "And Q2?").parent_id == last  # continues where it was
+    assert len({e.id for e in store.events(sid)}) == len(store.events(sid))
+
+
+def test_429_with_retry_after_is_waited_out(store, api):
+    ws, ids, loc = api
+    ws.fault("/v1/sessions", 429, {"retry-after": "1"})
+    started = time.monotonic()
+    report = sync(store, loc)
+    assert time.monotonic() - started >= 1.0  # the client waited as the API asked
+    assert not report.problems and len(report.sessions) == 5
+    assert ws.requests[0] == ws.requests[1] == ("GET", "/v1/sessions")
+
+
+def test_a_500_on_one_session_keeps_the_rest_and_the_next_sync_completes(store, api):
+    ws, ids, loc = api
+    bad = ids["running"]
+    ws.fault(f"/v1/sessions/{bad}/events", 500, times=3)  # the first try and the client's two retries
+    report = sync(store, loc)
+    assert len(report.problems) == 1 and bad in report.problems[0]["path"]
+    assert "HTTP 500" in report.problems[0]["problem"]
+    assert bad not in report.sessions and len(report.sessions) == 4
+    assert store.session(ids["idle"]).event_count > 0
+    later = sync(store, loc)
+    assert later.sessions == {bad} and not later.problems
+    assert [e.id for e in store.branch(bad)] == [e["id"] for e in ws.events[bad]]
+
+
+def test_a_whole_workspace_failing_is_one_problem(store, api):
+    ws, _ids, loc = api
+    ws.fault("/v1/sessions", 500, times=3)
+    report = sync(store, loc)
+    assert [p["problem"] for p in report.problems] == ["could not list the workspace's sessions: HTTP 500, "
+                                                       "injected by the test"]
+    assert store.count_sessions(include_archived=True) == 0
+
+
+def test_status_rescheduling_running_idle_is_followed_and_audited(store, api):
+    ws, ids, loc = api
+    sid = ids["running"]
+    sync(store, loc)
+    for status in ("rescheduling", "running"):
+        ws.set_status(sid, status)
+        sync(store, loc)
+        assert store.session(sid).status == status
+    ws.reply(sid, "Crons moved.")
+    sync(store, loc)
+    assert store.session(sid).status == "idle"
+    trail = [(a["detail"]["from"], a["detail"]["to"]) for a in reversed(store.audit_log(sid))
+             if a["action"] == "managed.status"]
+    assert trail == [(None, "running"), ("running", "rescheduling"), ("rescheduling", "running"), ("running", "idle")]
+    timeline = [e.text for e in store.branch(sid) if e.role == "status"]
+    assert timeline == ["running", "rescheduling", "running", "idle: end_turn"]
+
+
+def test_terminated_session_takes_no_message_and_can_be_archived(store, api):
+    ws, ids, loc = api
+    sync(store, loc)
+    sid = ids["terminated"]
+    s = store.session(sid)
+    assert not SOURCE.allows("send", s.status) and not SOURCE.allows("rewind", s.status)
+    with pytest.raises(Refused, match="terminated"):
+        SOURCE.send(store, sid, "are you there?")
+    SOURCE.archive(store, sid)
+    assert store.session(sid).status == "archived" and ws.sessions[sid]["archived_at"]
+    assert not SOURCE.allows("unarchive", "archived")  # the API has no unarchive
+
+
+def test_delete_is_refused_while_running_and_keeps_our_copy(store, api):
+    ws, ids, loc = api
+    sync(store, loc)
+    running = ids["running"]
+    with pytest.raises(IllegalTransition, match="running"):
+        SOURCE.delete(store, running)
+    assert running in ws.sessions
+    # started since our last sync: the sync before a delete sees it
+    idle = ids["idle"]
+    ws.set_status(idle, "running")
+    with pytest.raises(IllegalTransition, match="stop the running agent first"):
+        SOURCE.delete(store, idle)
+    ws.set_status(idle, "idle")
+    # the API refusing anyway (started between our sync and the delete): its reason is the message
+    ws.fault(f"/v1/sessions/{idle}", 400, method="DELETE", message="session is running: interrupt it first")
+    with pytest.raises(Refused, match="the API refused to delete session .*: session is running: interrupt it first"):
+        SOURCE.delete(store, idle)
+    assert idle in ws.sessions
+    ws.event(idle, "agent.message", content=[{"type": "text", "text": "a last word"}])
+    n = store.session(idle).event_count
+    SOURCE.delete(store, idle)
+    assert idle not in ws.sessions
+    kept = store.session(idle)
+    assert kept.meta["managed"]["gone_at"] and kept.event_count == n + 1  # the last word was pulled first
+    assert store.branch(idle)[-1].text == "a last word"
+    assert "no longer at Anthropic" in SOURCE.delete_prompt(kept)
+    sync(store, loc)  # the API no longer lists it: still kept
+    assert store.session(idle).event_count == n + 1
+    SOURCE.delete(store, idle)  # the second delete removes the copy
+    assert all(s.id != idle for s in store.sessions(include_archived=True))
+    actions = [a["action"] for a in store.audit_log(idle)]
+    assert "managed.delete" in actions and "delete" in actions
+
+
+def test_a_session_deleted_elsewhere_is_kept_and_marked_gone(store, api):
+    ws, ids, loc = api
+    sync(store, loc)
+    del ws.sessions[ids["terminated"]]
+    report = sync(store, loc)
+    assert ids["terminated"] in report.sessions
+    s = store.session(ids["terminated"])
+    assert s.meta["managed"]["gone_at"] and s.event_count > 0
+
+
+def test_send_and_interrupt(store, api):
+    ws, ids, loc = api
+    sync(store, loc)
+    sid = ids["idle"]
+    assert not SOURCE.allows("interrupt", "idle")
+    ch = SOURCE.send(store, sid, "Now draft the postmortem")
+    assert ch.session.status == "running"
+    sent = [e for e in ws.events[sid] if e["type"] == "user.message"][-1]
+    assert sent["content"] == [{"type": "text", "text": "Now draft the postmortem"}]
+    assert store.session(sid).head_event_id == ws.events[sid][-1]["id"]
+    assert SOURCE.allows("interrupt", "running")
+    ch = SOURCE.interrupt(store, sid)
+    assert ch.session.status == "idle"
+    assert [e.kind for e in store.branch(sid)][-2:] == ["interrupt", "system"]
+    assert [a["action"] for a in store.audit_log(sid)][:3] == ["managed.status", "managed.interrupt",
+                                                               "managed.status"]
+
+
+def test_the_key_comes_from_the_keyring_and_never_reaches_the_store(store, api, monkeypatch, tmp_path):
+    keyring = pytest.importorskip("keyring")
+    from keyring.backend import KeyringBackend
+
+    class MemoryKeyring(KeyringBackend):
+        priority = 1
+        kept: dict = {}
+
+        def get_password(self, service, username):
+            return self.kept.get((service, username))
+
+        def set_password(self, service, username, password):
+            self.kept[(service, username)] = password
+
+        def delete_password(self, service, username):
+            self.kept.pop((service, username), None)
+
+    ws, ids, loc = api
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    old = keyring.get_keyring()
+    keyring.set_keyring(MemoryKeyring())
+    try:
+        with pytest.raises(Refused, match="no Anthropic API key"):
+            connect(loc)
+        from sessionscope.sources.managed_agents.client import key_origin, set_api_key
+        set_api_key(loc, KEY)
+        assert key_origin(loc) == "the system keyring"
+        assert sync(store, loc).sessions
+        set_api_key(loc, "sk-ant-wrong")
+        with pytest.raises(Exception, match="refused the key"):
+            importer._list_sessions(connect(loc), None)
+        set_api_key(loc, None)
+        assert key_origin(loc) == "nowhere (no key set)"
+    finally:
+        keyring.set_keyring(old)
+    store.close()
+    assert KEY.encode() not in (tmp_path / "store.db").read_bytes()
