@@ -43,6 +43,10 @@ SHAPES = {
     "restore": ("object", {"session", "written", "resume"}),
     "restore-files": ("object", {"session", "prompt", "folder", "files", "restored", "undone", "rewind"}),
     "audit": ("list", {"id", "ts", "action", "actor", "outcome", "session_id", "event_id", "detail"}),
+    "pull": ("object", IMPORT | {"workspaces"}),
+    "send": ("object", {"session", "events_added", "problems"}),
+    "interrupt": ("object", {"session", "events_added", "problems"}),
+    "key": ("object", {"workspace", "key_from"}),
 }
 VERIFIED = {"session_id", "events", "ok", "broken_event_id", "broken_seq", "broken_line", "reason"}
 
@@ -130,14 +134,42 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     (home.claude / "projects" / "-proj" / f"{c}.jsonl").unlink()  # Claude Code deleted it; we kept it
     run("restore", c)
     run("delete", fork["session"]["id"], "--yes")
+    _managed(run)
 
     for command, outputs in run.seen.items():
         for data in outputs:
             _check(command, data)
     build_parser()
     assert set(run.seen) == set(SHAPES) == COMMANDS  # every command tried, and documented here
-    several = {"scan", "import", "resume", "verify", "retention", "fork", "rewind", "restore-files", "facts"}
+    several = {"scan", "import", "resume", "verify", "retention", "fork", "rewind", "restore-files", "facts", "pull",
+               "delete", "archive"}
     assert [c for c in several if len(run.seen[c]) < 2] == []
+
+
+def _managed(run) -> None:
+    """The managed-agent commands, against the loopback API (and archive, delete through it)."""
+    import os
+
+    from tests.managed.api_server import KEY, Workspace, sample, serve
+
+    ws = Workspace()
+    ids = sample(ws)
+    os.environ["ANTHROPIC_API_KEY"] = KEY  # the fixture's monkeypatch would do; this test restores it itself
+    try:
+        with serve(ws) as url:
+            pulled = run("pull", "--base-url", url)
+            assert set(pulled["sessions"]) == set(ids.values()) and pulled["workspaces"] == [url]
+            assert run("pull", "--session", ids["idle"])["files_read"] == 0  # nothing new in it
+            sent = run("send", ids["idle"], "And Q2?")
+            assert sent["session"]["status"] == "running" and sent["events_added"] == 2
+            assert run("interrupt", ids["idle"])["session"]["status"] == "idle"
+            assert run("key", "--base-url", url)["key_from"] == "the environment (ANTHROPIC_API_KEY)"
+            assert run("archive", ids["terminated"])["status"] == "archived"
+            assert run("delete", ids["idle"], "--yes")["events_removed"] == 0  # at Anthropic; the copy kept
+            assert run("delete", ids["idle"], "--yes")["events_removed"] > 0  # then the copy
+            run("interrupt", ids["running"])
+    finally:
+        del os.environ["ANTHROPIC_API_KEY"]
 
 
 def test_errors_go_to_stderr_and_stdout_stays_empty(run, capsys, tmp_path):

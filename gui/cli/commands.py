@@ -103,24 +103,39 @@ def _transition(method):
 
 close = _transition("close_session")
 pause = _transition("pause")
-archive = _transition("archive")
 unarchive = _transition("unarchive")
 
 
+def archive(store, args):
+    """Through the session's source: a managed-agent session is archived by the API too."""
+    from sessionscope import sources
+
+    sid = store.resolve_session(args.session)
+    before = store.session(sid).status
+    ch = sources.session_source(store, sid).archive(store, sid)
+    out(args, ch.session.as_dict(), f"{sid[:8]} {before} → {ch.session.status}")
+
+
 def delete(store, args):
+    """Through the session's source: a managed-agent session is deleted at Anthropic first, its copy kept
+    (events_removed 0); deleting it again removes the copy."""
+    from sessionscope import sources
+
     sid = store.resolve_session(args.session)
     s = store.session(sid)
+    src = sources.session_source(store, sid)
     if not args.yes:
         if not sys.stdin.isatty():
             error(f"deleting {sid} needs --yes when not asked at a terminal")
             return EXIT_USAGE
-        answer = input(f"Delete session {sid} ({s.title or 'untitled'}, {s.event_count} events) for good? [y/N] ")
+        answer = input(" ".join(src.delete_prompt(s).split()) + " [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             print("not deleted", file=sys.stderr)
             return EXIT_FAILED
-    ch = store.delete(sid)
-    n = ch.detail["events_removed"]
-    out(args, {"session": sid, "events_removed": n}, f"deleted {sid} ({n} events)")
+    ch = src.delete(store, sid)
+    n = ch.detail.get("events_removed", 0)
+    out(args, {"session": sid, "events_removed": n},
+        f"deleted {sid} ({n} events)" if ch.action == "delete" else f"deleted {sid} at Anthropic; the copy is kept here")
 
 
 def verify(store, args):

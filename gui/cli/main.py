@@ -20,6 +20,7 @@ _HANDLERS = {
     "import": "tools:import_",
     "export": "export:export", "redaction": "export:redaction",
     "restore-files": "restore_files:restore_files",
+    **{name: f"managed:{name}" for name in ("pull", "send", "interrupt", "key")},
 }
 
 

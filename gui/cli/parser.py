@@ -88,9 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", metavar="FILE", help="render the main window to a PNG and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    def cmd(name, help_, **kw):
+    def cmd(name, help_, parents=(), **kw):
         COMMANDS.add(name)
-        return sub.add_parser(name, help=help_, parents=[common], description=help_, **kw)
+        return sub.add_parser(name, help=help_, parents=[common, *parents], description=help_, **kw)
 
     c = cmd("new", "open a new native session and print its id")
     c.add_argument("--title", default="")
@@ -234,6 +234,24 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--conversation", action="store_true", help="rewind the conversation to that prompt too")
     c.add_argument("--undo", action="store_true", help="put back what the last restore of this session changed")
     c.add_argument("--yes", "-y", action="store_true", help="do not ask")
+
+    workspace = argparse.ArgumentParser(add_help=False)
+    workspace.add_argument("--base-url", metavar="URL",
+                           help="the API's address (default: $ANTHROPIC_BASE_URL or https://api.anthropic.com)")
+    workspace.add_argument("--workspace", metavar="ID", help="the workspace, for a key that reaches several")
+    c = cmd("pull", "pull Anthropic managed-agent sessions (every workspace added; the key from $ANTHROPIC_API_KEY "
+            "or the keyring)", parents=[workspace])
+    c.add_argument("--session", action="append", metavar="ID", help="only this session (repeatable)")
+    c = cmd("send", "send a user message to a managed-agent session (it runs)")
+    c.add_argument("session")
+    c.add_argument("text")
+    c = cmd("interrupt", "interrupt a running managed-agent session")
+    c.add_argument("session")
+    c = cmd("key", "keep a workspace's Anthropic API key in the system keyring (never in Sessionscope's files)",
+            parents=[workspace])
+    what = c.add_mutually_exclusive_group()
+    what.add_argument("--set", action="store_true", help="read the key from stdin (asked without echo at a terminal)")
+    what.add_argument("--forget", action="store_true", help="remove it from the keyring")
 
     c = cmd("audit", "the audit log, newest first")
     c.add_argument("session", nargs="?")

@@ -1,0 +1,83 @@
+"""Anthropic managed-agent sessions from the command line: pull a workspace, send a message,
+interrupt, keep the key in the system keyring. Each prints through `output`, one JSON shape each."""
+
+from __future__ import annotations
+
+import getpass
+import sys
+
+from .output import done_line, error, one_line, out, progress
+
+
+def _workspace(args) -> str | None:
+    """The workspace the options name (None: every workspace already added)."""
+    if getattr(args, "base_url", None) is None and getattr(args, "workspace", None) is None:
+        return None
+    from sessionscope.sources.managed_agents import location_of
+    return location_of(args.base_url, args.workspace)
+
+
+def pull(store, args):
+    """Add the workspace named (or the default one, the first time) and pull every workspace's sessions."""
+    from sessionscope.sources.managed_agents import importer, location_of
+    from sessionscope.sources.scan import ImportReport
+
+    named = _workspace(args)
+    places = [named] if named else importer.workspaces(store) or [location_of()]
+    total = ImportReport()
+    shown = progress(args, lambda done, n, label: f"{done} of {n} sessions: {label[:50]}")
+    for loc in places:
+        report = importer.sync(store, loc, progress=shown, only=set(args.session) if args.session else None)
+        for k in ("files_seen", "files_read", "events_added"):
+            setattr(total, k, getattr(total, k) + getattr(report, k))
+        total.sessions |= report.sessions
+        total.problems += report.problems
+        total.seconds += report.seconds
+    done_line(shown)
+    lines = [f"{total.files_read} of {total.files_seen} sessions changed, {total.events_added} new events, "
+             f"{total.seconds:.2f} s ({', '.join(places)})"]
+    lines += [f"  {p['path']}: {p['problem']}" for p in total.problems]
+    out(args, total.as_dict() | {"workspaces": places}, "\n".join(lines))
+    return 1 if total.problems else 0
+
+
+def _act(store, args, action: str):
+    from sessionscope import sources
+
+    sid = store.resolve_session(args.session)
+    src = sources.session_source(store, sid)
+    if not getattr(src, "composer", False):
+        error(f"{sid} is a {src.label} session: only managed-agent sessions take messages from here")
+        return 1
+    ch = src.send(store, sid, args.text) if action == "send" else src.interrupt(store, sid)
+    s = ch.session
+    out(args, {"session": s.as_dict(), "events_added": ch.detail["events_added"], "problems": ch.detail["problems"]},
+        f"{'sent to' if action == 'send' else 'interrupted'} {one_line(s.title or s.id, 60)} · now {s.status}, "
+        f"{ch.detail['events_added']} new events")
+    return 1 if ch.detail["problems"] else 0
+
+
+def send(store, args):
+    return _act(store, args, "send")
+
+
+def interrupt(store, args):
+    return _act(store, args, "interrupt")
+
+
+def key(store, args):
+    """Keep a workspace's API key in the system keyring (read from stdin or asked without echo, never an
+    argument: shell history keeps arguments), or forget it."""
+    from sessionscope.sources.managed_agents import client, location_of
+
+    loc = _workspace(args) or location_of()
+    if args.forget:
+        client.set_api_key(loc, None)
+    elif args.set:
+        value = getpass.getpass(f"API key for {loc}: ") if sys.stdin.isatty() else sys.stdin.readline()
+        if not value.strip():
+            error("no key given")
+            return 2
+        client.set_api_key(loc, value.strip())
+    origin = client.key_origin(loc)
+    out(args, {"workspace": loc, "key_from": origin}, f"{loc}: the key comes from {origin}")
