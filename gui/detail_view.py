@@ -74,6 +74,9 @@ class EventDetail(QTabWidget):
         from .files_tab import FilesTab
         self.files_tab = FilesTab()
         self.addTab(self.files_tab, "Files")
+        self.session_info = QTextBrowser()
+        self.session_info.setObjectName("session-info")
+        self.addTab(self.session_info, "Session")
         self._gen = Generation()
         self.current_event = None
         self._files_for = None  # (store, event) the Files tab shows or will show when opened
@@ -84,6 +87,14 @@ class EventDetail(QTabWidget):
             store, e = self._files_for
             self._files_for = None
             self.files_tab.show_event(store, e)
+
+    def show_session(self, session) -> None:
+        """The Session tab: the session the event belongs to (status, usage, resources)."""
+        from .session_info import session_html
+        html_ = session_html(session)
+        if html_ != getattr(self, "_session_html", None):  # unchanged: keep the reader's scroll position
+            self._session_html = html_
+            self.session_info.setHtml(html_)
 
     def show_event(self, store, e) -> None:
         self.current_event = e

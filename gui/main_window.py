@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from . import actions as action_registry
 from .detail_view import EventDetail
 from .jobs import ImportJob, SourceWatcher
+from .managed_panel import Composer, ManagedSync
 from .session_actions import SessionActions
 from .session_model import SessionTableModel
 from .session_panes import SessionPanes
@@ -68,6 +69,8 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
             self, "Import failed", f"{exc}\n\nWhat was imported before the failure is kept.")))
         self.watcher = SourceWatcher(self.job, self)
         self.watcher.sig_store_changed.connect(self.apply_changes)
+        self.managed_sync = ManagedSync(self)
+        self.managed_sync.sig_problem.connect(lambda m: self.statusBar().showMessage(m, 20000))
         self._restore_layout()
         self._update_actions()
 
@@ -171,7 +174,11 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         row.addWidget(self.timeline_label, 1)
         row.addWidget(self.find_edit)
         lay.addLayout(row)
-        lay.addWidget(self.timeline)
+        lay.addWidget(self.timeline, 1)
+        self.composer = Composer()  # only for a managed-agent session
+        self.composer.sig_changes.connect(self.apply_changes)
+        self.composer.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
+        lay.addWidget(self.composer)
 
         self.tree = BranchTreeView()
         self.tree.sig_show_branch.connect(self.show_branch)
@@ -257,6 +264,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         self.sessions_model.set_store(store)
         self.sidebar.set_store(store)
         self.watcher.watch(store)
+        self.managed_sync.watch(store)
         if first_run:
             run_task(lambda: _first_run_roots(store), self._first_run, owner=self)
 
@@ -281,6 +289,9 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
 
     def _update_actions(self) -> None:
         enabled = SessionActions.enabled(self.session, self.detail.current_event)
+        self.composer.show_session(self.store, self.session)
+        self.managed_sync.follow(self.session)
+        self.detail.show_session(self.session)
         for action_id, on in enabled.items():
             self.qactions[action_id].setEnabled(on)
         has_rows = self.timeline_model.rowCount() > 0
@@ -328,6 +339,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         for name in ("main_split", "center", "right", "bottom"):
             s.setValue(f"window/{name}", getattr(self, name).saveState())
         self.watcher.stop()
+        self.managed_sync.stop()
         self.job.cancel()
         super().closeEvent(event)
 

@@ -15,7 +15,6 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
-from sessionscope import lifecycle
 from sessionscope.views import Changes
 
 from .restore_actions import RestoreActions
@@ -75,9 +74,9 @@ class SessionActions(RestoreActions, QObject):
             "session.rename": has_session,
             "session.tag": has_session,
             "session.restore": has_session and src.allows("restore", status),
-            "session.archive": has_session and lifecycle.allows(status, "archive"),
-            "session.unarchive": has_session and lifecycle.allows(status, "unarchive"),
-            "session.delete": has_session and lifecycle.allows(status, "delete"),
+            "session.archive": has_session and src.allows("archive", status),
+            "session.unarchive": has_session and src.allows("unarchive", status),
+            "session.delete": has_session and src.allows("delete", status),
             "facts.compare": has_session,
             "session.export": has_session,
             "session.export_branch": has_event and has_session,
@@ -200,8 +199,9 @@ class SessionActions(RestoreActions, QObject):
         self._run("restore", run, lambda ch: self.sig_message.emit(f"Written back: {ch.detail['files'][0]}"))
 
     def archive(self, session) -> None:
-        store = self.store
-        self._run("archive", lambda: store.archive(session.id),
+        from sessionscope import sources
+        store, src = self.store, sources.of(session.source_kind)
+        self._run("archive", lambda: src.archive(store, session.id),
                   lambda ch: self.sig_message.emit(f"Archived {session.title or session.id[:8]} (Unarchive brings it back)"))
 
     def unarchive(self, session) -> None:
@@ -209,15 +209,17 @@ class SessionActions(RestoreActions, QObject):
         self._run("unarchive", lambda: store.unarchive(session.id))
 
     def delete(self, session) -> None:
+        from sessionscope import sources
+        src = sources.of(session.source_kind)
         answer = QMessageBox.warning(
-            self.window, "Delete session",
-            f"Delete “{session.title or session.id}” and its {session.event_count} events from the store for good?\n\n"
-            "The deletion is recorded in the audit log. Files another tool owns are not touched.",
+            self.window, "Delete session", src.delete_prompt(session),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
         if answer == QMessageBox.StandardButton.Yes:
             store = self.store
-            self._run("delete", lambda: store.delete(session.id),
-                      lambda ch: self.sig_message.emit(f"Deleted {session.title or session.id[:8]}"))
+            self._run("delete", lambda: src.delete(store, session.id),
+                      lambda ch: self.sig_message.emit(
+                          f"Deleted {session.title or session.id[:8]}" if ch.action == "delete" else
+                          f"Deleted {session.title or session.id[:8]} at Anthropic; the copy stays here"))
 
 
 def _compact(store, session_id: str, summary: str) -> Changes:

@@ -84,11 +84,13 @@ class SettingsDialog(QDialog):
         if store is not None:
             self.ok.setEnabled(False)  # until the store's settings are shown: nothing to save over them yet
             run_task(lambda: _read(store), self._show, self._failed, owner=self)
+        from .managed_panel import WorkspacesBox
+        self.workspaces = WorkspacesBox(store)
         main = QVBoxLayout(self)
         row = QHBoxLayout()
         row.addWidget(resume)
         row.addWidget(retention)
-        for w in (sources,):
+        for w in (sources, self.workspaces):
             main.addWidget(w)
         main.addLayout(row)
         main.addWidget(redaction)

@@ -81,6 +81,6 @@ def _nothing_left_running(w, qtbot) -> None:
     assert QThreadPool.globalInstance().waitForDone(20000), "a worker was still running after the window closed"
     qtbot.waitUntil(lambda: all(p.state() == QProcess.ProcessState.NotRunning for p in w.findChildren(QProcess)),
                     timeout=10000)
-    ours = [t for t in w.findChildren(QTimer) if type(t.parent()).__module__.startswith("gui.")]  # not Qt's own
+    ours = [t for t in w.findChildren(QTimer) if type(t.parent()).__module__.startswith("sessionscope.gui.")]  # not Qt's own
     active = [f"{type(t.parent()).__name__}: every {t.interval()} ms" for t in ours if t.isActive()]
     assert not active, f"timers still running after the window closed: {active}"

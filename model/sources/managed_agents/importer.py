@@ -236,3 +236,12 @@ def workspaces(store) -> list[str]:
     with store.reader() as conn:
         return list(conn.execute(sa.select(SOURCE.c.location).where(SOURCE.c.kind == "managed_agents",
                                                                     SOURCE.c.enabled.is_(True))).scalars())
+
+
+def set_enabled(store, location: str, enabled: bool) -> None:
+    """Pull a workspace again, or no more (its sessions stay)."""
+    def work(conn):
+        conn.execute(SOURCE.update().where(SOURCE.c.kind == "managed_agents", SOURCE.c.location == location)
+                     .values(enabled=enabled))
+        audit.record(conn, "managed.workspace", "ok", detail={"location": location, "enabled": enabled})
+    store.write(work)

@@ -1,0 +1,310 @@
+"""Anthropic managed-agent sessions in the window: the background pull of every workspace, the composer
+under the timeline (a message to the agent, an interrupt), and the workspaces in Settings.
+
+The pull runs on a worker every 30 s, every 3 s while the session shown is running (what it does shows
+as it happens); what it writes reaches the views through the store watcher, as any other writer's."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .workers import run_task
+
+SLOW_MS, FAST_MS = 30_000, 3_000
+LIVE = ("running", "rescheduling")
+
+
+def _pull_all(store) -> list[dict]:
+    """Pull every workspace that has a key; the problems of all of them."""
+    from sessionscope.sources.managed_agents import importer
+    from sessionscope.sources.managed_agents.client import api_key
+
+    problems = []
+    for loc in importer.workspaces(store):
+        if api_key(loc):
+            problems += importer.sync(store, loc).problems
+    return problems
+
+
+class ManagedSync(QObject):
+    """Pulls the workspaces in the background; says a failure once in the status bar, not every tick."""
+
+    sig_problem = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.store = None
+        self.busy = False
+        self.last_problem = ""
+        self.timer = QTimer(self, interval=SLOW_MS)
+        self.timer.timeout.connect(self.pull)
+
+    def watch(self, store) -> None:
+        self.store = store
+        self.timer.start()
+        QTimer.singleShot(1500, self.pull)  # after the first paint
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def follow(self, session) -> None:
+        """Pull often while the session shown is running at Anthropic."""
+        live = session is not None and session.source_kind == "managed_agents" and session.status in LIVE
+        interval = FAST_MS if live else SLOW_MS
+        if self.timer.interval() != interval:
+            self.timer.setInterval(interval)
+
+    def pull(self) -> None:
+        if self.store is None or self.busy:
+            return
+        self.busy = True
+        store = self.store
+
+        def done(problems) -> None:
+            self.busy = False
+            text = "; ".join(p["problem"] for p in problems[:2])
+            if text and text != self.last_problem:
+                self.sig_problem.emit(f"⚠ Managed agents: {text}")
+            self.last_problem = text
+
+        def failed(exc) -> None:
+            self.busy = False
+            if str(exc) != self.last_problem:
+                self.sig_problem.emit(f"⚠ Managed agents: {exc}")
+            self.last_problem = str(exc)
+        run_task(lambda: _pull_all(store), done, failed, owner=self)
+
+
+class Composer(QWidget):
+    """A message to a managed agent (Ctrl+Return sends), and Interrupt while it runs. What is typed stays
+    until the API has taken it."""
+
+    sig_changes = Signal(object)
+    sig_message = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("composer")
+        self.store = self.session = None
+        self.edit = QPlainTextEdit(placeholderText="Message the agent (Ctrl+Return sends)")
+        self.edit.setMaximumHeight(64)
+        self.send_button = QPushButton("Send")
+        self.send_button.setToolTip("Send this message to the agent at Anthropic (Ctrl+Return)")
+        self.interrupt_button = QPushButton("Interrupt")
+        self.interrupt_button.setToolTip("Stop what the agent is doing; it waits for your next message")
+        self.state = QLabel("")
+        self.state.setObjectName("composer-state")
+        self.send_button.clicked.connect(self.send)
+        self.interrupt_button.clicked.connect(self.interrupt)
+        shortcut = QShortcut(QKeySequence("Ctrl+Return"), self.edit)
+        shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+        shortcut.activated.connect(self.send)
+        self.edit.textChanged.connect(self._refresh)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.interrupt_button)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.edit, 1)
+        row.addLayout(buttons)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 2, 0, 0)
+        lay.addWidget(self.state)
+        lay.addLayout(row)
+        self.sending = False
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)  # the timeline takes the rest
+        self.hide()
+
+    def show_session(self, store, session) -> None:
+        """Shown for a managed-agent session only."""
+        self.store, self.session = store, session
+        managed = session is not None and session.source_kind == "managed_agents"
+        self.setVisible(managed)
+        if managed:
+            self._refresh()
+
+    def _source(self):
+        from sessionscope import sources
+        return sources.of("managed_agents")
+
+    def _refresh(self) -> None:
+        s = self.session
+        if s is None or s.source_kind != "managed_agents":
+            return
+        src = self._source()
+        gone = bool((s.meta or {}).get("managed", {}).get("gone_at"))
+        can_send = src.allows("send", s.status) and not gone and not self.sending
+        self.edit.setEnabled(can_send)
+        self.send_button.setEnabled(can_send and bool(self.edit.toPlainText().strip()))
+        self.interrupt_button.setEnabled(src.allows("interrupt", s.status) and not gone and not self.sending)
+        why = ("deleted at Anthropic: this is the copy kept here" if gone else
+               "it takes no more messages" if not src.allows("send", s.status) else
+               "sending…" if self.sending else "the agent is working" if s.status in LIVE else "waiting for you")
+        self.state.setText(f"<b>{s.status}</b> at Anthropic · {why}")
+
+    def send(self) -> None:
+        text = self.edit.toPlainText()
+        if not text.strip() or not self.send_button.isEnabled():
+            return
+        self._run("send", lambda src, store, sid: src.send(store, sid, text), clear=True)
+
+    def interrupt(self) -> None:
+        self._run("interrupt", lambda src, store, sid: src.interrupt(store, sid))
+
+    def _run(self, what: str, work, clear: bool = False) -> None:
+        store, sid, src = self.store, self.session.id, self._source()
+        self.sending = True
+        self._refresh()
+
+        def done(changes) -> None:
+            self.sending = False
+            if clear:
+                self.edit.clear()
+            self.session = changes.session
+            self._refresh()
+            self.sig_changes.emit(changes)
+            self.sig_message.emit("Sent to the agent" if what == "send" else "Interrupted the agent")
+
+        def failed(exc) -> None:
+            self.sending = False
+            self._refresh()
+            QMessageBox.warning(self, "Could not send" if what == "send" else "Could not interrupt",
+                                f"{exc}\n\nYour message is kept in the box." if clear else str(exc))
+        run_task(lambda: work(src, store, sid), done, failed, owner=self)
+
+
+class WorkspacesBox(QGroupBox):
+    """Settings: the Anthropic workspaces pulled, where each one's key comes from; add one, set its key,
+    stop pulling it (its sessions stay)."""
+
+    sig_added = Signal()
+
+    def __init__(self, store, parent=None):
+        super().__init__("Anthropic managed agents (workspaces whose sessions are pulled)", parent)
+        self.store = store
+        self.list = QListWidget()
+        self.list.setMaximumHeight(70)
+        add = QPushButton("Add Workspace…")
+        add.clicked.connect(self._add)
+        self.key_button = QPushButton("Set Key…")
+        self.key_button.clicked.connect(self._set_key)
+        self.stop_button = QPushButton("Stop Pulling")
+        self.stop_button.setToolTip("No more pulls from this workspace; its sessions stay in the store")
+        self.stop_button.clicked.connect(self._stop)
+        buttons = QHBoxLayout()
+        for b in (add, self.key_button, self.stop_button):
+            buttons.addWidget(b)
+        buttons.addStretch()
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.list)
+        lay.addLayout(buttons)
+        self.list.currentRowChanged.connect(lambda _r: self._buttons())
+        self.reload()
+
+    def _buttons(self) -> None:
+        on = self.list.currentItem() is not None
+        self.key_button.setEnabled(on)
+        self.stop_button.setEnabled(on)
+
+    def reload(self) -> None:
+        if self.store is None:
+            self._buttons()
+            return
+        store = self.store
+
+        def read():
+            from sessionscope.sources.managed_agents import importer
+            from sessionscope.sources.managed_agents.client import key_origin
+            return [(loc, key_origin(loc)) for loc in importer.workspaces(store)]
+        run_task(read, self._show, lambda exc: self.list.addItem(f"(could not read: {exc})"), owner=self)
+
+    def _show(self, rows) -> None:
+        self.list.clear()
+        for loc, origin in rows:
+            item = QListWidgetItem(f"{loc}   · key from {origin}")
+            item.setData(Qt.ItemDataRole.UserRole, loc)
+            self.list.addItem(item)
+        self._buttons()
+
+    def _add(self) -> None:
+        dialog = WorkspaceDialog(self)
+        if not dialog.exec():
+            return
+        store, (base, workspace, key) = self.store, dialog.values()
+
+        def add():
+            from sessionscope.sources.managed_agents import location_of
+            from sessionscope.sources.managed_agents.client import set_api_key
+            from sessionscope.sources.scan import source_row
+            loc = location_of(base or None, workspace or None)
+            if key:
+                set_api_key(loc, key)
+            store.write(source_row, "managed_agents", loc)
+            return loc
+        run_task(add, lambda _loc: (self.reload(), self.sig_added.emit()),
+                 lambda exc: QMessageBox.warning(self, "Add workspace", str(exc)), owner=self)
+
+    def _set_key(self) -> None:
+        loc = self.list.currentItem().data(Qt.ItemDataRole.UserRole)
+        dialog = WorkspaceDialog(self, location=loc)
+        if not dialog.exec():
+            return
+        key = dialog.values()[2]
+
+        def keep():
+            from sessionscope.sources.managed_agents.client import set_api_key
+            set_api_key(loc, key or None)
+        run_task(keep, lambda _: self.reload(), lambda exc: QMessageBox.warning(self, "API key", str(exc)), owner=self)
+
+    def _stop(self) -> None:
+        loc = self.list.currentItem().data(Qt.ItemDataRole.UserRole)
+        store = self.store
+
+        def stop():
+            from sessionscope.sources.managed_agents import importer
+            importer.set_enabled(store, loc, False)
+        run_task(stop, lambda _: self.reload(), lambda exc: QMessageBox.warning(self, "Workspace", str(exc)), owner=self)
+
+
+class WorkspaceDialog(QDialog):
+    """The API's address, the workspace (optional) and the key; with `location`, only the key."""
+
+    def __init__(self, parent=None, location: str | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("API key" if location else "Add an Anthropic workspace")
+        self.base = QLineEdit(placeholderText="https://api.anthropic.com")
+        self.workspace = QLineEdit(placeholderText="wrkspc_… (only for a key that reaches several)")
+        self.key = QLineEdit(placeholderText="sk-ant-… (kept in the system keyring; blank: $ANTHROPIC_API_KEY)")
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        form = QFormLayout(self)
+        if location:
+            form.addRow(QLabel(f"The key for {location} (blank forgets the one kept):"))
+        else:
+            form.addRow("API address", self.base)
+            form.addRow("Workspace", self.workspace)
+        form.addRow("API key", self.key)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def values(self) -> tuple[str, str, str]:
+        return self.base.text().strip(), self.workspace.text().strip(), self.key.text().strip()

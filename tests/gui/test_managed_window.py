@@ -1,0 +1,106 @@
+"""Managed-agent sessions in the window: pulled in the background from a workspace (the loopback API),
+status, usage and resources in the list and the Session tab, the composer sends and interrupts, and
+Delete goes to Anthropic first."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("anthropic")
+
+from tests.managed.api_server import KEY, Workspace, sample, serve  # noqa: E402
+
+
+@pytest.fixture
+def workspace(demo, monkeypatch):
+    from sessionscope.sources.managed_agents import location_of
+    from sessionscope.sources.scan import source_row
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    store, _ = demo
+    ws = Workspace()
+    ids = sample(ws)
+    with serve(ws) as url:
+        store.write(source_row, "managed_agents", location_of(url))  # as Settings ▸ Add Workspace does
+        yield ws, ids
+
+
+def _select(window, qtbot, sid):
+    window.managed_sync.pull()
+    qtbot.waitUntil(lambda: window.sessions_model.row_of(sid) >= 0, timeout=10000)
+    window.sessions_view.selectRow(window.sessions_model.row_of(sid))
+    qtbot.waitUntil(lambda: window.session is not None and window.session.id == sid, timeout=5000)
+    title = window.session.title
+    qtbot.waitUntil(lambda: title in window.timeline_label.text(), timeout=5000)  # the timeline shows it
+
+
+def test_pulled_sessions_show_status_usage_and_resources(window, qtbot, workspace):
+    from sessionscope.gui.session_model import COLUMNS
+    ws, ids = workspace
+    _select(window, qtbot, ids["idle"])
+    row = window.sessions_model.row_of(ids["idle"])
+    cell = {key: window.sessions_model.index(row, i).data() for i, (key, *_rest) in enumerate(COLUMNS)}
+    assert (cell["source"], cell["status"], cell["tokens"]) == ("managed agents", "idle", "2.2k")
+    running = window.sessions_model.row_of(ids["running"])
+    assert window.sessions_model.index(running, 3).data() == "running"
+    info = window.detail.session_info.toPlainText()
+    for text in ("Cache reads", "900", "Researcher v3", "/mnt/data/incidents.csv", "team-notes",
+                 "https://github.com/acme/ops @ main", "Active time"):
+        assert text in info, text
+    assert window.composer.isVisible() and window.composer.edit.isEnabled()
+    assert not window.composer.interrupt_button.isEnabled()  # idle: nothing to interrupt
+    assert not window.qactions["session.rewind"].isEnabled() and not window.qactions["session.unarchive"].isEnabled()
+
+
+def test_the_composer_sends_and_interrupts(window, qtbot, workspace):
+    ws, ids = workspace
+    sid = ids["idle"]
+    _select(window, qtbot, sid)
+    rows = window.timeline_model.rowCount()
+    window.composer.edit.setPlainText("Now draft the postmortem")
+    assert window.composer.send_button.isEnabled()
+    window.composer.send_button.click()
+    qtbot.waitUntil(lambda: window.composer.edit.toPlainText() == "", timeout=10000)
+    assert ws.events[sid][-2]["content"] == [{"type": "text", "text": "Now draft the postmortem"}]
+    qtbot.waitUntil(lambda: window.session.status == "running" and window.composer.interrupt_button.isEnabled(),
+                    timeout=10000)
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() > rows, timeout=10000)
+    assert window.managed_sync.timer.interval() == 3000  # a running session is followed closely
+    ws.reply(sid, "Draft ready: see postmortem.md")  # the agent answers at Anthropic
+    window.managed_sync.pull()
+    qtbot.waitUntil(lambda: window.session.status == "idle", timeout=10000)
+    assert window.managed_sync.timer.interval() == 30000
+    window.composer.edit.setPlainText("one more")
+    window.composer.send_button.click()
+    qtbot.waitUntil(lambda: window.composer.interrupt_button.isEnabled(), timeout=10000)
+    window.composer.interrupt_button.click()
+    qtbot.waitUntil(lambda: window.session.status == "idle" and not window.composer.interrupt_button.isEnabled(),
+                    timeout=10000)
+    assert ws.events[sid][-2]["type"] == "user.interrupt"
+
+
+def test_the_composer_is_only_for_managed_sessions(window, qtbot, workspace, demo):
+    ws, ids = workspace
+    _select(window, qtbot, ids["terminated"])
+    assert window.composer.isVisible() and not window.composer.edit.isEnabled()
+    assert "takes no more messages" in window.composer.state.text()
+    store, demo_ids = demo
+    other = next(s for s in store.sessions() if s.source_kind != "managed_agents")
+    window.sessions_view.selectRow(window.sessions_model.row_of(other.id))
+    qtbot.waitUntil(lambda: window.session.id == other.id, timeout=5000)
+    assert not window.composer.isVisible()
+
+
+def test_delete_goes_to_anthropic_first_and_keeps_the_copy(window, qtbot, workspace, dialogs, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+    ws, ids = workspace
+    sid = ids["idle"]
+    _select(window, qtbot, sid)
+    asked = []
+    monkeypatch.setattr(QMessageBox, "warning", staticmethod(
+        lambda parent, title, text, *a, **k: asked.append(text) or QMessageBox.StandardButton.Yes))
+    window.qactions["session.delete"].trigger()
+    qtbot.waitUntil(lambda: sid not in ws.sessions, timeout=10000)
+    assert "at Anthropic?" in asked[0]
+    qtbot.waitUntil(lambda: "deleted (noticed" in window.detail.session_info.toPlainText(), timeout=10000)
+    assert window.sessions_model.row_of(sid) >= 0 and not window.composer.edit.isEnabled()
