@@ -121,9 +121,11 @@ def session_table(rows, short: dict[str, str] | None = None) -> str:
         return "(no sessions)"
     short = short or {s.id: s.id[:8] for s in rows}
     width = max(8, *(len(v) for v in short.values()))
-    lines = [f"{'ID':<{width}}  {'STATUS':<9} {'SOURCE':<11} {'LAST ACTIVITY':<19} {'EVENTS':>7} {'TOKENS':>9}  TITLE"]
+    src = max(11, *(len(s.source_kind) for s in rows))  # columns line up whatever the tools listed
+    stat = max(9, *(len(s.status) for s in rows))
+    lines = [f"{'ID':<{width}}  {'STATUS':<{stat}} {'SOURCE':<{src}} {'LAST ACTIVITY':<19} {'EVENTS':>7} {'TOKENS':>9}  TITLE"]
     for s in rows:
-        lines.append(f"{short.get(s.id, s.id[:8]):<{width}}  {s.status:<9} {s.source_kind:<11} {when(s.updated_at):<19} "
+        lines.append(f"{short.get(s.id, s.id[:8]):<{width}}  {s.status:<{stat}} {s.source_kind:<{src}} {when(s.updated_at):<19} "
                      f"{s.event_count:>7} {s.tokens_in + s.tokens_out:>9}  {one_line(s.title or '(untitled)', 60)}")
     return "\n".join(lines)
 
