@@ -33,6 +33,23 @@ def tokens_text(n: int) -> str:
     return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.1f}k" if n >= 1e3 else str(n)
 
 
+def managed_tip(m: dict) -> str:
+    """A managed-agent session's state at Anthropic in a few lines: status, usage, resources."""
+    u = m.get("usage") or {}
+    names = []
+    for r in m.get("resources") or []:
+        if isinstance(r, dict):
+            where = r.get("name") or r.get("url") or r.get("mount_path") or r.get("type")
+            names.append(f"{r.get('type', '').replace('_', ' ')} {str(where).rstrip('/').rsplit('/', 1)[-1]}")
+    lines = [f"{m.get('status') or '?'} at Anthropic" + (" · archived" if m.get("archived_at") else "")
+             + (" · deleted there, kept here" if m.get("gone_at") else "")]
+    if u:
+        lines.append(f"{int(u.get('input_tokens') or 0):,} in, {int(u.get('cache_read_input_tokens') or 0):,} cache "
+                     f"reads, {int(u.get('output_tokens') or 0):,} out")
+    lines.append(f"resources: {', '.join(names)}" if names else "no resources")
+    return "\n".join(lines)
+
+
 class SessionTableModel(QAbstractTableModel):
     sig_loaded = Signal(int)  # rows
 
@@ -109,6 +126,8 @@ class SessionTableModel(QAbstractTableModel):
             }[key]
         if role == Qt.ItemDataRole.ToolTipRole and key in ("title", "project"):
             return f"{s.title}\n{s.id}" if key == "title" else s.project
+        if role == Qt.ItemDataRole.ToolTipRole and key in ("status", "tokens", "source") and "managed" in s.meta:
+            return managed_tip(s.meta["managed"])
         if role == Qt.ItemDataRole.TextAlignmentRole and key in ("events", "tokens", "branches"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.UserRole:

@@ -41,6 +41,10 @@ def test_pulled_sessions_show_status_usage_and_resources(window, qtbot, workspac
     row = window.sessions_model.row_of(ids["idle"])
     cell = {key: window.sessions_model.index(row, i).data() for i, (key, *_rest) in enumerate(COLUMNS)}
     assert (cell["source"], cell["status"], cell["tokens"]) == ("managed agents", "idle", "2.2k")
+    from PySide6.QtCore import Qt
+    tip = window.sessions_model.index(row, 3).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip.splitlines() == ["idle at Anthropic", "1,200 in, 900 cache reads, 80 out",
+                                "resources: file incidents.csv, memory store team-notes, github repository ops"]
     running = window.sessions_model.row_of(ids["running"])
     assert window.sessions_model.index(running, 3).data() == "running"
     info = window.detail.session_info.toPlainText()
