@@ -57,6 +57,14 @@ def next_status(session_id: str, status: str, action: str) -> str:
     return allowed[status]
 
 
+def reported(session_id: str, status: str) -> str:
+    """A status a managed-agents backend reports (its API's `status`, or archived): a fact about the
+    session there, taken as reported whatever it was here; only a status we do not know is refused."""
+    if status not in STATUSES:
+        raise IllegalTransition(session_id, status, "report", "the API reported a status Sessionscope does not know")
+    return status
+
+
 def allows(status: str, action: str) -> bool:
     """Whether `action` is legal in `status` (for enabling menu items)."""
     return status in TRANSITIONS.get(action, {})

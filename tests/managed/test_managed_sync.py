@@ -273,3 +273,17 @@ def test_the_key_comes_from_the_keyring_and_never_reaches_the_store(store, api, 
         keyring.set_keyring(old)
     store.close()
     assert KEY.encode() not in (tmp_path / "store.db").read_bytes()
+
+
+def test_an_unknown_status_or_event_type_loses_nothing(store, api):
+    ws, ids, loc = api
+    sid = ids["idle"]
+    ws.sessions[sid]["status"] = "hibernating"  # a status newer than this Sessionscope
+    ws.event(sid, "agent.daydream", content=[{"type": "text", "text": "a new kind of event"}])
+    report = sync(store, loc)
+    assert [p["problem"] for p in report.problems] == ["unknown status 'hibernating': kept as it was"]
+    s = store.session(sid)
+    assert s.status == "idle" and len(report.sessions) == 5
+    last = store.branch(sid)[-1]
+    assert (last.kind, last.text) == ("meta", "agent.daydream")
+    assert json.loads(last.payload)["content"][0]["text"] == "a new kind of event"  # kept as the API sent it

@@ -17,7 +17,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from ... import audit
+from ... import audit, lifecycle
 from ...ingest import SessionInfo, ingest
 from ...schema import SESSION, SOURCE
 from ..scan import ImportReport, source_row
@@ -121,7 +121,8 @@ def _events(client, s: dict, known: dict) -> tuple[list, str | None, dict]:
 
 
 def _set_status(conn, session_id: str, status: str, new: bool) -> None:
-    """The API's status, as it reported it (not an action of ours: no lifecycle check), audited."""
+    """The API's status, as it reported it (lifecycle.reported), audited."""
+    status = lifecycle.reported(session_id, status)
     old = conn.execute(sa.select(SESSION.c.status).where(SESSION.c.id == session_id)).scalar()
     if old == status and not new:
         return
@@ -160,6 +161,9 @@ def sync(store, location: str, *, client=None, only: set[str] | None = None, pro
             report.problems.append({"path": f"{location} session {s['id']}", "line": None, "offset": None,
                                     "problem": str(exc)})
             continue
+        if api_status(s) not in lifecycle.STATUSES:  # a status newer than this Sessionscope: the events still count
+            report.problems.append({"path": f"{location} session {s['id']}", "line": None, "offset": None,
+                                    "problem": f"unknown status {s.get('status')!r}: kept as it was"})
         report.events_added += store.write(_commit, source_id, s, events, through, threads, mine)
         report.sessions.add(s["id"])
     if listed is not None and not only:
@@ -199,7 +203,8 @@ def _commit(conn, source_id: int, s: dict, events, through, threads, mine) -> in
         values["created_at"] = created
     if values:
         conn.execute(SESSION.update().where(SESSION.c.id == s["id"]).values(**values))
-    _set_status(conn, s["id"], api_status(s), new=not mine)
+    if api_status(s) in lifecycle.STATUSES:
+        _set_status(conn, s["id"], api_status(s), new=not mine)
     return added
 
 
