@@ -272,7 +272,8 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         """First run on a store: import the known places with a progress bar, then watch them."""
         if roots:
             self.statusBar().showMessage("Importing your agents' sessions; browse while it runs", 10000)
-            self.job.start(self.store, roots)
+            if self.job.start(self.store, roots):
+                self.list_stack.setCurrentWidget(self.list_stack.widget(0))  # they are on their way
 
     def _sidebar_filter(self, filters: dict) -> None:
         self.sidebar_filters = filters

@@ -17,7 +17,8 @@ class SessionPanes:
     """Needs the MainWindow's views, store and actions; runs on the UI thread."""
 
     def _sessions_loaded(self, rows: int) -> None:
-        empty = rows == 0 and not self.filter.text() and not self.sidebar_filters
+        importing = self.job.running and not self.job.quiet  # sessions are on their way: never "No sessions yet"
+        empty = rows == 0 and not self.filter.text() and not self.sidebar_filters and not importing
         self.list_stack.setCurrentWidget(self.empty if empty else self.list_stack.widget(0))
         row = self.sessions_model.row_of(self.session.id) if self.session is not None else -1
         if row < 0 and rows:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from .facts_diff import FactsDiffDialog
 from .search_dialog import SearchDialog
 from .workers import run_task
+
+LIVE_RELOAD_S = 1.5  # during a user's import, the list shows what is committed this often
 
 
 class WindowCommands:
@@ -229,6 +233,13 @@ class WindowCommands:
     def _progress(self, done: int, total: int, _path: str) -> None:
         if self.job.quiet:
             return
+        now = time.monotonic()
+        if now - getattr(self, "_live_reload_at", 0.0) >= LIVE_RELOAD_S:
+            # what the import committed so far is listed as it comes (the first file's sessions at once):
+            # a first run on a big home is browsable from its first seconds
+            self._live_reload_at = now
+            self.sessions_model.reload()
+            self.sidebar.refresh()
         self.progress.show()
         self.cancel_button.show()
         self.progress.setRange(0, max(1, total >> 10))

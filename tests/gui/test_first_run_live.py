@@ -1,0 +1,39 @@
+"""A first import on a big home is browsable while it runs: sessions are listed as they are committed,
+and "No sessions yet" never shows while sessions are on their way."""
+
+from __future__ import annotations
+
+from tests.benchmarks.generate import generate
+
+
+def test_sessions_appear_while_the_import_runs(qtbot, tmp_path):
+    from sessionscope import open_store
+    from sessionscope.gui.app import make_app
+    from sessionscope.gui.main_window import MainWindow
+
+    home = tmp_path / "projects"
+    generate(home, 30_000_000, sessions=120)
+    make_app()
+    store = open_store(tmp_path / "fresh.db")
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        w.set_store(store, first_run=False)
+        qtbot.waitUntil(lambda: w.list_stack.currentWidget() is w.empty, timeout=5000)  # nothing yet, no import
+        w._first_run([home])  # as a first run does with the default places
+        assert w.job.running and w.list_stack.currentWidget() is not w.empty
+        seen_empty = []
+        w.sessions_model.sig_loaded.connect(lambda _rows: seen_empty.append(w.list_stack.currentWidget() is w.empty))
+        qtbot.waitUntil(lambda: w.sessions_model.rowCount() > 0, timeout=20000)
+        assert w.job.running, "the import had finished before any session was listed: the home is too small to tell"
+        first = w.sessions_model.rowCount()
+        row = 0
+        w.sessions_view.selectRow(row)  # an imported session can be read during the import
+        qtbot.waitUntil(lambda: w.session is not None and w.timeline_model.rowCount() > 0, timeout=10000)
+        qtbot.waitUntil(lambda: not w.job.running, timeout=120000)
+        qtbot.waitUntil(lambda: w.sessions_model.rowCount() == store.count_sessions(), timeout=10000)
+        assert w.sessions_model.rowCount() > first and not any(seen_empty)
+    finally:
+        w.close()
+        store.close()
