@@ -57,6 +57,17 @@ def next_status(session_id: str, status: str, action: str) -> str:
     return allowed[status]
 
 
+# what unarchive returns a session to: the status it was archived from (kept on the session when it
+# was archived); a session archived while active comes back idle (nothing is writing it any more)
+_UNARCHIVE_TO = {ACTIVE: IDLE, IDLE: IDLE, PAUSED: PAUSED, CLOSED: CLOSED, TERMINATED: TERMINATED}
+
+
+def unarchived(before: str | None) -> str:
+    """The status an unarchived session returns to, given the status it was archived from (closed when
+    that is not known: archived before Sessionscope kept it)."""
+    return _UNARCHIVE_TO.get(before or "", CLOSED)
+
+
 def reported(session_id: str, status: str) -> str:
     """A status a managed-agents backend reports (its API's `status`, or archived): a fact about the
     session there, taken as reported whatever it was here; only a status we do not know is refused."""

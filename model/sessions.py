@@ -62,11 +62,22 @@ def _status(conn: Connection, session_id: str) -> str:
 
 
 def transition(conn: Connection, session_id: str, action: str) -> tuple[str, str]:
-    """Apply a lifecycle action; returns (old status, new status)."""
+    """Apply a lifecycle action; returns (old status, new status). Archive keeps the status it left, so
+    unarchive gives it back (lifecycle.unarchived) instead of every session coming back closed."""
     old = _status(conn, session_id)
     new = lifecycle.next_status(session_id, old, action)
+    values: dict[str, Any] = {}
+    if action in ("archive", "unarchive"):
+        meta = json.loads(conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == session_id)).scalar() or "{}")
+        if action == "archive":
+            meta["archived_from"] = old
+        else:
+            new = lifecycle.unarchived(meta.pop("archived_from", None))
+        values["meta"] = json.dumps(meta, default=str)
     if new != old:
-        conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(status=new, status_changed_at=time.time()))
+        values.update(status=new, status_changed_at=time.time())
+    if values:
+        conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(**values))
     return old, new
 
 

@@ -96,7 +96,7 @@ def test_close_archive_unarchive_and_refusals(store):
     refused = [e for e in store.audit_log(s.id) if e["outcome"] == "refused"]
     assert {e["action"] for e in refused} >= {"compact", "rewind", "resume"}
     store.unarchive(s.id)
-    assert store.session(s.id).status == "closed"
+    assert store.session(s.id).status == "closed"  # as it was archived
     store.resume(s.id)
     store.append(s.id, "message", text="back")
     assert store.session(s.id).event_count == 2
@@ -173,3 +173,16 @@ def test_list_sorting_and_filters(store):
     assert [s.title for s in store.sessions(limit=1, offset=1)] == ["alpha"]
     with pytest.raises(InvalidInput):
         store.sessions(sort="nope")
+
+
+def test_unarchive_returns_the_status_a_session_was_archived_from(store):
+    paused, idle, active = store.open_session(), store.open_session(), store.open_session()
+    store.pause(paused.id)
+    store.mark_idle(idle.id)
+    for s in (paused, idle, active):
+        store.archive(s.id)
+    assert [store.unarchive(s.id).detail["to"] for s in (paused, idle, active)] == ["paused", "idle", "idle"]
+    assert [store.session(s.id).status for s in (paused, idle, active)] == ["paused", "idle", "idle"]
+    assert "archived_from" not in store.session(paused.id).meta
+    trail = [(a["detail"]["from"], a["detail"]["to"]) for a in store.audit_log(paused.id) if a["action"] == "unarchive"]
+    assert trail == [("archived", "paused")]
