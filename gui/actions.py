@@ -21,6 +21,7 @@ class ActionSpec:
     shortcut: object = None  # a StandardKey or a string
     icon: object = None  # a QStyle.StandardPixmap
     tip: str = ""
+    short: str = ""  # the toolbar's label, where the menu's text is too long for it
 
 
 ACTIONS: dict[str, ActionSpec] = {
@@ -30,12 +31,16 @@ ACTIONS: dict[str, ActionSpec] = {
                                    "Import session files or databases (a LangGraph or Agents SDK .db, a trajectory…)"),
     "app.problems": ActionSpec("Import &Problems…", None, Px.SP_MessageBoxWarning,
                                "What the imports could not read, file by file and line by line"),
-    "app.scan": ActionSpec("&Rescan Sources", "F5", Px.SP_BrowserReload, "Import what the known sources appended"),
+    "app.scan": ActionSpec("&Rescan Sources", "F5", Px.SP_BrowserReload, "Import what the known sources appended",
+                           "Rescan"),
     "app.settings": ActionSpec("&Settings…", Std.Preferences, Px.SP_FileDialogDetailedView),
     "app.quit": ActionSpec("&Quit", Std.Quit),
     "app.about": ActionSpec("&About Sessionscope", None, None, "Version, store and licence"),
+    "app.shortcuts": ActionSpec("&Keyboard Shortcuts", Std.HelpContents, None, "Every shortcut of the window"),
     "app.demo": ActionSpec("Open &Demo Store", None, Px.SP_DesktopIcon),
-    "view.search": ActionSpec("&Search Everything", Std.Find, Px.SP_FileDialogContentsView),
+    "app.own_store": ActionSpec("Back to &Your Store", None, Px.SP_DirHomeIcon,
+                                "Leave the demo store for your own sessions"),
+    "view.search": ActionSpec("&Search Everything", Std.Find, Px.SP_FileDialogContentsView, "", "Search"),
     "view.filter": ActionSpec("&Filter Sessions", "Ctrl+L"),
     "view.show_archived": ActionSpec("Show &Archived"),
     "timeline.next_prompt": ActionSpec("&Next Prompt", "Ctrl+Down", Px.SP_ArrowDown),
@@ -48,10 +53,10 @@ ACTIONS: dict[str, ActionSpec] = {
     "session.resume": ActionSpec("&Resume", "Ctrl+Return", Px.SP_MediaPlay, "Resume in the tool itself"),
     "session.copy_resume": ActionSpec("&Copy Resume Command", "Ctrl+Shift+C"),
     "session.fork": ActionSpec("&Fork at Event…", "Ctrl+Shift+K", Px.SP_FileDialogNewFolder,
-                               "A new session holding the conversation up to and including the selected event"),
+                               "A new session holding the conversation up to and including the selected event", "Fork"),
     "session.fork_turn": ActionSpec("Fork at End of &Turn…", "Ctrl+Alt+K", None,
                                     "A new session holding the selected event's whole turn (up to the next prompt)"),
-    "session.rewind": ActionSpec("Re&wind to Event…", "Ctrl+Shift+Z", Px.SP_MediaSeekBackward),
+    "session.rewind": ActionSpec("Re&wind to Event…", "Ctrl+Shift+Z", Px.SP_MediaSeekBackward, "", "Rewind"),
     "session.restore_files": ActionSpec("Restore &Code to Here…", "Ctrl+Alt+R", None,
                                         "Put the files back as they were when this turn's prompt was sent (a preview first)"),
     "session.restore_all": ActionSpec("Restore Code and Con&versation…", "Ctrl+Alt+Shift+R", None,
@@ -70,7 +75,7 @@ ACTIONS: dict[str, ActionSpec] = {
     "session.tag": ActionSpec("&Tags…", None, None, "Set the session's tags (in the tool's own file where it keeps one)"),
     "session.restore": ActionSpec("Write &Back to Its Tool…", None, None,
                                   "Write a session kept here back where its tool finds it (after the tool deleted it)"),
-    "facts.compare": ActionSpec("Compare &Facts…", "Ctrl+D", Px.SP_FileDialogListView),
+    "facts.compare": ActionSpec("Compare &Facts…", "Ctrl+D", Px.SP_FileDialogListView, "", "Compare"),
 }
 
 
@@ -84,6 +89,8 @@ def build(window: QWidget, handlers: dict[str, object]) -> dict[str, QAction]:
             a.setShortcut(QKeySequence(spec.shortcut))
         if spec.icon is not None:
             a.setIcon(window.style().standardIcon(spec.icon))
+        if spec.short:
+            a.setIconText(spec.short)
         if spec.tip:
             a.setStatusTip(spec.tip)
             a.setToolTip(spec.tip)

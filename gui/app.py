@@ -25,6 +25,11 @@ def open_demo_store():
     return demo_store(Path(platformdirs.user_data_dir("sessionscope", appauthor=False)) / "demo")
 
 
+def open_user_store(url: str | None = None):
+    """The user's own store (the default one when `url` is None), leaving the demo (on a worker)."""
+    return _open_store(url)
+
+
 def _open_store(url):
     from sessionscope import open_store  # imported here: sqlmodel costs ~0.6 s, after the first paint
 
@@ -77,8 +82,10 @@ def main(args) -> int:
     loader = open_demo_store if demo else (lambda: _open_store(args.store))
     paths = list(getattr(args, "open_paths", None) or [])
 
+    window.own_store_url = getattr(args, "store", None)  # where File ▸ Back to Your Store goes
+
     def opened(store) -> None:
-        window.set_store(store, first_run=not demo and not paths)
+        window.set_store(store, first_run=not demo and not paths, demo=demo)
         if paths:  # `sessionscope FILE…`: import them (an export or a transcript) and show what came in
             window.open_paths(paths)
     QTimer.singleShot(0, lambda: run_task(loader, opened, failed, owner=window))

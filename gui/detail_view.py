@@ -15,16 +15,19 @@ from PySide6.QtWidgets import QTabWidget, QTextBrowser, QTreeWidget, QTreeWidget
 from .session_model import when
 from .workers import Generation, run_task
 
-_FORMATTER = HtmlFormatter(noclasses=True, style="friendly", nowrap=False)
+_FORMATTERS = {False: HtmlFormatter(noclasses=True, style="friendly", nowrap=False),
+               True: HtmlFormatter(noclasses=True, style="monokai", nowrap=False)}  # light, dark palette
 
 
 def code_html(text: str, language: str = "json") -> str:
-    """Pygments-highlighted HTML for code or JSON (inline styles: QTextBrowser has no CSS classes)."""
+    """Pygments-highlighted HTML for code or JSON (inline styles: QTextBrowser has no CSS classes), in a
+    style that reads on the palette's background (friendly's dark-on-light vanishes on a dark pane)."""
+    from .timeline_model import dark_palette
     try:
         lexer = JsonLexer() if language == "json" else get_lexer_by_name(language)
     except ClassNotFound:
         return f"<pre>{html.escape(text)}</pre>"
-    return highlight(text, lexer, _FORMATTER)
+    return highlight(text, lexer, _FORMATTERS[dark_palette()])
 
 
 def _pretty(payload: str) -> tuple[str, bool]:
@@ -40,7 +43,8 @@ def event_html(e) -> str:
             f"seq {e.seq}{' · agent ' + html.escape(e.agent_id) if e.agent_id else ''}"
             f"{f' · {e.tokens_in} in / {e.tokens_out} out tokens' if e.tokens_in or e.tokens_out else ''}</p>")
     body = []
-    text = e.text or ""
+    from .timeline_model import ANSI
+    text = ANSI.sub("", e.text or "")  # a tool's colour codes would show as boxes
     parts = text.split("```")
     for i, part in enumerate(parts):
         if i % 2:

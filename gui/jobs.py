@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 from .workers import report_error, run_task
 
 WATCH_MS = 2000
+LIVE_TICK_MS = 700  # how often the list shows what a user's import has committed
 
 
 class ImportJob(QObject):
@@ -24,11 +25,15 @@ class ImportJob(QObject):
     sig_progress = Signal(int, int, str)  # bytes done, bytes total, file
     sig_finished = Signal(object)
     sig_failed = Signal(object)
+    sig_tick = Signal()  # while a user's import runs: what it committed so far may be listed
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.cancel_event: threading.Event | None = None
         self.quiet = False
+        # the child commits in batches, a big file in many: a tick lists them without waiting for its end
+        self.ticker = QTimer(self, interval=LIVE_TICK_MS)
+        self.ticker.timeout.connect(self.sig_tick)
 
     @property
     def running(self) -> bool:
@@ -65,6 +70,7 @@ class ImportJob(QObject):
         self.process.finished.connect(self._process_finished)
         self._buffer, self._report = b"", None
         self.process.start()
+        self.ticker.start()
 
     def _read(self) -> None:
         self._buffer += bytes(self.process.readAllStandardOutput())
@@ -94,6 +100,7 @@ class ImportJob(QObject):
             self._failed(RuntimeError(err[-1] if err else f"the import stopped (exit code {code})"))
 
     def cancel(self) -> None:
+        self.ticker.stop()
         if self.cancel_event is not None:
             self.cancel_event.set()
             process = getattr(self, "process", None)
@@ -101,10 +108,12 @@ class ImportJob(QObject):
                 process.terminate()  # safe: each batch committed with its file offset
 
     def _done(self, report) -> None:
+        self.ticker.stop()
         self.cancel_event = None
         self.sig_finished.emit(report)
 
     def _failed(self, exc) -> None:
+        self.ticker.stop()
         self.cancel_event = None
         self.sig_failed.emit(exc)
 

@@ -64,6 +64,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         self._build_menus()
         self.job = ImportJob(self)
         self.job.sig_progress.connect(self._progress)
+        self.job.sig_tick.connect(self._import_tick)
         self.job.sig_finished.connect(self._import_finished)
         self.job.sig_failed.connect(lambda exc: (self._progress_done(), QMessageBox.warning(
             self, "Import failed", f"{exc}\n\nWhat was imported before the failure is kept.")))
@@ -81,7 +82,8 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         return {
             "app.import": s.import_folder, "app.import_files": s.import_files, "app.scan": s.scan,
             "app.problems": s.show_problems, "app.settings": s.open_settings, "app.about": s.show_about,
-            "app.quit": s.close, "view.search": s.open_search, "view.filter": lambda: s.filter.setFocus(),
+            "app.quit": s.close, "app.own_store": s.open_own_store, "app.shortcuts": s.show_shortcuts,
+            "view.search": s.open_search, "view.filter": lambda: s.filter.setFocus(),
             "view.show_archived": s._filters_changed,
             "timeline.next_prompt": lambda: s.jump_prompt(1), "timeline.prev_prompt": lambda: s.jump_prompt(-1),
             "timeline.find": lambda: s.find_edit.setFocus(),
@@ -216,7 +218,8 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
     def _build_menus(self) -> None:
         a = self.qactions
         menus = {
-            "&File": ["app.import", "app.import_files", "app.scan", "app.problems", None, "app.demo", "app.settings",
+            "&File": ["app.import", "app.import_files", "app.scan", "app.problems", None, "app.demo", "app.own_store",
+                      "app.settings",
                       None, "app.quit"],
             "&View": ["view.search", "view.filter", "view.show_archived", None, "timeline.next_prompt",
                       "timeline.prev_prompt", "timeline.find", None, "timeline.fold", "timeline.toggle_pair"],
@@ -226,7 +229,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
                          "session.restore", None, "facts.compare", "session.export",
                          "session.export_branch", None, "session.archive",
                          "session.unarchive", "session.delete"],
-            "&Help": ["app.about"],
+            "&Help": ["app.shortcuts", None, "app.about"],
         }
         a["view.show_archived"].setCheckable(True)
         a["timeline.fold"].setCheckable(True)
@@ -242,6 +245,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
                 menu.addSeparator() if action_id is None else menu.addAction(a[action_id])
         bar = self.addToolBar("Main")
         bar.setObjectName("main-toolbar")
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextUnderIcon)  # an icon alone is a guess
         for action_id in ("app.scan", "view.search", None, "session.resume", "session.fork", "session.rewind",
                           "facts.compare", "session.export", None, "session.archive", "session.delete"):
             bar.addSeparator() if action_id is None else bar.addAction(a[action_id])
@@ -257,9 +261,16 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
 
     # -- store and data -----------------------------------------------------------
 
-    def set_store(self, store, first_run: bool = True) -> None:
-        """Show `store`; on a first run, import the known places (never into the demo store)."""
-        self.store = store
+    def set_store(self, store, first_run: bool = True, demo: bool = False) -> None:
+        """Show `store`; on a first run, import the known places (never into the demo store). The demo
+        store says so in the title, and File ▸ Back to Your Store leaves it."""
+        self.store, self.is_demo = store, demo
+        self.setWindowTitle("Sessionscope — demo store (made-up sessions, not yours)" if demo else "Sessionscope")
+        self.qactions["app.demo"].setEnabled(not demo)
+        self.qactions["app.own_store"].setEnabled(demo)
+        if demo:
+            self.statusBar().showMessage("This is the demo store: File ▸ Back to Your Store returns to your sessions",
+                                         15000)
         self.actions_.store = store
         self.sessions_model.set_store(store)
         self.sidebar.set_store(store)

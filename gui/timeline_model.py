@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
@@ -22,10 +23,26 @@ PAGE = 200
 COLUMNS = ["Time", "Kind", "Who", "Text", "Tokens"]
 KIND_LABELS = {"tool_call": "tool call", "tool_result": "result", "compaction": "compaction",
                "compaction_summary": "summary", "fact.set": "fact", "fact.delete": "fact −"}
-KIND_COLORS = {"message": None, "tool_call": "#b5651d", "tool_result": "#8a6d3b", "thinking": "#7a7a9a",
+# Kind colours that keep WCAG AA contrast (≥ 4.5:1) on the table's rows: one set for a light
+# palette, one for a dark one (a grey that reads on white disappears on #2b2b2b and back)
+KIND_COLORS = {"message": None, "tool_call": "#9a5518", "tool_result": "#7a5f30", "thinking": "#5f5f80",
                "compaction": "#2e7d32", "compaction_summary": "#2e7d32", "fact.set": "#1565c0",
-               "fact.delete": "#1565c0", "progress": "#9e9e9e", "meta": "#9e9e9e", "system": "#9e9e9e",
-               "step": "#9e9e9e", "interrupt": "#c62828"}
+               "fact.delete": "#1565c0", "progress": "#6e6e6e", "meta": "#6e6e6e", "system": "#6e6e6e",
+               "step": "#6e6e6e", "interrupt": "#c62828"}
+KIND_COLORS_DARK = {"message": None, "tool_call": "#e0a060", "tool_result": "#d4b87a", "thinking": "#a9a9d6",
+                    "compaction": "#7cc47f", "compaction_summary": "#7cc47f", "fact.set": "#7fb2f0",
+                    "fact.delete": "#7fb2f0", "progress": "#a8a8a8", "meta": "#a8a8a8", "system": "#a8a8a8",
+                    "step": "#a8a8a8", "interrupt": "#ef7a7a"}
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")  # colours, cursor moves, titles
+
+
+def dark_palette() -> bool:
+    from PySide6.QtGui import QGuiApplication, QPalette
+    return QGuiApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
+
+
+def kind_color(kind: str) -> str | None:
+    return (KIND_COLORS_DARK if dark_palette() else KIND_COLORS).get(kind)
 
 
 def clock(ts: float) -> str:
@@ -34,7 +51,7 @@ def clock(ts: float) -> str:
 
 
 def first_line(text: str, width: int = 240) -> str:
-    line = " ".join(text.split())
+    line = " ".join(ANSI.sub("", text).split())  # a tool's colour codes are not text
     return line if len(line) <= width else line[:width - 1] + "…"
 
 
@@ -295,7 +312,7 @@ class TimelineModel(QAbstractTableModel):
                 n = e.tokens_in + e.tokens_out
                 return tokens_text(n) if n else ""
         if role == Qt.ItemDataRole.ForegroundRole:
-            color = KIND_COLORS.get(e.kind)
+            color = kind_color(e.kind)
             return QColor(color) if color else None
         if role == Qt.ItemDataRole.FontRole and e.kind == "message" and e.role == "user":
             f = QFont()

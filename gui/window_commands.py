@@ -10,7 +10,7 @@ from .facts_diff import FactsDiffDialog
 from .search_dialog import SearchDialog
 from .workers import run_task
 
-LIVE_RELOAD_S = 1.5  # during a user's import, the list shows what is committed this often
+LIVE_RELOAD_S = 3.0  # …but a list of thousands is queried again no more often than this
 
 
 class WindowCommands:
@@ -218,6 +218,31 @@ class WindowCommands:
                           f"<h3>Sessionscope {version()}</h3><p>See, audit and steer your AI agents' sessions.</p>"
                           f"<p>Store: {where}</p><p>MIT licence.</p>")
 
+    def show_shortcuts(self) -> None:
+        """Help ▸ Keyboard Shortcuts: every action that has one, from the one table they come from."""
+        from PySide6.QtGui import QKeySequence
+        from PySide6.QtWidgets import QDialog, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout
+
+        rows = [(a.text().replace("&", "").rstrip("…"), a.shortcut().toString(QKeySequence.SequenceFormat.NativeText))
+                for a in self.qactions.values() if not a.shortcut().isEmpty()]
+        rows += [("Send a message (managed-agent composer)", "Ctrl+Return"),
+                 ("Open a tree node's branch", "Click"), ("Fork, rewind or compare at a node", "Right-click")]
+        dialog = QDialog(self)
+        dialog.setWindowTitle("Keyboard shortcuts")
+        table = QTableWidget(len(rows), 2, dialog)
+        table.setHorizontalHeaderLabels(["Action", "Shortcut"])
+        table.verticalHeader().hide()
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        for i, (what, keys) in enumerate(rows):
+            table.setItem(i, 0, QTableWidgetItem(what))
+            table.setItem(i, 1, QTableWidgetItem(keys))
+        table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        table.resizeColumnToContents(1)
+        QVBoxLayout(dialog).addWidget(table)
+        dialog.resize(520, 560)
+        self.shortcuts_dialog = dialog  # tests look at it
+        dialog.show()
+
     def show_problems(self) -> None:
         """What the imports could not read: this run's report, and every file's kept problems."""
         from .problems_dialog import ProblemsDialog
@@ -227,23 +252,34 @@ class WindowCommands:
     def open_demo(self) -> None:
         from .app import open_demo_store
 
-        run_task(open_demo_store, lambda store: self.set_store(store, first_run=False),
+        run_task(open_demo_store, lambda store: self.set_store(store, first_run=False, demo=True),
                  self._error("open the demo store"), owner=self)
+
+    def open_own_store(self) -> None:
+        """From the demo back to the user's store (the default one, or --store / $SESSIONSCOPE_STORE)."""
+        from .app import open_user_store
+
+        url = getattr(self, "own_store_url", None)
+        run_task(lambda: open_user_store(url), lambda store: self.set_store(store, first_run=True),
+                 self._error("open your store"), owner=self)
 
     def _progress(self, done: int, total: int, _path: str) -> None:
         if self.job.quiet:
             return
-        now = time.monotonic()
-        if now - getattr(self, "_live_reload_at", 0.0) >= LIVE_RELOAD_S:
-            # what the import committed so far is listed as it comes (the first file's sessions at once):
-            # a first run on a big home is browsable from its first seconds
-            self._live_reload_at = now
-            self.sessions_model.reload()
-            self.sidebar.refresh()
         self.progress.show()
         self.cancel_button.show()
         self.progress.setRange(0, max(1, total >> 10))
         self.progress.setValue(done >> 10)
+
+    def _import_tick(self) -> None:
+        """During a user's import, list what it committed so far: a first run on a big home is browsable
+        from its first seconds, and a big file's session shows from its first batch."""
+        now = time.monotonic()
+        if self.sessions_model.rowCount() > 2000 and now - getattr(self, "_live_reload_at", 0.0) < LIVE_RELOAD_S:
+            return
+        self._live_reload_at = now
+        self.sessions_model.reload()
+        self.sidebar.refresh()
 
     def _progress_done(self) -> None:
         self.progress.hide()

@@ -1,0 +1,78 @@
+"""What a hands-on review found hard to read: kind colours below WCAG AA, a light code style on a dark
+pane, terminal colour codes shown as boxes, a demo store that looked like the user's own, unlabelled
+toolbar icons and no list of shortcuts."""
+
+from __future__ import annotations
+
+
+def _contrast(a: str, b: str) -> float:
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    def lum(h: str) -> float:
+        r, g, b_ = (linear(int(h[i:i + 2], 16) / 255) for i in (1, 3, 5))
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b_
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_kind_colours_meet_wcag_aa_on_light_and_dark_rows(qapp):
+    from sessionscope.gui.timeline_model import KIND_COLORS, KIND_COLORS_DARK
+    for colours, rows in ((KIND_COLORS, ("#ffffff", "#f7f7f7")), (KIND_COLORS_DARK, ("#2b2b2b", "#353535"))):
+        for kind, colour in colours.items():
+            for row in rows:
+                assert colour is None or _contrast(colour, row) >= 4.5, (kind, colour, row)
+
+
+def test_code_follows_the_palette_and_ansi_codes_are_not_text(qapp):
+    from PySide6.QtGui import QColor, QPalette
+
+    from sessionscope.gui.detail_view import code_html, event_html
+    from sessionscope.gui.timeline_model import first_line
+    from sessionscope.views import EventView
+
+    assert first_line("\x1b[31mFAILED\x1b[0m tests/test_app.py \x1b]0;title\x07done") == "FAILED tests/test_app.py done"
+    light = code_html('{"a": 1}')
+    old = qapp.palette()
+    dark = QPalette(old)
+    dark.setColor(QPalette.ColorRole.Base, QColor("#2b2b2b"))
+    qapp.setPalette(dark)
+    try:
+        assert code_html('{"a": 1}') != light and "#272822" in code_html('{"a": 1}')  # monokai's background
+    finally:
+        qapp.setPalette(old)
+    e = EventView(id="e1", session_id="s", parent_id=None, seq=1, depth=0, ts=0.0, kind="tool_result", role="tool",
+                  text="\x1b[1m\x1b[32m3 passed\x1b[0m", payload="", tokens_in=0, tokens_out=0, sidechain=False,
+                  agent_id=None, hash="")
+    assert "3 passed" in event_html(e) and "\x1b" not in event_html(e)
+
+
+def test_the_demo_store_says_so_and_leads_back(window, qtbot, tmp_path):
+    from sessionscope import open_store
+    store = window.store
+    window.set_store(store, first_run=False, demo=True)
+    assert "demo store" in window.windowTitle() and window.qactions["app.own_store"].isEnabled()
+    assert not window.qactions["app.demo"].isEnabled()
+    own = tmp_path / "own.db"
+    open_store(own).close()
+    window.own_store_url = str(own)
+    window.qactions["app.own_store"].trigger()
+    qtbot.waitUntil(lambda: window.store is not store, timeout=10000)
+    assert window.windowTitle() == "Sessionscope" and not window.qactions["app.own_store"].isEnabled()
+    assert window.store.url.endswith("own.db")
+
+
+def test_toolbar_buttons_are_labelled_and_shortcuts_are_listed(window, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QToolBar
+    bar = window.findChild(QToolBar, "main-toolbar")
+    assert bar.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonTextUnderIcon
+    labels = [a.iconText() for a in bar.actions() if not a.isSeparator()]
+    assert labels[:4] == ["Rescan", "Search", "Resume", "Fork"]
+    from PySide6.QtWidgets import QTableWidget
+    window.qactions["app.shortcuts"].trigger()
+    table = window.shortcuts_dialog.findChild(QTableWidget)
+    listed = {table.item(r, 0).text(): table.item(r, 1).text() for r in range(table.rowCount())}
+    assert listed["Fork at Event"] == "Ctrl+Shift+K" and listed["Rescan Sources"] == "F5"
+    assert listed["Keyboard Shortcuts"] == "F1"
+    window.shortcuts_dialog.close()
