@@ -43,8 +43,8 @@ def event_html(e) -> str:
             f"seq {e.seq}{' · agent ' + html.escape(e.agent_id) if e.agent_id else ''}"
             f"{f' · {e.tokens_in} in / {e.tokens_out} out tokens' if e.tokens_in or e.tokens_out else ''}</p>")
     body = []
-    from .timeline_model import ANSI
-    text = ANSI.sub("", e.text or "")  # a tool's colour codes would show as boxes
+    from .timeline_model import ANSI, readable
+    text = readable(ANSI.sub("", e.text or ""))  # a tool's colour codes would show as boxes
     parts = text.split("```")
     for i, part in enumerate(parts):
         if i % 2:

@@ -163,10 +163,14 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         self.timeline_model.sig_page_loaded.connect(self._page_loaded)
         self.timeline = _table(self.timeline_model)
         _fit_columns(self.timeline, stretch=3)
+        who = self.timeline.horizontalHeader()  # "agent explore-1" must not take the Text column's width
+        who.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        who.resizeSection(2, 96)
         self.timeline.selectionModel().currentRowChanged.connect(self._event_selected)
         self.timeline_label = QLabel("")
         self.timeline_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.find_edit = QLineEdit(placeholderText="Find in session")
+        self.find_edit.setMaximumWidth(200)  # the header beside it is the session's title
         self.find_edit.setClearButtonEnabled(True)
         self.find_edit.returnPressed.connect(self.find_next)
         tl_box = QWidget()
@@ -200,6 +204,9 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
         self.main_split.addWidget(self.sidebar)
         self.main_split.addWidget(self.center)
+        for split in (self.main_split, self.center, self.right, self.bottom):
+            split.setChildrenCollapsible(False)  # a pane dragged too far stops at its minimum, never vanishes
+        self.sessions_view.setMinimumWidth(260)
         self.main_split.setSizes([190, 1200])
         self.center.setSizes([600, 650])
         self.right.setSizes([430, 300])

@@ -50,8 +50,25 @@ def clock(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%b %d %H:%M:%S") if ts else ""
 
 
+_MARKUP = re.compile(r"<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|"
+                     r"bash-input|bash-stdout|bash-stderr|local-command-caveat)>([\s\S]*?)</\1>")
+
+
+def readable(text: str) -> str:
+    """Claude Code's markup around a slash command or a `!` shell line, as the user saw it:
+    `/model opus` rather than `<command-name>/model</command-name><command-message>…`."""
+    if "<" not in text or not _MARKUP.search(text):
+        return text
+    parts = {m.group(1): m.group(2).strip() for m in _MARKUP.finditer(text)}
+    if "command-name" in parts:
+        return f"{parts['command-name']} {parts.get('command-args', '')}".strip()
+    if "bash-input" in parts:
+        return f"! {parts['bash-input']}"
+    return _MARKUP.sub(lambda m: "" if m.group(1) == "local-command-caveat" else m.group(2).strip(), text).strip()
+
+
 def first_line(text: str, width: int = 240) -> str:
-    line = " ".join(ANSI.sub("", text).split())  # a tool's colour codes are not text
+    line = " ".join(readable(ANSI.sub("", text)).split())  # a tool's colour codes are not text
     return line if len(line) <= width else line[:width - 1] + "…"
 
 

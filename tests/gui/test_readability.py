@@ -76,3 +76,21 @@ def test_toolbar_buttons_are_labelled_and_shortcuts_are_listed(window, qtbot):
     assert listed["Fork at Event"] == "Ctrl+Shift+K" and listed["Rescan Sources"] == "F5"
     assert listed["Keyboard Shortcuts"] == "F1"
     window.shortcuts_dialog.close()
+
+
+def test_slash_commands_read_as_typed(qapp):
+    from sessionscope.gui.timeline_model import first_line, readable
+    assert first_line("<command-message>model</command-message>\n<command-name>/model</command-name>\n"
+                      "<command-args>opus</command-args>") == "/model opus"
+    assert readable("<bash-input>git status</bash-input>") == "! git status"
+    assert readable("<local-command-stdout>Set model to opus</local-command-stdout>") == "Set model to opus"
+    assert readable("plain <b>html</b> stays") == "plain <b>html</b> stays"
+
+
+def test_the_text_column_gets_the_width_and_panes_never_vanish(window, qtbot):
+    window.resize(1280, 800)
+    qtbot.wait(100)
+    header = window.timeline.horizontalHeader()
+    assert header.sectionSize(3) > 2 * header.sectionSize(2)  # Text, not Who
+    assert not window.center.childrenCollapsible() and window.sessions_view.minimumWidth() == 260
+    assert window.list_stack.minimumSizeHint().width() < 600
