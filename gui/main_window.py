@@ -144,7 +144,8 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         empty_lay.addStretch()
         msg = QLabel("<h2>No sessions yet</h2><p>Sessionscope looks for the sessions of Claude Code, Codex CLI, "
                      "Gemini CLI and Cline where those tools keep them. A LangGraph or Agents SDK database, an "
-                     "Aider repository or OpenHands trajectories come in with Import.</p>")
+                     "Aider repository or OpenHands trajectories come in with Import; Anthropic managed-agent "
+                     "sessions from a workspace you add in Settings.</p>")
         msg.setAlignment(Qt.AlignmentFlag.AlignCenter)
         msg.setWordWrap(True)  # unwrapped, its width became the session list's minimum and squeezed the timeline
         empty_lay.addWidget(msg)

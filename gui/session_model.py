@@ -29,6 +29,43 @@ def when(ts: float) -> str:
     return d.strftime("%b %d %H:%M") if d.year == today.year else d.strftime("%Y-%m-%d")
 
 
+def project_labels(projects) -> dict[str, str]:
+    """{project path: its name}, the parent folder added where two projects share a name (four folders
+    called "project" read as "alice/project", "bob/project", …)."""
+    paths = {p for p in projects if p}
+    by_name: dict[str, list[str]] = {}
+    for p in paths:
+        by_name.setdefault(p.rstrip("/").rsplit("/", 1)[-1] or p, []).append(p)
+    labels = {}
+    for name, same in by_name.items():
+        for p in same:
+            parts = p.rstrip("/").split("/")
+            labels[p] = "/".join(parts[-2:]) if len(same) > 1 and len(parts) > 1 else name
+    return labels
+
+
+def ago(ts: float, now: float | None = None) -> str:
+    """How long ago, as a person says it ("4 min ago", "yesterday"); the date once it is over a week."""
+    if not ts:
+        return ""
+    now = dt.datetime.now().timestamp() if now is None else now
+    s = max(0.0, now - ts)
+    if s < 60:
+        return "just now"
+    if s < 3600:
+        return f"{int(s // 60)} min ago"
+    if s < 86400:
+        return f"{int(s // 3600)} h ago"
+    days = (dt.date.fromtimestamp(now) - dt.date.fromtimestamp(ts)).days
+    if days <= 1:
+        return "yesterday"
+    return f"{days} days ago" if days < 7 else when(ts)
+
+
+def exact(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts).strftime("%A %Y-%m-%d %H:%M:%S") if ts else ""
+
+
 def tokens_text(n: int) -> str:
     return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.1f}k" if n >= 1e3 else str(n)
 
@@ -58,6 +95,7 @@ class SessionTableModel(QAbstractTableModel):
         self.store = None
         self.rows: list = []
         self.fork_counts: dict[str, int] = {}
+        self.project_label: dict[str, str] = {}
         self.filters: dict = {}
         self.sort_key, self.descending = "updated", True
         self._gen = Generation()
@@ -98,6 +136,7 @@ class SessionTableModel(QAbstractTableModel):
             return
         self.beginResetModel()
         self.rows, self.fork_counts = rows, forks
+        self.project_label = project_labels(s.project for s in rows)
         self.endResetModel()
         self.sig_loaded.emit(len(rows))
 
@@ -120,10 +159,12 @@ class SessionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 "title": s.title or "(untitled)", "source": s.source_kind.replace("_", " "),
-                "project": s.project.rstrip("/").rsplit("/", 1)[-1], "status": s.status, "updated": when(s.updated_at),
+                "project": self.project_label.get(s.project, s.project), "status": s.status, "updated": ago(s.updated_at),
                 "events": str(s.event_count), "tokens": tokens_text(s.tokens_in + s.tokens_out),
                 "branches": str(self.fork_counts.get(s.id, "")) if self.fork_counts.get(s.id) else "",
             }[key]
+        if role == Qt.ItemDataRole.ToolTipRole and key == "updated":
+            return f"{exact(s.updated_at)}\nstarted {exact(s.created_at)}"
         if role == Qt.ItemDataRole.ToolTipRole and key in ("title", "project"):
             return f"{s.title}\n{s.id}" if key == "title" else s.project
         if role == Qt.ItemDataRole.ToolTipRole and key in ("status", "tokens", "source") and "managed" in s.meta:

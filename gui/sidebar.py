@@ -51,8 +51,11 @@ class Sidebar(QTreeWidget):
         for kind, n in sorted(by_source.items()):
             add(sources, kind.replace("_", " "), n, {"source_kind": kind})
         projects = add(None, "Projects", "", None)
-        for project, n in sorted(by_project.items(), key=lambda kv: -kv[1])[:30]:
-            add(projects, project.rstrip("/").rsplit("/", 1)[-1] or project, n, {"project": project}).setToolTip(0, project)
+        from .session_model import project_labels
+        shown = sorted(by_project.items(), key=lambda kv: -kv[1])[:30]
+        labels = project_labels(p for p, _n in shown)
+        for project, n in shown:
+            add(projects, labels.get(project, project), n, {"project": project}).setToolTip(0, project)
         add(None, "Archived", archived, {"status": "archived"})
         saved = add(None, "Saved searches", "", None)
         for label, filters in SAVED:
