@@ -47,6 +47,7 @@ SHAPES = {
     "send": ("object", {"session", "events_added", "problems"}),
     "interrupt": ("object", {"session", "events_added", "problems"}),
     "key": ("object", {"workspace", "key_from"}),
+    "install-desktop": ("object", {"files", "uninstalled"}),
 }
 VERIFIED = {"session_id", "events", "ok", "broken_event_id", "broken_seq", "broken_line", "reason"}
 
@@ -135,6 +136,8 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     run("restore", c)
     run("delete", fork["session"]["id"], "--yes")
     _managed(run)
+    assert len(run("install-desktop")["files"]) == 3
+    assert run("install-desktop", "--uninstall")["uninstalled"] is True
 
     for command, outputs in run.seen.items():
         for data in outputs:

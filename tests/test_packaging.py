@@ -60,6 +60,7 @@ def test_the_wheel_installs_only_the_sessionscope_import_name(dists):
     assert not missing, f"modules left out of the wheel (add their package to pyproject): {missing}"
     assert "sessionscope/migrations/script.py.mako" in ours
     assert any(n.startswith("sessionscope/resources/icons/") and n.endswith(".svg") for n in names)
+    assert {f"sessionscope/packaging/{APP_ID}.desktop", f"sessionscope/packaging/{APP_ID}.metainfo.xml"} <= set(names)
     assert not any("/screenshots/" in n for n in names)  # README's pictures stay in the sdist
     entry = zipfile.ZipFile(dists[0]).read(f"sessionscope-{version}.dist-info/entry_points.txt").decode()
     assert "sessionscope = sessionscope.gui.cli:main" in entry

@@ -3,6 +3,7 @@ line on stderr and an exit code."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import sys
@@ -21,7 +22,11 @@ _HANDLERS = {
     "export": "export:export", "redaction": "export:redaction",
     "restore-files": "restore_files:restore_files",
     **{name: f"managed:{name}" for name in ("pull", "send", "interrupt", "key")},
+    "install-desktop": "desktop:install_desktop",
 }
+
+
+NO_STORE = {"install-desktop", "key"}  # these never read the store: none is opened (or created)
 
 
 def handler(command: str):
@@ -42,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         return _open_window(args, parser)
     try:
         run = handler(args.command)
-        with _open_store(args) as store:
+        with (contextlib.nullcontext() if args.command in NO_STORE else _open_store(args)) as store:
             return run(store, args) or output.EXIT_OK
     except KeyboardInterrupt:
         print("sessionscope: interrupted", file=sys.stderr)

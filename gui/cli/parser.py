@@ -253,6 +253,10 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--set", action="store_true", help="read the key from stdin (asked without echo at a terminal)")
     what.add_argument("--forget", action="store_true", help="remove it from the keyring")
 
+    c = cmd("install-desktop", "put Sessionscope in the desktop's menus (.desktop entry, AppStream metainfo, icon "
+            "under $XDG_DATA_HOME)")
+    c.add_argument("--uninstall", action="store_true", help="remove them again")
+
     c = cmd("audit", "the audit log, newest first")
     c.add_argument("session", nargs="?")
     c.add_argument("--limit", type=int, default=50)
