@@ -191,6 +191,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         self.tree.sig_show_branch.connect(self.show_branch)
         self.tree.sig_open_session.connect(lambda sid: self.open_session(sid))
         self.tree.sig_menu.connect(self._tree_menu)
+        self.tree.sig_fork_menu.connect(self._tree_fork_menu)
         self.detail = EventDetail()
 
         self.bottom = QSplitter(Qt.Orientation.Horizontal)

@@ -29,6 +29,14 @@ def when(ts: float) -> str:
     return d.strftime("%b %d %H:%M") if d.year == today.year else d.strftime("%Y-%m-%d")
 
 
+def lineage_mark(s) -> str:
+    """A mark before a title the eye catches before the elided end: ⑂ a fork, ↶ a rewind (a Claude Code
+    rewind is a new transcript titled "… (rewind)")."""
+    if not s.forked_from_session:
+        return ""
+    return "↶ " if (s.title or "").endswith("(rewind)") else "⑂ "
+
+
 def project_labels(projects) -> dict[str, str]:
     """{project path: its name}, the parent folder added where two projects share a name (four folders
     called "project" read as "alice/project", "bob/project", …)."""
@@ -158,7 +166,7 @@ class SessionTableModel(QAbstractTableModel):
         key = COLUMNS[index.column()][0]
         if role == Qt.ItemDataRole.DisplayRole:
             return {
-                "title": s.title or "(untitled)", "source": s.source_kind.replace("_", " "),
+                "title": lineage_mark(s) + (s.title or "(untitled)"), "source": s.source_kind.replace("_", " "),
                 "project": self.project_label.get(s.project, s.project), "status": s.status, "updated": ago(s.updated_at),
                 "events": str(s.event_count), "tokens": tokens_text(s.tokens_in + s.tokens_out),
                 "branches": str(self.fork_counts.get(s.id, "")) if self.fork_counts.get(s.id) else "",
@@ -166,7 +174,10 @@ class SessionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and key == "updated":
             return f"{exact(s.updated_at)}\nstarted {exact(s.created_at)}"
         if role == Qt.ItemDataRole.ToolTipRole and key in ("title", "project"):
-            return f"{s.title}\n{s.id}" if key == "title" else s.project
+            made = ""
+            if s.forked_from_session:
+                made = f"\na {'rewind' if lineage_mark(s).startswith('↶') else 'fork'} of {s.forked_from_session}"
+            return f"{s.title}\n{s.id}{made}" if key == "title" else s.project
         if role == Qt.ItemDataRole.ToolTipRole and key in ("status", "tokens", "source") and "managed" in s.meta:
             return managed_tip(s.meta["managed"])
         if role == Qt.ItemDataRole.TextAlignmentRole and key in ("events", "tokens", "branches"):

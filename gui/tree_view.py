@@ -108,6 +108,7 @@ class BranchTreeView(QListView):
     sig_show_branch = Signal(str, str)  # event to show the branch through, event to select
     sig_open_session = Signal(str)
     sig_menu = Signal(str, object)  # event id, global position: the window shows its actions for it
+    sig_fork_menu = Signal(str, object)  # a fork node's session, global position
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -116,6 +117,7 @@ class BranchTreeView(QListView):
         self.setItemDelegate(LaneDelegate(self.tree_model, self))
         self.setUniformItemSizes(True)
         self.clicked.connect(self._clicked)
+        self.activated.connect(self._clicked)  # Enter on the current node does what a click does
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
 
@@ -135,7 +137,15 @@ class BranchTreeView(QListView):
             self.sig_show_branch.emit(node.tip, node.id)
 
     def _menu(self, pos) -> None:
-        node = self.indexAt(pos).data(Qt.ItemDataRole.UserRole)
-        if node is None or node.fork_session:
+        index = self.indexAt(pos)
+        if not index.isValid():  # the Menu key (or Shift+F10): the current node's menu, beside it
+            index = self.currentIndex()
+            pos = self.visualRect(index).center()
+        node = index.data(Qt.ItemDataRole.UserRole)
+        if node is None:
             return
-        self.sig_menu.emit(node.id, self.viewport().mapToGlobal(pos))  # the window builds it from its registry
+        where = self.viewport().mapToGlobal(pos)
+        if node.fork_session:
+            self.sig_fork_menu.emit(node.fork_session, where)
+        else:
+            self.sig_menu.emit(node.id, where)  # the window builds it from its registry

@@ -73,6 +73,14 @@ class WindowCommands:
             return
         enabled = SessionActions.enabled(self.session, event_id)
         menu = QMenu(self)
+        layout = self.tree.tree_model.layout_
+        node = next((n for n in (layout.nodes if layout else ()) if n.id == event_id and not n.fork_session), None)
+        show = menu.addAction("Show This Branch", lambda: self.show_branch(node.tip, event_id))
+        show.setObjectName("tree.show_branch")
+        show.setEnabled(node is not None)
+        export = menu.addAction("Export This Branch…", lambda: self._tree_export(event_id))
+        export.setObjectName("tree.export_branch")
+        menu.addSeparator()
         for action_id in ("session.fork", "session.fork_turn", "session.rewind", "session.restore_files",
                           "facts.compare"):
             q = self.qactions[action_id]
@@ -82,6 +90,24 @@ class WindowCommands:
             a.setObjectName(action_id)
         self.tree_menu = menu  # tests look at it
         menu.popup(pos)
+
+    def _tree_fork_menu(self, session_id: str, pos) -> None:
+        """A fork node's menu: the fork is another session."""
+        from PySide6.QtWidgets import QMenu
+        menu = QMenu(self)
+        menu.addAction("Open the Fork", lambda: self.open_session(session_id)).setObjectName("tree.open_fork")
+        self.tree_menu = menu
+        menu.popup(pos)
+
+    def _tree_export(self, event_id: str) -> None:
+        """Export the branch from the root to a tree node (the event need not be on the timeline)."""
+        from .export_dialog import ExportDialog
+        session, store = self.session, self.store
+
+        def shown(e) -> None:
+            ExportDialog(store, self, session_ids=[session.id], head=e.id, head_label=f"event #{e.seq} ({e.kind})",
+                         titles={session.id: session.title}).exec()
+        run_task(lambda: store.event(event_id), shown, self._error("read the event"), owner=self)
 
     def _tree_action(self, action_id: str, event_id: str) -> None:
         if action_id == "facts.compare":

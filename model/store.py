@@ -10,6 +10,7 @@ Methods return frozen views (sessionscope.views); a Store may be used from any t
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -353,9 +354,11 @@ class Store:
                  .where(EVENT.c.session_id == session_id, EVENT.c.sidechain.is_(False),
                         EVENT.c.kind.not_like("fact.%"))
                  .order_by(EVENT.c.seq))
-            forks = [tree.Fork(r.forked_from_event, r.id, r.title) for r in conn.execute(
-                sa.select(SESSION.c.id, SESSION.c.title, SESSION.c.forked_from_event)
-                .where(SESSION.c.forked_from_session == session_id))]
+            made_by_rewind = {json.loads(d or "{}").get("new_session") for d in conn.execute(sa.select(AUDIT.c.detail).where(
+                AUDIT.c.session_id == session_id, AUDIT.c.action == "rewind", AUDIT.c.outcome == "ok")).scalars()}
+            forks = [tree.Fork(r.forked_from_event, r.id, r.title, "rewind" if r.id in made_by_rewind else "fork")
+                     for r in conn.execute(sa.select(SESSION.c.id, SESSION.c.title, SESSION.c.forked_from_event)
+                                           .where(SESSION.c.forked_from_session == session_id))]
             rows, forks = tree.through_hidden([tree.TreeInput(*r) for r in conn.execute(q)], forks)
             rewound = frozenset(conn.execute(sa.select(AUDIT.c.event_id).where(
                 AUDIT.c.session_id == session_id, AUDIT.c.action == "rewind", AUDIT.c.outcome == "ok",

@@ -29,6 +29,7 @@ class Fork:
     event_id: str  # the fork point in this tree
     session_id: str  # the session that continues from it
     title: str
+    verb: str = "fork"  # "rewind" for a session a rewind made (Claude Code's rewinds are new transcripts)
 
 
 HIDDEN = frozenset({"meta", "opaque", "checkpoint"})  # lines beside the conversation: never tree nodes
@@ -52,7 +53,7 @@ def through_hidden(rows: list[TreeInput], forks: list[Fork] = (),
         if r.kind not in hidden:
             p = shown(r.parent_id)
             out.append(r if p == r.parent_id else TreeInput(r.id, p, r.seq, r.kind, r.role, r.text))
-    return out, [f if shown(f.event_id) == f.event_id else Fork(shown(f.event_id), f.session_id, f.title)
+    return out, [f if shown(f.event_id) == f.event_id else Fork(shown(f.event_id), f.session_id, f.title, f.verb)
                  for f in forks]
 
 
@@ -174,7 +175,8 @@ def layout(rows: list[TreeInput], head: str | None = None, forks: list[Fork] | N
             lane_tip[lane] = cur.id
             first = False
             cur = cont
-    return _assign_rows(shown, lane_tip, next_lane, {f.session_id: f.title for f in forks or []}, head)
+    return _assign_rows(shown, lane_tip, next_lane,
+                        {f.session_id: f"{f.verb} → {f.title or f.session_id[:8]}" for f in forks or []}, head)
 
 
 def _subtree_last_seq(rows: list[TreeInput], children: dict[str, list[TreeInput]]) -> dict[str, int]:
@@ -206,7 +208,7 @@ def _assign_rows(shown, lane_tip, lanes, fork_titles, head) -> TreeLayout:
     for row, (n, lane, kind, parent, fork_session) in enumerate(shown):
         if fork_session is not None:
             lane, fork_lane = fork_lane, fork_lane + 1
-            label = f"fork → {fork_titles.get(fork_session) or fork_session[:8]}"
+            label = fork_titles.get(fork_session) or f"fork → {fork_session[:8]}"
             tip = n.id
         else:
             label = _label(n) + ("  (head)" if n.id == head and kind != "head" else "")

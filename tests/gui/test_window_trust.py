@@ -24,7 +24,30 @@ def test_the_tree_menu_offers_the_registry_actions_as_they_apply(window, qtbot, 
     items = {a.objectName(): a for a in menu.actions()}
     assert not items["session.rewind"].isEnabled()  # an archived session is not rewound: not offered
     assert items["session.fork"].isEnabled() and items["session.fork"].text() == window.qactions["session.fork"].text()
+    assert items["tree.show_branch"].isEnabled() and items["tree.export_branch"].isEnabled()
     menu.close()
+
+
+def test_the_tree_from_the_keyboard_and_a_fork_node_opens_the_fork(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    from sessionscope.gui.session_model import lineage_mark
+    s = _select(window, qtbot, "Fix the flaky login test")
+    qtbot.waitUntil(lambda: window.tree.tree_model.rowCount() > 0, timeout=5000)
+    nodes = window.tree.tree_model.layout_.nodes
+    branch = next(n for n in nodes if not n.fork_session and n.tip != s.head_event_id)
+    window.tree.setFocus()
+    window.tree.setCurrentIndex(window.tree.tree_model.index(branch.row))
+    qtbot.keyClick(window.tree, Qt.Key.Key_Return)  # Enter shows that node's branch, as a click does
+    qtbot.waitUntil(lambda: "another branch" in window.timeline_label.text(), timeout=5000)
+    fork = next(n for n in nodes if n.fork_session)
+    window.tree.setCurrentIndex(window.tree.tree_model.index(fork.row))
+    window.tree.customContextMenuRequested.emit(window.tree.viewport().rect().bottomRight() * 4)  # the Menu key
+    items = {a.objectName(): a for a in window.tree_menu.actions()}
+    items["tree.open_fork"].trigger()
+    qtbot.waitUntil(lambda: window.session.id == fork.fork_session, timeout=5000)
+    assert lineage_mark(window.session) == "⑂ "
+    window.tree_menu.close()
 
 
 def test_a_timeline_page_that_cannot_be_read_says_so(qtbot, store, monkeypatch):

@@ -72,6 +72,9 @@ def test_fork_and_rewind_read_back_by_the_sdk(store, home):
     assert {t.session_id, new.id, rw.id} <= listed
     actions = [(a["action"], a["outcome"]) for a in store.audit_log(t.session_id)]
     assert ("fork", "ok") in actions and ("rewind", "ok") in actions
+    # the tree tells them apart: a rewind is not drawn as one more fork
+    labels = {n.fork_session: n.label for n in store.tree(t.session_id).nodes if n.fork_session}
+    assert labels[new.id].startswith("fork → ") and labels[rw.id].startswith("rewind → ")
 
 
 def test_fork_without_the_sdk_file_still_works(store, tmp_path, home):
