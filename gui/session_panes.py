@@ -63,8 +63,10 @@ class SessionPanes:
         if not sm.isRowSelected(current.row(), current.parent()):  # Ctrl+Home, Ctrl+End: it joins the selection
             sm.select(current, QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
         if self.session is None or s.id != self.session.id or s.event_count != self.session.event_count:
+            same = self.session is not None and s.id == self.session.id
             self.session = s
-            self.show_branch(s.head_event_id, None)  # the tree follows once the timeline shows
+            # the tree follows once the timeline shows; new events in the same session keep the reader's place
+            self.show_branch(s.head_event_id, self._kept_event() if same else None)
         self.session = s
         self._update_actions()
 
@@ -154,6 +156,14 @@ class SessionPanes:
         self.timeline_model.set_changed_files(files)
         self.tree.set_changed_files(files)
 
+    def _kept_event(self) -> str | None:
+        """The event to keep selected when the session shown changes under the reader: the one selected,
+        unless they sit on the last row (then the new events are followed)."""
+        e = self.detail.current_event
+        if e is None or self.session is None or self._timeline_at_end():
+            return None  # (an event not on the new branch is simply not found: the usual row is taken)
+        return e.id
+
     def _timeline_at_end(self) -> bool:
         """Whether the user sits on the last event (then new events are followed)."""
         return self.timeline_model.rowCount() > 0 and \
@@ -213,5 +223,5 @@ class SessionPanes:
             return
         self.session = session
         self.tree_stale = True
-        self.show_branch(session.head_event_id, None)
+        self.show_branch(session.head_event_id, self._kept_event())
         self._update_actions()

@@ -30,6 +30,8 @@ def _select_event(window, qtbot, event_id):
     window.timeline.selectRow(model.row_of(event_id))
     qtbot.waitUntil(lambda: window.detail.current_event is not None and window.detail.current_event.id == event_id,
                     timeout=5000)
+    qtbot.wait(300)  # a refresh landing now (the watcher reading the tool's own write) keeps the selection
+    assert window.detail.current_event.id == event_id
 
 
 def test_fork_here_ends_at_the_event_and_says_so(claude_window, qtbot, monkeypatch):

@@ -231,3 +231,23 @@ def test_settings_read_and_save_the_store_off_the_ui_thread(window, qtbot):
         dialog.accept()
     assert redaction_patterns(window.store) == ["ACME-[0-9]{6}"]
     assert window.store.retention_policy().archive_after_days == 30
+
+
+def test_new_events_keep_the_readers_place_unless_they_follow_the_end(window, qtbot):
+    s = _select(window, qtbot, "Fix the flaky login test")
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() > 5, timeout=5000)
+    rows = window.timeline_model.rowCount()
+    window.timeline.selectRow(2)
+    qtbot.waitUntil(lambda: window.detail.current_event is not None, timeout=5000)
+    reading = window.detail.current_event.id
+    qtbot.waitUntil(lambda: window.watcher.mark is not None, timeout=5000)
+    window.store.append(s.id, "message", role="user", text="another writer adds a prompt")  # as an agent would
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == rows + 1, timeout=10000)
+    qtbot.wait(200)
+    assert window.detail.current_event.id == reading  # not thrown back to the first row
+    window.timeline.selectRow(rows)  # the last row: the reader follows what comes
+    qtbot.waitUntil(lambda: getattr(window.detail.current_event, "text", None) == "another writer adds a prompt",
+                    timeout=5000)
+    window.store.append(s.id, "message", role="assistant", text="and a reply")
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == rows + 2, timeout=10000)
+    qtbot.waitUntil(lambda: getattr(window.detail.current_event, "text", None) == "and a reply", timeout=5000)
