@@ -108,3 +108,27 @@ def test_delete_goes_to_anthropic_first_and_keeps_the_copy(window, qtbot, worksp
     assert "at Anthropic?" in asked[0]
     qtbot.waitUntil(lambda: "deleted (noticed" in window.detail.session_info.toPlainText(), timeout=10000)
     assert window.sessions_model.row_of(sid) >= 0 and not window.composer.edit.isEnabled()
+
+
+def test_settings_add_a_workspace_and_stop_pulling_it(qtbot, store, monkeypatch):
+    from sessionscope.gui.managed_panel import WorkspaceDialog
+    from sessionscope.gui.settings_dialog import SettingsDialog
+    from sessionscope.sources.managed_agents import importer
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    dialog = SettingsDialog(store)
+    qtbot.addWidget(dialog)
+    box = dialog.workspaces
+    monkeypatch.setattr(WorkspaceDialog, "exec", lambda self: True)
+    monkeypatch.setattr(WorkspaceDialog, "values", lambda self: ("http://127.0.0.1:9/", "wrkspc_01", ""))
+    with qtbot.waitSignal(box.sig_added, timeout=5000):
+        box._add()
+    assert importer.workspaces(store) == ["http://127.0.0.1:9#wrkspc_01"]
+    qtbot.waitUntil(lambda: box.list.count() == 1, timeout=5000)
+    assert "key from the environment" in box.list.item(0).text()
+    box.list.setCurrentRow(0)
+    assert box.stop_button.isEnabled()
+    box._stop()
+    qtbot.waitUntil(lambda: box.list.count() == 0, timeout=5000)
+    assert importer.workspaces(store) == []
+    assert [a["detail"]["enabled"] for a in store.audit_log() if a["action"] == "managed.workspace"] == [False]
