@@ -24,14 +24,21 @@ def claude_window(window, qtbot, tmp_path, monkeypatch):
 
 
 def _select_event(window, qtbot, event_id):
+    """Select an event and let the window settle: the watcher reading the tool's own writes may re-show
+    the branch meanwhile (it keeps the selection; while it reloads, nothing is selected)."""
     model = window.timeline_model
     window.qactions["timeline.fold"].setChecked(False)
-    qtbot.waitUntil(lambda: model.row_of(event_id) >= 0, timeout=5000)
-    window.timeline.selectRow(model.row_of(event_id))
-    qtbot.waitUntil(lambda: window.detail.current_event is not None and window.detail.current_event.id == event_id,
-                    timeout=5000)
-    qtbot.wait(300)  # a refresh landing now (the watcher reading the tool's own write) keeps the selection
-    assert window.detail.current_event.id == event_id
+
+    def chosen() -> bool:
+        e = window.detail.current_event
+        if e is not None and e.id == event_id:
+            return True
+        if model.row_of(event_id) >= 0:
+            window.timeline.selectRow(model.row_of(event_id))
+        return False
+    qtbot.waitUntil(chosen, timeout=5000)
+    qtbot.wait(2500)  # one look of the watcher (every 2 s)
+    qtbot.waitUntil(chosen, timeout=5000)
 
 
 def test_fork_here_ends_at_the_event_and_says_so(claude_window, qtbot, monkeypatch):
