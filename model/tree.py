@@ -143,6 +143,7 @@ def layout(rows: list[TreeInput], head: str | None = None, forks: list[Fork] | N
 
     shown: list[tuple[TreeInput, int, str, str | None, str | None]] = []  # node, lane, kind, parent id, fork
     lane_tip: dict[int, str] = {}
+    runs: dict[str, int] = {}  # a shown compaction → how many compactions in a row it stands for
     next_lane = 0
     # (start node, lane, shown node it branches from)
     stack = [(r, None) for r in sorted(roots, key=lambda r: r.seq, reverse=True)]
@@ -165,7 +166,10 @@ def layout(rows: list[TreeInput], head: str | None = None, forks: list[Fork] | N
                     "tip" if cont is None else "compaction" if cur.kind == "compaction" else
                     "head" if cur.id == head else "fork" if cur.id in fork_at else
                     "start" if first else "")
-            if kind:
+            if kind == "compaction" and shown and shown[-1][1] == lane and shown[-1][2] == "compaction" \
+                    and shown[-1][0].id == prev:
+                runs[prev] = runs.get(prev, 1) + 1  # a run of compactions with nothing between: one node
+            elif kind:
                 shown.append((cur, lane, kind, prev, None))
                 prev = cur.id
             for f in fork_at.get(cur.id, []):
@@ -176,7 +180,7 @@ def layout(rows: list[TreeInput], head: str | None = None, forks: list[Fork] | N
             first = False
             cur = cont
     return _assign_rows(shown, lane_tip, next_lane,
-                        {f.session_id: f"{f.verb} → {f.title or f.session_id[:8]}" for f in forks or []}, head)
+                        {f.session_id: f"{f.verb} → {f.title or f.session_id[:8]}" for f in forks or []}, head, runs)
 
 
 def _subtree_last_seq(rows: list[TreeInput], children: dict[str, list[TreeInput]]) -> dict[str, int]:
@@ -199,7 +203,7 @@ def _subtree_last_seq(rows: list[TreeInput], children: dict[str, list[TreeInput]
     return last
 
 
-def _assign_rows(shown, lane_tip, lanes, fork_titles, head) -> TreeLayout:
+def _assign_rows(shown, lane_tip, lanes, fork_titles, head, runs=None) -> TreeLayout:
     shown.sort(key=lambda t: (t[0].seq, t[4] is not None))
     row_of: dict[str, int] = {}
     lane_of: dict[str, int] = {}
@@ -212,6 +216,8 @@ def _assign_rows(shown, lane_tip, lanes, fork_titles, head) -> TreeLayout:
             tip = n.id
         else:
             label = _label(n) + ("  (head)" if n.id == head and kind != "head" else "")
+            if (runs or {}).get(n.id, 1) > 1:
+                label = f"{runs[n.id]} compactions in a row · {label}"
             tip = lane_tip.get(lane, n.id)
             row_of[n.id] = row
             lane_of[n.id] = lane

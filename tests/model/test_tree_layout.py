@@ -72,3 +72,21 @@ def test_a_chain_through_hidden_lines_is_one_lane():
     shown, _ = through_hidden(rows)
     assert [(r.id, r.parent_id) for r in shown] == [("p", None), ("a", "p"), ("p2", "a")]
     assert layout(shown, "p2", []).lanes == 1
+
+
+def test_a_run_of_compactions_is_one_node():
+    """33 compactions with only conversation between them: one node saying so, not 33 alike."""
+    rows, parent = [_n("e1", None)], "e1"
+    for i in range(33):
+        c, reply = f"e{100 + 2 * i}", f"e{101 + 2 * i}"
+        rows += [_n(c, parent, "compaction", "system", "summary of the conversation so far"),
+                 _n(reply, c, role="assistant")]
+        parent = reply
+    rows.append(_n("e900", parent, text="a question after them"))
+    lay = layout(rows, head="e900")
+    assert [(n.id, n.kind) for n in lay.nodes] == [("e1", "root"), ("e100", "compaction"), ("e900", "tip")]
+    assert lay.nodes[1].label.startswith("33 compactions in a row · ")
+    # a node shown between two compactions (here a fork) breaks the run there
+    lay = layout(rows, head="e900", forks=[Fork("e121", "s-other", "elsewhere")])
+    runs = [n.label.split(" compactions")[0] for n in lay.nodes if n.kind == "compaction"]
+    assert runs == ["11", "22"]
