@@ -43,6 +43,8 @@ ACTIONS: dict[str, ActionSpec] = {
     "view.search": ActionSpec("&Search Everything", Std.Find, Px.SP_FileDialogContentsView, "", "Search"),
     "view.filter": ActionSpec("&Filter Sessions", "Ctrl+L"),
     "view.show_archived": ActionSpec("Show &Archived"),
+    "view.reader": ActionSpec("Conversation &Reader", "Ctrl+Shift+R", Px.SP_FileDialogInfoView,
+                              "Read the branch as a conversation, card by card (or as the table of events)", "Reader"),
     "timeline.next_prompt": ActionSpec("&Next Prompt", "Ctrl+Down", Px.SP_ArrowDown),
     "timeline.prev_prompt": ActionSpec("&Previous Prompt", "Ctrl+Up", Px.SP_ArrowUp),
     "timeline.find": ActionSpec("Find in &Session", "Ctrl+Shift+F"),

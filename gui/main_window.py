@@ -6,7 +6,7 @@ import sys
 
 import shiboken6
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -30,6 +30,7 @@ from . import actions as action_registry
 from .detail_view import EventDetail
 from .jobs import ImportJob, SourceWatcher
 from .managed_panel import Composer, ManagedSync
+from .reader_view import ReaderView
 from .session_actions import SessionActions
 from .session_model import SessionTableModel
 from .session_panes import SessionPanes
@@ -106,6 +107,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
             "session.export": lambda: s.export_sessions(),
             "session.export_branch": lambda: s.export_branch(),
             "timeline.fold": lambda on: s.set_folded(on),
+            "view.reader": lambda on: s.set_reader(on),
             "timeline.toggle_pair": lambda: s.toggle_pair(),
         }
 
@@ -181,7 +183,16 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         row.addWidget(self.timeline_label, 1)
         row.addWidget(self.find_edit)
         lay.addLayout(row)
-        lay.addWidget(self.timeline, 1)
+        # the reader is the same branch as cards; the table keeps the selection both follow
+        self.reader = ReaderView(self.timeline_model)
+        self.reader.sig_event_chosen.connect(self._reader_chose)
+        self.timeline.selectionModel().currentRowChanged.connect(
+            lambda index: self.reader.follow(index.row()))
+        self.find_edit.textChanged.connect(lambda text: text.strip() or self.reader.set_needle(""))
+        self.timeline_stack = QStackedWidget()
+        self.timeline_stack.addWidget(self.timeline)
+        self.timeline_stack.addWidget(self.reader)
+        lay.addWidget(self.timeline_stack, 1)
         self.composer = Composer()  # only for a managed-agent session
         self.composer.sig_changes.connect(self.apply_changes)
         self.composer.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
@@ -231,7 +242,8 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
                       "app.settings",
                       None, "app.quit"],
             "&View": ["view.search", "view.filter", "view.show_archived", None, "timeline.next_prompt",
-                      "timeline.prev_prompt", "timeline.find", None, "timeline.fold", "timeline.toggle_pair"],
+                      "timeline.prev_prompt", "timeline.find", None, "view.reader", "timeline.fold",
+                      "timeline.toggle_pair"],
             "&Session": ["session.resume", "session.copy_resume", None, "session.fork", "session.fork_turn",
                          "session.rewind", None, "session.restore_files", "session.restore_all",
                          "session.undo_restore", None, "session.compact", "session.rename", "session.tag",
@@ -244,6 +256,9 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         a["timeline.fold"].setCheckable(True)
         a["timeline.fold"].setChecked(QSettings().value("timeline/fold", True, type=bool))
         self.timeline_model.folded = a["timeline.fold"].isChecked()
+        a["view.reader"].setCheckable(True)
+        a["view.reader"].setChecked(QSettings().value("timeline/reader", False, type=bool))
+        self.timeline_stack.setCurrentWidget(self.reader if a["view.reader"].isChecked() else self.timeline)
         # Space toggles a pair only while the timeline has focus (it types in the filter boxes)
         a["timeline.toggle_pair"].setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.timeline.doubleClicked.connect(lambda index: self.toggle_pair(index.row()))
@@ -255,7 +270,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         bar = self.addToolBar("Main")
         bar.setObjectName("main-toolbar")
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextUnderIcon)  # an icon alone is a guess
-        for action_id in ("app.scan", "view.search", None, "session.resume", "session.fork", "session.rewind",
+        for action_id in ("app.scan", "view.search", "view.reader", None, "session.resume", "session.fork", "session.rewind",
                           "facts.compare", "session.export", None, "session.archive", "session.delete"):
             bar.addSeparator() if action_id is None else bar.addAction(a[action_id])
         self.sessions_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
@@ -267,6 +282,14 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
                           "session.restore_files", "session.restore_all", "facts.compare",
                           "session.export_branch"):
             self.timeline.addAction(a[action_id])
+        self.reader.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        copy = QAction("&Copy", self.reader, shortcut=QKeySequence.StandardKey.Copy,
+                       shortcutContext=Qt.ShortcutContext.WidgetShortcut, triggered=self.reader.copy)
+        copy.setStatusTip("Copy the selected text, or the whole card")
+        self.reader.addAction(copy)
+        for action_id in ("session.fork", "session.fork_turn", "session.rewind", "session.restore_files",
+                          "facts.compare", "session.export_branch"):
+            self.reader.addAction(a[action_id])
 
     # -- store and data -----------------------------------------------------------
 

@@ -34,6 +34,24 @@ class WindowCommands:
         self.timeline_model.set_folded(on)
         self._reselect(current.id if current else None)
 
+    def set_reader(self, on: bool) -> None:
+        """The branch as cards (the reader) or as the table; remembered for the next window."""
+        from PySide6.QtCore import QSettings
+
+        QSettings().setValue("timeline/reader", on)
+        self.timeline_stack.setCurrentWidget(self.reader if on else self.timeline)
+        current = self.timeline.currentIndex()  # (invalid: row -1, nothing to follow)
+        if on:
+            self.reader.follow(current.row())
+            self.reader.setFocus()
+        else:
+            self.timeline.setFocus()
+
+    def _reader_chose(self, event_id: str) -> None:
+        row = self.timeline_model.row_of(event_id)
+        if row >= 0 and row != self.timeline.currentIndex().row():
+            self.timeline.selectRow(row)
+
     def toggle_pair(self, row: int | None = None) -> None:
         row = self.timeline.currentIndex().row() if row is None else row
         if row < 0 or row >= self.timeline_model.rowCount():
@@ -53,6 +71,7 @@ class WindowCommands:
         if not needle:
             return
         shown = self.find_edit.text()
+        self.reader.set_needle(shown.strip())
 
         def found(row: int) -> None:
             if row >= 0:

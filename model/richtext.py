@@ -1,0 +1,70 @@
+"""Markdown and code as the HTML subset Qt's rich-text engine lays out (the reader's cards).
+
+markdown-it-py parses (CommonMark with GitHub's tables and strikethrough; raw HTML in a
+message stays text, never markup: transcripts are full of `<command-name>` and pasted
+pages), pygments colours fenced code with inline styles (Qt's engine knows no
+stylesheet classes worth relying on). Pure Python, no Qt: the store's layer may use it.
+"""
+
+from __future__ import annotations
+
+import html
+from functools import lru_cache
+
+HIGHLIGHT_MAX = 60_000  # characters: longer code is shown plain (pygments is ~1 MB/s)
+LIGHT_STYLE, DARK_STYLE = "friendly", "monokai"
+CODE_BG = {False: "#f4f5f7", True: "#23241f"}
+
+
+@lru_cache(maxsize=2)
+def _formatter(dark: bool):
+    from pygments.formatters import HtmlFormatter
+    return HtmlFormatter(style=DARK_STYLE if dark else LIGHT_STYLE, noclasses=True, nowrap=True)
+
+
+@lru_cache(maxsize=64)
+def _lexer(language: str):
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+    try:
+        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+def code_html(code: str, language: str = "text", dark: bool = False) -> str:
+    """A code block: highlighted when the language is known and the code not huge, else escaped."""
+    lexer = _lexer(language.lower()) if language and language != "text" and len(code) <= HIGHLIGHT_MAX else None
+    if lexer is not None:
+        from pygments import highlight
+        body = highlight(code, lexer, _formatter(dark)).rstrip("\n")
+    else:
+        body = html.escape(code.rstrip("\n"))
+    return f'<pre style="background-color:{CODE_BG[dark]}; font-family:monospace">{body}</pre>'
+
+
+@lru_cache(maxsize=2)
+def _parser(dark: bool):
+    from markdown_it import MarkdownIt
+
+    def fence(code: str, language: str, _attrs) -> str:
+        return code_html(code, language.split()[0] if language else "text", dark)
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": fence})
+    md.enable(["table", "strikethrough"])
+    return md
+
+
+def markdown_html(text: str, dark: bool = False) -> str:
+    """A message's Markdown as HTML: headings, lists, tables, links, inline and fenced code."""
+    if not text.strip():
+        return ""
+    out = _parser(dark).render(text)
+    # Qt draws a bare <table> without borders or padding; code spans get the code block's background
+    return (out.replace("<table>", '<table border="1" cellspacing="0" cellpadding="4" '
+                                   'style="border-collapse:collapse; border-color:#999">')
+               .replace("<code>", f'<code style="background-color:{CODE_BG[dark]}">'))
+
+
+def plain_html(text: str) -> str:
+    """Text as written (line breaks kept), escaped."""
+    return html.escape(text).replace("\n", "<br>")

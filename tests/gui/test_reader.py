@@ -1,0 +1,186 @@
+"""The conversation reader on a real imported Claude Code session: cards with Markdown and highlighted
+code, a tool call and its result as one folded card with a one-line summary, a diff when opened, a
+subagent run nested under its call, a compaction as a divider, find, prompt jumps, copying, and the
+reader and the timeline keeping one selection."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from tests.sources.claude_factory import Transcript
+
+PROMPT = ("# Plan\n\n- first\n- second\n\n| file | lines |\n|---|---|\n| app.py | 12 |\n\n"
+          "```python\ndef answer():\n    return 42\n```\n\nsee [the docs](https://example.com/docs)")
+
+
+def _claude_session(folder) -> Transcript:
+    t = Transcript(cwd="/work/app")
+    t.user(PROMPT)
+    t.assistant(thinking="The helper needs a second line before the test can pass.")
+    edit = t.assistant(tool=("Edit", {"file_path": "tests/helpers.py", "old_string": "a = 1\nb = 2\n",
+                                      "new_string": "a = 1\nc = 3\nd = 4\n"}))
+    t.tool_result(edit, "The file tests/helpers.py has been updated.")
+    bash = t.assistant(tool=("Bash", {"command": "pytest -q", "description": "run the tests"}))
+    failed = t.tool_result(bash, "Exit code 1\nFAILED tests/test_login.py::test_cookie")
+    failed["message"]["content"][0]["is_error"] = True
+    t.assistant("")  # an empty reply line (its tool calls have their own cards)
+    t.assistant("The cookie test **races the redirect**.")
+    t.compact("Summary: the login test races the cookie; helpers were edited.")
+    t.user("Now ask a subagent to look")
+    task = t.assistant(tool=("Task", {"subagent_type": "general", "description": "look for races", "prompt": "look"}))
+    t.tool_result(task, "found it", extra={"agentId": "a1b2c3d", "status": "completed", "agentType": "general"})
+    t.user("Thanks, that is all")
+    t.assistant("Fixed by waiting for the redirect.")
+    t.write(folder)
+    t.write_subagent(folder, "a1b2c3d", "look for races", "looked in tests/")
+    return t
+
+
+@pytest.fixture
+def reader(window, qtbot, tmp_path):
+    """The window showing the Claude session in the reader."""
+    from sessionscope.sources.claude_code import import_paths
+
+    project = tmp_path / "claude" / "projects" / "-work-app"
+    t = _claude_session(project)
+    import_paths(window.store, [project])
+    window.sessions_model.reload()
+    qtbot.waitUntil(lambda: window.sessions_model.row_of(t.session_id) >= 0, timeout=10000)
+    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+        window.open_session(t.session_id)
+    window.qactions["view.reader"].setChecked(True)
+    window.set_reader(True)
+    r = window.reader
+    r.resize(900, 700)
+    qtbot.waitUntil(lambda: r.cards and all(r.event_id(n) in r.events for n in range(len(r.cards))), timeout=10000)
+    return window, r, t
+
+
+def _cards(r, kind):
+    return [n for n, c in enumerate(r.cards) if c.kind == kind]
+
+
+def _text(r, n) -> str:
+    d = r.doc(n)
+    return d.toPlainText() if d is not None else ""
+
+
+def test_the_reader_draws_the_branch_as_cards(reader):
+    window, r, _t = reader
+    assert window.timeline_stack.currentWidget() is r
+    first = r.doc(0)
+    html = first.toHtml()
+    assert "Plan" in first.toPlainText() and "<table" in html  # Markdown: a heading, a list, a table
+    assert "first" in first.toPlainText() and "https://example.com/docs" in html
+    assert "return" in first.toPlainText() and "color:#" in html.replace(" ", "")  # the code block is coloured
+    assert "ctx" not in first.toPlainText()  # a prompt has no tokens
+    tools = _cards(r, "tool")
+    summaries = [_text(r, n).split("\n")[0] for n in tools]
+    assert any("Edit tests/helpers.py (+2 −1)" in s for s in summaries), summaries
+    assert any("Bash: pytest -q → exit 1" in s for s in summaries), summaries
+    assert any("Task: look for races" in s for s in summaries), summaries
+    # a call and its result are one card: no card of its own for a result
+    assert not any(r.tm.kinds[c.at] == "tool_result" for c in r.cards)
+    assert len(_cards(r, "divider")) == 1 and len(_cards(r, "summary")) == 1
+    assert any("ctx 100 · out 20" in _text(r, n) for n in range(len(r.cards)))  # tokens labelled
+    empty = [n for n in range(len(r.cards)) if r.doc(n).isEmpty()]
+    assert len(empty) == 1 and r.height_of(empty[0]) == 0  # the empty reply takes no room
+
+
+def test_tool_cards_fold_and_show_a_diff_when_opened(reader, qtbot):
+    _window, r, _t = reader
+    edit = next(n for n in _cards(r, "tool") if "Edit" in _text(r, n))
+    folded = r.height_of(edit)
+    assert "c = 3" not in _text(r, edit) and _text(r, edit).startswith("▸")
+    r.current = edit
+    qtbot.keyClick(r, Qt.Key.Key_Space)
+    assert _text(r, edit).startswith("▾") and "+c = 3" in _text(r, edit) and "-b = 2" in _text(r, edit)
+    assert "has been updated" in _text(r, edit)  # its result, in the same card
+    assert r.height_of(edit) > folded
+    bash = next(n for n in _cards(r, "tool") if "Bash" in _text(r, n))
+    rect = next(rect for n, rect in r.visible() if n == bash) if bash in dict(r.visible()) else None
+    if rect is not None:  # a click on the head line opens it too
+        qtbot.mouseClick(r.viewport(), Qt.MouseButton.LeftButton, pos=rect.topLeft() + QPoint(30, 12))
+        assert "FAILED tests/test_login.py" in _text(r, bash)
+    thinking = _cards(r, "thinking")[0]
+    assert "second line" not in _text(r, thinking)
+    r.toggle(thinking)
+    assert "second line" in _text(r, thinking)
+
+
+def test_a_subagent_run_is_a_nested_card_that_opens(reader):
+    _window, r, _t = reader
+    runs = _cards(r, "run")
+    assert len(runs) == 1
+    task = next(n for n in _cards(r, "tool") if "Task" in _text(r, n))
+    assert runs[0] == task + 1  # right under the call that spawned it
+    assert "agent a1b2c3d" in _text(r, runs[0]) and "2 events" in _text(r, runs[0])
+    before = len(r.cards)
+    r.toggle(runs[0])
+    inside = [c for c in r.cards if c.depth == 1]
+    assert len(r.cards) == before + 2 and len(inside) == 2
+    assert r.card_for(r.event_id(runs[0])) == runs[0] + 1  # open, the event shows on its own card
+    r.toggle(_cards(r, "run")[0])
+    assert len(r.cards) == before
+
+
+def test_reader_and_timeline_keep_one_selection(reader, qtbot):
+    window, r, _t = reader
+    r.setFocus()
+    r.choose(0)
+    qtbot.keyClick(r, Qt.Key.Key_Down)
+    current = window.timeline.currentIndex().row()
+    assert window.timeline_model.ids[current] == r.event_id(r.current)
+    assert window.detail.current_event is None or window.detail.current_event.id == r.event_id(r.current)
+    # Ctrl+Down (the window's next-prompt command) walks the timeline; the reader follows
+    prompts = [n for n, c in enumerate(r.cards) if c.kind == "event" and r.events[r.event_id(n)].role == "user"]
+    window.qactions["timeline.next_prompt"].trigger()
+    qtbot.waitUntil(lambda: r.current == prompts[1], timeout=5000)
+    window.qactions["timeline.next_prompt"].trigger()
+    qtbot.waitUntil(lambda: r.current == prompts[2], timeout=5000)
+    window.qactions["timeline.prev_prompt"].trigger()
+    qtbot.waitUntil(lambda: r.current == prompts[1], timeout=5000)
+
+
+def test_find_highlights_and_steps_through_matches(reader, qtbot):
+    window, r, _t = reader
+    r.choose(0)
+    window.find_edit.setText("redirect")
+    window.find_next()
+    qtbot.waitUntil(lambda: r.current > 0 and "redirect" in _text(r, r.current).lower(), timeout=5000)
+    first = r.current
+    html = r.doc(first).toHtml().lower()
+    assert "background-color:#ffe066" in html.replace(" ", "")
+    window.find_next()
+    qtbot.waitUntil(lambda: r.current != first, timeout=5000)
+    assert "redirect" in (_text(r, r.current) + r.tm.store.event(r.event_id(r.current)).text).lower()
+    window.find_edit.clear()
+    assert r.needle == "" and "ffe066" not in r.doc(r.current).toHtml()
+
+
+def test_text_is_selectable_and_copyable(reader, qtbot, qapp):
+    _window, r, _t = reader
+    r.choose(0)
+    qtbot.keyClick(r, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)  # no selection: the whole card
+    assert qapp.clipboard().text().startswith("# Plan")
+    rect = dict(r.visible())[0]
+    start = rect.topLeft() + QPoint(20, 14)
+    qtbot.mousePress(r.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    qtbot.mouseMove(r.viewport(), start + QPoint(200, 40))
+    qtbot.mouseRelease(r.viewport(), Qt.MouseButton.LeftButton, pos=start + QPoint(200, 40))
+    r.copy()
+    picked = qapp.clipboard().text()
+    assert picked and picked in r.doc(0).toPlainText() and len(picked) < len(r.doc(0).toPlainText())
+
+
+def test_the_choice_of_reader_is_remembered(window):
+    from PySide6.QtCore import QSettings
+    window.qactions["view.reader"].setChecked(False)
+    window.set_reader(False)
+    assert window.timeline_stack.currentWidget() is window.timeline
+    window.qactions["view.reader"].trigger()
+    assert QSettings().value("timeline/reader", type=bool) is True
+    assert window.timeline_stack.currentWidget() is window.reader
+    window.qactions["view.reader"].trigger()
+    assert QSettings().value("timeline/reader", type=bool) is False
