@@ -66,6 +66,8 @@ def _quit_on_ctrl_c(app: QApplication, window: MainWindow) -> None:
 
 def main(args) -> int:
     app = make_app()
+    from . import theme
+    theme.apply(getattr(args, "theme", None) or theme.saved())
     window = MainWindow()
     window.show()
     _quit_on_ctrl_c(app, window)

@@ -267,6 +267,8 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
             menu = self.menuBar().addMenu(title)
             for action_id in ids:
                 menu.addSeparator() if action_id is None else menu.addAction(a[action_id])
+            if title == "&View":
+                self._theme_menu(menu)
         bar = self.addToolBar("Main")
         bar.setObjectName("main-toolbar")
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextUnderIcon)  # an icon alone is a guess
@@ -290,6 +292,20 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         for action_id in ("session.fork", "session.fork_turn", "session.rewind", "session.restore_files",
                           "facts.compare", "session.export_branch"):
             self.reader.addAction(a[action_id])
+
+    def _theme_menu(self, view_menu) -> None:
+        from PySide6.QtGui import QActionGroup
+
+        from . import theme
+        menu = view_menu.addMenu("&Theme")
+        group = QActionGroup(menu)
+        current = theme.saved()
+        for name in theme.THEMES:
+            act = menu.addAction(name.title(), lambda name=name: theme.apply(name, remember=True))
+            act.setObjectName(f"view.theme.{name}")
+            act.setCheckable(True)
+            act.setChecked(name == current)
+            group.addAction(act)
 
     # -- store and data -----------------------------------------------------------
 

@@ -78,6 +78,8 @@ def who(e) -> tuple[str, str]:
         return ("You", "user") if e.role == "user" else ((e.role or "assistant").title(), "assistant")
     if e.kind in ("tool_call", "tool_result"):
         return "Tool", "tool"
+    if e.kind in ("fact.set", "fact.delete"):
+        return ("Fact" if e.kind == "fact.set" else "Fact removed"), "system"
     return e.kind.replace("_", " ").title(), "system"
 
 

@@ -17,7 +17,7 @@ import base64
 import time
 from collections import OrderedDict
 
-from PySide6.QtCore import QPoint, QRect, QRectF, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
@@ -76,6 +76,7 @@ class ReaderView(QAbstractScrollArea):
         self._wanted: list[str] = []
         # laying out cards is the one costly part of a frame: past this much of it, the rest waits a frame
         self._deadline = 0.0
+        self._dark = dark_palette()
         self._more_timer = QTimer(self, singleShot=True, interval=0, timeout=self.viewport().update)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setAccessibleName("Conversation reader")
@@ -227,6 +228,10 @@ class ReaderView(QAbstractScrollArea):
 
     def doc(self, card: int) -> QTextDocument | None:
         """The card laid out at the current width (None while its events are read)."""
+        if dark_palette() != self._dark:  # the theme changed: colours live in the cards' text
+            self._dark = dark_palette()
+            self.docs.clear()
+            self.heights.clear()
         d = self.docs.get(card)
         if d is not None:
             self.docs.move_to_end(card)
@@ -286,6 +291,12 @@ class ReaderView(QAbstractScrollArea):
     def _step(self, card: int) -> int:
         h = self.height_of(card)
         return h + GAP if h else 0
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self.docs.clear()
+            self.heights.clear()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -184,3 +184,18 @@ def test_the_choice_of_reader_is_remembered(window):
     assert window.timeline_stack.currentWidget() is window.reader
     window.qactions["view.reader"].trigger()
     assert QSettings().value("timeline/reader", type=bool) is False
+
+
+def test_the_dark_theme_redraws_the_cards_in_dark_colours(reader, qapp):
+    from sessionscope.gui import theme
+    _window, r, _t = reader
+    light = r.doc(0).toHtml()
+    try:
+        theme.apply("dark")
+        qapp.processEvents()
+        dark = r.doc(0).toHtml()
+        assert dark != light and "#7fb2f0" in dark  # the prompt's name in the dark palette's blue
+        assert "#23241f" in dark  # the code block on the dark code background
+    finally:
+        theme.apply("system")
+    assert "#1f5fbf" in r.doc(0).toHtml()
