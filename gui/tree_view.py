@@ -6,6 +6,8 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPointF, QRect, QSiz
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate
 
+from .timeline_model import first_line
+
 LANE_W = 16
 ROW_H = 24
 LANE_COLORS = ["#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#5d4037"]
@@ -30,8 +32,8 @@ class BranchTreeModel(QAbstractListModel):
             return None
         node = self.layout_.nodes[index.row()]
         files = self.changed_files.get(node.id, [])
-        if role == Qt.ItemDataRole.DisplayRole:
-            return node.label + (f"  ✎{len(files)}" if files else "")
+        if role == Qt.ItemDataRole.DisplayRole:  # a slash command as the user typed it, not its markup
+            return first_line(node.label) + (f"  ✎{len(files)}" if files else "")
         if role == Qt.ItemDataRole.ToolTipRole:
             listed = f"\nthis turn changed {len(files)} file(s):\n" + "\n".join(files[:30]) if files else ""
             return f"{node.kind} · {node.id}\n{node.label}{listed}"

@@ -40,7 +40,7 @@ def code_html(code: str, language: str = "text", dark: bool = False) -> str:
         body = highlight(code, lexer, _formatter(dark)).rstrip("\n")
     else:
         body = html.escape(code.rstrip("\n"))
-    return f'<pre style="background-color:{CODE_BG[dark]}; font-family:monospace">{body}</pre>'
+    return f'<pre style="background-color:{CODE_BG[dark]}; font-family:monospace; white-space:pre-wrap">{body}</pre>'
 
 
 @lru_cache(maxsize=2)
