@@ -54,6 +54,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         self.branch_label = ""  # the timeline header before the tree's branch count joins it
         self.import_problems: list[dict] = []  # the last import's problems (File ▸ Import Problems…)
         self.tree_session, self.tree_stale = None, False
+        self.usage_view = None  # View ▸ Usage and Cost, once opened
         self._branch_gen = Generation()
         self.actions_ = SessionActions(self)
         self.actions_.sig_changes.connect(self.apply_changes)
@@ -108,6 +109,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
             "session.export_branch": lambda: s.export_branch(),
             "timeline.fold": lambda on: s.set_folded(on),
             "view.reader": lambda on: s.set_reader(on),
+            "view.usage": lambda: s.show_usage(),
             "timeline.toggle_pair": lambda: s.toggle_pair(),
         }
 
@@ -242,7 +244,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
                       "app.settings",
                       None, "app.quit"],
             "&View": ["view.search", "view.filter", "view.show_archived", None, "timeline.next_prompt",
-                      "timeline.prev_prompt", "timeline.find", None, "view.reader", "timeline.fold",
+                      "timeline.prev_prompt", "timeline.find", None, "view.usage", "view.reader", "timeline.fold",
                       "timeline.toggle_pair"],
             "&Session": ["session.resume", "session.copy_resume", None, "session.fork", "session.fork_turn",
                          "session.rewind", None, "session.restore_files", "session.restore_all",
@@ -272,7 +274,8 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         bar = self.addToolBar("Main")
         bar.setObjectName("main-toolbar")
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextUnderIcon)  # an icon alone is a guess
-        for action_id in ("app.scan", "view.search", "view.reader", None, "session.resume", "session.fork", "session.rewind",
+        for action_id in ("app.scan", "view.search", "view.reader", "view.usage", None, "session.resume",
+                          "session.fork", "session.rewind",
                           "facts.compare", "session.export", None, "session.archive", "session.delete"):
             bar.addSeparator() if action_id is None else bar.addAction(a[action_id])
         self.sessions_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
@@ -324,6 +327,9 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         self.sidebar.set_store(store)
         self.watcher.watch(store)
         self.managed_sync.watch(store)
+        if self.usage_view is not None:
+            self.usage_view.store = store
+            self.usage_view.refresh()
         if first_run:
             run_task(lambda: _first_run_roots(store), self._first_run, owner=self)
 

@@ -95,12 +95,18 @@ class ReaderView(QAbstractScrollArea):
             self._stale = True
             return
         self._stale = False
+        # the cards still index the branch they were built for: name the current event before they go
+        kept = self._branch[self.cards[self.current].at] if self._branch and 0 <= self.current < len(self.cards) \
+            else None
         if tm.all_ids is not self._branch:  # a new branch: nothing read, nothing opened
             self._branch = tm.all_ids
             self._gen.next()
             self.events, self.pending, self.opened, self.selection = {}, set(), set(), None
             self.top = self.offset = 0
-        keep = self.tm.all_ids.index(self.event_id(self.current)) if 0 <= self.current < len(self.cards) else -1
+        try:
+            keep = tm.all_ids.index(kept) if kept is not None else -1
+        except ValueError:
+            keep = -1
         owner = {} if "tool_result" not in tm.kinds else tm.pairs if tm.pairs is not None else pairing.pair(
             (i, k, None, s) for i, k, s in zip(tm.all_ids, tm.kinds, tm.sidechain))
         self.cards = rc.build(tm.all_ids, tm.kinds, tm.sidechain, owner, self.opened)

@@ -47,6 +47,33 @@ class WindowCommands:
         else:
             self.timeline.setFocus()
 
+    def show_usage(self) -> None:
+        from .usage_view import UsageView
+        if self.store is None:
+            return
+        if self.usage_view is None:
+            self.usage_view = UsageView(self.store, self)
+            self.usage_view.sig_filter.connect(self.filter_sessions)
+            self.usage_view.sig_open.connect(lambda sid: self.open_session(sid))
+        else:
+            self.usage_view.refresh()
+        self.usage_view.show()
+        self.usage_view.raise_()
+        self.usage_view.activateWindow()
+
+    def filter_sessions(self, filters: dict, words: str) -> None:
+        """List only some sessions (the Usage view's bar, project or source); All Sessions lists all again."""
+        self.sidebar.blockSignals(True)
+        self.sidebar.clearSelection()
+        self.sidebar.setCurrentItem(None)
+        self.sidebar.blockSignals(False)
+        self.sidebar_filters = dict(filters)
+        self.qactions["view.show_archived"].setChecked(True)  # what was spent in archived sessions too
+        self._filters_changed()
+        n = len(filters["session_ids"]) if "session_ids" in filters else None
+        self.statusBar().showMessage(f"Listing {f'the {n} sessions of ' if n is not None else ''}{words}; "
+                                     "All sessions in the sidebar lists everything again", 15000)
+
     def _reader_chose(self, event_id: str) -> None:
         row = self.timeline_model.row_of(event_id)
         if row >= 0 and row != self.timeline.currentIndex().row():

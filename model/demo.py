@@ -86,13 +86,15 @@ def build_demo(store: Store, now: float | None = None) -> list[str]:
 
     others = []
     specs = [
-        ("Upgrade to Django 5.1", "codex", "closed", 30), ("Write the release notes for 2.4", "claude-code", "idle", 10),
-        ("Investigate slow checkout query", "claude-code", "paused", 52),
-        ("Old spike: GraphQL gateway", "gemini", "archived", 700),
-        ("Nightly triage bot", "triager", "active", 20),
+        ("Upgrade to Django 5.1", "codex", "gpt-5-codex", "closed", 30),
+        ("Write the release notes for 2.4", "claude-code", "claude-haiku-4-5", "idle", 10),
+        ("Investigate slow checkout query", "claude-code", "claude-opus-4-1", "paused", 52),
+        ("Old spike: GraphQL gateway", "gemini", "gemini-2.5-pro", "archived", 700),
+        ("Nightly triage bot", "triager", "claude-sonnet-4-5", "active", 20),
     ]
-    for title, agent, status, hours_ago in specs:
-        sid = store.open_session(title=title, agent=agent, project="~/src/webshop", cwd="/home/demo/src/webshop").id
+    for title, agent, model, status, hours_ago in specs:  # the models make the Usage view's cost
+        sid = store.open_session(title=title, agent=agent, project="~/src/webshop", cwd="/home/demo/src/webshop",
+                                 model=model).id
         ts = now - hours_ago * HOUR
         _turn(store, sid, ts, f"{title}: where do we start?", "Here is a plan in three steps.",
               ("Bash", {"command": "git log --oneline -5"}, "a1b2c3d Bump deps\n9f8e7d6 Fix typo"))

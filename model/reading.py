@@ -42,8 +42,10 @@ def session_query(
     source_kind: str | None = None,
     project: str | None = None,
     text: str | None = None,
+    session_ids: list[str] | None = None,
 ):
-    """The filtered session selection, shared by listing and counting."""
+    """The filtered session selection, shared by listing and counting (`session_ids`: only these, as the
+    Usage view lists the sessions behind a bar)."""
     q = sa.select(*_SESSION_COLUMNS).select_from(_SESSION_FROM)
     if status:
         q = q.where(SESSION.c.status == status)
@@ -53,6 +55,8 @@ def session_query(
         q = q.where(sa.func.coalesce(SOURCE.c.kind, "native") == source_kind)
     if project:
         q = q.where(SESSION.c.project == project)
+    if session_ids is not None:
+        q = q.where(SESSION.c.id.in_(list(session_ids)[:30_000]))  # under SQLite's bound-parameter limit
     if text:
         like = f"%{text.replace('%', '').replace('_', '')}%"
         q = q.where(sa.or_(SESSION.c.title.ilike(like), SESSION.c.id.ilike(like), SESSION.c.project.ilike(like)))
@@ -72,7 +76,7 @@ def list_sessions(
         q = q.limit(limit).offset(offset)
     if conn.dialect.name == "sqlite":
         # straight from the driver: SQLAlchemy's row objects cost more than the rows themselves
-        compiled = q.compile(dialect=conn.dialect)
+        compiled = q.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})  # IN (…) lists
         params = [compiled.params[k] for k in compiled.positiontup or ()]
         rows = conn.connection.driver_connection.execute(str(compiled), params).fetchall()
         return SessionView.from_tuples([c.name for c in q.selected_columns], rows)

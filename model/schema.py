@@ -151,6 +151,17 @@ class OutlineCache(SQLModel, table=True):
     entries: bytes  # JSON columns of the walk (sessionscope.outline: ids, kind codes, sidechain flags, turn tokens), uncompressed
 
 
+class UsageCache(SQLModel, table=True):
+    """A session's token usage by day and model, split by kind (a cache; derivable from its events).
+    Valid while the session's last seq is the one recorded; prices are applied when read."""
+
+    __tablename__ = "usage_cache"
+
+    session_id: str = Field(primary_key=True)
+    last_seq: int
+    rows: bytes  # JSON [[day, model, input, output, cache_read, cache_write], …] (sessionscope.usage)
+
+
 class FileBlob(SQLModel, table=True):
     """File contents the store keeps (Claude Code's checkpoint backups, files saved before a restore),
     stored once: keyed by the SHA-256 of the raw bytes, compressed."""
@@ -216,6 +227,7 @@ FACT_SNAPSHOT = FactSnapshot.__table__
 AUDIT = AuditEntry.__table__
 SETTING = Setting.__table__
 OUTLINE_CACHE = OutlineCache.__table__
+USAGE_CACHE = UsageCache.__table__
 MIRROR_ENTRY = MirrorEntry.__table__
 MIRROR_SUMMARY = MirrorSummary.__table__
 FILE_BLOB = FileBlob.__table__

@@ -338,6 +338,17 @@ class Store:
                     self.branch_outline(sid)
                     self.facts_at(s.head_event_id)
 
+    def usage(self, **query: Any):
+        """Token usage and cost by day or week and project, model or source (sessionscope.usage.report);
+        folds the sessions that changed since the last report into the usage cache."""
+        from . import usage
+        return self.write(lambda conn: usage.report(conn, **query))
+
+    def session_costs(self, session_ids: list[str]) -> dict[str, float | None]:
+        """Each session's cost in dollars (None where no model it used has a price)."""
+        from . import usage
+        return self.write(lambda conn: {sid: usage.session_cost(conn, sid)[0] for sid in session_ids})
+
     def events_by_ids(self, ids: list[str]) -> list[EventView]:
         from .branch import events_by_ids
         with self.reader() as conn:

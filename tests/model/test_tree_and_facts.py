@@ -168,7 +168,7 @@ def test_a_store_of_the_first_schema_is_upgraded(tmp_path):
         sid = s.open_session(title="kept").id
         s.append(sid, "message", role="user", text="hello")
     with sqlite3.connect(path) as raw:  # back to what revision 0001 created
-        for table in ("outline_cache", "file_blob", "checkpoint_backup", "mirror_entry", "mirror_summary"):
+        for table in ("outline_cache", "file_blob", "checkpoint_backup", "mirror_entry", "mirror_summary", "usage_cache"):
             raw.execute(f"DROP TABLE {table}")
         raw.execute("UPDATE alembic_version SET version_num = '0001'")
     with open_store(path) as s:
@@ -178,4 +178,5 @@ def test_a_store_of_the_first_schema_is_upgraded(tmp_path):
         assert raw.execute("SELECT version_num FROM alembic_version").fetchone() == (HEAD_REVISION,)
         assert raw.execute("SELECT count(*) FROM mirror_entry").fetchone() == (0,)
         assert raw.execute("SELECT count(*) FROM file_blob").fetchone() == (0,)
+        assert raw.execute("SELECT count(*) FROM usage_cache").fetchone() == (0,)
         assert raw.execute("SELECT count(*) FROM outline_cache").fetchone() == (1,)

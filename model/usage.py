@@ -1,0 +1,240 @@
+"""Token usage and cost: input, output, cache reads and cache writes, per day, model, project and source.
+
+Each event that spent tokens carries them as `tokens_in` / `tokens_out` (counted once per
+reply, whatever the tool writes); the split of the input into fresh input, cache reads
+and cache writes, and the model, are read from the event's own line:
+
+- Claude Code / Anthropic: `message.usage{input_tokens, cache_read_input_tokens,
+  cache_creation_input_tokens}`, `message.model`
+- Codex CLI: `token_count.info.last_token_usage.cached_input_tokens` (reads; Codex has no writes)
+- Gemini CLI: `tokens.cached`, `model`
+
+A line copied from another session (a Claude Code fork's `forkedFrom`) cost nothing here:
+its tokens are its origin's. A session's split is folded once and cached by its last seq
+(`usage_cache`); prices are applied when read, so a newer price table changes every figure.
+
+Prices come from `genai-prices` (Pydantic's maintained table: per model and token kind,
+with the providers' cache prices and dated price changes); a model it does not know has
+no cost, and its tokens are reported as unpriced rather than guessed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from .schema import EVENT, SESSION, SOURCE, USAGE_CACHE
+
+KINDS = ("input", "output", "cache_read", "cache_write")
+
+
+def _load(payload: str) -> Any:
+    if not payload or payload[0] != "{":
+        return None
+    try:
+        return orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def split(payload: str, tokens_in: int, tokens_out: int) -> tuple[str, int, int, int, int]:
+    """(model, input, output, cache_read, cache_write) of one event; the parts sum to its tokens."""
+    p = _load(payload) if ('usage' in payload or '"tokens"' in payload or '"model"' in payload) else None
+    model, read, write = "", 0, 0
+    if isinstance(p, dict):
+        msg = p.get("message") if isinstance(p.get("message"), dict) else None
+        usage = msg.get("usage") if msg and isinstance(msg.get("usage"), dict) else None
+        if usage is not None:  # Claude Code, Anthropic
+            model = str(msg.get("model") or "")
+            read = int(usage.get("cache_read_input_tokens") or 0)
+            write = int(usage.get("cache_creation_input_tokens") or 0)
+        elif isinstance(p.get("tokens"), dict):  # Gemini CLI
+            model = str(p.get("model") or "")
+            read = int(p["tokens"].get("cached") or 0)
+        else:
+            inner = p.get("payload") if isinstance(p.get("payload"), dict) else p
+            info = inner.get("info") if isinstance(inner.get("info"), dict) else None
+            last = info.get("last_token_usage") if info else None
+            if isinstance(last, dict):  # Codex CLI
+                read = int(last.get("cached_input_tokens") or 0)
+                model = str(info.get("model") or "")
+            elif isinstance(inner.get("model"), str):
+                model = inner["model"]
+    if not tokens_in or read + write > tokens_in:  # a later line of a reply counted already, or an odd split
+        read = write = 0
+    return model if model != "<synthetic>" else "", tokens_in - read - write, tokens_out, read, write
+
+
+def fold(conn: Connection, session_id: str) -> list[list]:
+    """The session's usage, [[day, model, input, output, cache_read, cache_write], …], from its events."""
+    fallback = conn.execute(sa.select(SESSION.c.model).where(SESSION.c.id == session_id)).scalar() or ""
+    q = (sa.select(EVENT.c.ts, EVENT.c.tokens_in, EVENT.c.tokens_out, EVENT.c.payload)
+         .where(EVENT.c.session_id == session_id, sa.or_(EVENT.c.tokens_in > 0, EVENT.c.tokens_out > 0)))
+    rows: dict[tuple[str, str], list[int]] = {}
+    for ts, t_in, t_out, payload in conn.execute(q):
+        if '"forkedFrom"' in payload:
+            continue  # a copy of the origin's line: its tokens were spent there
+        if not ts or ts <= 0:
+            continue  # a line with no time of its own has no day to count on
+        model, *parts = split(payload, t_in or 0, t_out or 0)
+        day = dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d")
+        acc = rows.setdefault((day, model or fallback), [0, 0, 0, 0])
+        for i, n in enumerate(parts):
+            acc[i] += n
+    return [[day, model, *acc] for (day, model), acc in sorted(rows.items())]
+
+
+def cached_rows(conn: Connection, session_ids: list[str] | None = None) -> dict[str, list[list]]:
+    """Every session's usage rows, folding (and caching) the sessions that changed since last time."""
+    have = sa.select(SESSION.c.id, SESSION.c.last_seq, USAGE_CACHE.c.last_seq, USAGE_CACHE.c.rows).select_from(
+        SESSION.outerjoin(USAGE_CACHE, USAGE_CACHE.c.session_id == SESSION.c.id))
+    if session_ids is not None:
+        have = have.where(SESSION.c.id.in_(session_ids))
+    out: dict[str, list[list]] = {}
+    for sid, last_seq, cached_seq, blob in conn.execute(have).all():
+        if cached_seq == last_seq and blob is not None:
+            out[sid] = orjson.loads(blob)
+            continue
+        out[sid] = fold(conn, sid)
+        conn.execute(USAGE_CACHE.delete().where(USAGE_CACHE.c.session_id == sid))
+        conn.execute(USAGE_CACHE.insert().values(session_id=sid, last_seq=last_seq, rows=orjson.dumps(out[sid])))
+    return out
+
+
+# -- prices ---------------------------------------------------------------------------
+
+_prices: dict[tuple[str, str], tuple[float, ...] | None] = {}
+
+
+def unit_prices(model: str, day: str = "") -> tuple[float, float, float, float] | None:
+    """Dollars per token of input, output, cache read and cache write for `model` (None: not priced)."""
+    key = (model, day[:7])
+    if key not in _prices:
+        _prices[key] = _lookup(model, day)
+    return _prices[key]
+
+
+def _lookup(model: str, day: str):
+    if not model:
+        return None
+    from genai_prices import Usage, calc_price  # 0.2 s to import: only when a cost is asked for
+    when = dt.datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=dt.timezone.utc) if day else None
+    try:
+        # per token, measured on a small request: a long-context tier (Sonnet over 200k tokens of prompt)
+        # applies per request, which a day's sum no longer knows; the base tier is what most requests pay
+        def price(**kw) -> float:
+            return float(calc_price(Usage(**kw), model, genai_request_timestamp=when).total_price) / m
+        m = 1000
+        return (price(input_tokens=m), price(output_tokens=m), price(input_tokens=m, cache_read_tokens=m),
+                price(input_tokens=m, cache_write_tokens=m))
+    except (LookupError, ValueError):
+        return None
+
+
+def cost(model: str, day: str, parts) -> float | None:
+    prices = unit_prices(model, day)
+    return None if prices is None else sum(n * p for n, p in zip(parts, prices))
+
+
+# -- the report ------------------------------------------------------------------------
+
+@dataclass
+class Report:
+    """What the Usage view draws: buckets (day or week) × a group (project, model or source)."""
+
+    buckets: list[str] = field(default_factory=list)
+    groups: list[str] = field(default_factory=list)  # costliest first
+    tokens: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (bucket, group) → 4 kinds
+    costs: dict[tuple[str, str], float] = field(default_factory=dict)
+    sessions_in: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # who spent it
+    totals: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    total_cost: float = 0.0
+    unpriced: dict[str, int] = field(default_factory=dict)  # model → tokens with no price
+    session_costs: list[tuple[float, int, str]] = field(default_factory=list)  # (cost, tokens, session id), costliest first
+
+    @property
+    def cache_hit_ratio(self) -> float:
+        """Of all the input the models read, the share read from the cache."""
+        inp, _out, read, write = self.totals
+        return read / (inp + read + write) if inp + read + write else 0.0
+
+
+def bucket_of(day: str, by: str) -> str:
+    if by == "week":
+        d = dt.date.fromisoformat(day)
+        return (d - dt.timedelta(days=d.weekday())).isoformat()  # the week's Monday
+    return day
+
+
+def _continuous(seen: list[str], since: str, until: str, by: str) -> list[str]:
+    """Every day (or week) of the range, spent in or not: a quiet week is a gap, not a squeezed axis."""
+    if not seen:
+        return []
+    first = bucket_of(since, by) if since else seen[0]
+    last = bucket_of(until or dt.date.today().isoformat(), by) if since else seen[-1]
+    step = dt.timedelta(days=7 if by == "week" else 1)
+    out, d = [], dt.date.fromisoformat(min(first, seen[0]))
+    while d.isoformat() <= max(last, seen[-1]):
+        out.append(d.isoformat())
+        d += step
+    return out
+
+
+def report(conn: Connection, *, since: str = "", until: str = "", by: str = "day", group: str = "project",
+           session_ids: list[str] | None = None) -> Report:
+    """Usage between two days (inclusive, 'YYYY-MM-DD'; empty: unbounded) by day or week, grouped by
+    project, model or source."""
+    usage = cached_rows(conn, session_ids)
+    info = {sid: (project, kind or "native") for sid, project, kind in conn.execute(
+        sa.select(SESSION.c.id, SESSION.c.project, SOURCE.c.kind).select_from(
+            SESSION.outerjoin(SOURCE, SOURCE.c.id == SESSION.c.source_id)))}
+    r = Report()
+    per_session: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
+    for sid, rows in usage.items():
+        project, source = info.get(sid, ("", "native"))
+        for day, model, *parts in rows:
+            if (since and day < since) or (until and day > until):
+                continue
+            name = {"project": project or "(no project)", "model": model or "(unknown model)",
+                    "source": source}[group]
+            key = (bucket_of(day, by), name)
+            acc = r.tokens.setdefault(key, [0, 0, 0, 0])
+            for i, n in enumerate(parts):
+                acc[i] += n
+                r.totals[i] += n
+            r.sessions_in.setdefault(key, set()).add(sid)
+            c = cost(model, day, parts)
+            if c is None:
+                if sum(parts):
+                    r.unpriced[model or "(unknown model)"] = r.unpriced.get(model or "(unknown model)", 0) + sum(parts)
+                c = 0.0
+            r.costs[key] = r.costs.get(key, 0.0) + c
+            r.total_cost += c
+            per_session[sid][0] += c
+            per_session[sid][1] += sum(parts)
+    r.buckets = _continuous(sorted({b for b, _g in r.tokens}), since, until, by)
+    by_group: dict[str, float] = defaultdict(float)
+    for (_b, g), c in r.costs.items():
+        by_group[g] += c + 1e-12 * sum(r.tokens[(_b, g)])  # ties (no prices) go by tokens
+    r.groups = sorted(by_group, key=lambda g: -by_group[g])
+    r.session_costs = sorted(((c, int(t), sid) for sid, (c, t) in per_session.items() if t), reverse=True)
+    return r
+
+
+def session_cost(conn: Connection, session_id: str) -> tuple[float | None, list[int]]:
+    """A session's cost (None when none of its models has a price) and its tokens by kind."""
+    rows = cached_rows(conn, [session_id]).get(session_id, [])
+    total, priced, kinds = 0.0, False, [0, 0, 0, 0]
+    for day, model, *parts in rows:
+        for i, n in enumerate(parts):
+            kinds[i] += n
+        c = cost(model, day, parts)
+        if c is not None:
+            total, priced = total + c, True
+    return (total if priced else None), kinds
