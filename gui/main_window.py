@@ -406,6 +406,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
             s.setValue(f"window/{name}", getattr(self, name).saveState())
         self.watcher.stop()
         self.managed_sync.stop()
+        self.sessions_model.stop()
         self.job.cancel()
         super().closeEvent(event)
 

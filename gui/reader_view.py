@@ -205,7 +205,7 @@ class ReaderView(QAbstractScrollArea):
         of everything it passed (the workers would fight the UI thread for the interpreter)."""
         lo, hi = max(0, first - 5), min(len(self.cards), last + 15)
         self._wanted = [eid for n in range(lo, hi) for eid in self._need(n) if eid not in self.events]
-        if self._wanted and not self.pending:
+        if self._wanted and not self.pending and not self._fetch_timer.isActive():
             self._fetch_timer.start()
 
     def _fetch(self) -> None:

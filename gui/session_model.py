@@ -12,11 +12,18 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 
 from .workers import Generation, run_task
 
+# what a reader looks for first comes first: at 1440 px the title, last activity, events and cost show
 COLUMNS = [
-    ("title", "Title", "title"), ("source", "Source", None), ("project", "Project", "project"),
-    ("status", "Status", "status"), ("updated", "Last activity", "updated"), ("events", "Events", "events"),
-    ("tokens", "Tokens", "tokens"), ("branches", "Forks", None),
+    ("title", "Title", "title"), ("updated", "Last activity", "updated"), ("events", "Events", "events"),
+    ("cost", "Cost", None), ("tokens", "Tokens", "tokens"), ("status", "Status", "status"),
+    ("source", "Source", None), ("project", "Project", "project"), ("branches", "Forks", None),
 ]
+# a source as a short coloured badge (the full name in its tooltip)
+BADGES = {"claude_code": ("Claude", "#d97757"), "codex": ("Codex", "#10a37f"), "gemini": ("Gemini", "#4285f4"),
+          "agents_sdk": ("Agents", "#6e56cf"), "langgraph": ("LangGraph", "#1c3c3c"), "native": ("native", "#666666"),
+          "managed_agents": ("Managed", "#b45309"), "cline": ("Cline", "#0e7490"), "aider": ("Aider", "#15803d"),
+          "openhands": ("OpenHands", "#9333ea")}
+COST_BATCH = 200  # sessions priced at a time, for the rows painted
 
 
 def when(ts: float) -> str:
@@ -74,6 +81,12 @@ def exact(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%A %Y-%m-%d %H:%M:%S") if ts else ""
 
 
+def money(v: float | None) -> str:
+    if v is None:
+        return "—"
+    return f"${v:,.2f}" if v >= 1 or v == 0 else f"${v:.3f}" if v >= 0.01 else f"${v:.4f}"
+
+
 def tokens_text(n: int) -> str:
     return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.1f}k" if n >= 1e3 else str(n)
 
@@ -108,6 +121,10 @@ class SessionTableModel(QAbstractTableModel):
         self.sort_key, self.descending = "updated", True
         self._gen = Generation()
         self._reload_pending = False
+        self.costs: dict[str, tuple[int, float | None]] = {}  # session id → (its event count then, cost)
+        self._cost_wanted: set[str] = set()
+        self._cost_pending = self._stopped = False
+        self._cost_timer = QTimer(self, singleShot=True, interval=30, timeout=self._price)
 
     def set_store(self, store) -> None:
         self.store = store
@@ -144,6 +161,8 @@ class SessionTableModel(QAbstractTableModel):
             return
         self.beginResetModel()
         self.rows, self.fork_counts = rows, forks
+        counts = {r.id: r.event_count for r in rows}
+        self.costs = {sid: c for sid, c in self.costs.items() if counts.get(sid) == c[0]}  # a grown one is repriced
         self.project_label = project_labels(s.project for s in rows)
         self.endResetModel()
         self.sig_loaded.emit(len(rows))
@@ -166,9 +185,11 @@ class SessionTableModel(QAbstractTableModel):
         key = COLUMNS[index.column()][0]
         if role == Qt.ItemDataRole.DisplayRole:
             return {
-                "title": lineage_mark(s) + (s.title or "(untitled)"), "source": s.source_kind.replace("_", " "),
+                "title": lineage_mark(s) + (s.title or "(untitled)"),
+                "source": BADGES.get(s.source_kind, (s.source_kind.replace("_", " "),))[0],
                 "project": self.project_label.get(s.project, s.project), "status": s.status, "updated": ago(s.updated_at),
                 "events": str(s.event_count), "tokens": tokens_text(s.tokens_in + s.tokens_out),
+                "cost": self._cost_text(s),
                 "branches": str(self.fork_counts.get(s.id, "")) if self.fork_counts.get(s.id) else "",
             }[key]
         if role == Qt.ItemDataRole.ToolTipRole and key == "updated":
@@ -180,11 +201,65 @@ class SessionTableModel(QAbstractTableModel):
             return f"{s.title}\n{s.id}{made}" if key == "title" else s.project
         if role == Qt.ItemDataRole.ToolTipRole and key in ("status", "tokens", "source") and "managed" in s.meta:
             return managed_tip(s.meta["managed"])
-        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("events", "tokens", "branches"):
+        if key == "source" and role in (Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole):
+            from PySide6.QtGui import QColor
+            colour = BADGES.get(s.source_kind, ("", "#7a7a7a"))[1]
+            return QColor(colour) if role == Qt.ItemDataRole.BackgroundRole else QColor("#ffffff")
+        if role == Qt.ItemDataRole.ToolTipRole and key == "source":
+            return s.source_kind.replace("_", " ")
+        if role == Qt.ItemDataRole.ToolTipRole and key == "cost":
+            return "What the session's tokens cost at list prices (genai-prices), cache reads and writes " \
+                   "priced as such; — when no model it used has a price (View ▸ Usage and Cost for more)"
+        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("events", "tokens", "branches", "cost"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.UserRole:
             return s
         return None
+
+    # -- cost, priced for the rows painted ---------------------------------------------
+
+    def _cost_text(self, s) -> str:
+        known = self.costs.get(s.id)
+        if known is not None and known[0] == s.event_count:
+            return money(known[1])
+        if not (s.tokens_in or s.tokens_out):
+            return ""
+        self._cost_wanted.add(s.id)
+        # started once, not restarted by each paint (a restart would put it off for ever)
+        if not self._cost_pending and not self._cost_timer.isActive() and not self._stopped:
+            self._cost_timer.start()
+        return "…"
+
+    def _price(self) -> None:
+        if self.store is None or not self._cost_wanted:
+            return
+        wanted = list(self._cost_wanted)[:COST_BATCH]
+        self._cost_wanted.difference_update(wanted)
+        self._cost_pending = True
+        token, store = self._gen.value, self.store
+        counts = {r.id: r.event_count for r in self.rows}
+        run_task(lambda: store.session_costs(wanted), lambda costs: self._priced(token, counts, costs),
+                 lambda _exc: self._priced(token, counts, {}), owner=self)
+
+    def _priced(self, token: int, counts: dict, costs: dict) -> None:
+        self._cost_pending = False
+        for sid, c in costs.items():
+            self.costs[sid] = (counts.get(sid, -1), c)
+        col = next(i for i, c in enumerate(COLUMNS) if c[0] == "cost")
+        if self.rows and self._gen.current(token):
+            self.dataChanged.emit(self.index(0, col), self.index(len(self.rows) - 1, col))
+        if self._cost_wanted and not self._stopped:
+            self._cost_timer.start()
+
+    def stop(self) -> None:
+        """No pricing after the window closes."""
+        self._stopped = True
+        self._cost_timer.stop()
+        self._cost_wanted.clear()
+
+    def cost_of(self, session_id: str) -> float | None:
+        known = self.costs.get(session_id)
+        return known[1] if known else None
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         key = COLUMNS[column][2]

@@ -8,6 +8,7 @@ import html
 
 from PySide6.QtCore import QItemSelectionModel
 
+from .session_model import money
 from .workers import run_task
 
 HIDDEN_KINDS = ("progress", "meta", "checkpoint")  # a prompt row shows its turn's files instead
@@ -120,6 +121,11 @@ class SessionPanes:
         total = self.session.event_count
         shown = f"{len(ids):,} of {total:,} events" if total > len(ids) else f"{len(ids):,} events"
         label = f"<b>{html.escape(title)}</b> · {shown} · {branch}"  # short: the pane is narrow
+        about = [x for x in (self.session.model, f"⎇ {self.session.git_branch}" if self.session.git_branch else "",
+                             money(self.sessions_model.cost_of(self.session.id))
+                             if self.sessions_model.cost_of(self.session.id) is not None else "") if x]
+        if about:
+            label += " · " + html.escape(" · ".join(about))
         self.timeline_label.setText(label)
         self.timeline_label.setToolTip(
             f"The timeline shows one branch: {len(ids):,} events. The session holds {total:,}: the others are on "

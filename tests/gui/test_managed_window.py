@@ -40,13 +40,13 @@ def test_pulled_sessions_show_status_usage_and_resources(window, qtbot, workspac
     _select(window, qtbot, ids["idle"])
     row = window.sessions_model.row_of(ids["idle"])
     cell = {key: window.sessions_model.index(row, i).data() for i, (key, *_rest) in enumerate(COLUMNS)}
-    assert (cell["source"], cell["status"], cell["tokens"]) == ("managed agents", "idle", "2.2k")
+    assert (cell["source"], cell["status"], cell["tokens"]) == ("Managed", "idle", "2.2k")
     from PySide6.QtCore import Qt
-    tip = window.sessions_model.index(row, 3).data(Qt.ItemDataRole.ToolTipRole)
+    tip = window.sessions_model.index(row, [c[0] for c in COLUMNS].index("status")).data(Qt.ItemDataRole.ToolTipRole)
     assert tip.splitlines() == ["idle at Anthropic", "1,200 in, 900 cache reads, 80 out",
                                 "resources: file incidents.csv, memory store team-notes, github repository ops"]
     running = window.sessions_model.row_of(ids["running"])
-    assert window.sessions_model.index(running, 3).data() == "running"
+    assert window.sessions_model.index(running, [c[0] for c in COLUMNS].index("status")).data() == "running"
     info = window.detail.session_info.toPlainText()
     for text in ("Cache reads", "900", "Researcher v3", "/mnt/data/incidents.csv", "team-notes",
                  "https://github.com/acme/ops @ main", "Active time"):

@@ -10,6 +10,7 @@ from sessionscope.gui.tree_view import BranchTreeModel
 
 
 def test_session_model(qtbot, qtmodeltester, demo):
+    from sessionscope.gui.session_model import COLUMNS
     store, ids = demo
     model = SessionTableModel()
     with qtbot.waitSignal(model.sig_loaded, timeout=10000):
@@ -17,7 +18,7 @@ def test_session_model(qtbot, qtmodeltester, demo):
     assert model.rowCount() == 6  # the archived one is hidden
     qtmodeltester.check(model)
     with qtbot.waitSignal(model.sig_loaded, timeout=10000):
-        model.sort(3)  # status, in SQL
+        model.sort([c[0] for c in COLUMNS].index("status"))  # in SQL
     assert [s.status for s in model.rows] == sorted(s.status for s in model.rows)
     with qtbot.waitSignal(model.sig_loaded, timeout=10000):
         model.set_filters(include_archived=True, text="spike")

@@ -138,3 +138,20 @@ def test_the_usage_view_filters_the_list(window, qtbot, usage_store):
     qtbot.waitUntil(lambda: window.session is not None and window.session.id == u.top.item(1, 4).text(),
                     timeout=10000)
     u.close()
+
+
+def test_the_list_and_the_header_show_the_cost(window, qtbot, usage_store):
+    from sessionscope.gui.session_model import COLUMNS
+    store, a, b = usage_store
+    window.set_store(store, first_run=False)
+    qtbot.waitUntil(lambda: window.sessions_model.row_of(a.session_id) >= 0, timeout=10000)
+    col = [c[0] for c in COLUMNS].index("cost")
+    m = window.sessions_model
+    expected = store.session_costs([a.session_id])[a.session_id]
+    qtbot.waitUntil(lambda: m.index(m.row_of(a.session_id), col).data() == f"${expected:.3f}", timeout=10000)
+    assert [c[0] for c in COLUMNS][:4] == ["title", "updated", "events", "cost"]  # visible without scrolling
+    assert m.index(m.row_of(a.session_id), [c[0] for c in COLUMNS].index("source")).data() == "Claude"
+    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+        window.open_session(a.session_id)
+    assert MODEL in window.timeline_label.text() and "main" in window.timeline_label.text()
+    assert f"${expected:.3f}" in window.timeline_label.text()
