@@ -323,11 +323,12 @@ class TimelineModel(QAbstractTableModel):
                 hidden = self.hidden_results(index.row())
                 result = self.cache.get(hidden[0]) if hidden else None
                 return f"{text}  →  {first_line(result.text, 160)}" if result is not None else text
-            if col == 4:
+            if col == 4:  # labelled: a context read is not a bill, and a turn's sum is not one reply's
                 if e.id in self.turn_tokens and self.turn_tokens[e.id]:
-                    return "Σ " + tokens_text(self.turn_tokens[e.id])
-                n = e.tokens_in + e.tokens_out
-                return tokens_text(n) if n else ""
+                    return "turn Σ " + tokens_text(self.turn_tokens[e.id])
+                parts = ([f"ctx {tokens_text(e.tokens_in)}"] if e.tokens_in else []) + \
+                    ([f"out {tokens_text(e.tokens_out)}"] if e.tokens_out else [])
+                return " · ".join(parts)
         if role == Qt.ItemDataRole.ForegroundRole:
             color = kind_color(e.kind)
             return QColor(color) if color else None
@@ -338,7 +339,8 @@ class TimelineModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and col == 3:
             return e.text[:2000]
         if role == Qt.ItemDataRole.ToolTipRole and col == 4 and e.id in self.turn_tokens:
-            return f"{self.turn_tokens[e.id]:,} tokens from this prompt to the next"
+            return (f"{self.turn_tokens[e.id]:,} tokens from this prompt to the next: the context each reply read "
+                    "(input, cache reads and writes) plus what it wrote")
         if role == Qt.ItemDataRole.ToolTipRole and col == 1 and (e.id in self.fork_points or e.id in self.changed_files):
             files = self.changed_files.get(e.id, [])
             listed = [f"this turn changed {len(files)} file(s):"] + files[:30] + (["…"] if len(files) > 30 else []) \
