@@ -46,15 +46,17 @@ def lineage_mark(s) -> str:
 
 def project_labels(projects) -> dict[str, str]:
     """{project path: its name}, the parent folder added where two projects share a name (four folders
-    called "project" read as "alice/project", "bob/project", …)."""
+    called "project" read as "alice/project", "bob/project", …); Windows paths too."""
+    import re
     paths = {p for p in projects if p}
     by_name: dict[str, list[str]] = {}
+    parts_of = {p: [x for x in re.split(r"[\\/]", p) if x] or [p] for p in paths}
     for p in paths:
-        by_name.setdefault(p.rstrip("/").rsplit("/", 1)[-1] or p, []).append(p)
+        by_name.setdefault(parts_of[p][-1], []).append(p)
     labels = {}
     for name, same in by_name.items():
         for p in same:
-            parts = p.rstrip("/").split("/")
+            parts = parts_of[p]
             labels[p] = "/".join(parts[-2:]) if len(same) > 1 and len(parts) > 1 else name
     return labels
 

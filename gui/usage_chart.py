@@ -70,13 +70,13 @@ class StackedBars(QWidget):
         top = nice_ceiling(max(totals))
         left = fm.horizontalAdvance(self.fmt(top)) + 12
         area = QRectF(left, 8, self.width() - left - 8, self.height() - fm.height() - 20)
-        for i in range(5):  # the scale: five lines, labelled
-            y = area.bottom() - area.height() * i / 4
+        for i in range(6):  # the scale: fifths of a 1, 2 or 5 ceiling fall on round numbers
+            y = area.bottom() - area.height() * i / 5
             p.setPen(grid)
             p.drawLine(int(area.left()), int(y), int(area.right()), int(y))
             p.setPen(text)
             p.drawText(QRectF(0, y - fm.height() / 2, left - 6, fm.height()),
-                       int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), self.fmt(top * i / 4))
+                       int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), self.fmt(top * i / 5))
         slot = area.width() / len(self.buckets)
         width = max(2.0, min(48.0, slot * 0.7))
         label_w = max(fm.horizontalAdvance(self.label(b)) for b in self.buckets[:: max(1, len(self.buckets) // 20)])
