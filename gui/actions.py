@@ -80,7 +80,12 @@ ACTIONS: dict[str, ActionSpec] = {
     "session.tag": ActionSpec("&Tags…", None, None, "Set the session's tags (in the tool's own file where it keeps one)"),
     "session.restore": ActionSpec("Write &Back to Its Tool…", None, None,
                                   "Write a session kept here back where its tool finds it (after the tool deleted it)"),
-    "facts.compare": ActionSpec("Compare &Facts…", "Ctrl+D", Px.SP_FileDialogListView, "", "Compare"),
+    "facts.compare": ActionSpec("&Compare…", "Ctrl+D", Px.SP_FileDialogListView,
+                                "Two sessions selected, a fork and its origin, or the branch shown and the head: "
+                                "side by side from where they part, with what each changed, cost and ended with",
+                                "Compare"),
+    "facts.compare_points": ActionSpec("Compare &Facts at Two Points…", None, None,
+                                       "The durable facts at any two events, branch heads or sessions' heads"),
 }
 
 

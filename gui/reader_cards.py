@@ -17,7 +17,7 @@ from sessionscope.export.render import describe
 from sessionscope.richtext import code_html, markdown_html, plain_html
 
 from .session_model import tokens_text
-from .timeline_model import ANSI, clock, readable
+from .timeline_model import ANSI, clock, command_output, readable
 
 BODY_MAX = 20_000  # characters of a message drawn in its card (the detail pane has all of it)
 OUTPUT_LINES = 60  # lines of a tool's output in an opened card
@@ -107,6 +107,9 @@ def _head(name: str, color: str, e, extra: str = "", arrow: str = "") -> str:
 
 
 def _body(text: str, dark: bool) -> str:
+    output = command_output(text)
+    if output is not None:  # a `!` command's or a slash command's output: a terminal's text, not Markdown
+        return _output(output, dark)
     text = readable(ANSI.sub("", text))
     more = len(text) - BODY_MAX
     text = text[:BODY_MAX] if more > 0 else text

@@ -78,6 +78,7 @@ class SessionActions(RestoreActions, QObject):
             "session.unarchive": has_session and src.allows("unarchive", status),
             "session.delete": has_session and src.allows("delete", status),
             "facts.compare": has_session,
+            "facts.compare_points": has_session,
             "session.export": has_session,
             "session.export_branch": has_event and has_session,
             "session.restore_files": has_event and src.allows("restore_files", status),

@@ -95,6 +95,7 @@ class SessionPanes:
         """Show the branch through `head` in the timeline; select an event in it."""
         token = self._branch_gen.next()
         store, session = self.store, self.session
+        self.shown_head = head  # the tip of the branch shown (what Compare sets against the head)
         if store is None or session is None or head is None:
             self.timeline_model.show_ids(store, [])
             self.timeline_label.setText("(no events)")

@@ -20,7 +20,7 @@ from .session_model import tokens_text
 from .workers import Generation, run_task
 
 PAGE = 200
-COLUMNS = ["Time", "Kind", "Who", "Text", "Tokens"]
+COLUMNS = ["Time", "Kind", "Who", "Text", "ctx / out"]  # tokens: the context a reply read / what it wrote
 KIND_LABELS = {"tool_call": "tool call", "tool_result": "result", "compaction": "compaction",
                "compaction_summary": "summary", "fact.set": "fact", "fact.delete": "fact −"}
 # Kind colours that keep WCAG AA contrast (≥ 4.5:1) on the table's rows: one set for a light
@@ -65,6 +65,18 @@ def readable(text: str) -> str:
     if "bash-input" in parts:
         return f"! {parts['bash-input']}"
     return _MARKUP.sub(lambda m: "" if m.group(1) == "local-command-caveat" else m.group(2).strip(), text).strip()
+
+
+_OUTPUT = re.compile(r"^\s*<(bash-stdout|local-command-stdout)>([\s\S]*?)</\1>\s*(?:<bash-stderr>([\s\S]*?)</bash-stderr>)?\s*$")
+
+
+def command_output(text: str) -> str | None:
+    """What a `!` shell line or a local slash command printed, when that is all the message is (shown as
+    output, not as prose)."""
+    if "-stdout>" not in text:
+        return None
+    m = _OUTPUT.match(text)
+    return None if m is None else (m.group(2).strip("\n") + ("\n" + m.group(3).strip() if m.group(3) else ""))
 
 
 def first_line(text: str, width: int = 240) -> str:
@@ -325,10 +337,10 @@ class TimelineModel(QAbstractTableModel):
                 return f"{text}  →  {first_line(result.text, 160)}" if result is not None else text
             if col == 4:  # labelled: a context read is not a bill, and a turn's sum is not one reply's
                 if e.id in self.turn_tokens and self.turn_tokens[e.id]:
-                    return "turn Σ " + tokens_text(self.turn_tokens[e.id])
-                parts = ([f"ctx {tokens_text(e.tokens_in)}"] if e.tokens_in else []) + \
-                    ([f"out {tokens_text(e.tokens_out)}"] if e.tokens_out else [])
-                return " · ".join(parts)
+                    return "turn " + tokens_text(self.turn_tokens[e.id])
+                if not (e.tokens_in or e.tokens_out):
+                    return ""
+                return f"{tokens_text(e.tokens_in)} / {tokens_text(e.tokens_out)}"
         if role == Qt.ItemDataRole.ForegroundRole:
             color = kind_color(e.kind)
             return QColor(color) if color else None
@@ -338,6 +350,9 @@ class TimelineModel(QAbstractTableModel):
             return f
         if role == Qt.ItemDataRole.ToolTipRole and col == 3:
             return e.text[:2000]
+        if role == Qt.ItemDataRole.ToolTipRole and col == 4 and e.id not in self.turn_tokens and \
+                (e.tokens_in or e.tokens_out):
+            return f"context read: {e.tokens_in:,} tokens (input, cache reads and writes)\nwritten: {e.tokens_out:,} tokens"
         if role == Qt.ItemDataRole.ToolTipRole and col == 4 and e.id in self.turn_tokens:
             return (f"{self.turn_tokens[e.id]:,} tokens from this prompt to the next: the context each reply read "
                     "(input, cache reads and writes) plus what it wrote")

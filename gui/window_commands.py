@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from .facts_diff import FactsDiffDialog
@@ -127,8 +128,13 @@ class WindowCommands:
         export = menu.addAction("Export This Branch…", lambda: self._tree_export(event_id))
         export.setObjectName("tree.export_branch")
         menu.addSeparator()
+        compare = menu.addAction("Compare This Branch With the One Shown",
+                                 lambda: self.open_compare((self.session.id, node.tip),
+                                                           (self.session.id, self.shown_head)))
+        compare.setObjectName("tree.compare_branch")
+        compare.setEnabled(node is not None and node.tip != getattr(self, "shown_head", None))
         for action_id in ("session.fork", "session.fork_turn", "session.rewind", "session.restore_files",
-                          "facts.compare"):
+                          "facts.compare_points"):
             q = self.qactions[action_id]
             a = menu.addAction(q.icon(), q.text(), lambda a=action_id: self._tree_action(a, event_id))
             a.setShortcut(q.shortcut())
@@ -142,6 +148,9 @@ class WindowCommands:
         from PySide6.QtWidgets import QMenu
         menu = QMenu(self)
         menu.addAction("Open the Fork", lambda: self.open_session(session_id)).setObjectName("tree.open_fork")
+        if self.session is not None:
+            menu.addAction("Compare With This Fork", lambda: self.open_compare(
+                (self.session.id, None), (session_id, None))).setObjectName("tree.compare_fork")
         self.tree_menu = menu
         menu.popup(pos)
 
@@ -156,7 +165,7 @@ class WindowCommands:
         run_task(lambda: store.event(event_id), shown, self._error("read the event"), owner=self)
 
     def _tree_action(self, action_id: str, event_id: str) -> None:
-        if action_id == "facts.compare":
+        if action_id == "facts.compare_points":
             self.compare_facts(a=event_id)
             return
         session, store = self.session, self.store
@@ -172,6 +181,56 @@ class WindowCommands:
             self.actions_.fork(session, e, end_of_turn=True)
         elif action_id == "session.rewind":
             self.actions_.rewind(session, e)
+
+    def compare(self) -> None:
+        """Ctrl+D: two sessions selected are compared; else a fork with its origin; else the branch shown
+        with the session's head; else the newest other branch with the head; else facts at two points."""
+        ids = self.selected_session_ids()
+        if len(ids) >= 2:
+            self.open_compare((ids[0], None), (ids[1], None))
+            return
+        s = self.session
+        if s is None:
+            return
+        if s.forked_from_session:
+            self.open_compare((s.forked_from_session, None), (s.id, None))
+            return
+        shown = getattr(self, "shown_head", None)
+        if shown and shown != s.head_event_id:
+            self.open_compare((s.id, None), (s.id, shown))
+            return
+        store = self.store
+        layout = self.tree.tree_model.layout_ if self.tree_session == s.id else None
+        head_tip = next((n.tip for n in (layout.nodes if layout else ()) if n.kind == "head"), s.head_event_id)
+        lanes = [n.tip for n in (layout.nodes if layout else ()) if not n.fork_session and n.tip
+                 and n.tip not in (s.head_event_id, head_tip)]
+
+        def other_tip():  # the tree's other lanes (a rewind, an edited prompt), newest first
+            if layout is not None:
+                return lanes[-1] if lanes else None
+            return next((leaf for leaf in reversed(store.leaves(s.id)) if leaf != s.head_event_id), None)
+
+        def found(tip) -> None:
+            if tip:
+                self.open_compare((s.id, None), (s.id, tip))
+            else:
+                self.statusBar().showMessage("This session has one branch and no fork: pick two points to compare "
+                                             "their facts, or select two sessions", 8000)
+                self.compare_facts()
+        run_task(other_tip, found, self._error("find the branches"), owner=self)
+
+    def open_compare(self, a: tuple[str, str | None], b: tuple[str, str | None]) -> None:
+        from .compare_view import CompareView
+        view = CompareView(self.store, a, b, self)
+        view.sig_open.connect(lambda sid, head: self._open_compared(sid, head))
+        view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.compare_view = view  # tests look at it
+        view.show()
+
+    def _open_compared(self, session_id: str, head: str) -> None:
+        self.open_session(session_id)
+        if head and self.session is not None and self.session.id == session_id:
+            self.show_branch(head, head)
 
     def compare_facts(self, a: str | None = None) -> None:
         if self.session is None:

@@ -74,7 +74,7 @@ def calls(payload: str) -> list[Call]:
     return []
 
 
-def _path(args: dict) -> str:
+def path_of(args: dict) -> str:
     for key in ("file_path", "path", "absolute_path", "notebook_path", "filename", "target_file"):
         if isinstance(args.get(key), str):
             return args[key]
@@ -91,6 +91,11 @@ def _command(args: dict) -> str:
 def _short(text: str, width: int = 90) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def patched_files(call: Call) -> list[str]:
+    """The files a Codex patch adds, updates or deletes."""
+    return re.findall(r"\*\*\* (?:Update|Add|Delete) File: (\S+)", patch_text(call))
 
 
 def exit_code(output: str, error: bool) -> str:
@@ -111,7 +116,7 @@ def patch_text(call: Call) -> str:
 
 def diff(call: Call) -> str:
     """The change an edit or write makes, as a unified diff ('' when the call changes no file)."""
-    name, args, path = call.name.lower(), call.args, _path(call.args)
+    name, args, path = call.name.lower(), call.args, path_of(call.args)
     if name in PATCH:
         return patch_text(call)
     pairs: list[tuple[str, str]] = []
@@ -143,7 +148,7 @@ def summary(call: Call, output: str = "", error: bool = False) -> str:
     """One line saying what the call did, and how it ended where that is known."""
     name, args = call.name, call.args
     low = name.lower()
-    path = _path(args)
+    path = path_of(args)
     if low in SHELL:
         code = exit_code(output, error)
         return f"{name}: {_short(_command(args))}" + (f" → {code}" if code else "")
@@ -151,7 +156,7 @@ def summary(call: Call, output: str = "", error: bool = False) -> str:
         return f"Read {path}"
     if low in EDIT | WRITE | PATCH:
         added, removed = counts(diff(call))
-        what = path or ", ".join(re.findall(r"\*\*\* (?:Update|Add|Delete) File: (\S+)", patch_text(call))[:3])
+        what = path or ", ".join(patched_files(call)[:3])
         verb = "Write" if low in WRITE else "Patch" if low in PATCH else "Edit"
         return f"{verb} {what} (+{added} −{removed})" + (" → error" if error else "")
     if low in SEARCH:

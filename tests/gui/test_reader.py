@@ -199,3 +199,13 @@ def test_the_dark_theme_redraws_the_cards_in_dark_colours(reader, qapp):
     finally:
         theme.apply("system")
     assert "#1f5fbf" in r.doc(0).toHtml()
+
+
+def test_a_shell_lines_output_reads_as_output_not_prose(qapp):
+    from sessionscope.gui.reader_cards import _body
+    from sessionscope.gui.timeline_model import command_output
+    text = "<bash-stdout>===== 3 passed =====\n# not a heading</bash-stdout><bash-stderr></bash-stderr>"
+    assert command_output(text) == "===== 3 passed =====\n# not a heading"
+    assert command_output("say <bash-stdout>x</bash-stdout> inline") is None
+    body = _body(text, dark=False)
+    assert body.startswith("<pre") and "<h1" not in body and "# not a heading" in body
