@@ -175,6 +175,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         self.timeline.selectionModel().currentRowChanged.connect(self._event_selected)
         self.timeline_label = QLabel("")
         self.timeline_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.timeline_label.setWordWrap(True)  # a long header takes a second line instead of running under the find box
         self.find_edit = QLineEdit(placeholderText="Find in session")
         self.find_edit.setMaximumWidth(200)  # the header beside it is the session's title
         self.find_edit.setClearButtonEnabled(True)
@@ -294,8 +295,9 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         copy.setStatusTip("Copy the selected text, or the whole card")
         self.reader.addAction(copy)
         for action_id in ("session.fork", "session.fork_turn", "session.rewind", "session.restore_files",
-                          "facts.compare", "session.export_branch"):
+                          "facts.compare", "session.export_branch", "view.reader"):
             self.reader.addAction(a[action_id])
+        self.timeline.addAction(a["view.reader"])  # the table's menu switches to the reader, and back
 
     def _theme_menu(self, view_menu) -> None:
         from PySide6.QtGui import QActionGroup

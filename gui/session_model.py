@@ -18,11 +18,6 @@ COLUMNS = [
     ("cost", "Cost", None), ("tokens", "Tokens", "tokens"), ("status", "Status", "status"),
     ("source", "Source", None), ("project", "Project", "project"), ("branches", "Forks", None),
 ]
-# a source as a short coloured badge (the full name in its tooltip)
-BADGES = {"claude_code": ("Claude", "#d97757"), "codex": ("Codex", "#10a37f"), "gemini": ("Gemini", "#4285f4"),
-          "agents_sdk": ("Agents", "#6e56cf"), "langgraph": ("LangGraph", "#1c3c3c"), "native": ("native", "#666666"),
-          "managed_agents": ("Managed", "#b45309"), "cline": ("Cline", "#0e7490"), "aider": ("Aider", "#15803d"),
-          "openhands": ("OpenHands", "#9333ea")}
 COST_BATCH = 200  # sessions priced at a time, for the rows painted
 
 
@@ -81,6 +76,17 @@ def ago(ts: float, now: float | None = None) -> str:
 
 def exact(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%A %Y-%m-%d %H:%M:%S") if ts else ""
+
+
+_badges: dict[str, tuple[str, str]] = {}
+
+
+def badge(kind: str) -> tuple[str, str]:
+    """A source's short name and colour, as its tool's package gives them (looked up once a kind)."""
+    if kind not in _badges:
+        from sessionscope import sources
+        _badges[kind] = sources.of(kind).badge if kind in sources.kinds() else (kind.replace("_", " "), "#666666")
+    return _badges[kind]
 
 
 def money(v: float | None) -> str:
@@ -188,7 +194,7 @@ class SessionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 "title": lineage_mark(s) + (s.title or "(untitled)"),
-                "source": BADGES.get(s.source_kind, (s.source_kind.replace("_", " "),))[0],
+                "source": badge(s.source_kind)[0],
                 "project": self.project_label.get(s.project, s.project), "status": s.status, "updated": ago(s.updated_at),
                 "events": str(s.event_count), "tokens": tokens_text(s.tokens_in + s.tokens_out),
                 "cost": self._cost_text(s),
@@ -205,7 +211,7 @@ class SessionTableModel(QAbstractTableModel):
             return managed_tip(s.meta["managed"])
         if key == "source" and role in (Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole):
             from PySide6.QtGui import QColor
-            colour = BADGES.get(s.source_kind, ("", "#7a7a7a"))[1]
+            colour = badge(s.source_kind)[1]
             return QColor(colour) if role == Qt.ItemDataRole.BackgroundRole else QColor("#ffffff")
         if role == Qt.ItemDataRole.ToolTipRole and key == "source":
             return s.source_kind.replace("_", " ")

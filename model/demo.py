@@ -112,12 +112,23 @@ def build_demo(store: Store, now: float | None = None) -> list[str]:
     return [main, fork, *others]
 
 
+DEMO_VERSION = "2"  # 2: the sessions name their models (the Usage view prices them)
+
+
 def demo_store(folder: Path) -> Store:
-    """Open (building once) the demo store in `folder`."""
+    """Open (building once, and again when the demo changes) the demo store in `folder`. Its sessions are
+    made up, so an older demo is simply replaced."""
+    from . import settings
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "demo.db"
-    fresh = not path.exists()
     store = open_store(path)
-    if fresh or store.count_sessions(include_archived=True) == 0:
+    with store.reader() as conn:
+        version = settings.get(conn, "demo_version")
+    if version != DEMO_VERSION:
+        store.close()
+        for stale in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            stale.unlink(missing_ok=True)
+        store = open_store(path)
         build_demo(store)
+        store.write(lambda conn: settings.put(conn, "demo_version", DEMO_VERSION))
     return store

@@ -30,6 +30,10 @@ def of(kind: str | None) -> Source:
     return importlib.import_module(module).SOURCE if module else NATIVE
 
 
+def kinds() -> list[str]:
+    return ["native", *_REGISTRY]
+
+
 def tools() -> list[Source]:
     """Every registered tool's source."""
     return [of(kind) for kind in _REGISTRY]

@@ -22,6 +22,7 @@ class Source:
 
     kind = "native"
     label = "Sessionscope"
+    badge = ("native", "#666666")  # the session list's short name, on this colour (white text keeps AA)
     # programs a resume may start (a terminal runs the first word of resume_command)
     resume_programs: tuple[str, ...] = ()
     has_checkpoints = False  # keeps file checkpoints: Restore Code to Here applies

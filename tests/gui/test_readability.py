@@ -94,3 +94,10 @@ def test_the_text_column_gets_the_width_and_panes_never_vanish(window, qtbot):
     assert header.sectionSize(3) > 2 * header.sectionSize(2)  # Text, not Who
     assert not window.center.childrenCollapsible() and window.sessions_view.minimumWidth() == 260
     assert window.list_stack.minimumSizeHint().width() < 600
+
+
+def test_source_badges_keep_white_text_readable():
+    from sessionscope import sources
+    for source in [*sources.tools(), sources.of("native")]:
+        text, colour = source.badge
+        assert text and _contrast("#ffffff", colour) >= 4.5, (source.kind, colour)

@@ -209,3 +209,40 @@ def test_a_shell_lines_output_reads_as_output_not_prose(qapp):
     assert command_output("say <bash-stdout>x</bash-stdout> inline") is None
     body = _body(text, dark=False)
     assert body.startswith("<pre") and "<h1" not in body and "# not a heading" in body
+
+
+def test_a_pasted_image_shows_as_a_thumbnail(window, qtbot, tmp_path):
+    import base64
+
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QUrl
+    from PySide6.QtGui import QColor, QImage, QTextDocument
+
+    from sessionscope.sources.claude_code import import_paths
+    image = QImage(640, 480, QImage.Format.Format_RGB32)
+    image.fill(QColor("#3366cc"))
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    t = Transcript(cwd="/work/app")
+    line = t.user("")
+    line["message"]["content"] = [{"type": "text", "text": "What is wrong in this screenshot?"},
+                                  {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                               "data": base64.b64encode(bytes(data)).decode()}}]
+    t.assistant("The button is off by a pixel.")
+    project = tmp_path / "claude" / "projects" / "-work-app"
+    t.write(project)
+    import_paths(window.store, [project])
+    window.sessions_model.reload()
+    qtbot.waitUntil(lambda: window.sessions_model.row_of(t.session_id) >= 0, timeout=10000)
+    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+        window.open_session(t.session_id)
+    window.set_reader(True)
+    r = window.reader
+    qtbot.waitUntil(lambda: bool(r.cards) and r.doc(0) is not None, timeout=10000)
+    d = r.doc(0)
+    assert "<img" in d.toHtml() and "What is wrong" in d.toPlainText()
+    thumb = d.resource(QTextDocument.ResourceType.ImageResource, QUrl(f"img:{r.event_id(0)}:0"))
+    assert thumb is not None and thumb.width() == 240 and thumb.height() == 180  # scaled, its shape kept
+    assert r.height_of(0) > 180
+    window.set_reader(False)

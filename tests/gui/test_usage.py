@@ -155,3 +155,17 @@ def test_the_list_and_the_header_show_the_cost(window, qtbot, usage_store):
         window.open_session(a.session_id)
     assert MODEL in window.timeline_label.text() and "main" in window.timeline_label.text()
     assert f"${expected:.3f}" in window.timeline_label.text()
+
+
+def test_an_older_demo_store_is_replaced_by_one_the_usage_view_can_price(tmp_path):
+    from sessionscope.demo import demo_store
+    store = demo_store(tmp_path)
+    store.write(lambda conn: conn.exec_driver_sql("DELETE FROM setting WHERE key = 'demo_version'"))
+    store.write(lambda conn: conn.exec_driver_sql("UPDATE session SET model = ''"))  # as the first demo was
+    store.close()
+    store = demo_store(tmp_path)
+    try:
+        assert all(s.model for s in store.sessions(include_archived=True))
+        assert store.usage(group="model").unpriced == {}
+    finally:
+        store.close()

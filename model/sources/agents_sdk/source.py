@@ -11,6 +11,7 @@ from .importer import KIND
 class AgentsSdkSource(LibrarySource):
     kind = KIND
     label = "OpenAI Agents SDK"
+    badge = ("Agents", "#6e56cf")  # the session list's short name and colour
     package = "sessionscope.sources.agents_sdk"
 
     def resume_line(self, session) -> str:

@@ -11,6 +11,7 @@ from .importer import KIND
 class AiderSource(ToolSource):
     kind = KIND
     label = "Aider"
+    badge = ("Aider", "#15803d")  # the session list's short name and colour
     package = "sessionscope.sources.aider"
     resume_args = ("aider", "--restore-chat-history")
 

@@ -15,6 +15,7 @@ LINE_TYPES = CHAIN_TYPES | CHECKPOINT_TYPES | META_TYPES  # a line of one of the
 class ClaudeCodeSource(Source):
     kind = KIND
     label = "Claude Code"
+    badge = ("Claude", "#b5512f")  # the session list's short name and colour
     resume_programs = actions.ALLOWED_RESUME
     has_checkpoints = True
     single_tag = True

@@ -10,6 +10,7 @@ from .importer import KIND
 class ClineSource(ToolSource):
     kind = KIND
     label = "Cline"
+    badge = ("Cline", "#0e7490")  # the session list's short name and colour
     package = "sessionscope.sources.cline"
 
 

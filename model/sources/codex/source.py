@@ -10,6 +10,7 @@ from .importer import KIND
 class CodexSource(ToolSource):
     kind = KIND
     label = "Codex CLI"
+    badge = ("Codex", "#0d7a5f")  # the session list's short name and colour
     package = "sessionscope.sources.codex"
     resume_args = ("codex", "resume")
 

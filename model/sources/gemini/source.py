@@ -10,6 +10,7 @@ from .importer import KIND
 class GeminiSource(ToolSource):
     kind = KIND
     label = "Gemini CLI"
+    badge = ("Gemini", "#2f66c4")  # the session list's short name and colour
     package = "sessionscope.sources.gemini"
     resume_args = ("gemini", "--resume")
 

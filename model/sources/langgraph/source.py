@@ -11,6 +11,7 @@ from .importer import KIND
 class LangGraphSource(LibrarySource):
     kind = KIND
     label = "LangGraph"
+    badge = ("LangGraph", "#1c3c3c")  # the session list's short name and colour
     package = "sessionscope.sources.langgraph"
 
     def allows(self, action: str, status: str | None) -> bool:

@@ -42,6 +42,7 @@ def location(store, session_id: str) -> str:
 class ManagedAgentsSource(Source):
     kind = KIND
     label = "Claude managed agents"
+    badge = ("Managed", "#a04b08")  # the session list's short name and colour
     composer = True  # the app offers a message box under the timeline
     fork_note = "The fork is a session of Sessionscope's own: the API has no fork, the session at Anthropic is untouched."
 

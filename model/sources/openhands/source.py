@@ -11,6 +11,7 @@ from .importer import KIND
 class OpenHandsSource(ToolSource):
     kind = KIND
     label = "OpenHands"
+    badge = ("OpenHands", "#8a2fd6")  # the session list's short name and colour
     package = "sessionscope.sources.openhands"
 
 
