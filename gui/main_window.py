@@ -282,7 +282,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
             bar.addSeparator() if action_id is None else bar.addAction(a[action_id])
         self.sessions_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         for action_id in ("session.resume", "session.copy_resume", "session.rename", "facts.compare",
-                          "session.export", "session.archive", "session.unarchive", "session.delete"):
+                          "session.export", "view.usage", "session.archive", "session.unarchive", "session.delete"):
             self.sessions_view.addAction(a[action_id])
         self.timeline.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         for action_id in ("timeline.toggle_pair", "session.fork", "session.fork_turn", "session.rewind",
