@@ -106,12 +106,15 @@ def read_whole(build: Build) -> Callable:
 
 
 def load_json(data: bytes) -> Any:
-    """A JSON document (orjson; the standard parser where orjson refuses the nesting, which may then
-    raise RecursionError: the caller reports it)."""
+    """A JSON document (orjson; the standard parser where orjson refuses the nesting). Anything
+    unreadable, however deep, is a ValueError the caller reports."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         if "recursion" not in str(exc).lower():
             raise ValueError(f"not JSON: {exc}") from exc
     import json
-    return json.loads(data)
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError("not read: nested too deeply (over 1,024 levels)") from None

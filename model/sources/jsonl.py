@@ -21,6 +21,9 @@ import orjson
 CHUNK_BYTES = 8 << 20
 STALE_S = 300.0
 MAX_PROBLEMS = 50  # per file; the count is always exact
+# Deeper than this a line is refused as bad: orjson writes at most 255 levels and the standard library
+# recurses until RecursionError, so a hostile line must stop here, not in whatever handles it next
+MAX_DEPTH = 200
 
 
 @dataclass(slots=True)
@@ -63,8 +66,26 @@ def _clean(value: Any) -> Any:
     return value
 
 
+def too_deep(obj: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether lists and objects nest deeper than `limit` (walked without recursion)."""
+    stack = [(obj, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def _deep(raw: bytes) -> bool:
+    """A cheap first look: only a line with that many brackets can nest that deep."""
+    return raw.count(b"[") + raw.count(b"{") > MAX_DEPTH
+
+
 def parse_line(raw: bytes, number: int, offset: int, state: ReadState) -> Line | None:
-    """One line → Line, or None (blank, or bad and reported)."""
+    """One line → Line, or None (blank, or bad and reported). Never raises: any line of any shape is
+    at worst a bad line, and the lines around it are kept."""
     if raw.endswith(b"\n"):
         raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]  # the payload is the line, not its end
     if not raw.strip():
@@ -73,18 +94,38 @@ def parse_line(raw: bytes, number: int, offset: int, state: ReadState) -> Line |
         obj = orjson.loads(raw)
         text = raw.decode("utf-8")
     except (orjson.JSONDecodeError, UnicodeDecodeError) as exc:
+        if "recursion" in str(exc).lower():
+            state.problem(number, offset, "nested too deeply to read (over 1,024 levels)")
+            return None
         text = raw.decode("utf-8", "replace")
         try:
-            obj = _clean(json.loads(text))
-        except ValueError:
+            obj = json.loads(text)
+            if _deep(raw) and too_deep(obj):
+                raise RecursionError
+            obj = _clean(obj)
+            text = orjson.dumps(obj).decode()
+        except (ValueError, RecursionError, orjson.JSONEncodeError):
             state.problem(number, offset, f"not valid JSON ({str(exc).split(':')[0]})")
             return None
         state.problem(number, offset, "invalid UTF-8 or a lone surrogate, replaced", bad=False)
-        text = orjson.dumps(obj).decode()
+    if _deep(raw) and too_deep(obj):
+        state.problem(number, offset, f"nested deeper than {MAX_DEPTH} levels: not read")
+        return None
     if not isinstance(obj, dict):
         state.problem(number, offset, f"a JSON {type(obj).__name__}, not an object")
         return None
     return Line(offset, number, text, obj)
+
+
+def converted(convert, line: Line, state: ReadState, *args) -> None:
+    """`convert(line.offset, line.raw, line.obj, *args)`, where a shape the converter did not foresee
+    (a wrong type in a field, a cycle) makes this one line a bad line instead of stopping its file."""
+    try:
+        convert(line.offset, line.raw, line.obj, *args)
+    except (MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 — any other is this line's: said with its type, the rest read
+        state.problem(line.number, line.offset, f"not understood ({type(exc).__name__}: {exc})")
 
 
 def compressed(path: str | os.PathLike) -> bool:

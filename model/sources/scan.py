@@ -94,6 +94,24 @@ def files_under(folder: Path, files: set[Path], find) -> list[Path]:
     return picked
 
 
+def read_one(read_file, store, root, path, source_id, state, report, cancel, *extra) -> None:
+    """One file, which must not stop the others: a shape its reader did not foresee is said as a problem of
+    that file (what was committed of it stays; the next scan resumes there) and the run goes on. The
+    store's own failures (locked, full disk) and a cancel are not a file's: they stop the run."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from ..errors import SessionscopeError
+    try:
+        read_file(store, root, path, source_id, state, report, *extra, cancel) if extra else \
+            read_file(store, root, path, source_id, state, report, cancel)
+    except (SQLAlchemyError, SessionscopeError, MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 — any other: this file's, reported with its type
+        report.problems.append({"path": str(path), "line": None, "offset": None,
+                                "problem": f"could not be read to the end ({type(exc).__name__}: {exc}); "
+                                           "the rest of the import went on"})
+
+
 def run_import(store, kind: str, paths, find, read_file, *, progress=None, cancel=None, warm: bool = True,
                only: set[Path] | None = None) -> ImportReport:
     """The import loop of a file source: `find(folder)` lists a folder's session files (oldest first),
@@ -121,7 +139,7 @@ def run_import(store, kind: str, paths, find, read_file, *, progress=None, cance
                 report.cancelled = True
                 break
             report.files_seen += 1
-            read_file(store, root, path, source_id, states.get(str(path)), report, cancel)
+            read_one(read_file, store, root, path, source_id, states.get(str(path)), report, cancel)
             done += path.stat().st_size
             if progress:
                 progress(done, total, str(path))

@@ -24,7 +24,7 @@ from ...ingest import NewEvent, ingest
 from ...schema import EVENT, SESSION, SOURCE_FILE
 from ...store import Store
 from .. import jsonl
-from ..scan import ImportReport, file_problems, files_under, resume_state, save_state, source_row, unchanged  # noqa: F401 (re-exported)
+from ..scan import ImportReport, file_problems, files_under, read_one, resume_state, save_state, source_row, unchanged  # noqa: F401 (re-exported)
 from . import checkpoints as claude_checkpoints
 from .lines import TITLE_RANK, FileContext, convert
 
@@ -112,7 +112,7 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
                 break
             report.files_seen += 1
             size = path.stat().st_size
-            _import_file(store, root, path, source_id, states.get(str(path)), report, summaries, cancel)
+            read_one(_import_file, store, root, path, source_id, states.get(str(path)), report, cancel, summaries)
             done += size
             if progress:
                 progress(done, total, str(path))
@@ -148,7 +148,7 @@ def _import_file(store: Store, root: Path, path: Path, source_id: int, known, re
     try:
         for batch in jsonl.read_lines(path, state):
             for line in batch:
-                convert(line.offset, line.raw, line.obj, ctx)
+                jsonl.converted(convert, line, state, ctx)
             added, touched = store.write(_commit_batch, ctx, path, source_id, st, state)
             report.events_added += added
             report.sessions |= touched

@@ -96,7 +96,7 @@ def _import_file(store, root: Path, path: Path, source_id: int, known, report: I
     try:
         for batch in jsonl.read_lines(path, state):
             for line in batch:
-                convert(line.offset, line.raw, line.obj, ctx, key)
+                jsonl.converted(convert, line, state, ctx, key)
             added = store.write(_commit, ctx, path, source_id, st, state)
             report.events_added += added
             if ctx.info is not None:
