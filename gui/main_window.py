@@ -325,6 +325,13 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         if demo:
             self.statusBar().showMessage("This is the demo store: File ▸ Back to Your Store returns to your sessions",
                                          15000)
+        else:
+            from sessionscope.privacy import exposure
+            warning = exposure(store.url)
+            if warning:
+                self.statusBar().showMessage(f"⚠ {warning[0].upper()}{warning[1:]}", 60000)
+            elif self.statusBar().currentMessage().startswith("⚠ The store"):
+                self.statusBar().clearMessage()  # fixed since it was said
         self.actions_.store = store
         self.sessions_model.set_store(store)
         self.sidebar.set_store(store)

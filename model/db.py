@@ -37,7 +37,7 @@ def default_url() -> str:
     from .quick import default_store_file
 
     path = default_store_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the data dir holds transcripts: its user's
     return f"sqlite:///{path}"
 
 

@@ -33,6 +33,8 @@ def open_store(url: str | None = None) -> "Store":
     Without a url: $SESSIONSCOPE_STORE, else SQLite in the user data directory.
     """
     url = db.as_url(url) if url else db.default_url()
+    from . import privacy
+    privacy.prepare(url)  # a new store is its user's alone (0600, in a 0700 folder)
     engine = db.create_store_engine(url)
     db.migrate(engine, url)
     return Store(url, engine)

@@ -64,10 +64,20 @@ def _open_store(args):
 
         reader = open_reader(args.store)
         if reader is not None:
+            _warn_if_exposed(args.store)
             return reader
     from sessionscope import open_store
 
-    return open_store(args.store)
+    store = open_store(args.store)
+    _warn_if_exposed(store.url)
+    return store
+
+
+def _warn_if_exposed(location) -> None:
+    from sessionscope.privacy import exposure
+    warning = exposure(location)
+    if warning:
+        print(f"sessionscope: warning: {warning}", file=sys.stderr)
 
 
 def no_display() -> bool:

@@ -101,3 +101,17 @@ def test_source_badges_keep_white_text_readable():
     for source in [*sources.tools(), sources.of("native")]:
         text, colour = source.badge
         assert text and _contrast("#ffffff", colour) >= 4.5, (source.kind, colour)
+
+
+def test_the_window_says_when_others_can_read_the_store(window):
+    import os
+    from pathlib import Path
+
+    from sessionscope.quick import sqlite_path
+    path = Path(sqlite_path(window.store.url))
+    os.chmod(path, 0o644)
+    window.set_store(window.store, first_run=False)
+    assert "readable by other users" in window.statusBar().currentMessage()
+    os.chmod(path, 0o600)
+    window.set_store(window.store, first_run=False)
+    assert "readable by other users" not in window.statusBar().currentMessage()
