@@ -78,29 +78,20 @@ def _existing(conn: Connection, column, values: list[str]) -> dict[str, Any]:
     return found
 
 
-def _break_cycles(events: list[NewEvent], problems: list[str] | None) -> None:
-    """A parent chain that loops back (seen in damaged files) is cut at the link that points forward
-    in the log (a line's parent must have been written before it), so the lines keep their file order."""
-    parent = {e.id: e.parent_id for e in events}
-    order = {e.id: i for i, e in enumerate(events)}
-    by_id = {e.id: e for e in events}
-    done: set[str] = set()
-    for e in events:
-        trail: list[str] = []
-        cur: str | None = e.id
-        while cur is not None and cur in parent and cur not in done:
-            if cur in trail:
-                cycle = trail[trail.index(cur):]
-                forward = [n for n in cycle if order.get(parent[n], -1) > order[n]]
-                cut = min(forward, key=order.get) if forward else trail[-1]
-                if problems is not None:
-                    problems.append(f"parentUuid cycle through {cur}: cut at {cut}")
-                by_id[cut].parent_id = None
-                parent[cut] = None
-                break
-            trail.append(cur)
-            cur = parent[cur]
-        done.update(trail)
+def _cut_forward_links(fresh: list[NewEvent], stored: dict, problems: list[str] | None) -> None:
+    """A parent must have been written before its child: in an earlier scan, or earlier in this batch.
+    A link to a line written later (a cycle, seen in damaged files) or never written is cut, so the
+    stored chains cannot loop and a file scanned in two halves gives the same store as one scan
+    (a forward link would otherwise dangle in the first and be cut in the second)."""
+    later = {e.id for e in fresh}
+    earlier: set[str] = set()
+    for e in fresh:
+        p = e.parent_id
+        if p and p not in stored and p not in earlier:
+            if problems is not None and p in later:
+                problems.append(f"parentUuid of {e.id} names {p}, written after it (a cycle or a forward link): cut")
+            e.parent_id = None
+        earlier.add(e.id)
 
 
 def _resolve_logical_parents(conn: Connection, fresh: list[NewEvent], batch_ids: set[str],
@@ -141,7 +132,7 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
         return 0
     depth = _existing(conn, EVENT.c.id, sorted({e.parent_id for e in fresh if e.parent_id} - batch_ids))
     _resolve_logical_parents(conn, fresh, batch_ids, depth, s["head_event_id"])
-    _break_cycles(fresh, problems)
+    _cut_forward_links(fresh, depth, problems)
 
     first_pk = (conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar() or 0) + 1
     seq, last_hash = s["last_seq"], s["last_hash"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from sqlalchemy import Column, Index, Text, UniqueConstraint
+from sqlalchemy import Column, Float, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -45,6 +45,8 @@ class SourceFile(SQLModel, table=True):
     bad_lines: int = 0
     problems: str = Field(default="[]", sa_column=Column(Text, nullable=False, default="[]"))
     scanned_at: float = 0.0
+    # the time of the last line read: a line without one takes it, on a rescan as in one whole scan
+    last_ts: float = Field(default=0.0, sa_column=Column(Float, nullable=False, server_default="0"))
 
 
 class AgentSession(SQLModel, table=True):

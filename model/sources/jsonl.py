@@ -43,6 +43,7 @@ class ReadState:
     bad_lines: int = 0
     problems: list[dict[str, Any]] = field(default_factory=list)
     bytes_read: int = 0
+    last_ts: float = 0.0  # the time of the last line read (its importer keeps it here)
 
     def problem(self, number: int, offset: int, message: str, bad: bool = True) -> None:
         if bad:

@@ -53,7 +53,7 @@ def source_row(conn, kind: str, location: Path | str, enabled: bool = True) -> i
 def save_state(conn, path: Path, source_id: int, st, state) -> None:
     values = dict(size=st.st_size, mtime=st.st_mtime, inode=st.st_ino, offset=state.offset,
                   line_count=state.line_count, bad_lines=state.bad_lines,
-                  problems=json.dumps(state.problems), scanned_at=time.time())
+                  problems=json.dumps(state.problems), scanned_at=time.time(), last_ts=getattr(state, "last_ts", 0.0))
     updated = conn.execute(SOURCE_FILE.update().where(SOURCE_FILE.c.source_id == source_id,
                                                       SOURCE_FILE.c.path == str(path)).values(**values)).rowcount
     if not updated:
@@ -81,7 +81,7 @@ def resume_state(known, st):
     if known is None or known.inode != st.st_ino or st.st_size < known.offset:
         return ReadState()
     return ReadState(offset=known.offset, line_count=known.line_count, bad_lines=known.bad_lines,
-                     problems=json.loads(known.problems))
+                     problems=json.loads(known.problems), last_ts=known.last_ts or 0.0)
 
 
 def files_under(folder: Path, files: set[Path], find) -> list[Path]:

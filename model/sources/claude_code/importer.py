@@ -141,6 +141,7 @@ def _import_file(store: Store, root: Path, path: Path, source_id: int, known, re
         return
     state = resume_state(known, st)
     ctx = _file_context(path, root, source_id)
+    ctx.last_ts = state.last_ts
     if state.offset and ctx.file_session:
         _prefill_facts(store, ctx)
     report.files_read += 1
@@ -215,6 +216,7 @@ def ingest_converted(conn, ctx: FileContext, problems: list[str]) -> tuple[int, 
 def _commit_batch(conn, ctx: FileContext, path: Path, source_id: int, st, state) -> tuple[int, set[str]]:
     """The batch's events and the file's new offset, in one transaction (safe to retry)."""
     problems: list[str] = []
+    state.last_ts = ctx.last_ts
     added, touched = ingest_converted(conn, ctx, problems)
     for msg in problems:
         state.problem(0, state.offset, msg, bad=False)

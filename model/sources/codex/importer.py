@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from ...ingest import ingest
 from ...schema import EVENT, SESSION
 from .. import jsonl
 from ..scan import ImportReport, importer, resume_state, save_state, unchanged
-from .lines import CodexFile, convert, event_id, sniff
+from .lines import NS, CodexFile, convert, event_id, sniff
 
 KIND = "codex"
 Progress = Callable[[int, int, str], None]
@@ -48,12 +49,15 @@ def session_files(root: Path) -> list[Path]:
 
 
 
-def _resume_context(store, path: Path, ctx: CodexFile) -> None:
+def _resume_context(store, path: Path, ctx: CodexFile, key: str) -> None:
     """On a rescan: the file's session (its first line's event), the line to hang under, the token total."""
     with jsonl.open_binary(path) as fh:
-        first = fh.readline().rstrip(b"\r\n").decode("utf-8", "replace")
+        line = jsonl.parse_line(fh.readline(), 1, 0, jsonl.ReadState())  # its text as the scan stored it
     with store.reader() as conn:
-        sid = conn.execute(sa.select(EVENT.c.session_id).where(EVENT.c.id == event_id(first))).scalar()
+        sid = conn.execute(sa.select(EVENT.c.session_id).where(EVENT.c.id == event_id(line.raw))).scalar() \
+            if line is not None else None
+        if sid is None:  # no session_meta first (a damaged one): the session the scan named after the file
+            sid = conn.execute(sa.select(SESSION.c.id).where(SESSION.c.id == str(uuid.uuid5(NS, key)))).scalar()
         if sid is None:
             return
         ctx.session_id = sid
@@ -66,6 +70,12 @@ def _resume_context(store, path: Path, ctx: CodexFile) -> None:
             ctx.totals = (int(total.get("input_tokens") or 0), int(total.get("output_tokens") or 0))
             ctx.cumulative = True
         ctx.titled = bool(conn.execute(sa.select(SESSION.c.title).where(SESSION.c.id == sid)).scalar())
+        # facts that did not change are not extracted again (a scan in two halves equals one whole scan):
+        # the last value the file set for each key, whatever the head is yet
+        for payload in conn.execute(sa.select(EVENT.c.payload).where(
+                EVENT.c.session_id == sid, EVENT.c.kind == "fact.set").order_by(EVENT.c.seq)).scalars():
+            fact = orjson.loads(payload)
+            ctx.facts[fact["key"]] = fact["value"]
 
 
 def _import_file(store, root: Path, path: Path, source_id: int, known, report: ImportReport,
@@ -85,12 +95,13 @@ def _import_file(store, root: Path, path: Path, source_id: int, known, report: I
     else:
         state = resume_state(known, st)
     ctx = CodexFile(session_id=None, source_id=source_id)
-    if state.offset:
-        _resume_context(store, path, ctx)
+    ctx.last_ts = state.last_ts
     try:
         key = str(path.relative_to(root))
     except ValueError:
         key = str(path)
+    if state.offset:
+        _resume_context(store, path, ctx, key)
     report.files_read += 1
     old_bad, first_new_problem = state.bad_lines, len(state.problems)
     try:
@@ -136,6 +147,7 @@ def _fork_point(conn, session_id: str, origin: str) -> None:
 
 def _commit(conn, ctx: CodexFile, path: Path, source_id: int, st, state) -> int:
     problems: list[str] = []
+    state.last_ts = ctx.last_ts
     added = ingest(conn, ctx.info, list(ctx.events), problems) if ctx.info is not None else 0
     if ctx.info is not None and ctx.info.forked_from_session:
         _fork_point(conn, ctx.info.id, ctx.info.forked_from_session)
