@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tests.sources.claude_factory import Transcript
 from tests.sources.codex_factory import Rollout
 
-BUDGET = settings(max_examples=30, deadline=None, derandomize=True,
+BUDGET = settings(max_examples=30, deadline=None, derandomize=True, database=None,
                   suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 OPS = ("truncate", "flip", "utf8", "nul", "deep", "huge", "wrong_type", "duplicate", "cycle", "no_newline")
 ODD_VALUES = st.one_of(st.none(), st.integers(), st.floats(allow_nan=False), st.booleans(), st.text(max_size=5),
