@@ -37,7 +37,8 @@ def default_url() -> str:
     from .quick import default_store_file
 
     path = default_store_file()
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the data dir holds transcripts: its user's
+    from .privacy import private_dir
+    private_dir(path.parent)  # the data dir holds transcripts: its user's alone
     return f"sqlite:///{path}"
 
 

@@ -119,7 +119,8 @@ def demo_store(folder: Path) -> Store:
     """Open (building once, and again when the demo changes) the demo store in `folder`. Its sessions are
     made up, so an older demo is simply replaced."""
     from . import settings
-    folder.mkdir(parents=True, exist_ok=True)
+    from .privacy import private_dir
+    private_dir(folder)  # beside the user's own store, in the same private data dir
     path = folder / "demo.db"
     store = open_store(path)
     with store.reader() as conn:

@@ -22,14 +22,27 @@ def _file_of(location: str | None) -> Path | None:
     return sqlite_path(location.split("?", 1)[0] if location else None)
 
 
+def private_dir(folder: Path) -> None:
+    """Create `folder` and any missing folder above it 0700 (mkdir's `parents` would make those 0755)."""
+    missing = []
+    for f in [folder, *folder.parents]:
+        if f.exists():
+            break
+        missing.append(f)
+    for f in reversed(missing):
+        try:
+            f.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+
+
 def prepare(url: str | None) -> None:
     """Create a new SQLite store's folder (0700) and file (0600) before SQLite does, with umask's
     0644 otherwise. Nothing happens to a store that exists."""
     path = _file_of(url)
     if path is None or path.exists():
         return
-    if not path.parent.exists():
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_dir(path.parent)
     try:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:  # another process made it meanwhile: theirs stands

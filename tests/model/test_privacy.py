@@ -27,7 +27,7 @@ def test_a_new_store_is_its_users_alone(tmp_path):
             files = [folder / n for n in ("store.db", "store.db-wal", "store.db-shm")]
             assert all(f.exists() for f in files)
             assert {f.name: _mode(f) for f in files} == {f.name: 0o600 for f in files}
-        assert _mode(folder) == 0o700
+        assert _mode(folder) == 0o700 and _mode(folder.parent) == 0o700  # every folder it made
     finally:
         os.umask(old)
 
