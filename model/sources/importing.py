@@ -45,6 +45,7 @@ def classify(path: Path) -> str | None:
         except (OSError, orjson.JSONDecodeError):
             return None
         return next((t.kind for t in tools() if t.sniff(doc)), None)
+    read_any = False
     try:
         with jsonl.open_binary(path) as fh:
             for i, raw in enumerate(fh):
@@ -56,10 +57,13 @@ def classify(path: Path) -> str | None:
                     obj = orjson.loads(raw)
                 except orjson.JSONDecodeError:
                     continue
-                return next((t.kind for t in tools() if t.sniff(obj)), None)
+                read_any = True
+                kind = next((t.kind for t in tools() if t.sniff(obj)), None)
+                if kind is not None:  # the first line a tool knows decides (a stray line before it does not)
+                    return kind
     except (OSError, ValueError):  # ValueError: a damaged zstandard frame
         return DEFAULT  # its importer reports why it cannot be read
-    return DEFAULT
+    return None if read_any else DEFAULT
 
 
 def _files(folder: Path) -> list[Path]:

@@ -88,3 +88,16 @@ def test_a_file_its_reader_cannot_finish_is_a_problem_not_the_end_of_the_run(sto
     assert read == ["a.log", "c.log"]
     assert [p["path"] for p in report.problems] == [str(folder / "b.log")]
     assert "KeyError" in report.problems[0]["problem"] and report.files_seen == 3
+
+
+def test_a_stray_first_line_does_not_decide_what_the_file_is(store, tmp_path):
+    """The first line a tool recognises decides; an unknown or hostile line before it is a bad line."""
+    project = tmp_path / "projects" / "-work-app"
+    t = Transcript(cwd="/work/app")
+    t.user("the real first prompt")
+    t.assistant("a reply")
+    path = t.write(project)
+    path.write_bytes(b'{"x":' + b"[" * 300 + b"]" * 300 + b'}\n{"note": "stray"}\n' + path.read_bytes())
+    report = import_paths(store, [tmp_path / "projects"])
+    assert report.bad_lines == 1  # the deep one; the stray object is kept as an unknown line
+    assert "the real first prompt" in {e.text for e in store.events(t.session_id)}
