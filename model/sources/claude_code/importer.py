@@ -172,15 +172,15 @@ def _import_file(store: Store, root: Path, path: Path, source_id: int, known, re
 
 
 def _prefill_facts(store: Store, ctx: FileContext) -> None:
-    """On a rescan, facts that did not change are not extracted again."""
+    """On a rescan, facts that did not change are not extracted again: the last value the session's
+    lines set for each key (not its columns, which a line may set without a fact being extracted)."""
+    facts = ctx.session(ctx.file_session).facts
     with store.reader() as conn:
-        row = conn.execute(sa.select(SESSION.c.cwd, SESSION.c.git_branch, SESSION.c.model)
-                           .where(SESSION.c.id == ctx.file_session)).first()
-    if row is not None:
-        facts = ctx.session(ctx.file_session).facts
-        for key, value in zip(("cwd", "git_branch", "model"), row):
-            if value:
-                facts[key] = value
+        for payload in conn.execute(sa.select(EVENT.c.payload).where(
+                EVENT.c.session_id == ctx.file_session, EVENT.c.kind == "fact.set",
+                EVENT.c.role == "extracted").order_by(EVENT.c.seq)).scalars():
+            fact = orjson.loads(payload)
+            facts[fact["key"]] = fact["value"]
 
 
 def _copied_times(conn, events) -> None:
