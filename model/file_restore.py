@@ -158,10 +158,6 @@ def _mode(target: str) -> int | None:
         return None
 
 
-def _put_all(conn, items: list[bytes]) -> list[str]:
-    return [blobs.put(conn, data) for data in items]
-
-
 def _apply(store, session_id: str, event_id: str | None, changes: list[FileChange], action: str,
            extra: dict) -> dict:
     """Save what is there now, write the wanted bytes, audit; returns the audit detail."""
@@ -169,7 +165,7 @@ def _apply(store, session_id: str, event_id: str | None, changes: list[FileChang
         if c.action == "unavailable":
             raise Refused(f"{c.path}: its content at that point is gone (neither in the store nor on disk)")
     now = [(c, _read(c.target), _mode(c.target)) for c in changes]  # what is there at this moment
-    saved = store.write(_put_all, [data for _, data, _ in now if data is not None]
+    saved = store.write(blobs.put_many, [data for _, data, _ in now if data is not None]
                         + [c.wanted for c in changes if c.wanted is not None])
     it = iter(saved)
     befores = [next(it) if data is not None else None for _, data, _ in now]

@@ -62,22 +62,28 @@ def _read_backup(dirs: list[Path], tool_session: str, name: str) -> bytes | None
 
 
 def capture(conn: Connection, wanted: set[tuple[str, str]], dirs: list[Path]) -> int:
-    """Keep a copy of each (session, backup name) not kept yet; returns how many were copied."""
-    copied = 0
-    for session_id, name in sorted(wanted):
-        row = conn.execute(sa.select(CHECKPOINT_BACKUP.c.blob_hash).where(
-            CHECKPOINT_BACKUP.c.session_id == session_id, CHECKPOINT_BACKUP.c.backup_name == name)).first()
-        if row is not None and row.blob_hash:
-            continue
-        data = _read_backup(dirs, session_id, name)
-        h = blobs.put(conn, data) if data is not None else None
-        copied += h is not None
-        if row is None:
-            conn.execute(CHECKPOINT_BACKUP.insert().values(session_id=session_id, backup_name=name, blob_hash=h))
-        elif h:
-            conn.execute(CHECKPOINT_BACKUP.update().where(CHECKPOINT_BACKUP.c.session_id == session_id,
-                                                          CHECKPOINT_BACKUP.c.backup_name == name).values(blob_hash=h))
-    return copied
+    """Keep a copy of each (session, backup name) not kept yet; returns how many were copied.
+    One lookup, one blob insert and one row insert for the whole batch (an import calls this per batch)."""
+    if not wanted:
+        return 0
+    kept: dict[tuple[str, str], str | None] = {}
+    for sid in {s for s, _ in wanted}:
+        names = sorted(n for s, n in wanted if s == sid)
+        for i in range(0, len(names), 500):
+            kept.update(((sid, name), h) for name, h in conn.execute(
+                sa.select(CHECKPOINT_BACKUP.c.backup_name, CHECKPOINT_BACKUP.c.blob_hash).where(
+                    CHECKPOINT_BACKUP.c.session_id == sid, CHECKPOINT_BACKUP.c.backup_name.in_(names[i:i + 500]))))
+    todo = [key for key in sorted(wanted) if not kept.get(key)]
+    found = {key: data for key in todo if (data := _read_backup(dirs, *key)) is not None}
+    hashes = dict(zip(found, blobs.put_many(conn, list(found.values()))))
+    new_rows = [{"session_id": s, "backup_name": n, "blob_hash": hashes.get((s, n))} for s, n in todo if (s, n) not in kept]
+    if new_rows:
+        conn.execute(CHECKPOINT_BACKUP.insert(), new_rows)
+    for (s, n), h in hashes.items():
+        if (s, n) in kept:  # recorded before while its backup was missing: now it is here
+            conn.execute(CHECKPOINT_BACKUP.update().where(CHECKPOINT_BACKUP.c.session_id == s,
+                                                          CHECKPOINT_BACKUP.c.backup_name == n).values(blob_hash=h))
+    return len(hashes)
 
 
 @dataclass(frozen=True)
