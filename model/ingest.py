@@ -156,12 +156,13 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
         conn.execute(EVENT.insert(), rows)
     search.index_range(conn, first_pk, first_pk + len(rows) - 1)
 
-    values: dict[str, Any] = {
-        "last_seq": seq, "last_hash": last_hash,
-        "event_count": SESSION.c.event_count + len(rows),
-        "tokens_in": SESSION.c.tokens_in + sum(e.tokens_in for e in fresh),
-        "tokens_out": SESSION.c.tokens_out + sum(e.tokens_out for e in fresh),
-    }
+    added = {"event_count": len(rows), "tokens_in": sum(e.tokens_in for e in fresh),
+             "tokens_out": sum(e.tokens_out for e in fresh)}
+    values: dict[str, Any] = {"last_seq": seq, "last_hash": last_hash}
+    if conn.dialect.name == "sqlite":  # the row read above is current: this transaction holds the write lock
+        values |= {k: s[k] + n for k, n in added.items()}
+    else:
+        values |= {k: SESSION.c[k] + n for k, n in added.items()}
     heads = [e.id for e in fresh if e.head]
     if heads:
         values["head_event_id"] = heads[-1]
@@ -170,7 +171,11 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
         newest = max(activity)
         values["updated_at"] = newest if s["event_count"] == 0 else max(s["updated_at"], newest)
         values["created_at"] = min(s["created_at"], min(activity))
-    conn.execute(SESSION.update().where(SESSION.c.id == info.id).values(**values))
+    if conn.dialect.name == "sqlite":  # once a batch: the driver, not SQLAlchemy's statement building
+        conn.exec_driver_sql(f"UPDATE session SET {', '.join(f'{k} = ?' for k in values)} WHERE id = ?",
+                             (*values.values(), info.id))
+    else:
+        conn.execute(SESSION.update().where(SESSION.c.id == info.id).values(**values))
     return len(rows)
 
 
