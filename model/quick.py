@@ -24,6 +24,8 @@ _SORT = {"updated": "session.updated_at", "created": "session.created_at", "titl
          "status": "session.status", "project": "session.project"}
 _EVENT_COLUMNS = ", ".join(EventView.__dataclass_fields__)
 _SIDECHAIN = list(EventView.__dataclass_fields__).index("sidechain")  # stored as 0/1
+_BRIEF_COLUMNS = _EVENT_COLUMNS.replace("text, payload", "substr(text, 1, 600), ''")
+assert _BRIEF_COLUMNS != _EVENT_COLUMNS
 
 
 def default_store_file() -> Path:
@@ -145,7 +147,10 @@ class QuickReader:
                 for full in session_ids}
 
     def events(self, session_id: str, *, from_seq: int | None = None, to_seq: int | None = None,
-               since: float | None = None, until: float | None = None, limit: int | None = None) -> list[EventView]:
+               since: float | None = None, until: float | None = None, limit: int | None = None,
+               brief: bool = False) -> list[EventView]:
+        """With `brief`, each event's payload is left out and its text cut to its first 600 characters
+        (what a one-line listing shows), so a 10,000-event session is not read whole."""
         self.session(session_id)
         clauses, params = ["session_id = ?"], [session_id]
         for value, clause in ((from_seq, "seq >= ?"), (to_seq, "seq <= ?"), (since, "ts >= ?"), (until, "ts <= ?")):
@@ -153,6 +158,7 @@ class QuickReader:
                 clauses.append(clause)
                 params.append(value)
         page = f"LIMIT {int(limit)}" if limit is not None else ""
-        rows = self.conn.execute(f"SELECT {_EVENT_COLUMNS} FROM event WHERE {' AND '.join(clauses)} "
+        columns = _BRIEF_COLUMNS if brief else _EVENT_COLUMNS
+        rows = self.conn.execute(f"SELECT {columns} FROM event WHERE {' AND '.join(clauses)} "
                                  f"ORDER BY seq {page}", params)
         return [EventView(*r[:_SIDECHAIN], bool(r[_SIDECHAIN]), *r[_SIDECHAIN + 1:]) for r in rows]

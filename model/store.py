@@ -246,8 +246,9 @@ class Store:
         with self.reader() as conn:
             return reading.get_event(conn, event_id)
 
-    def events(self, session_id: str, **window: Any) -> list[EventView]:
-        """The session's log by seq range (from_seq, to_seq) and/or time (since, until)."""
+    def events(self, session_id: str, brief: bool = False, **window: Any) -> list[EventView]:
+        """The session's log by seq range (from_seq, to_seq) and/or time (since, until); `brief` is a hint
+        the quick reader (sessionscope.quick) takes, here every event is whole."""
         with self.reader() as conn:
             reading.get_session(conn, session_id)
             return reading.event_slice(conn, session_id, **window)

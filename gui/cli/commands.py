@@ -69,8 +69,11 @@ def show(store, args):
     if args.branch:
         events = store.branch(sid)
     else:
-        events = store.events(sid, from_seq=args.from_seq, to_seq=args.to_seq, since=args.since, until=args.until)
-    out(args, {"session": s.as_dict(), "events": [event_json(e) for e in events]}, show_text(s, events))
+        # a line an event reads only the start of its text: the payloads are fetched for --json alone
+        events = store.events(sid, from_seq=args.from_seq, to_seq=args.to_seq, since=args.since, until=args.until,
+                              brief=not args.json)
+    out(args, lambda: {"session": s.as_dict(), "events": [event_json(e) for e in events]},
+        lambda: show_text(s, events))
 
 
 def facts(store, args):

@@ -32,11 +32,12 @@ def error(message: str) -> None:
 
 
 def out(args, data: Any, text: str | None = None) -> None:
-    """The command's result: `data` as one JSON document with --json, else `text` (if any)."""
+    """The command's result: `data` as one JSON document with --json, else `text` (if any). Either may be
+    a function, called only when its form is asked for (`show` of 10,000 events builds one, not both)."""
     if args.json:
-        print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        print(json.dumps(data() if callable(data) else data, indent=2, ensure_ascii=False, default=str))
     elif text is not None:
-        print(text)
+        print(text() if callable(text) else text)
 
 
 def colour(stream=None) -> bool:
