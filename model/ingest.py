@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from . import chain, lifecycle, search, sessions
+from .payloads import pack
 from .schema import EVENT, SESSION
 
 _CHUNK = 500  # ids per IN (...) lookup, well under SQLite's variable limit
@@ -149,11 +150,7 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
         }
         row["hash"] = last_hash = chain.link(last_hash, row)
         rows.append(row)
-    if conn.dialect.name == "sqlite":
-        # plain executemany: SQLAlchemy's insertmanyvalues costs ~30 µs a row here
-        conn.exec_driver_sql(INSERT_SQL, [tuple(r[c] for c in COLUMNS) for r in rows])
-    else:
-        conn.execute(EVENT.insert(), rows)
+    insert_rows(conn, rows)
     search.index_range(conn, first_pk, first_pk + len(rows) - 1)
 
     added = {"event_count": len(rows), "tokens_in": sum(e.tokens_in for e in fresh),
@@ -177,6 +174,18 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
     else:
         conn.execute(SESSION.update().where(SESSION.c.id == info.id).values(**values))
     return len(rows)
+
+
+def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
+    """Insert event rows (every column of COLUMNS, payload as text; hashed already)."""
+    if conn.dialect.name == "sqlite":
+        # plain executemany: SQLAlchemy's insertmanyvalues costs ~30 µs a row here; big payloads
+        # compressed (sessionscope.payloads): fewer pages to write than bytes to compress
+        at = COLUMNS.index("payload")
+        conn.exec_driver_sql(INSERT_SQL, [(*t[:at], pack(r["payload"], r["kind"], r["role"]), *t[at + 1:])
+                                          for r in rows for t in (tuple(r[c] for c in COLUMNS),)])
+    else:
+        conn.execute(EVENT.insert(), rows)
 
 
 def _update_session(conn: Connection, s, info: SessionInfo, fresh: list[NewEvent]) -> None:

@@ -24,6 +24,7 @@ _SORT = {"updated": "session.updated_at", "created": "session.created_at", "titl
          "status": "session.status", "project": "session.project"}
 _EVENT_COLUMNS = ", ".join(EventView.__dataclass_fields__)
 _SIDECHAIN = list(EventView.__dataclass_fields__).index("sidechain")  # stored as 0/1
+_PAYLOAD = list(EventView.__dataclass_fields__).index("payload")  # big ones compressed (sessionscope.payloads)
 _BRIEF_COLUMNS = _EVENT_COLUMNS.replace("text, payload", "substr(text, 1, 600), ''")
 assert _BRIEF_COLUMNS != _EVENT_COLUMNS
 
@@ -151,6 +152,7 @@ class QuickReader:
                brief: bool = False) -> list[EventView]:
         """With `brief`, each event's payload is left out and its text cut to its first 600 characters
         (what a one-line listing shows), so a 10,000-event session is not read whole."""
+        from .payloads import unpack  # zstandard: only for a listing of events
         self.session(session_id)
         clauses, params = ["session_id = ?"], [session_id]
         for value, clause in ((from_seq, "seq >= ?"), (to_seq, "seq <= ?"), (since, "ts >= ?"), (until, "ts <= ?")):
@@ -161,4 +163,5 @@ class QuickReader:
         columns = _BRIEF_COLUMNS if brief else _EVENT_COLUMNS
         rows = self.conn.execute(f"SELECT {columns} FROM event WHERE {' AND '.join(clauses)} "
                                  f"ORDER BY seq {page}", params)
-        return [EventView(*r[:_SIDECHAIN], bool(r[_SIDECHAIN]), *r[_SIDECHAIN + 1:]) for r in rows]
+        return [EventView(*r[:_PAYLOAD], unpack(r[_PAYLOAD]), *r[_PAYLOAD + 1:_SIDECHAIN], bool(r[_SIDECHAIN]),
+                          *r[_SIDECHAIN + 1:]) for r in rows]

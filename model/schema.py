@@ -12,7 +12,21 @@ from __future__ import annotations
 from typing import Optional
 
 from sqlalchemy import Column, Float, Index, Text, UniqueConstraint
+from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
+
+from . import payloads
+
+
+class PayloadText(TypeDecorator):
+    """`event.payload`: text to every reader, though the bulk writers store big payloads compressed on
+    SQLite (sessionscope.payloads). A TEXT column either way: SQLite keeps a BLOB in it as it is."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_result_value(self, value, dialect):
+        return payloads.unpack(value)
 
 
 class Source(SQLModel, table=True):
@@ -100,7 +114,7 @@ class Event(SQLModel, table=True):
     kind: str
     role: Optional[str] = None
     text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
-    payload: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    payload: str = Field(default="", sa_column=Column(PayloadText, nullable=False, default=""))  # see PayloadText
     tokens_in: int = 0
     tokens_out: int = 0
     sidechain: bool = False

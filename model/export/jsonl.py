@@ -313,10 +313,8 @@ def _insert_session(conn, path, s: SessionCheck) -> int:
 
 
 def _flush(conn, batch: list[dict]) -> int:
-    if batch and conn.dialect.name == "sqlite":
-        conn.exec_driver_sql(ingest.INSERT_SQL, [tuple(r[c] for c in ingest.COLUMNS) for r in batch])
-    elif batch:
-        conn.execute(EVENT.insert(), batch)
+    if batch:
+        ingest.insert_rows(conn, batch)
     n = len(batch)
     batch.clear()
     return n

@@ -148,8 +148,11 @@ def load(conn: Connection, session_id: str) -> Checkpoints:
         raise NotFound(f"no session {session_id}")
     cp = Checkpoints(session_id, s.tool_id or session_id, s.cwd or "")
     rows = conn.execute(sa.select(EVENT.c.seq, EVENT.c.payload).where(
-        EVENT.c.session_id == session_id, EVENT.c.kind.in_(("checkpoint", "meta")),
-        EVENT.c.payload.like('%"file-history-%')).order_by(EVENT.c.seq)).all()
+        EVENT.c.session_id == session_id,
+        # a checkpoint's payload may be stored compressed (sessionscope.payloads): found by its kind;
+        # imports before the kind existed kept these lines as `meta`, always text
+        sa.or_(EVENT.c.kind == "checkpoint",
+               sa.and_(EVENT.c.kind == "meta", EVENT.c.payload.like('%"file-history-%')))).order_by(EVENT.c.seq)).all()
     lines = []
     for seq, payload in rows:
         try:
