@@ -76,8 +76,10 @@ def do_import(home: str, db: str) -> dict:
     seconds = time.perf_counter() - t
     with store.reader() as conn:  # what keeping Claude Code's file checkpoints adds to the store
         blobs, blob_bytes = conn.exec_driver_sql("SELECT count(*), coalesce(sum(length(data)), 0) FROM file_blob").first()
+    store.close()  # the WAL checkpointed into the file: its size is the store's
+    store_bytes = sum(os.path.getsize(p) for p in (db, f"{db}-wal") if os.path.exists(p))
     return {"seconds": seconds, "events": report.events_added, "bad": report.bad_lines, "peak_mb": peak_mb(),
-            "blobs": blobs, "blob_bytes": blob_bytes}
+            "blobs": blobs, "blob_bytes": blob_bytes, "store_bytes": store_bytes}
 
 
 def other_tool(tool: str, home: str, size: str, db: str) -> dict:
