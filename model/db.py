@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection, Engine
 
-from .errors import SchemaTooNew, StoreUnavailable
+from .errors import MissingExtra, SchemaTooNew, StoreUnavailable
 from .revision import HEAD_REVISION
 
 BUSY_TIMEOUT_S = 30.0
@@ -43,8 +43,12 @@ def default_url() -> str:
 
 
 def as_url(location: str | os.PathLike) -> str:
-    """Accept a SQLAlchemy URL or a plain file path."""
+    """Accept a SQLAlchemy URL or a plain file path. A plain `postgresql://` (or `postgres://`, as
+    servers print it) URL is read with psycopg 3, the driver the `postgres` extra installs."""
     text = os.fspath(location)
+    for plain in ("postgresql://", "postgres://"):
+        if text.startswith(plain):
+            return "postgresql+psycopg://" + text[len(plain):]
     return text if "://" in text else f"sqlite:///{Path(text).expanduser().absolute()}"
 
 
@@ -58,6 +62,11 @@ def create_store_engine(url: str) -> Engine:
         sa_event.listen(engine, "connect", _on_sqlite_connect)
         sa_event.listen(engine, "begin", _on_sqlite_begin)
         return engine
+    if url.startswith("postgresql+psycopg"):
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            raise MissingExtra("a store on PostgreSQL", "postgres", "psycopg") from None
     return sa.create_engine(url, pool_pre_ping=True)
 
 
@@ -89,6 +98,9 @@ def _on_sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
+PG_WRITE_LOCK = 0x5E551095  # the advisory lock key of the store's writers on PostgreSQL ("sessions")
+
+
 def _is_lock_error(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "database is locked" in text or "database is busy" in text
@@ -100,6 +112,12 @@ def write_connection(engine: Engine) -> Iterator[Connection]:
     with engine.connect() as conn:
         conn = conn.execution_options(sessionscope_write=True)
         with conn.begin():
+            if conn.dialect.name == "postgresql":
+                # Writers take turns, as SQLite's one write lock makes them: every write reads what it
+                # builds on (the session's last seq and hash, the events already stored) inside its
+                # transaction, so two machines importing the same session can neither double an event
+                # nor fork a hash chain. Readers never wait; the lock ends with the transaction.
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_WRITE_LOCK})
             yield conn
 
 

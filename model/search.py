@@ -1,4 +1,5 @@
-"""Full-text search over event text (FTS5 on SQLite, LIKE elsewhere)."""
+"""Full-text search over event text: FTS5 on SQLite, PostgreSQL's own text search (a generated
+tsvector column with a GIN index, migration 0007) there, LIKE on any other database."""
 
 from __future__ import annotations
 
@@ -64,7 +65,34 @@ def search(conn: Connection, text: str, *, limit: int = 50, session_id: str | No
     """The newest `limit` events whose text matches every word, with snippets."""
     if conn.dialect.name == "sqlite":
         return _search_fts(conn, fts_query(text), limit, session_id)
+    if conn.dialect.name == "postgresql":
+        return _search_pg(conn, ts_query(text), limit, session_id)
     return _search_like(conn, text, limit, session_id)
+
+
+def ts_query(text: str) -> str:
+    """What a user typed as a PostgreSQL tsquery: every word must match, a trailing * is a prefix.
+    Words are cut into the tokens the 'simple' parser makes of them (letters and digits), so nothing
+    typed is tsquery syntax."""
+    terms = []
+    for word in text.split():
+        prefix = word.endswith("*")
+        tokens = re.findall(r"\w+", word.rstrip("*").lower())
+        terms += [t + (":*" if prefix and i == len(tokens) - 1 else "") for i, t in enumerate(tokens)]
+    if not terms:
+        raise InvalidInput("the search is empty: type a word to find")
+    return " & ".join(terms)
+
+
+def _search_pg(conn: Connection, query: str, limit: int, session_id: str | None) -> list[SearchHit]:
+    # newest first from the GIN index; the snippet is ts_headline's, marked as FTS5 marks it
+    where = "fts @@ q" + (" AND session_id = :session" if session_id else "")
+    options = f'StartSel="{MARK_START}", StopSel="{MARK_END}", MaxWords={SNIPPET_TOKENS}, MinWords=6, ShortWord=0'
+    rows = conn.execute(sa.text(
+        f"SELECT pk, ts_headline('simple', text, q, :options) FROM event, to_tsquery('simple', :query) AS q "
+        f"WHERE {where} ORDER BY pk DESC LIMIT :limit"),
+        {"query": query, "options": options, "limit": limit, "session": session_id}).all()
+    return _hits(conn, {pk: snip for pk, snip in rows}, [pk for pk, _ in rows])
 
 
 def _search_fts(conn: Connection, query: str, limit: int, session_id: str | None) -> list[SearchHit]:

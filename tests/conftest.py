@@ -47,3 +47,25 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip("../shared/corpus is not on this machine")
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throwaway PostgreSQL server (tests/postgres.py); skips where none can start."""
+    from tests import postgres
+
+    server = postgres.start()
+    if isinstance(server, str):
+        pytest.skip(server)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_store(postgres_server):
+    """A store on a fresh database of the throwaway PostgreSQL server."""
+    from sessionscope import open_store
+
+    s = open_store(postgres_server.fresh_database())
+    yield s
+    s.close()

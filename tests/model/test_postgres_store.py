@@ -1,0 +1,92 @@
+"""The store on a real PostgreSQL server (tests/postgres.py): the same answers as SQLite for the same
+import, PostgreSQL's own text search, and writers on several processes at once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import sqlalchemy as sa
+
+from sessionscope import open_store
+from sessionscope.schema import EVENT
+from sessionscope.sources.claude_code import import_paths
+from sessionscope.views import MARK_END, MARK_START
+from tests.conftest import REPO
+from tests.sources.claude_factory import Transcript
+
+
+def _home(root, sessions: int = 3):
+    for n in range(sessions):
+        t = Transcript(cwd=f"/work/app{n}")
+        t.user(f"fix the flaky login test number {n}")
+        call = t.assistant(tool=("Bash", {"command": "pytest tests/test_login.py"}))
+        t.tool_result(call, "collected 12 items\n" + "tests/test_login.py::test_session_cookie FAILED\n" * 40)
+        t.assistant(f"The cookie expires too early; patched it in attempt {n}.")
+        t.user("thanks, ship it")
+        t.write(root / "projects" / f"-work-app{n}")
+    return root / "projects"
+
+
+def _snapshot(store):
+    with store.reader() as conn:  # through the table's types: SQLite keeps big payloads compressed
+        events = conn.execute(sa.select(EVENT.c.id, EVENT.c.session_id, EVENT.c.seq, EVENT.c.hash, EVENT.c.payload)).all()
+    return [s.id for s in store.sessions()], sorted(tuple(e) for e in events)
+
+
+def test_postgresql_store_answers_as_sqlite_does(pg_store, tmp_path):
+    home = _home(tmp_path)
+    lite = open_store(tmp_path / "lite.db")
+    for store in (pg_store, lite):
+        report = import_paths(store, [home])
+        assert report.events_added > 0 and not report.problems
+    assert _snapshot(pg_store) == _snapshot(lite)  # same sessions, ids, order, hashes, payloads
+    sid = pg_store.sessions()[0].id
+    assert [e.id for e in pg_store.branch(sid)] == [e.id for e in lite.branch(sid)]
+    assert pg_store.facts_at(pg_store.session(sid).head_event_id) == lite.facts_at(lite.session(sid).head_event_id)
+    assert all(r.ok for r in pg_store.verify())
+
+    # text search: every word must match, newest first, a prefix, one session, snippets marked
+    hits = pg_store.search("flaky login")
+    assert len(hits) == 3 and [h.ts for h in hits] == sorted((h.ts for h in hits), reverse=True)
+    assert f"{MARK_START}flaky{MARK_END}" in hits[0].snippet and f"{MARK_START}login{MARK_END}" in hits[0].snippet
+    assert {h.event_id for h in hits} == {h.event_id for h in lite.search("flaky login")}
+    assert {h.event_id for h in pg_store.search("cook*")} == {h.event_id for h in lite.search("cook*")}
+    assert len(pg_store.search("cookie", session_id=sid)) == 2  # its tool result and its reply
+    assert pg_store.search("test_session_cookie")  # tool output is searchable too
+    assert pg_store.search("flaky & | ! :*") and not pg_store.search("zebracorn")  # never tsquery syntax
+    lite.close()
+
+
+def test_writers_on_several_machines_neither_lose_nor_double_an_event(postgres_server, tmp_path):
+    """Four processes import into one PostgreSQL store at once: two the same home, two homes of their own."""
+    url = postgres_server.fresh_database()
+    shared, own_a, own_b = _home(tmp_path / "shared", 4), _home(tmp_path / "a", 2), _home(tmp_path / "b", 2)
+    cli = [sys.executable, "-m", "sessionscope.gui.cli", "--store", url, "import"]
+    runs = [subprocess.Popen([*cli, str(home)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for home in (shared, shared, own_a, own_b)]
+    for run in runs:
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err
+    store = open_store(url)
+    alone = open_store(tmp_path / "alone.db")
+    for home in (shared, own_a, own_b):
+        import_paths(alone, [home])
+    assert _snapshot(store) == _snapshot(alone)  # every event once, each chain as one import makes it
+    assert all(r.ok for r in store.verify())
+    store.close()
+    alone.close()
+
+
+@pytest.mark.parametrize("command", [["list"], ["search", "flaky"], ["verify"]])
+def test_the_command_line_takes_a_postgresql_url(postgres_server, tmp_path, command):
+    url = postgres_server.fresh_database()
+    home = _home(tmp_path, 1)
+    run = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", url, "import", str(home)],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    run = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", url, *command],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert {"list": "fix the flaky login", "search": "flaky", "verify": "intact"}[command[0]] in run.stdout

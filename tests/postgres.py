@@ -1,0 +1,98 @@
+"""A throwaway PostgreSQL server for the tests: Debian's `postgresql` binaries, a cluster in a
+temporary folder, listening on a free port of 127.0.0.1, trust authentication, gone at the end.
+
+`initdb` and `pg_ctl` refuse to run as root; as root the cluster runs as the `postgres` user the
+Debian package creates. Where no server can start (no binaries, no psycopg, no such user), `start`
+says why and the tests that need it skip.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from dataclasses import dataclass
+
+
+def _bin_dir() -> str | None:
+    found = shutil.which("initdb")
+    if found:
+        return os.path.dirname(found)
+    versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                      key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
+    return os.path.dirname(versions[-1]) if versions else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    bin_dir: str
+    data: str
+    port: int
+    user: str | None  # the system user the cluster runs as (None: ourselves)
+
+    def _run(self, *args: str) -> None:
+        cmd = [os.path.join(self.bin_dir, args[0]), *args[1:]]
+        if self.user:
+            cmd = ["runuser", "-u", self.user, "--", *cmd]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+
+    def url(self, database: str) -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
+
+    def fresh_database(self) -> str:
+        """A new, empty database on the server; its SQLAlchemy URL."""
+        import psycopg
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(host="127.0.0.1", port=self.port, user="postgres", dbname="postgres",
+                             autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        return self.url(name)
+
+    def stop(self) -> None:
+        try:
+            self._run("pg_ctl", "-D", self.data, "-m", "immediate", "stop")
+        finally:
+            shutil.rmtree(self.data, ignore_errors=True)
+
+
+def start() -> Server | str:
+    """A running server, or the reason there is none."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        return "psycopg is not installed"
+    bin_dir = _bin_dir()
+    if bin_dir is None:
+        return "no PostgreSQL server binaries (apt-get install postgresql)"
+    user = None
+    if os.geteuid() == 0:
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            return "running as root and there is no postgres user to run the server as"
+        user = "postgres"
+    data = tempfile.mkdtemp(prefix="sessionscope-pg-")
+    if user:
+        entry = pwd.getpwnam(user)
+        os.chown(data, entry.pw_uid, entry.pw_gid)
+    server = Server(bin_dir, data, _free_port(), user)
+    try:
+        server._run("initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync")
+        server._run("pg_ctl", "-D", data, "-w", "-l", os.path.join(data, "server.log"), "-o",
+                    f"-p {server.port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off", "start")
+    except (subprocess.SubprocessError, OSError) as exc:
+        shutil.rmtree(data, ignore_errors=True)
+        detail = getattr(exc, "stderr", b"") or b""
+        return f"the PostgreSQL server did not start: {exc} {detail.decode(errors='replace')[-300:]}"
+    return server
