@@ -1,4 +1,5 @@
-"""The sidebar: all sessions, sources and projects with counts, archived, saved searches."""
+"""The sidebar: all sessions, sources and projects with counts, people (on a store several people
+import into), archived, saved searches."""
 
 from __future__ import annotations
 
@@ -32,10 +33,10 @@ class Sidebar(QTreeWidget):
 
         def counts():
             c = store.session_counts()
-            return c["total"], c["by_source"], c["by_project"], c["archived"]
+            return c["total"], c["by_source"], c["by_project"], c["archived"], c["by_person"]
         run_task(counts, lambda c: self._fill(*c), owner=self)
 
-    def _fill(self, total, by_source, by_project, archived) -> None:
+    def _fill(self, total, by_source, by_project, archived, by_person) -> None:
         current = self.currentItem().data(0, Qt.ItemDataRole.UserRole) if self.currentItem() else None
         self.blockSignals(True)
         self.clear()
@@ -56,6 +57,11 @@ class Sidebar(QTreeWidget):
         labels = project_labels(p for p, _n in shown)
         for project, n in shown:
             add(projects, labels.get(project, project), n, {"project": project}).setToolTip(0, project)
+        people = {p: n for p, n in by_person.items() if p}
+        if len(people) > 1:  # a team store: who brought which sessions in (sessionscope.people)
+            everyone = add(None, "People", "", None)
+            for person, n in sorted(people.items(), key=lambda kv: (-kv[1], kv[0])):
+                add(everyone, person, n, {"person": person})
         add(None, "Archived", archived, {"status": "archived"})
         saved = add(None, "Saved searches", "", None)
         for label, filters in SAVED:

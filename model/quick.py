@@ -92,7 +92,7 @@ class QuickReader:
         return SessionView.from_tuples([d[0] for d in cur.description], cur.fetchall())
 
     def sessions(self, *, status: str | None = None, include_archived: bool = False, source_kind: str | None = None,
-                 project: str | None = None, text: str | None = None, sort: str = "updated",
+                 project: str | None = None, person: str | None = None, text: str | None = None, sort: str = "updated",
                  descending: bool = True, limit: int | None = None, offset: int = 0) -> list[SessionView]:
         if sort not in _SORT:
             raise InvalidInput(f"cannot sort by {sort!r}; use one of {', '.join(_SORT)}")
@@ -108,6 +108,9 @@ class QuickReader:
         if project:
             clauses.append("session.project = ?")
             params.append(project)
+        if person:
+            clauses.append("session.imported_by = ?")
+            params.append(person)
         if text:
             like = f"%{text.replace('%', '').replace('_', '')}%"
             clauses.append("(lower(session.title) LIKE lower(?) OR lower(session.id) LIKE lower(?) "

@@ -43,6 +43,7 @@ def session_query(
     project: str | None = None,
     text: str | None = None,
     session_ids: list[str] | None = None,
+    person: str | None = None,
 ):
     """The filtered session selection, shared by listing and counting (`session_ids`: only these, as the
     Usage view lists the sessions behind a bar)."""
@@ -55,6 +56,8 @@ def session_query(
         q = q.where(sa.func.coalesce(SOURCE.c.kind, "native") == source_kind)
     if project:
         q = q.where(SESSION.c.project == project)
+    if person:
+        q = q.where(SESSION.c.imported_by == person)
     if session_ids is not None:
         q = q.where(SESSION.c.id.in_(list(session_ids)[:30_000]))  # under SQLite's bound-parameter limit
     if text:

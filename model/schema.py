@@ -92,6 +92,8 @@ class AgentSession(SQLModel, table=True):
     budget: str = Field(default="{}", sa_column=Column(Text, nullable=False, default="{}"))
     forked_from_session: Optional[str] = Field(default=None, index=True)
     forked_from_event: Optional[str] = None
+    # who brought it into the store, `user@host` (sessionscope.people): a team store filters by it
+    imported_by: str = Field(default="", sa_column=Column(Text, nullable=False, server_default="", index=True))
 
 
 class Event(SQLModel, table=True):

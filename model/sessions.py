@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import blobs, lifecycle, reading, search
+from . import blobs, lifecycle, people, reading, search
 from .errors import InvalidInput, NotFound, Refused
 from .ids import new_session_id
 from .schema import CHECKPOINT_BACKUP, EVENT, FACT_SNAPSHOT, OUTLINE_CACHE, SESSION, SOURCE, USAGE_CACHE
@@ -49,7 +49,7 @@ def create_session(
         status=status, status_changed_at=now, created_at=now, updated_at=now,
         tags=json.dumps(sorted(set(tags or []))), meta=json.dumps(meta or {}, default=str),
         budget=json.dumps(budget or {}), head_event_id=head_event_id,
-        forked_from_session=forked_from_session, forked_from_event=forked_from_event,
+        forked_from_session=forked_from_session, forked_from_event=forked_from_event, imported_by=people.who(),
     ))
     return sid
 

@@ -234,7 +234,10 @@ class Store:
             by_project = dict(conn.execute(sa.select(SESSION.c.project, sa.func.count()).where(live, SESSION.c.project != "")
                                            .group_by(SESSION.c.project)).all())
             archived = conn.execute(sa.select(sa.func.count()).where(~live)).scalar_one()
-        return {"total": sum(by_source.values()), "by_source": by_source, "by_project": by_project, "archived": archived}
+            who = SESSION.c.imported_by
+            by_person = dict(conn.execute(sa.select(who, sa.func.count()).where(live).group_by(who)).all())
+        return {"total": sum(by_source.values()), "by_source": by_source, "by_project": by_project, "archived": archived,
+                "by_person": by_person}
 
     def fork_counts(self) -> dict[str, int]:
         """How many sessions fork from each session."""

@@ -32,6 +32,7 @@ class SessionView:
     budget: dict[str, Any]
     forked_from_session: str | None
     forked_from_event: str | None
+    imported_by: str = ""  # user@host (sessionscope.people)
 
     @classmethod
     def from_tuples(cls, names: list[str], rows) -> list["SessionView"]:
@@ -40,16 +41,16 @@ class SessionView:
         get = [ix[n] for n in ("id", "tool_id", "source_kind", "title", "project", "cwd", "git_branch", "model",
                                "agent", "status", "created_at", "updated_at", "tokens_in", "tokens_out",
                                "event_count", "head_event_id", "tags", "meta", "budget", "forked_from_session",
-                               "forked_from_event")]
+                               "forked_from_event", "imported_by")]
         out = []
         for r in rows:
             (sid, tool_id, kind, title, project, cwd, branch, model, agent, status, created, updated, tin, tout,
-             count, head, tags, meta, budget, from_session, from_event) = [r[i] for i in get]
+             count, head, tags, meta, budget, from_session, from_event, by) = [r[i] for i in get]
             out.append(cls(sid, tool_id, kind or "native", title, project, cwd, branch, model, agent, status,
                            created, updated, tin, tout, count, head,
                            tuple(orjson.loads(tags)) if tags not in ("", "[]") else (),
                            orjson.loads(meta) if meta not in ("", "{}") else {},
-                           orjson.loads(budget) if budget not in ("", "{}") else {}, from_session, from_event))
+                           orjson.loads(budget) if budget not in ("", "{}") else {}, from_session, from_event, by or ""))
         return out
 
     @classmethod

@@ -13,7 +13,7 @@ from tests.sources import checkpoint_home
 
 SESSION = {"id", "tool_id", "title", "source_kind", "status", "project", "cwd", "git_branch", "model", "agent",
            "created_at", "updated_at", "event_count", "tokens_in", "tokens_out", "tags", "meta", "budget",
-           "head_event_id", "forked_from_session", "forked_from_event"}
+           "head_event_id", "forked_from_session", "forked_from_event", "imported_by"}
 EVENT = {"id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload", "tokens_in",
          "tokens_out", "sidechain", "agent_id", "hash"}
 IMPORT = {"files_seen", "files_read", "bytes_read", "events_added", "bad_lines", "sessions", "problems",

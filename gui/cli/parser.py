@@ -129,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--status")
     c.add_argument("--source", help="native, claude_code, codex, …")
     c.add_argument("--filter", help="words in the title, id or project")
+    c.add_argument("--by", metavar="USER@HOST", help="only sessions this person brought into the store (a team store)")
     c.add_argument("--sort", default="updated", help="updated, created, title, events, tokens, status, project")
     c.add_argument("--limit", type=int, default=None)
 

@@ -25,7 +25,7 @@ from typing import IO, Any
 import orjson
 import sqlalchemy as sa
 
-from .. import audit, chain, ingest, search
+from .. import audit, chain, ingest, people, search
 from ..errors import InvalidInput
 from ..schema import EVENT, SESSION, SOURCE
 from ..sessions import native_source_id
@@ -292,7 +292,9 @@ def _insert_session(conn, path, s: SessionCheck) -> int:
     row = dict(s.row)
     row["source_id"] = _source_id(conn, s.source)
     row["last_hash"] = s.last_hash
-    conn.execute(SESSION.insert().values(**{c.name: row[c.name] for c in SESSION.columns if c.name in row}))
+    # who brought it in: as the export says (its first store's), else whoever imports the file
+    conn.execute(SESSION.insert().values(**{"imported_by": people.who()}
+                                         | {c.name: row[c.name] for c in SESSION.columns if row.get(c.name) is not None}))
     first_pk = (conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar() or 0) + 1
     pk, batch, n = first_pk, [], 0
     with open(path, "rb") as fh:

@@ -99,6 +99,18 @@ def main(argv=None) -> int:
     row("search, rare word, newest 50", "", f"{q['search_rare'] * 1000:.1f} ms", "", "", "≤ 50 ms")
     row("fork of the biggest session", f"{gen['biggest_bytes'] / 1e6:.1f} MB", f"{q['fork'] * 1000:.0f} ms",
         f"SDK fork_session {q['sdk_fork'] * 1000:.0f} ms", "", "≤ 1 s")
+    pg = child("postgres", str(home))
+    if "skipped" in pg:
+        row("PostgreSQL: import, list, search", "", "", f"skipped: {pg['skipped']}")
+    else:
+        pg_rate = mb / pg["seconds"]
+        row("PostgreSQL: full import (a local server)", f"{pg['events']:,} events", f"{pg['seconds']:.2f} s",
+            f"{pg_rate:.0f} MB/s = {pg_rate / rate:.2f}× SQLite's", f"{pg['peak_mb']:.0f} MB")
+        row("PostgreSQL: list sessions, newest first", f"{pg['sessions']} sessions", f"{pg['list'] * 1000:.1f} ms",
+            f"SQLite {q['list'] * 1000:.1f} ms", "", "≤ 50 ms")
+        row("PostgreSQL: search, common / rare word, newest 50", "",
+            f"{pg['search_common'] * 1000:.1f} / {pg['search_rare'] * 1000:.1f} ms",
+            f"SQLite {q['search_common'] * 1000:.1f} / {q['search_rare'] * 1000:.1f} ms", "", "≤ 50 ms")
     for fmt, redact, what in (("html", "0", "HTML"), ("html", "1", "HTML, secrets redacted"), ("jsonl", "0", "JSONL")):
         ex = child("export", str(work / "store.db"), gen["biggest"], fmt, redact, str(work / f"export.{fmt}"))
         row(f"export of the biggest session to {what}", f"{ex['events']:,} events → {ex['bytes'] / 1e6:.0f} MB",

@@ -148,6 +148,30 @@ def queries(home: str, db: str, biggest: str) -> dict:
     return out
 
 
+def postgres(home: str) -> dict:
+    """The same import, list and searches on a throwaway PostgreSQL server (tests/postgres.py)."""
+    from sessionscope import open_store
+    from sessionscope.sources.claude_code import import_paths
+    from tests import postgres as pg
+
+    server = pg.start()
+    if isinstance(server, str):
+        return {"skipped": server}
+    try:
+        store = open_store(server.fresh_database())
+        t = time.perf_counter()
+        report = import_paths(store, [home])
+        out = {"seconds": time.perf_counter() - t, "events": report.events_added, "peak_mb": peak_mb()}
+        out["list"], sessions = timed(lambda: store.sessions(), 5)
+        out["sessions"] = len(sessions)
+        out["search_common"], _ = timed(lambda: store.search("the", limit=50), 5)
+        out["search_rare"], _ = timed(lambda: store.search("zebracorn", limit=50), 5)
+        store.close()
+        return out
+    finally:
+        server.stop()
+
+
 def facts(db: str, n: str) -> dict:
     """A native session of n events, every 10th a fact: the fold at its head."""
     import uuid
@@ -331,7 +355,7 @@ def export(db: str, session: str, fmt: str, redact: str, out: str) -> dict:
 
 
 STEPS = {"generate": generate, "other_tool": other_tool, "floor": floor, "import": do_import, "queries": queries,
-         "facts": facts, "gui": gui,
+         "postgres": postgres, "facts": facts, "gui": gui,
          "export": export}
 
 if __name__ == "__main__":

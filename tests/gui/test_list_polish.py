@@ -32,3 +32,27 @@ def test_the_list_shows_them(window, qtbot):
     cell = m.index(0, col["updated"])  # the demo's newest session: minutes or hours ago
     assert re.fullmatch(r"just now|\d+ min ago|\d+ h ago|yesterday", cell.data()), cell.data()
     assert "started" in cell.data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_the_sidebar_lists_people_on_a_store_several_import_into(window, qtbot):
+    """The demo was imported by one person: no People section. Once sessions of another person are
+    in (a team store), People lists both and picking one filters the list."""
+    import sqlalchemy as sa
+
+    from sessionscope.schema import SESSION
+
+    def labels():
+        return [window.sidebar.topLevelItem(i).text(0) for i in range(window.sidebar.topLevelItemCount())]
+    assert "People" not in labels()
+    store = window.store
+    ids = [s.id for s in store.sessions()]
+    store.write(lambda conn: conn.execute(SESSION.update().where(SESSION.c.id.in_(ids[:2])).values(imported_by="bob@laptop")))
+    window.sidebar.refresh()
+    qtbot.waitUntil(lambda: "People" in labels(), timeout=5000)
+    people = window.sidebar.topLevelItem(labels().index("People"))
+    bob = next(people.child(i) for i in range(people.childCount()) if people.child(i).text(0) == "bob@laptop")
+    assert bob.text(1) == "2"
+    window.sidebar.setCurrentItem(bob)
+    qtbot.waitUntil(lambda: window.sessions_model.rowCount() == 2, timeout=5000)
+    with store.reader() as conn:
+        assert set(conn.execute(sa.select(SESSION.c.id).where(SESSION.c.imported_by == "bob@laptop")).scalars()) == set(ids[:2])

@@ -3,6 +3,8 @@ import, PostgreSQL's own text search, and writers on several processes at once."
 
 from __future__ import annotations
 
+import os
+import socket
 import subprocess
 import sys
 
@@ -60,12 +62,14 @@ def test_postgresql_store_answers_as_sqlite_does(pg_store, tmp_path):
 
 
 def test_writers_on_several_machines_neither_lose_nor_double_an_event(postgres_server, tmp_path):
-    """Four processes import into one PostgreSQL store at once: two the same home, two homes of their own."""
+    """Four processes import into one PostgreSQL store at once: two the same home, two homes of their own,
+as three people."""
     url = postgres_server.fresh_database()
     shared, own_a, own_b = _home(tmp_path / "shared", 4), _home(tmp_path / "a", 2), _home(tmp_path / "b", 2)
     cli = [sys.executable, "-m", "sessionscope.gui.cli", "--store", url, "import"]
-    runs = [subprocess.Popen([*cli, str(home)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for home in (shared, shared, own_a, own_b)]
+    runs = [subprocess.Popen([*cli, str(home)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "LOGNAME": user})
+            for home, user in ((shared, "carol"), (shared, "carol"), (own_a, "alice"), (own_b, "bob"))]
     for run in runs:
         out, err = run.communicate(timeout=120)
         assert run.returncode == 0, err
@@ -75,6 +79,11 @@ def test_writers_on_several_machines_neither_lose_nor_double_an_event(postgres_s
         import_paths(alone, [home])
     assert _snapshot(store) == _snapshot(alone)  # every event once, each chain as one import makes it
     assert all(r.ok for r in store.verify())
+    # each session says who brought it in, and the list filters by person
+    host = socket.gethostname()
+    mine = {user: {s.id for s in store.sessions(person=f"{user}@{host}")} for user in ("alice", "bob", "carol")}
+    assert [len(mine[u]) for u in ("alice", "bob", "carol")] == [2, 2, 4]
+    assert store.session_counts()["by_person"] == {f"alice@{host}": 2, f"bob@{host}": 2, f"carol@{host}": 4}
     store.close()
     alone.close()
 

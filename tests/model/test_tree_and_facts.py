@@ -171,6 +171,8 @@ def test_a_store_of_the_first_schema_is_upgraded(tmp_path):
         for table in ("outline_cache", "file_blob", "checkpoint_backup", "mirror_entry", "mirror_summary", "usage_cache"):
             raw.execute(f"DROP TABLE {table}")
         raw.execute("ALTER TABLE source_file DROP COLUMN last_ts")  # (added by 0006)
+        raw.execute("DROP INDEX ix_session_imported_by")  # (added by 0008, with its column)
+        raw.execute("ALTER TABLE session DROP COLUMN imported_by")
         raw.execute("UPDATE alembic_version SET version_num = '0001'")
     with open_store(path) as s:
         assert [e.text for e in s.branch_view(sid)] == ["hello"]
