@@ -101,6 +101,21 @@ def _on_sqlite_begin(conn: Connection) -> None:
 PG_WRITE_LOCK = 0x5E551095  # the advisory lock key of the store's writers on PostgreSQL ("sessions")
 
 
+ANALYZE_AFTER = 5_000  # new events after which an import refreshes PostgreSQL's planner statistics
+
+
+def after_bulk_import(engine: Engine, events_added: int) -> None:
+    """After a big import on PostgreSQL, refresh the planner's statistics of the tables it grew.
+    Without them a fresh team store plans a search for a rare word as a walk down the newest rows
+    (57 ms on a 628 MB store) instead of asking the text index first. SQLite needs nothing."""
+    if engine.dialect.name != "postgresql" or events_added < ANALYZE_AFTER:
+        return
+    with engine.connect() as conn:
+        conn.execute(sa.text("ANALYZE event"))
+        conn.execute(sa.text("ANALYZE session"))
+        conn.commit()
+
+
 def _is_lock_error(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "database is locked" in text or "database is busy" in text

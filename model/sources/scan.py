@@ -14,6 +14,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from .. import db
 from ..schema import SOURCE, SOURCE_FILE
 from ..views import Changes
 
@@ -152,6 +153,8 @@ def run_import(store, kind: str, paths, find, read_file, *, progress=None, cance
             break
     if warm and not report.cancelled and report.events_added:
         store.warm(sorted(report.sessions))
+    if not report.cancelled:
+        db.after_bulk_import(store.engine, report.events_added)
     report.seconds = time.monotonic() - started
     if report.files_read or report.problems:
         detail = {k: v for k, v in report.as_dict().items() if k not in ("sessions", "problems")}

@@ -48,6 +48,8 @@ def test_postgresql_store_answers_as_sqlite_does(pg_store, tmp_path):
     assert [e.id for e in pg_store.branch(sid)] == [e.id for e in lite.branch(sid)]
     assert pg_store.facts_at(pg_store.session(sid).head_event_id) == lite.facts_at(lite.session(sid).head_event_id)
     assert all(r.ok for r in pg_store.verify())
+    with pg_store.reader() as conn:  # a small import leaves the planner's statistics to autovacuum
+        assert conn.execute(sa.text("SELECT last_analyze FROM pg_stat_user_tables WHERE relname = 'event'")).scalar() is None
 
     # text search: every word must match, newest first, a prefix, one session, snippets marked
     hits = pg_store.search("flaky login")
@@ -99,3 +101,13 @@ def test_the_command_line_takes_a_postgresql_url(postgres_server, tmp_path, comm
                          cwd=REPO, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert {"list": "fix the flaky login", "search": "flaky", "verify": "intact"}[command[0]] in run.stdout
+
+
+def test_a_big_import_refreshes_the_planner_statistics(pg_store, tmp_path, monkeypatch):
+    """Without statistics a search for a rare word walks the newest rows instead of asking the index."""
+    from sessionscope import db
+    monkeypatch.setattr(db, "ANALYZE_AFTER", 10)
+    import_paths(pg_store, [_home(tmp_path, 3)])
+    with pg_store.reader() as conn:
+        analysed = conn.execute(sa.text("SELECT relname FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL")).scalars()
+        assert {"event", "session"} <= set(analysed)

@@ -19,7 +19,7 @@ from pathlib import Path
 import orjson
 import sqlalchemy as sa
 
-from ... import audit
+from ... import audit, db
 from ...ingest import NewEvent, ingest
 from ...schema import EVENT, SESSION, SOURCE_FILE
 from ...store import Store
@@ -122,6 +122,8 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
         store.write(_apply_summaries, summaries, report)
     if warm and not report.cancelled and report.events_added:
         store.warm(sorted(report.sessions))
+    if not report.cancelled:
+        db.after_bulk_import(store.engine, report.events_added)
     report.seconds = time.monotonic() - started
     if report.files_read or report.problems:
         detail = {k: v for k, v in report.as_dict().items() if k not in ("sessions", "problems")}
