@@ -186,6 +186,11 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
                                           for r in rows for t in (tuple(r[c] for c in COLUMNS),)])
     else:
         conn.execute(EVENT.insert(), rows)
+        if conn.dialect.name == "postgresql":
+            # the bulk paths number rows themselves (first_pk): move the column's sequence past them, or
+            # the next single append (which takes its pk from the sequence) collides with one of them
+            conn.execute(sa.text("SELECT setval(pg_get_serial_sequence('event', 'pk'), :pk)"),
+                         {"pk": max(r["pk"] for r in rows)})
 
 
 def _update_session(conn: Connection, s, info: SessionInfo, fresh: list[NewEvent]) -> None:

@@ -111,3 +111,31 @@ def test_a_big_import_refreshes_the_planner_statistics(pg_store, tmp_path, monke
     with pg_store.reader() as conn:
         analysed = conn.execute(sa.text("SELECT relname FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL")).scalars()
         assert {"event", "session"} <= set(analysed)
+
+
+def test_actions_and_exports_on_postgresql(pg_store, tmp_path):
+    """Fork, append, archive, export and delete act on a PostgreSQL store as on SQLite."""
+    from sessionscope.export import jsonl as jsonl_export
+    from sessionscope.export.core import ExportRequest, export
+
+    import_paths(pg_store, [_home(tmp_path, 2)])
+    s = pg_store.sessions()[0]
+    first = pg_store.branch(s.id)[0]
+    fork = pg_store.fork(s.id, first.id, title="try another way").session
+    pg_store.append(fork.id, "message", role="user", text="what if we mock the clock")
+    assert [e.id for e in pg_store.branch(fork.id)][:1] == [first.id]  # the shared prefix, not copied
+    assert pg_store.search("mock clock")[0].session_id == fork.id
+    assert pg_store.archive(fork.id).session.status == "archived"
+    export(pg_store, ExportRequest("html", (s.id,)), tmp_path / "s.html")
+    assert "flaky login" in (tmp_path / "s.html").read_text()
+    export(pg_store, ExportRequest("jsonl", (s.id,)), tmp_path / "s.jsonl")
+    lite = open_store(tmp_path / "lite.db")
+    jsonl_export.import_file(lite, tmp_path / "s.jsonl")  # a team store's session taken home
+    assert [e.hash for e in lite.branch(s.id)] == [e.hash for e in pg_store.branch(s.id)]
+    assert lite.session(s.id).imported_by == s.imported_by  # who first brought it in travels with it
+    lite.close()
+    pg_store.delete(fork.id)  # (a session others fork from is refused first)
+    pg_store.delete(s.id)
+    assert s.id not in {x.id for x in pg_store.sessions(include_archived=True)}
+    assert not pg_store.search("flaky login", session_id=s.id)
+    assert all(r.ok for r in pg_store.verify())
