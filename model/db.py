@@ -98,6 +98,16 @@ def _on_sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
+def update(conn: Connection, table: sa.Table, values: dict, **where) -> int:
+    """`UPDATE table SET values WHERE column = value AND …`; the rows changed. On SQLite through the
+    driver: an import runs these once a batch, and SQLAlchemy would build the statement anew each time."""
+    if conn.dialect.name == "sqlite":
+        sets, cond = ", ".join(f"{k} = ?" for k in values), " AND ".join(f"{k} = ?" for k in where)
+        return conn.exec_driver_sql(f"UPDATE {table.name} SET {sets} WHERE {cond}",
+                                    (*values.values(), *where.values())).rowcount
+    return conn.execute(table.update().where(*(table.c[k] == v for k, v in where.items())).values(**values)).rowcount
+
+
 PG_WRITE_LOCK = 0x5E551095  # the advisory lock key of the store's writers on PostgreSQL ("sessions")
 
 

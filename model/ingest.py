@@ -15,13 +15,14 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import chain, lifecycle, search, sessions
+from . import chain, db, lifecycle, search, sessions
 from .payloads import pack
 from .schema import EVENT, SESSION
 
 _CHUNK = 500  # ids per IN (...) lookup, well under SQLite's variable limit
 COLUMNS = ("pk", "id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload",
             "tokens_in", "tokens_out", "sidechain", "agent_id", "hash")
+_BEFORE_PAYLOAD, _AFTER_PAYLOAD = COLUMNS[:COLUMNS.index("payload")], COLUMNS[COLUMNS.index("payload") + 1:]
 INSERT_SQL = f"INSERT INTO event ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 
 
@@ -168,11 +169,7 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
         newest = max(activity)
         values["updated_at"] = newest if s["event_count"] == 0 else max(s["updated_at"], newest)
         values["created_at"] = min(s["created_at"], min(activity))
-    if conn.dialect.name == "sqlite":  # once a batch: the driver, not SQLAlchemy's statement building
-        conn.exec_driver_sql(f"UPDATE session SET {', '.join(f'{k} = ?' for k in values)} WHERE id = ?",
-                             (*values.values(), info.id))
-    else:
-        conn.execute(SESSION.update().where(SESSION.c.id == info.id).values(**values))
+    db.update(conn, SESSION, values, id=info.id)
     return len(rows)
 
 
@@ -181,9 +178,8 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
     if conn.dialect.name == "sqlite":
         # plain executemany: SQLAlchemy's insertmanyvalues costs ~30 µs a row here; big payloads
         # compressed (sessionscope.payloads): fewer pages to write than bytes to compress
-        at = COLUMNS.index("payload")
-        conn.exec_driver_sql(INSERT_SQL, [(*t[:at], pack(r["payload"], r["kind"], r["role"]), *t[at + 1:])
-                                          for r in rows for t in (tuple(r[c] for c in COLUMNS),)])
+        conn.exec_driver_sql(INSERT_SQL, [tuple(r[c] for c in _BEFORE_PAYLOAD) + (pack(r["payload"], r["kind"], r["role"]),)
+                                          + tuple(r[c] for c in _AFTER_PAYLOAD) for r in rows])
     else:
         conn.execute(EVENT.insert(), rows)
         if conn.dialect.name == "postgresql":

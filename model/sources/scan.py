@@ -55,14 +55,7 @@ def save_state(conn, path: Path, source_id: int, st, state) -> None:
     values = dict(size=st.st_size, mtime=st.st_mtime, inode=st.st_ino, offset=state.offset,
                   line_count=state.line_count, bad_lines=state.bad_lines,
                   problems=json.dumps(state.problems), scanned_at=time.time(), last_ts=getattr(state, "last_ts", 0.0))
-    if conn.dialect.name == "sqlite":  # once a batch: the driver, not SQLAlchemy's statement building
-        sets = ", ".join(f"{k} = ?" for k in values)
-        updated = conn.exec_driver_sql(f"UPDATE source_file SET {sets} WHERE source_id = ? AND path = ?",
-                                       (*values.values(), source_id, str(path))).rowcount
-    else:
-        updated = conn.execute(SOURCE_FILE.update().where(SOURCE_FILE.c.source_id == source_id,
-                                                          SOURCE_FILE.c.path == str(path)).values(**values)).rowcount
-    if not updated:
+    if not db.update(conn, SOURCE_FILE, values, source_id=source_id, path=str(path)):
         conn.execute(SOURCE_FILE.insert().values(source_id=source_id, path=str(path), **values))
 
 
