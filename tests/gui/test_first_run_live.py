@@ -3,7 +3,23 @@ and "No sessions yet" never shows while sessions are on their way."""
 
 from __future__ import annotations
 
-from tests.benchmarks.generate import generate
+import datetime as dt
+import random
+import uuid
+
+from tests.benchmarks.generate import generate, write_session
+
+
+def _big_home(home):
+    """A few big sessions and 500 small ones: an import of many files, each its own commit, lasts several of the
+    list's live ticks even on a fast machine (44 files of 30 MB were all in before the first tick on CI's)."""
+    generate(home, 12_000_000, sessions=4)
+    rng, start = random.Random(3), dt.datetime(2026, 2, 1, tzinfo=dt.timezone.utc)
+    many = home / "-home-dev-src-many"
+    many.mkdir()
+    for i in range(500):
+        write_session(many / f"{uuid.UUID(int=rng.getrandbits(128), version=4)}.jsonl", rng, 3000,
+                      "/home/dev/src/many", start + dt.timedelta(minutes=i))
 
 
 def test_sessions_appear_while_the_import_runs(qtbot, tmp_path):
@@ -12,7 +28,7 @@ def test_sessions_appear_while_the_import_runs(qtbot, tmp_path):
     from sessionscope.gui.main_window import MainWindow
 
     home = tmp_path / "projects"
-    generate(home, 30_000_000, sessions=120)
+    _big_home(home)
     make_app()
     store = open_store(tmp_path / "fresh.db")
     w = MainWindow()
