@@ -33,11 +33,29 @@ REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO.parent / "shared" / "corpus"
 
 
+# The store suite: its tests that take the `store` fixture run once on SQLite and once on a
+# PostgreSQL server (skipped where none can start); `@pytest.mark.sqlite_only` keeps one on SQLite.
+STORE_SUITE = tuple(str(REPO / "tests" / d) for d in ("model", "sources", "export", "managed"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sqlite_only: a store-suite test of what only SQLite has (why, in its docstring)")
+
+
+def pytest_generate_tests(metafunc):
+    if ("store" in metafunc.fixturenames and str(metafunc.definition.path).startswith(STORE_SUITE)
+            and not metafunc.definition.get_closest_marker("sqlite_only")):
+        metafunc.parametrize("store", ["sqlite", "postgresql"], indirect=True)
+
+
 @pytest.fixture
-def store(tmp_path):
+def store(request, tmp_path):
     from sessionscope import open_store
 
-    s = open_store(tmp_path / "store.db")
+    if getattr(request, "param", "sqlite") == "postgresql":
+        s = open_store(request.getfixturevalue("postgres_server").fresh_database(migrated=True))
+    else:
+        s = open_store(tmp_path / "store.db")
     yield s
     s.close()
 

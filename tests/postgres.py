@@ -50,14 +50,25 @@ class Server:
     def url(self, database: str) -> str:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
 
-    def fresh_database(self) -> str:
-        """A new, empty database on the server; its SQLAlchemy URL."""
+    template: str | None = None  # a database with the store's schema, copied for each migrated one
+
+    def fresh_database(self, migrated: bool = False) -> str:
+        """A new database on the server, empty or (`migrated`) a copy of one the store's migrations
+        ran on once (a copy takes ~0.1 s; running the migrations again would take a second)."""
+        if migrated and self.template is None:
+            from sessionscope import open_store
+            template = self._create()
+            open_store(self.url(template)).close()
+            self.template = template
+        return self.url(self._create(self.template if migrated else None))
+
+    def _create(self, template: str | None = None) -> str:
         import psycopg
         name = f"t_{uuid.uuid4().hex[:12]}"
         with psycopg.connect(host="127.0.0.1", port=self.port, user="postgres", dbname="postgres",
                              autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {name}")
-        return self.url(name)
+            conn.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else ""))
+        return name
 
     def stop(self) -> None:
         try:

@@ -3,38 +3,38 @@
 from __future__ import annotations
 
 import multiprocessing as mp
-import sqlite3
+
+import sqlalchemy as sa
 
 from sessionscope import open_store
 
 
-def _tamper(path, sql, params=()):
-    con = sqlite3.connect(path)
-    con.execute(sql, params)
-    con.commit()
-    con.close()
+def _tamper(store, sql, **params):
+    """Change the store behind its back, as someone with the database's password could."""
+    with store.engine.begin() as conn:
+        conn.execute(sa.text(sql), params)
 
 
-def test_verify_names_the_altered_event(store, tmp_path):
+def test_verify_names_the_altered_event(store):
     s = store.open_session()
     events = [store.append(s.id, "message", text=f"m{i}") for i in range(6)]
     other = store.open_session()
     store.append(other.id, "message", text="fine")
     assert all(r.ok for r in store.verify())
-    _tamper(tmp_path / "store.db", "UPDATE event SET text = 'forged' WHERE id = ?", (events[3].id,))
+    _tamper(store, "UPDATE event SET text = 'forged' WHERE id = :id", id=events[3].id)
     reports = {r.session_id: r for r in store.verify()}
     assert reports[other.id].ok
     bad = reports[s.id]
     assert not bad.ok and bad.broken_event_id == events[3].id and bad.broken_seq == 4 and bad.checked == 3
 
 
-def test_verify_catches_removed_events(store, tmp_path):
+def test_verify_catches_removed_events(store):
     s = store.open_session()
     events = [store.append(s.id, "message", text=f"m{i}") for i in range(4)]
-    _tamper(tmp_path / "store.db", "DELETE FROM event WHERE id = ?", (events[1].id,))
+    _tamper(store, "DELETE FROM event WHERE id = :id", id=events[1].id)
     r = store.verify(s.id)[0]
     assert r.broken_event_id == events[2].id and "missing" in r.reason
-    _tamper(tmp_path / "store.db", "DELETE FROM event WHERE id IN (?, ?)", (events[2].id, events[3].id))
+    _tamper(store, "DELETE FROM event WHERE id IN (:a, :b)", a=events[2].id, b=events[3].id)
     r = store.verify(s.id)[0]
     assert not r.ok and "removed from the end" in r.reason
 
