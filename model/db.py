@@ -146,6 +146,16 @@ def write_connection(engine: Engine) -> Iterator[Connection]:
             yield conn
 
 
+def _pg_try_lock(conn: sa.Connection, wait_s: float) -> bool:
+    """The PostgreSQL write lock within `wait_s`, or False (a skippable write gives up, as on SQLite)."""
+    deadline = time.monotonic() + wait_s
+    while not conn.execute(sa.text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": PG_WRITE_LOCK}).scalar():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def run_write(engine: Engine, work, *args, **kwargs):
     """Run `work(conn, ...)` in a write transaction, retrying on lock contention.
 
@@ -179,6 +189,8 @@ def try_write(engine: Engine, work, *args, wait_s: float = 0.1):
         try:
             conn = conn.execution_options(sessionscope_write=True)
             with conn.begin():
+                if conn.dialect.name == "postgresql" and not _pg_try_lock(conn, wait_s):
+                    return None
                 return work(conn, *args)
         except sa.exc.OperationalError as exc:
             if _is_lock_error(exc):

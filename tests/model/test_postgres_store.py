@@ -139,3 +139,37 @@ def test_actions_and_exports_on_postgresql(pg_store, tmp_path):
     assert s.id not in {x.id for x in pg_store.sessions(include_archived=True)}
     assert not pg_store.search("flaky login", session_id=s.id)
     assert all(r.ok for r in pg_store.verify())
+
+
+def test_a_cache_write_takes_the_write_lock_or_gives_way(pg_store):
+    """Cache writes (the outline a reader walked) take the writers' lock too: two windows' workers
+    storing the same session's outline at once collided on its key before. While an import holds
+    the lock, a cache write gives way at once instead of waiting it out."""
+    import threading
+
+    from sessionscope import db, outline
+
+    s = pg_store.open_session()
+    for i in range(5):
+        pg_store.append(s.id, "message", text=f"m{i}")
+    with pg_store.reader() as conn:
+        _entries, walked = outline.head_entries(conn, s.id)
+    errors: list[BaseException] = []
+
+    def store_it():
+        try:
+            for _ in range(20):
+                db.try_write(pg_store.engine, outline.store_entries, s.id, *walked, wait_s=5)
+        except BaseException as exc:  # noqa: BLE001 - the test reports whatever escaped
+            errors.append(exc)
+    threads = [threading.Thread(target=store_it) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    with pg_store.reader() as conn:
+        assert outline.cached_entries(conn, s.id, walked[0], walked[1]) is not None
+
+    with db.write_connection(pg_store.engine):  # an import holding the lock
+        assert db.try_write(pg_store.engine, outline.store_entries, s.id, *walked, wait_s=0.05) is None
