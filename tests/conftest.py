@@ -35,7 +35,9 @@ CORPUS = REPO.parent / "shared" / "corpus"
 
 # The store suite: its tests that take the `store` fixture run once on SQLite and once on a
 # PostgreSQL server (skipped where none can start); `@pytest.mark.sqlite_only` keeps one on SQLite.
+# The window's own tests do the same with the demo store they open.
 STORE_SUITE = tuple(str(REPO / "tests" / d) for d in ("model", "sources", "export", "managed"))
+WINDOW_ON_BOTH = (str(REPO / "tests" / "gui" / "test_window.py"),)
 
 
 def pytest_configure(config):
@@ -43,9 +45,13 @@ def pytest_configure(config):
 
 
 def pytest_generate_tests(metafunc):
-    if ("store" in metafunc.fixturenames and str(metafunc.definition.path).startswith(STORE_SUITE)
-            and not metafunc.definition.get_closest_marker("sqlite_only")):
+    if metafunc.definition.get_closest_marker("sqlite_only"):
+        return
+    path = str(metafunc.definition.path)
+    if "store" in metafunc.fixturenames and path.startswith(STORE_SUITE):
         metafunc.parametrize("store", ["sqlite", "postgresql"], indirect=True)
+    elif "demo" in metafunc.fixturenames and path in WINDOW_ON_BOTH:
+        metafunc.parametrize("demo", ["sqlite", "postgresql"], indirect=True)
 
 
 @pytest.fixture

@@ -46,11 +46,14 @@ def dialogs(monkeypatch):
 
 
 @pytest.fixture
-def demo(tmp_path):
+def demo(request, tmp_path):
     from sessionscope import open_store
     from sessionscope.demo import build_demo
 
-    store = open_store(tmp_path / "demo.db")
+    if getattr(request, "param", "sqlite") == "postgresql":  # the window's own tests, on a team store
+        store = open_store(request.getfixturevalue("postgres_server").fresh_database(migrated=True))
+    else:
+        store = open_store(tmp_path / "demo.db")
     ids = build_demo(store)
     yield store, ids
     store.close()
