@@ -46,12 +46,12 @@ def _append_worker(url, session_id, worker, n):
     store.close()
 
 
-def test_four_processes_append_concurrently(tmp_path):
-    url = tmp_path / "shared.db"
-    store = open_store(url)
+def test_four_processes_append_concurrently(store):
+    """Four processes append 250 events each to one session (on each engine: SQLite's write lock, the
+    advisory lock on PostgreSQL)."""
     s = store.open_session(title="shared")
     ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=_append_worker, args=(str(url), s.id, w, 250)) for w in range(4)]
+    procs = [ctx.Process(target=_append_worker, args=(str(store.url), s.id, w, 250)) for w in range(4)]
     for p in procs:
         p.start()
     for p in procs:
@@ -67,7 +67,6 @@ def test_four_processes_append_concurrently(tmp_path):
     report = store.verify(s.id)[0]
     assert report.ok and report.checked == 1000
     assert store.session(s.id).event_count == 1000
-    store.close()
 
 
 def test_a_cache_write_gives_way_to_a_busy_store(tmp_path):
