@@ -1,16 +1,18 @@
-"""Frozen read-models: what leaves the model. No ORM object crosses a thread."""
+"""Read-models: what leaves the model. No ORM object crosses a thread. Treat them as values: all but
+SessionView are frozen, and nothing changes one after it is made."""
 
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 
-@dataclass(frozen=True, slots=True)
-class SessionView:
+@dataclass(slots=True)  # not frozen: a frozen __init__ sets each of the 22 fields through object.__setattr__,
+class SessionView:      # half the cost of listing 20,000 sessions; it is never changed all the same
     id: str
     tool_id: str | None
     source_kind: str
@@ -38,14 +40,14 @@ class SessionView:
     def from_tuples(cls, names: list[str], rows) -> list["SessionView"]:
         """From plain driver rows whose columns are `names` (a list of thousands, quickly)."""
         ix = {n: i for i, n in enumerate(names)}
-        get = [ix[n] for n in ("id", "tool_id", "source_kind", "title", "project", "cwd", "git_branch", "model",
-                               "agent", "status", "created_at", "updated_at", "tokens_in", "tokens_out",
-                               "event_count", "head_event_id", "tags", "meta", "budget", "forked_from_session",
-                               "forked_from_event", "imported_by")]
+        pick = operator.itemgetter(*[ix[n] for n in (
+            "id", "tool_id", "source_kind", "title", "project", "cwd", "git_branch", "model", "agent", "status",
+            "created_at", "updated_at", "tokens_in", "tokens_out", "event_count", "head_event_id", "tags", "meta",
+            "budget", "forked_from_session", "forked_from_event", "imported_by")])
         out = []
         for r in rows:
             (sid, tool_id, kind, title, project, cwd, branch, model, agent, status, created, updated, tin, tout,
-             count, head, tags, meta, budget, from_session, from_event, by) = [r[i] for i in get]
+             count, head, tags, meta, budget, from_session, from_event, by) = pick(r)
             out.append(cls(sid, tool_id, kind or "native", title, project, cwd, branch, model, agent, status,
                            created, updated, tin, tout, count, head,
                            tuple(orjson.loads(tags)) if tags not in ("", "[]") else (),
