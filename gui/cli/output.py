@@ -3,10 +3,11 @@ progress to stderr, colour only on a terminal that wants it, and the exit codes.
 
 from __future__ import annotations
 
-import datetime as dt
+import functools
 import json
 import os
 import sys
+import time
 from typing import Any
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2  # as git and gh: done; failed or refused; a usage mistake
@@ -66,11 +67,18 @@ def done_line(callback) -> None:
 def when(ts: float | None) -> str:
     if not ts:
         return "-"
-    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
+    return _second(int(ts))
+
+
+@functools.lru_cache(maxsize=4096)  # `show` prints thousands of events, many in the same second
+def _second(ts: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
 
 
 def one_line(text: str, width: int = 100) -> str:
-    line = " ".join(text.split())
+    # the start of a long text is enough when it already fills the line (tool output runs to megabytes)
+    head = " ".join(text[:width * 4].split())
+    line = head if len(head) > width or len(text) <= width * 4 else " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
