@@ -123,6 +123,7 @@ class SessionTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.store = None
         self.rows: list = []
+        self._rows_by_id: dict[str, int] = {}
         self.fork_counts: dict[str, int] = {}
         self.project_label: dict[str, str] = {}
         self.filters: dict = {}
@@ -169,6 +170,7 @@ class SessionTableModel(QAbstractTableModel):
             return
         self.beginResetModel()
         self.rows, self.fork_counts = rows, forks
+        self._rows_by_id = {r.id: i for i, r in enumerate(rows)}
         counts = {r.id: r.event_count for r in rows}
         self.costs = {sid: c for sid, c in self.costs.items() if counts.get(sid) == c[0]}  # a grown one is repriced
         self.project_label = project_labels(s.project for s in rows)
@@ -254,8 +256,9 @@ class SessionTableModel(QAbstractTableModel):
         for sid, c in costs.items():
             self.costs[sid] = (counts.get(sid, -1), c)
         col = next(i for i, c in enumerate(COLUMNS) if c[0] == "cost")
-        if self.rows and self._gen.current(token):
-            self.dataChanged.emit(self.index(0, col), self.index(len(self.rows) - 1, col))
+        priced = [self._rows_by_id[sid] for sid in costs if sid in self._rows_by_id]
+        if priced and self._gen.current(token):  # the rows priced (those painted), not all 20,000
+            self.dataChanged.emit(self.index(min(priced), col), self.index(max(priced), col))
         if self._cost_wanted and not self._stopped:
             self._cost_timer.start()
 
@@ -280,4 +283,4 @@ class SessionTableModel(QAbstractTableModel):
         return self.rows[row] if 0 <= row < len(self.rows) else None
 
     def row_of(self, session_id: str) -> int:
-        return next((i for i, s in enumerate(self.rows) if s.id == session_id), -1)
+        return self._rows_by_id.get(session_id, -1)
