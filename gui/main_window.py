@@ -442,13 +442,21 @@ def _fit_columns(view: QTableView, stretch: int, stretch_width: int = 0, fixed: 
         header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
     for col, width in (fixed or {}).items():
         header.resizeSection(col, width)
-    refit = QTimer(view, singleShot=True, interval=0)
-    refit.timeout.connect(lambda: [view.resizeColumnToContents(c) for c in fitted])
+    due: set[int] = set()  # the columns to measure on the next turn of the event loop
+
+    def fit() -> None:
+        for c in sorted(due):
+            view.resizeColumnToContents(c)
+        due.clear()
+    refit = QTimer(view, singleShot=True, interval=0, timeout=fit)
+
+    def columns(first: int = 0, last: int = -1) -> None:
+        due.update(c for c in fitted if first <= c and (last < 0 or c <= last))
+        refit.start()
     for signal in (view.model().modelReset, view.model().rowsInserted, view.model().layoutChanged):
-        signal.connect(refit.start)
-    # changed cells (a cost priced, a status moved) are measured too, at most twice a second
-    settle = QTimer(view, singleShot=True, interval=500, timeout=refit.start)
-    view.model().dataChanged.connect(lambda *_: settle.isActive() or settle.start())
+        signal.connect(lambda *_: columns())
+    # changed cells (a cost priced) measure only their own columns
+    view.model().dataChanged.connect(lambda tl, br, *_: columns(tl.column(), br.column()))
     if stretch_width:
         header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(stretch, stretch_width)
