@@ -74,7 +74,7 @@ def main(args) -> int:
     screenshot = getattr(args, "screenshot", None)
     if screenshot:
         window.resize(1440, 860)
-        window.sig_timeline_ready.connect(lambda: QTimer.singleShot(600, lambda: _shoot(window, screenshot)))
+        window.sig_timeline_ready.connect(lambda: _shoot_when_shown(window, screenshot))
         # an empty store shows its empty page instead of a timeline
         window.sessions_model.sig_loaded.connect(
             lambda rows: rows == 0 and QTimer.singleShot(600, lambda: _shoot(window, screenshot)))
@@ -97,6 +97,16 @@ def main(args) -> int:
             window.open_paths(paths)
     QTimer.singleShot(0, lambda: run_task(loader, opened, failed, owner=window))
     return app.exec()
+
+
+def _shoot_when_shown(window: MainWindow, path: str, waited_ms: int = 0) -> None:
+    """Once the timeline's current row has its event (a big session's page arrives after the timeline
+    is ready: shot at once, it showed placeholder rows), or after 10 s; then a moment for the rest."""
+    row = window.timeline.currentIndex().row()
+    if row >= 0 and window.timeline_model.event_at(row) is None and waited_ms < 10_000:
+        QTimer.singleShot(100, lambda: _shoot_when_shown(window, path, waited_ms + 100))
+        return
+    QTimer.singleShot(600, lambda: _shoot(window, path))
 
 
 def _shoot(window: MainWindow, path: str) -> None:
