@@ -435,12 +435,13 @@ def _fit_columns(view: QTableView, stretch: int, stretch_width: int = 0, fixed: 
     Fitted by hand rather than with ResizeToContents, which measures again on every dataChanged: a
     cost column priced a batch at a time in a list of 20,000 sessions held the UI for 30 ms a batch.
     """
-    header = view.horizontalHeader()
+    header, fixed = view.horizontalHeader(), fixed or {}
     header.setResizeContentsPrecision(50)
-    fitted = [c for c in range(view.model().columnCount()) if c != stretch and c not in (fixed or {})]
-    for col in range(view.model().columnCount()):
+    count = view.model().columnCount()
+    fitted = [c for c in range(count) if c != stretch and c not in fixed]
+    for col in range(count):
         header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
-    for col, width in (fixed or {}).items():
+    for col, width in fixed.items():
         header.resizeSection(col, width)
     due: set[int] = set()  # the columns to measure on the next turn of the event loop
 
@@ -450,11 +451,11 @@ def _fit_columns(view: QTableView, stretch: int, stretch_width: int = 0, fixed: 
         due.clear()
     refit = QTimer(view, singleShot=True, interval=0, timeout=fit)
 
-    def columns(first: int = 0, last: int = -1) -> None:
-        due.update(c for c in fitted if first <= c and (last < 0 or c <= last))
+    def columns(first: int, last: int) -> None:
+        due.update(c for c in fitted if first <= c <= last)
         refit.start()
     for signal in (view.model().modelReset, view.model().rowsInserted, view.model().layoutChanged):
-        signal.connect(lambda *_: columns())
+        signal.connect(lambda *_: columns(0, count - 1))
     # changed cells (a cost priced) measure only their own columns
     view.model().dataChanged.connect(lambda tl, br, *_: columns(tl.column(), br.column()))
     if stretch_width:

@@ -247,7 +247,7 @@ class SessionTableModel(QAbstractTableModel):
         self._cost_wanted.difference_update(wanted)
         self._cost_pending = True
         token, store = self._gen.value, self.store
-        counts = {r.id: r.event_count for r in self.rows}
+        counts = {sid: self.rows[self._rows_by_id[sid]].event_count for sid in wanted if sid in self._rows_by_id}
         run_task(lambda: store.session_costs(wanted), lambda costs: self._priced(token, counts, costs),
                  lambda _exc: self._priced(token, counts, {}), owner=self)
 
