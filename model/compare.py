@@ -1,10 +1,11 @@
 """Compare two branches from where they part: "fork, explore both paths, compare what emerged, decide".
 
 Two heads (two sessions' heads, two branch tips, two events) are walked from the root; where
-they share events (a rewind's branches, a store-native fork that references its origin's
-prefix), the last shared event is the fork point. A Claude Code fork shares no event: its
-transcript holds copies of its origin's lines, each naming the line it copies
-(`forkedFrom.messageUuid`); there the fork point is the origin's line its last copy names.
+they share events (a rewind's branches, a store-native fork or a Claude Code fork Sessionscope
+wrote, both referencing their origin's prefix), the last shared event is the fork point. A
+Claude Code fork made elsewhere (fork_session, `--fork-session`) shares no event: its transcript
+holds copies of its origin's lines, each naming the line it copies (`forkedFrom.messageUuid`);
+there the fork point is the origin's line its last copy names.
 Each side is then what happened after that point: its events, the files its tool calls
 changed, its tokens and cost, how long it ran, and its outcome (the last reply).
 """

@@ -3,7 +3,10 @@
 Importers hand over plain `NewEvent`s grouped by session; this module assigns
 seq, depth and hash exactly as a single append would, drops events whose id is
 already stored (so re-importing a file, or a resumed copy of a session, adds
-nothing), inserts with executemany and indexes the new rows for search.
+nothing), inserts with executemany and indexes the new rows for search. A line
+the store keeps as a reference to an event it copies (`event_alias`: a Claude
+Code fork Sessionscope wrote) is never stored a second time, and a line that
+names one as its parent hangs under the event it copies.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from sqlalchemy.engine import Connection
 
 from . import chain, db, lifecycle, search, sessions
 from .payloads import pack
-from .schema import EVENT, SESSION
+from .schema import EVENT, EVENT_ALIAS, SESSION
 
 _CHUNK = 500  # ids per IN (...) lookup, well under SQLite's variable limit
 COLUMNS = ("pk", "id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload",
@@ -62,22 +65,30 @@ class SessionInfo:
     forked_from_event: str | None = None
 
 
-def _existing(conn: Connection, column, values: list[str]) -> dict[str, Any]:
-    """{id: depth} for the values already stored."""
+def _lookup(conn: Connection, key, value, values: list[str]) -> dict[str, Any]:
+    """{key: value} of the rows whose `key` column is one of `values`."""
     found: dict[str, Any] = {}
     if conn.dialect.name == "sqlite":
         # one JSON parameter instead of hundreds of bound literals (SQLAlchemy coerces each)
+        sql = f"SELECT {key.name}, {value.name} FROM {key.table.name} WHERE {key.name} IN (SELECT value FROM json_each(?))"
         for i in range(0, len(values), 20_000):
-            rows = conn.exec_driver_sql(
-                "SELECT id, depth FROM event WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps(values[i:i + 20_000]),))
-            found.update(dict(rows.all()))
+            found.update(dict(conn.exec_driver_sql(sql, (json.dumps(values[i:i + 20_000]),)).all()))
         return found
     for i in range(0, len(values), _CHUNK):
-        chunk = values[i:i + _CHUNK]
-        for row in conn.execute(sa.select(EVENT.c.id, EVENT.c.depth).where(column.in_(chunk))):
-            found[row[0]] = row[1]
+        found.update(dict(conn.execute(sa.select(key, value).where(key.in_(values[i:i + _CHUNK]))).all()))
     return found
+
+
+def _existing(conn: Connection, values: list[str]) -> dict[str, Any]:
+    """{id: depth} for the values already stored."""
+    return _lookup(conn, EVENT.c.id, EVENT.c.depth, values)
+
+
+def _aliases(conn: Connection, values: list[str]) -> dict[str, str]:
+    """{id: the event it copies} for the values kept as references (almost always none: one query then)."""
+    if not values or conn.execute(sa.select(EVENT_ALIAS.c.id).limit(1)).first() is None:
+        return {}
+    return _lookup(conn, EVENT_ALIAS.c.id, EVENT_ALIAS.c.event_id, values)
 
 
 def _cut_forward_links(fresh: list[NewEvent], stored: dict, problems: list[str] | None) -> None:
@@ -104,7 +115,7 @@ def _resolve_logical_parents(conn: Connection, fresh: list[NewEvent], batch_ids:
         if e.logical_parent and e.parent_id not in depth and e.parent_id not in written:
             e.parent_id = e.fallback_parent or head
             if e.parent_id and e.parent_id not in batch_ids and e.parent_id not in depth:
-                depth.update(_existing(conn, EVENT.c.id, [e.parent_id]))
+                depth.update(_existing(conn, [e.parent_id]))
         written.add(e.id)
 
 
@@ -121,7 +132,8 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
     # An archived session still takes imported events: the tool kept writing it,
     # and nothing is dropped on import. Only appends through Sessionscope are refused.
 
-    seen = _existing(conn, EVENT.c.id, [e.id for e in events])
+    seen = _existing(conn, [e.id for e in events])
+    seen |= _aliases(conn, [e.id for e in events if e.id not in seen])
     fresh: list[NewEvent] = []
     batch_ids: set[str] = set()
     for e in events:
@@ -132,7 +144,13 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
     _update_session(conn, s, info, fresh)
     if not fresh:
         return 0
-    depth = _existing(conn, EVENT.c.id, sorted({e.parent_id for e in fresh if e.parent_id} - batch_ids))
+    parents = sorted({e.parent_id for e in fresh if e.parent_id} - batch_ids)
+    depth = _existing(conn, parents)
+    copied = _aliases(conn, [p for p in parents if p not in depth])
+    if copied:  # a line under a copy hangs under the event it copies
+        for e in fresh:
+            e.parent_id = copied.get(e.parent_id, e.parent_id)
+        depth.update(_existing(conn, sorted(set(copied.values()))))
     _resolve_logical_parents(conn, fresh, batch_ids, depth, s["head_event_id"])
     _cut_forward_links(fresh, depth, problems)
 

@@ -122,7 +122,10 @@ def head_entries(conn: Connection, session_id: str) -> tuple[Entries, tuple[str,
     cached = cached_entries(conn, session_id, head, s.last_seq)
     if cached is not None:
         return cached, None
-    blob = _encode(walk_entries(conn, head))
+    # a fork whose head is still its fork point holds its origin up to that point, not what the
+    # origin wrote after it (as for every session a branch crosses into: sessionscope.branch)
+    owner = conn.execute(sa.select(EVENT.c.session_id).where(EVENT.c.id == head)).scalar()
+    blob = _encode(walk_entries(conn, head, ending_at_head=owner != session_id))
     return _decode(blob), (head, s.last_seq, blob)
 
 

@@ -58,3 +58,12 @@ def unpack(stored: str | bytes | None) -> str:
     if isinstance(stored, (bytes, bytearray, memoryview)):
         return _decompressor().decompress(bytes(stored)).decode("utf-8", "surrogatepass")
     return stored
+
+
+def unpack_bytes(stored: str | bytes | None) -> bytes:
+    """The payload's UTF-8 bytes, for a reader that writes them out again (no text decoded between)."""
+    if stored is None:
+        return b""
+    if isinstance(stored, (bytes, bytearray, memoryview)):
+        return _decompressor().decompress(bytes(stored))
+    return stored.encode("utf-8", "surrogatepass")

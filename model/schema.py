@@ -124,6 +124,18 @@ class Event(SQLModel, table=True):
     hash: str
 
 
+class EventAlias(SQLModel, table=True):
+    """A transcript line that copies an event the store holds (a Claude Code fork Sessionscope wrote):
+    kept as a reference to that event, not as a second copy of it (the shared prefix is referenced)."""
+
+    __tablename__ = "event_alias"
+
+    id: str = Field(primary_key=True)  # the copy's own id (its line's uuid)
+    event_id: str  # the event it copies
+    session_id: str = Field(index=True)  # the session whose transcript holds the copy
+    position: int  # its place among the session's copies (restore writes them back in this order)
+
+
 class FactSnapshot(SQLModel, table=True):
     """The folded durable facts as they stood at one event (a cache; derivable)."""
 
@@ -241,6 +253,7 @@ SOURCE = Source.__table__
 SOURCE_FILE = SourceFile.__table__
 SESSION = AgentSession.__table__
 EVENT = Event.__table__
+EVENT_ALIAS = EventAlias.__table__
 FACT_SNAPSHOT = FactSnapshot.__table__
 AUDIT = AuditEntry.__table__
 SETTING = Setting.__table__

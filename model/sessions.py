@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection
 from . import blobs, lifecycle, people, reading, search
 from .errors import InvalidInput, NotFound, Refused
 from .ids import new_session_id
-from .schema import CHECKPOINT_BACKUP, EVENT, FACT_SNAPSHOT, OUTLINE_CACHE, SESSION, SOURCE, USAGE_CACHE
+from .schema import CHECKPOINT_BACKUP, EVENT, EVENT_ALIAS, FACT_SNAPSHOT, OUTLINE_CACHE, SESSION, SOURCE, USAGE_CACHE
 
 # Importers rank the titles they find (first prompt 1 … a tool's own custom title 4) and keep the best;
 # a rename here ranks with a custom title, so a rescan does not undo it (a newer one set in the tool does).
@@ -142,6 +142,7 @@ def delete(conn: Connection, session_id: str) -> int:
     own_ids = sa.select(EVENT.c.id).where(EVENT.c.session_id == session_id)
     conn.execute(FACT_SNAPSHOT.delete().where(FACT_SNAPSHOT.c.event_id.in_(own_ids)))
     n = conn.execute(EVENT.delete().where(EVENT.c.session_id == session_id)).rowcount
+    conn.execute(EVENT_ALIAS.delete().where(EVENT_ALIAS.c.session_id == session_id))
     conn.execute(OUTLINE_CACHE.delete().where(OUTLINE_CACHE.c.session_id == session_id))
     conn.execute(USAGE_CACHE.delete().where(USAGE_CACHE.c.session_id == session_id))
     conn.execute(CHECKPOINT_BACKUP.delete().where(CHECKPOINT_BACKUP.c.session_id == session_id))

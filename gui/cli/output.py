@@ -139,12 +139,14 @@ def session_table(rows, short: dict[str, str] | None = None) -> str:
     return "\n".join(lines)
 
 
-def show_text(s, events) -> str:
+def show_text(s, events, branch: bool = False) -> str:
     """`show`: the session's heading, then one line an event."""
     head = (f"{s.title or '(untitled)'}\n{s.id}  {s.status}  {s.event_count} events  "
             f"head {s.head_event_id[:8] if s.head_event_id else '-'}")
     if s.forked_from_session:
-        head += f"  forked from {s.forked_from_session[:8]} at {s.forked_from_event[:8]}"
+        head += f"  forked from {s.forked_from_session[:8]} at {(s.forked_from_event or '-')[:8]}"
+        if not branch:  # a fork's events are its own; the history it shares is its origin's
+            head += " (--branch shows the history it shares)"
     body = "\n".join(event_line(e) for e in events) or "(no events in this range)"
     return f"{head}\n{body}"
 

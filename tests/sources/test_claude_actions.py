@@ -54,12 +54,9 @@ def test_fork_and_rewind_read_back_by_the_sdk(store, home):
     got = [m.uuid for m in sdk.get_session_messages(new.id)]
     assert [_origins(fork_file, new.id)[u] for u in got] == branch_a
     assert new.title.endswith("(fork)")
-    # the file stamps its last line with the fork's time (Claude Code finds the leaf by it); the store
-    # shows each copied message at the time it was written
-    copies = {e.id: e for e in store.events(new.id)}
-    for copy_id, original_id in _origins(fork_file, new.id).items():
-        if copy_id in copies:
-            assert copies[copy_id].ts == store.event(original_id).ts
+    # the store keeps the copies as references to the lines they copy: the fork's branch is made of
+    # its origin's events (each shown at the time it was written, not the fork's stamp on the last)
+    assert store.branch_ids(new.id) == branch_a
 
     rewind = claude_actions.rewind(store, t.session_id, branch_b[-1])
     rw = rewind.session
@@ -174,3 +171,103 @@ def test_rename_without_the_file_changes_only_the_store(store, tmp_path, home):
     before = path.read_bytes()
     assert claude_actions.rename(store, t.session_id, "Store only").session.title == "Store only"
     assert path.read_bytes() == before
+
+
+def _fork_lines(path):
+    return [orjson.loads(x) for x in path.read_bytes().splitlines()]
+
+
+def test_a_fork_references_its_origins_events_and_no_scan_reads_it_again(store, home):
+    """A fork stores its own lines only; its copies are references (event_alias), and the file is recorded
+    as read under the source that scans its folder."""
+    from sessionscope import NotFound
+
+    t, path, branch_a, _ = _branchy(home)
+    import_paths(store, [home.parent])
+    before = sum(s.event_count for s in store.sessions())
+    new = claude_actions.fork(store, t.session_id, branch_a[-1]).session
+    lines = _fork_lines(home / f"{new.id}.jsonl")
+    assert [x["forkedFrom"]["messageUuid"] for x in lines[:-1]] == branch_a and lines[-1]["type"] == "custom-title"
+    with pytest.raises(NotFound):
+        store.event(lines[0]["uuid"])  # a copy is not stored as an event of its own
+    assert sum(s.event_count for s in store.sessions()) - before == new.event_count < len(lines)
+    assert (new.forked_from_session, new.head_event_id) == (t.session_id, branch_a[-1])
+    again = import_paths(store, [home.parent])
+    assert (again.files_read, again.events_added) == (0, 0)
+
+
+def test_what_claude_code_appends_to_a_resumed_fork_continues_its_branch(store, home):
+    t, path, branch_a, _ = _branchy(home)
+    import_paths(store, [home.parent])
+    new = claude_actions.fork(store, t.session_id, branch_a[-1]).session
+    origin_events = store.session(t.session_id).event_count
+    fork_file = home / f"{new.id}.jsonl"
+    last_copy = _fork_lines(fork_file)[-2]["uuid"]
+    more = Transcript(session_id=new.id)
+    more.last = last_copy
+    prompt = more.user("go on from the fork")
+    reply = more.assistant("going on")
+    with fork_file.open("a", encoding="utf-8") as fh:
+        fh.write(more.text())
+    report = import_paths(store, [home.parent])
+    assert report.events_added >= 2 and report.problems == []
+    assert store.event(prompt["uuid"]).parent_id == branch_a[-1]  # under the event its parent copies
+    assert store.branch_ids(new.id) == branch_a + [prompt["uuid"], reply["uuid"]]
+    assert store.session(new.id).head_event_id == reply["uuid"]
+    assert store.session(t.session_id).event_count == origin_events  # the origin is untouched
+
+
+def test_restore_writes_a_referenced_fork_back_as_it_was_written(store, home):
+    sdk = pytest.importorskip("claude_agent_sdk")
+    t, path, branch_a, _ = _branchy(home)
+    import_paths(store, [home.parent])
+    new = claude_actions.fork(store, t.session_id, branch_a[2], title="kept fork").session
+    fork_file = home / f"{new.id}.jsonl"
+    written = _fork_lines(fork_file)
+    fork_file.unlink()  # Claude Code cleaned it up
+    assert claude_actions.restore(store, new.id, target=home) == [fork_file]
+    restored = _fork_lines(fork_file)
+    assert len(restored) == len(written)
+    for a, b in zip(written, restored):  # the same lines, but for the fork's time stamped on the last copy
+        assert {k: v for k, v in a.items() if k != "timestamp"} == {k: v for k, v in b.items() if k != "timestamp"}
+    got = [m.uuid for m in sdk.get_session_messages(new.id)]
+    assert [_origins(fork_file, new.id)[u] for u in got] == branch_a[:3]
+
+
+def test_deleting_a_fork_drops_its_references_and_its_origin_stays_while_it_lives(store, home):
+    import sqlalchemy as sa
+
+    from sessionscope.schema import EVENT_ALIAS
+
+    t, path, branch_a, _ = _branchy(home)
+    import_paths(store, [home.parent])
+    new = claude_actions.fork(store, t.session_id, branch_a[-1]).session
+
+    def references():
+        with store.reader() as conn:
+            return conn.execute(sa.select(sa.func.count()).select_from(EVENT_ALIAS)
+                                .where(EVENT_ALIAS.c.session_id == new.id)).scalar()
+    assert references() == len(branch_a)
+    with pytest.raises(Refused, match="fork from it"):
+        store.delete(t.session_id)
+    store.delete(new.id)
+    assert references() == 0
+    store.delete(t.session_id)
+
+
+def test_a_fork_at_the_head_reads_the_cached_outline_as_the_walk_would(store, home):
+    """At the session's head the fork takes its branch from the outline cache, less what was written after
+    the head (a progress line under the last reply here): exactly the branch a walk that ends there gives."""
+    from sessionscope.sources.claude_code.fork import _branch_rows
+    from tests.sources.claude_factory import parallel_calls
+
+    t = parallel_calls()
+    t.assistant("both read")
+    t._env("progress", data={"type": "hook_progress"})
+    t.write(home)
+    import_paths(store, [home.parent])
+    head = store.session(t.session_id).head_event_id
+    assert t.lines[-1]["uuid"] in store.branch_ids(t.session_id)  # the head branch shows it
+    walked = store.branch_ids(t.session_id, head=head)
+    assert [r.id for r in _branch_rows(store, t.session_id, head)] == walked
+    assert t.lines[-1]["uuid"] not in walked and len(walked) == len(t.lines) - 1

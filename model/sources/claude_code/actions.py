@@ -6,10 +6,10 @@ on every line, a custom-title line; it ends where the user clicked (claude_fork
 says exactly what it holds). We write the lines ourselves, from the branch the
 store already holds: `fork_session` cuts the file by position, which would carry
 messages of a sibling branch into a rewind, and where its cut is right it reads
-and rewrites the whole file the store has in hand (an 85 MB session: the SDK's
-import and fork took 2.3 s of a 4.2 s fork). tests/sources/test_claude_corpus.py
-holds our lines to what `fork_session` keeps, read back by the SDK. The new file
-is imported at once and linked to its origin.
+and rewrites the whole file the store has in hand. tests/sources/test_claude_corpus.py
+holds our lines to what `fork_session` keeps, read back by the SDK. The store
+records the new file without reading it back (adopt.py): its copies reference
+the events they copy.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from ...export.core import new_file
 from ...schema import SOURCE_FILE
 from ...store import Store
 from ...views import Changes
-from .fork import plan_fork
+from .adopt import adopt
+from .fork import copies_of, plan_fork
 from .importer import KIND, import_paths
 
 MAX_SANITIZED = 200
@@ -85,10 +86,11 @@ def _target_dir(store: Store, session_id: str) -> Path:
     raise Refused(f"session {session_id} has no working directory to place its transcript under")
 
 
-def write_new_file(path: Path, lines: list[str]) -> None:
-    """Write a new file atomically; refuse to replace an existing one."""
+def write_new_file(path: Path, lines: list[str] | list[bytes]) -> None:
+    """Write a new file atomically, a line each; refuse to replace an existing one."""
     with new_file(path) as fh:
-        fh.write("".join(line + "\n" for line in lines).encode("utf-8"))
+        fh.writelines(part for line in lines for part in
+                      ((line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")), b"\n"))
 
 
 def _claude_session(store: Store, session_id: str):
@@ -114,7 +116,7 @@ def fork(store: Store, session_id: str, up_to: str, title: str | None = None, ac
             raise Refused(f"could not write the fork: {exc}") from exc
         raise
     try:
-        report = import_paths(store, [path])
+        touched = adopt(store, path, plan, session_id)
     except Exception as exc:  # the file is there: say so, and where, rather than "nothing was changed"
         store.write(audit.record, action, "error", session_id=session_id, event_id=up_to,
                     detail={"file": str(path), "error": f"read back: {exc}"})
@@ -123,7 +125,7 @@ def fork(store: Store, session_id: str, up_to: str, title: str | None = None, ac
     added = {"extended": plan.extended, "interrupted": plan.interrupted} if not plan.exact else {}
     store.write(audit.record, action, "ok", session_id=session_id, event_id=up_to,
                 detail={"new_session": new_id, "file": str(path), **added})
-    return Changes(action, frozenset({session_id, new_id}) | report.sessions, True, store.session(new_id),
+    return Changes(action, frozenset({session_id, new_id} | touched), True, store.session(new_id),
                    detail={"file": str(path), "resume": resume_command(store.session(new_id)),
                            "note": plan.describe(), **added})
 
@@ -184,8 +186,10 @@ def restore(store: Store, session_id: str, target: Path | None = None) -> list[P
     """Write a session kept here back where `claude --resume` finds it (never overwriting)."""
     _claude_session(store, session_id)
     folder = target or _target_dir(store, session_id)
-    main = [e.payload for e in store.events(session_id)
-            if not e.kind.startswith("fact.") and e.agent_id is None and e.payload.startswith("{")]
+    # a fork Sessionscope wrote keeps its copied lines as references to the events they copy
+    main: list[str] | list[bytes] = copies_of(store, session_id)
+    main += [e.payload.encode("utf-8", "surrogatepass") for e in store.events(session_id)
+             if not e.kind.startswith("fact.") and e.agent_id is None and e.payload.startswith("{")]
     if not main:
         raise Refused(f"session {session_id} has no transcript lines to restore")
     written = []
