@@ -104,20 +104,23 @@ class _Row:
 
 
 def _rows(conn, ids: list[str]) -> list[_Row]:
-    """The events `ids`, in that order, their payloads as UTF-8 bytes (never decoded to text)."""
+    """The events `ids`, in that order, with the payloads of the lines a fork copies as UTF-8 bytes (never
+    decoded to text); the others' (progress lines, most of a recent transcript) are not read at all."""
     found: dict[str, _Row] = {}
+    kinds = ", ".join(f"'{k}'" for k in KEEP_KINDS)
     if conn.dialect.name == "sqlite":  # raw driver: the compressed payloads are decompressed, not decoded
-        sql = ("SELECT id, parent_id, session_id, seq, kind, role, sidechain, payload FROM event "
-               "WHERE id IN (SELECT value FROM json_each(?))")
+        sql = (f"SELECT id, parent_id, session_id, seq, kind, role, sidechain, CASE WHEN kind IN ({kinds}) "
+               "AND sidechain = 0 THEN payload END FROM event WHERE id IN (SELECT value FROM json_each(?))")
         for i in range(0, len(ids), 20_000):
-            for r in conn.exec_driver_sql(sql, (json.dumps(ids[i:i + 20_000]),)):
+            for r in conn.connection.driver_connection.execute(sql, (json.dumps(ids[i:i + 20_000]),)):
                 found[r[0]] = _Row(*r[:6], bool(r[6]), payloads.unpack_bytes(r[7]))
     else:
+        payload = sa.case((sa.and_(EVENT.c.kind.in_(KEEP_KINDS), EVENT.c.sidechain.is_(False)), EVENT.c.payload))
         cols = (EVENT.c.id, EVENT.c.parent_id, EVENT.c.session_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role,
-                EVENT.c.sidechain, EVENT.c.payload)
+                EVENT.c.sidechain, payload)
         for i in range(0, len(ids), 500):
             for r in conn.execute(sa.select(*cols).where(EVENT.c.id.in_(ids[i:i + 500]))):
-                found[r[0]] = _Row(*r[:6], bool(r[6]), r[7].encode("utf-8", "surrogatepass"))
+                found[r[0]] = _Row(*r[:6], bool(r[6]), (r[7] or "").encode("utf-8", "surrogatepass"))
     return [found[i] for i in ids if i in found]
 
 
