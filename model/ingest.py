@@ -220,19 +220,20 @@ def _update_session(conn: Connection, s, info: SessionInfo, fresh: list[NewEvent
     if "tags" in values:
         values["tags"] = json.dumps(sorted(set(values["tags"])))
     meta = json.loads(s["meta"] or "{}")
-    if "title" in values and meta.get("title_rank", 0) > info.meta.get("title_rank", 0):
+    found = dict(info.meta)  # `info` is left as it came: a transaction that is run again adds the same
+    if "title" in values and meta.get("title_rank", 0) > found.get("title_rank", 0):
         del values["title"]  # a better title (custom > AI > summary > first prompt) is already set
-        info.meta = {k: v for k, v in info.meta.items() if k not in ("title_rank", "title_source")}
-    usage = info.meta.pop("usage_by_model", None)
+        found = {k: v for k, v in found.items() if k not in ("title_rank", "title_source")}
+    usage = found.pop("usage_by_model", None)
     if usage:
         totals = {m: dict(u) for m, u in meta.get("usage_by_model", {}).items()}
         for model_name, u in usage.items():
             t = totals.setdefault(model_name, {})
             for k, v in u.items():
                 t[k] = t.get(k, 0) + v
-        info.meta["usage_by_model"] = totals
-    if info.meta:
-        merged = _merge(meta, info.meta)
+        found["usage_by_model"] = totals
+    if found:
+        merged = _merge(meta, found)
         if merged != meta:
             values["meta"] = json.dumps(merged, default=str)
     if values:

@@ -97,18 +97,29 @@ def read_one(read_file, store, root, path, source_id, state, report, cancel, *ex
     """One file, which must not stop the others: a shape its reader did not foresee is said as a problem of
     that file (what was committed of it stays; the next scan resumes there) and the run goes on. The
     store's own failures (locked, full disk) and a cancel are not a file's: they stop the run."""
+    as_file_problem(report, path, lambda: read_file(store, root, path, source_id, state, report, *extra, cancel)
+                    if extra else read_file(store, root, path, source_id, state, report, cancel))
+
+
+def store_failure(exc: BaseException) -> bool:
+    """The store's own failure (locked, full disk, gone) or the user's interrupt: never one file's."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from ..errors import SessionscopeError
+    return isinstance(exc, (SQLAlchemyError, SessionscopeError, MemoryError, KeyboardInterrupt))
+
+
+def as_file_problem(report, path, work):
+    """`work()`, where any failure but the store's is said as a problem of the file `path` (None then)."""
     try:
-        read_file(store, root, path, source_id, state, report, *extra, cancel) if extra else \
-            read_file(store, root, path, source_id, state, report, cancel)
-    except (SQLAlchemyError, SessionscopeError, MemoryError, KeyboardInterrupt):
-        raise
+        return work()
     except Exception as exc:  # noqa: BLE001 — any other: this file's, reported with its type
+        if store_failure(exc):
+            raise
         report.problems.append({"path": str(path), "line": None, "offset": None,
                                 "problem": f"could not be read to the end ({type(exc).__name__}: {exc}); "
                                            "the rest of the import went on"})
+        return None
 
 
 def run_import(store, kind: str, paths, find, read_file, *, progress=None, cancel=None, warm: bool = True,

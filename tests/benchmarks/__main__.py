@@ -93,9 +93,10 @@ def main(argv=None) -> int:
     row("first 200 events of the biggest session", f"{q['biggest_events']:,} events",
         f"{q['first_page'] * 1000:.0f} ms", f"SDK get_session_messages {q['sdk_messages']:.2f} s "
         f"({q['sdk_message_count']} msgs, after the last compaction only)", "", "≤ 50 ms")
-    cli = cli_times(work / "store.db")
-    row("`sessionscope list` / `show`, whole process", f"{q['sessions']} sessions",
-        f"{cli['list'] * 1000:.0f} / {cli['show'] * 1000:.0f} ms", "best of 5, Python start included", "", "≤ 0.2 s")
+    cli = cli_times(work / "store.db", gen["biggest"])
+    row("`sessionscope list` / `show` the biggest, whole process", f"{q['sessions']} sessions / "
+        f"{q['biggest_events']:,} events", f"{cli['list'] * 1000:.0f} / {cli['show'] * 1000:.0f} ms",
+        "best of 5, Python start included", "", "≤ 0.2 s")
     row("search, common word, newest 50", "", f"{q['search_common'] * 1000:.1f} ms", "", "", "≤ 50 ms")
     row("search, rare word, newest 50", "", f"{q['search_rare'] * 1000:.1f} ms", "", "", "≤ 50 ms")
     row("fork of the biggest session", f"{gen['biggest_bytes'] / 1e6:.1f} MB", f"{q['fork'] * 1000:.0f} ms",
@@ -143,8 +144,10 @@ def main(argv=None) -> int:
     return 0
 
 
-def cli_times(db: Path) -> dict:
-    """Wall time of the command line as a user runs it: a fresh process each time (best of five)."""
+def cli_times(db: Path, biggest: str) -> dict:
+    """Wall time of the command line as a user runs it: a fresh process each time (best of five). `show`
+    lists every event of the biggest session (a fork the benchmark made is newer, but holds only its own
+    few lines: its history is referenced)."""
     def best(*args: str) -> float:
         times = []
         for _ in range(5):
@@ -153,10 +156,7 @@ def cli_times(db: Path) -> dict:
                            capture_output=True, check=True)
             times.append(time.perf_counter() - t)
         return min(times)
-    listed = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(db), "--json", "list", "--limit", "1"],
-                            cwd=REPO, capture_output=True, text=True, check=True)
-    first = json.loads(listed.stdout)[0]["id"]
-    return {"list": best("list"), "show": best("show", first)}
+    return {"list": best("list"), "show": best("show", biggest)}
 
 
 def print_table(rows, total: float) -> None:

@@ -310,3 +310,55 @@ def test_a_subagent_transcript_without_its_parent_is_named_by_its_task(store, tm
     import_paths(store, [project])
     [s] = store.sessions()
     assert s.title == "Map the loader area and list its entry points"
+
+
+def _small_sessions(tmp_path, n: int) -> list[Transcript]:
+    out = []
+    for i in range(n):
+        t = Transcript()
+        t.user(f"question {i}")
+        t.assistant(f"answer {i}")
+        t.write(_project(tmp_path))
+        out.append(t)
+    return out
+
+
+def test_small_files_share_commits_and_store_what_one_commit_each_would(store, tmp_path):
+    import sqlalchemy as sa
+
+    sessions = _small_sessions(tmp_path, 30)
+    commits = []
+
+    def counted(conn):
+        if conn.get_execution_options().get("sessionscope_write"):  # a write transaction (readers commit too)
+            commits.append(1)
+    sa.event.listen(store.engine, "commit", counted)
+    report = import_paths(store, [tmp_path / "projects"])
+    sa.event.remove(store.engine, "commit", counted)
+    assert report.files_read == 30 and report.events_added >= 60 and report.problems == []
+    assert len(commits) < 10  # not one a file (the source row, the shared batch, the audit line…)
+    for t in sessions:
+        assert [e.text for e in store.branch(t.session_id)] == [t.lines[0]["message"]["content"],
+                                                                 t.lines[1]["message"]["content"][0]["text"]]
+    again = import_paths(store, [tmp_path / "projects"])  # every file's offset was saved with its lines
+    assert (again.files_read, again.events_added) == (0, 0)
+
+
+def test_a_file_that_cannot_be_stored_is_said_and_the_files_sharing_its_commit_are_kept(store, tmp_path,
+                                                                                        monkeypatch):
+    from sessionscope.sources.claude_code import importer
+
+    sessions = _small_sessions(tmp_path, 6)
+    bad = sessions[3].session_id
+    real = importer.ingest_converted
+
+    def failing(conn, ctx, problems):
+        if bad in ctx.sessions:
+            raise ValueError("a shape nobody foresaw")
+        return real(conn, ctx, problems)
+    monkeypatch.setattr(importer, "ingest_converted", failing)
+    report = import_paths(store, [tmp_path / "projects"])
+    assert [p["path"].endswith(f"{bad}.jsonl") for p in report.problems] == [True]
+    assert "a shape nobody foresaw" in report.problems[0]["problem"]
+    stored = {s.id for s in store.sessions()}
+    assert stored == {t.session_id for t in sessions} - {bad}

@@ -88,10 +88,14 @@ def test_kill_nine_at_twenty_points_then_a_reimport_equals_a_clean_one(tmp_path)
         assert _content(after) == _content(clean)
 
 
-def test_a_disk_that_fills_mid_import_is_one_clear_error_and_the_next_import_completes(tmp_path):
+def test_a_disk_that_fills_mid_import_is_one_clear_error_and_the_next_import_completes(tmp_path, monkeypatch):
     from sessionscope import open_store
     from sessionscope.errors import StoreUnavailable
+    from sessionscope.sources.claude_code.importer import SharedCommits
     from sessionscope.sources.importing import import_paths
+    # small files share a commit up to 4 MB, which would be this whole home: a commit every few files
+    # here, so the disk fills after some of them are in
+    monkeypatch.setattr(SharedCommits, "SHARE_BYTES", 64 << 10)
     home = _home(tmp_path)
     with open_store(tmp_path / "clean.db") as clean:
         import_paths(clean, [home])

@@ -8,6 +8,7 @@ cancel halfway leaves a store that the next run completes without duplicates.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -24,7 +25,18 @@ from ...ingest import NewEvent, ingest
 from ...schema import EVENT, SESSION, SOURCE_FILE
 from ...store import Store
 from .. import jsonl
-from ..scan import ImportReport, file_problems, files_under, read_one, resume_state, save_state, source_row, unchanged  # noqa: F401 (re-exported)
+from ..scan import (  # noqa: F401 (re-exported)
+    ImportReport,
+    as_file_problem,
+    file_problems,
+    files_under,
+    read_one,
+    resume_state,
+    save_state,
+    source_row,
+    store_failure,
+    unchanged,
+)
 from . import checkpoints as claude_checkpoints
 from .lines import TITLE_RANK, FileContext, convert
 
@@ -102,6 +114,7 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
     total = sum(f.stat().st_size for _, files, _ in plan for f in files)
     done = 0
     summaries: list[tuple[str, str]] = []
+    shared = SharedCommits(store, report)
     for root, files, location in plan:
         source_id = store.write(source_row, KIND, location)
         with store.reader() as conn:
@@ -112,10 +125,12 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
                 break
             report.files_seen += 1
             size = path.stat().st_size
-            read_one(_import_file, store, root, path, source_id, states.get(str(path)), report, cancel, summaries)
+            read_one(_import_file, store, root, path, source_id, states.get(str(path)), report, cancel, summaries,
+                     shared)
             done += size
             if progress:
                 progress(done, total, str(path))
+        shared.flush()
         if report.cancelled:
             break
     if summaries:
@@ -132,8 +147,52 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
     return report
 
 
+class SharedCommits:
+    """Small files read from their start share a transaction (up to SHARE_BYTES of them, or what
+    SHARE_S gathers): every commit writes each page of the event indexes it dirtied again, and the
+    uuid keys dirty a different page a row, so one commit for many small files writes far less than one
+    each. Each file's offset is saved with its own events, in file order, so a crash or a cancel leaves
+    what a commit per file would. A file whose events fail to store is then stored alone, the rest kept."""
+
+    SHARE_BYTES = 4 << 20
+    SHARE_S = 0.5  # the live list of a first import still moves twice a second
+
+    def __init__(self, store: Store, report: ImportReport):
+        self.store, self.report = store, report
+        self.pending: list[tuple[Path, Callable, Callable[[], None]]] = []
+        self.size, self.since = 0, 0.0
+
+    def takes(self, state, st) -> bool:
+        return state.offset == 0 and st.st_size <= self.SHARE_BYTES
+
+    def add(self, path: Path, size: int, work: Callable, then: Callable[[], None]) -> None:
+        """`work(conn)` stores the file's lines and offset; `then()` runs once it is committed (or failed)."""
+        if not self.pending:
+            self.since = time.monotonic()
+        self.pending.append((path, work, then))
+        self.size += size
+        if self.size >= self.SHARE_BYTES or time.monotonic() - self.since >= self.SHARE_S:
+            self.flush()
+
+    def flush(self) -> None:
+        pending, self.pending, self.size = self.pending, [], 0
+        if not pending:
+            return
+        try:
+            results = self.store.write(lambda conn: [work(conn) or (0, set()) for _, work, _ in pending])
+        except Exception as exc:  # noqa: BLE001 — one file's: each is stored alone, and the one that fails said
+            if store_failure(exc):
+                raise
+            results = [as_file_problem(self.report, path, lambda work=work: self.store.write(work)) or (0, set())
+                       for path, work, _ in pending]
+        for (added, touched), (_, _, then) in zip(results, pending):
+            self.report.events_added += added
+            self.report.sessions |= touched
+            then()
+
+
 def _import_file(store: Store, root: Path, path: Path, source_id: int, known, report: ImportReport,
-                 summaries: list, cancel: threading.Event | None) -> None:
+                 summaries: list, shared: SharedCommits | None, cancel: threading.Event | None) -> None:
     try:
         st = path.stat()
     except OSError as exc:
@@ -144,14 +203,26 @@ def _import_file(store: Store, root: Path, path: Path, source_id: int, known, re
     state = resume_state(known, st)
     ctx = _file_context(path, root, source_id)
     ctx.last_ts = state.last_ts
+    if shared is not None and not shared.takes(state, st):
+        shared.flush()  # what came before is stored before this file's first read or write
+        shared = None
     if state.offset and ctx.file_session:
         _prefill_facts(store, ctx)
     report.files_read += 1
     old_bad, first_new_problem = state.bad_lines, len(state.problems)
+
+    def said() -> None:  # the file's problems, once its lines are stored (storing them finds some)
+        for p in state.problems[first_new_problem:]:
+            report.problems.append({"path": str(path), **p})
     try:
         for batch in jsonl.read_lines(path, state):
             for line in batch:
                 jsonl.converted(convert, line, state, ctx)
+            if shared is not None:  # the whole file is one batch: committed with others
+                shared.add(path, st.st_size, functools.partial(_commit_batch, ctx=ctx, path=path,
+                                                                 source_id=source_id, st=st, state=state), said)
+                said = None
+                break
             added, touched = store.write(_commit_batch, ctx, path, source_id, st, state)
             report.events_added += added
             report.sessions |= touched
@@ -162,15 +233,20 @@ def _import_file(store: Store, root: Path, path: Path, source_id: int, known, re
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
                 break
-        if state.bytes_read == 0 or not ctx.sessions:
-            store.write(save_state, path, source_id, st, state)
+        if said is not None and (state.bytes_read == 0 or not ctx.sessions):  # nothing stored: only its offset
+            if shared is not None:
+                shared.add(path, st.st_size, functools.partial(save_state, path=path, source_id=source_id, st=st,
+                                                               state=state), said)
+                said = None
+            else:
+                store.write(save_state, path, source_id, st, state)
     except OSError as exc:
         report.problems.append({"path": str(path), "line": None, "offset": state.offset, "problem": str(exc)})
     report.bytes_read += state.bytes_read
     report.bad_lines += state.bad_lines - old_bad
     summaries.extend(ctx.summaries)
-    for p in state.problems[first_new_problem:]:
-        report.problems.append({"path": str(path), **p})
+    if said is not None:
+        said()
 
 
 def _prefill_facts(store: Store, ctx: FileContext) -> None:
