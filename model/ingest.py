@@ -86,8 +86,10 @@ def _existing(conn: Connection, values: list[str]) -> dict[str, Any]:
 
 def _aliases(conn: Connection, values: list[str]) -> dict[str, str]:
     """{id: the event it copies} for the values kept as references (almost always none: one query then)."""
-    if not values or conn.execute(sa.select(EVENT_ALIAS.c.id).limit(1)).first() is None:
+    if not values:
         return {}
+    if conn.exec_driver_sql("SELECT 1 FROM event_alias LIMIT 1").first() is None:  # (plain SQL: a Core
+        return {}                                                                     # statement costs more)
     return _lookup(conn, EVENT_ALIAS.c.id, EVENT_ALIAS.c.event_id, values)
 
 
