@@ -99,8 +99,8 @@ def main(argv=None) -> int:
         "best of 5, Python start included", "", "≤ 0.2 s")
     row("search, common word, newest 50", "", f"{q['search_common'] * 1000:.1f} ms", "", "", "≤ 50 ms")
     row("search, rare word, newest 50", "", f"{q['search_rare'] * 1000:.1f} ms", "", "", "≤ 50 ms")
-    row("fork of the biggest session", f"{gen['biggest_bytes'] / 1e6:.1f} MB", f"{q['fork'] * 1000:.0f} ms",
-        f"SDK fork_session {q['sdk_fork'] * 1000:.0f} ms", "", "≤ 1 s")
+    row("fork of the biggest session (best of 2)", f"{gen['biggest_bytes'] / 1e6:.1f} MB", f"{q['fork'] * 1000:.0f} ms",
+        f"{q['fork'] / q['sdk_fork']:.2f}× SDK fork_session ({q['sdk_fork'] * 1000:.0f} ms)", "", "≤ 1 s, ≤ 0.5× SDK")
     if "skipped" in pg:
         row("PostgreSQL: import, list, search", "", "", f"skipped: {pg['skipped']}")
     else:
