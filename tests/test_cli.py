@@ -245,3 +245,19 @@ def test_json_gives_payloads_as_json_and_snippets_with_offsets(cli):
     assert hits and "\x02" not in hits[0]["snippet"] and "\x03" not in hits[0]["snippet"]
     start, end = hits[0]["matches"][0]
     assert hits[0]["snippet"][start:end].lower() == "cookie"
+
+
+def test_a_reader_that_stops_early_ends_the_listing_quietly(tmp_path):
+    """`sessionscope show … | head`: once the reader has enough, the listing stops without an error line."""
+    from sessionscope import open_store
+
+    with open_store(tmp_path / "s.db") as store:
+        sid = store.open_session(title="long").id
+        for i in range(1500):  # ~200 KB of listing: more than a pipe holds
+            store.append(sid, "message", role="user", text=f"line {i} " + "x" * 80)
+    proc = subprocess.Popen([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(tmp_path / "s.db"), "show",
+                             sid], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()  # what `head -1` does after its line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=30) == 141 and first.startswith(b"long") and err == ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.util
+import os
 import sys
 
 from . import output
@@ -52,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("sessionscope: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `sessionscope show … | head`: the reader had enough, which is no error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (Python flushes stdout again at exit)
+        return 141
     except Exception as exc:  # the one place a stray error becomes one line
         return output.report(exc)
 
