@@ -151,8 +151,9 @@ class SharedCommits:
     """Small files read from their start share a transaction (up to SHARE_BYTES of them, or what
     SHARE_S gathers): every commit writes each page of the event indexes it dirtied again, and the
     uuid keys dirty a different page a row, so one commit for many small files writes far less than one
-    each. Each file's offset is saved with its own events, in file order, so a crash or a cancel leaves
-    what a commit per file would. A file whose events fail to store is then stored alone, the rest kept."""
+    each. Each file's offset is saved with its own events, in file order, so after a crash or a cancel
+    the next scan goes on from the last file committed, as with a commit per file. When a file's events
+    fail to store, each file of the batch is stored alone: that one is said, the others kept."""
 
     SHARE_BYTES = 4 << 20
     SHARE_S = 0.5  # the live list of a first import still moves twice a second
