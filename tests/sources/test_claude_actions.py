@@ -271,3 +271,38 @@ def test_a_fork_at_the_head_reads_the_cached_outline_as_the_walk_would(store, ho
     walked = store.branch_ids(t.session_id, head=head)
     assert [r.id for r in _branch_rows(store, t.session_id, head)] == walked
     assert t.lines[-1]["uuid"] not in walked and len(walked) == len(t.lines) - 1
+
+
+def test_a_fork_of_a_fork_holds_the_whole_branch_read_back_by_the_sdk(store, home):
+    """Forking a fork (whose history is its origin's events) at a line of its own and at a line it
+    shares: each new transcript holds the branch up to that line, as the SDK reads it back."""
+    sdk = pytest.importorskip("claude_agent_sdk")
+    t, path, branch_a, _ = _branchy(home)
+    import_paths(store, [home.parent])
+    first = claude_actions.fork(store, t.session_id, branch_a[-1]).session
+    fork_file = home / f"{first.id}.jsonl"
+    more = Transcript(session_id=first.id)
+    more.last = _fork_lines(fork_file)[-2]["uuid"]
+    prompt = more.user("one more prompt in the fork")
+    reply = more.assistant("one more answer")
+    with fork_file.open("a", encoding="utf-8") as fh:
+        fh.write(more.text())
+    import_paths(store, [home.parent])
+
+    own = claude_actions.fork(store, first.id, reply["uuid"]).session
+    own_file = home / f"{own.id}.jsonl"
+    got = [m.uuid for m in sdk.get_session_messages(own.id)]
+    assert [_origins(own_file, own.id)[u] for u in got] == branch_a + [prompt["uuid"], reply["uuid"]]
+    assert store.branch_ids(own.id) == branch_a + [prompt["uuid"], reply["uuid"]]
+    own_file.unlink()  # and written back from the store, it is the same branch
+    claude_actions.restore(store, own.id, target=home)
+    got = [m.uuid for m in sdk.get_session_messages(own.id)]
+    assert [_origins(own_file, own.id)[u] for u in got] == branch_a + [prompt["uuid"], reply["uuid"]]
+
+    shared = claude_actions.fork(store, first.id, branch_a[1]).session
+    shared_file = home / f"{shared.id}.jsonl"
+    got = [m.uuid for m in sdk.get_session_messages(shared.id)]
+    assert [_origins(shared_file, shared.id)[u] for u in got] == branch_a[:2]
+    assert store.branch_ids(shared.id) == branch_a[:2]
+    again = import_paths(store, [home.parent])  # reads the restored file: its copies are references already
+    assert again.events_added == 0 and again.problems == []

@@ -230,8 +230,15 @@ def _json(value) -> msgspec.Raw:
     return msgspec.Raw(orjson.dumps(value))
 
 
-def copied_lines(rows: list[_Row], parent_of: dict[str, str | None], mapping: dict[str, str], new_id: str,
-                 origin: str, stamp_last: str | None) -> list[bytes]:
+def _aliases(conn, session_ids: set[str]) -> dict[str, str]:
+    """{a copied line's uuid: the event it copies} in these sessions (forks Sessionscope wrote): a line
+    appended to such a fork names its parent by the copy's uuid."""
+    return dict(conn.execute(sa.select(EVENT_ALIAS.c.id, EVENT_ALIAS.c.event_id)
+                             .where(EVENT_ALIAS.c.session_id.in_(session_ids))).all())
+
+
+def copied_lines(rows: list[_Row], parent_of: dict[str, str | None], aliases: dict[str, str], mapping: dict[str, str],
+                 new_id: str, origin: str, stamp_last: str | None) -> list[bytes]:
     """The fork's copies of `rows` (each decoded to its top-level keys): a new uuid each (`mapping`, by
     event id), the parent the nearest kept ancestor, `forkedFrom` naming the line copied, the last line
     stamped `stamp_last` when given (fork_session stamps it: Claude Code finds the leaf by it)."""
@@ -242,10 +249,12 @@ def copied_lines(rows: list[_Row], parent_of: dict[str, str | None], mapping: di
     for i, r in enumerate(rows):
         d = dict(r.keys)
         parent = _text(d.get("parentUuid"))
+        parent = aliases.get(parent, parent)
         while parent and parent not in kept:  # skip progress and other dropped ancestors
             parent = parent_of.get(parent)
         logical = d.get("logicalParentUuid")
         logical_text = _text(logical)
+        logical_text = aliases.get(logical_text, logical_text)
         copied = d.get("uuid")
         d["uuid"] = _json(mapping[r.id])
         d["parentUuid"] = _json(uuids.get(parent)) if parent else _NULL
@@ -290,7 +299,9 @@ def plan_fork(store: Store, session_id: str, up_to: str, title: str | None = Non
     mapping = {r.id: str(uuid.uuid4()) for r in rows}
     new_id = str(uuid.uuid4())
     now = _timestamp()
-    lines = copied_lines(rows, {r.id: r.parent_id for r in branch + extended}, mapping, new_id, session_id,
+    with store.reader() as conn:
+        aliases = _aliases(conn, {r.session_id for r in rows})
+    lines = copied_lines(rows, {r.id: r.parent_id for r in branch + extended}, aliases, mapping, new_id, session_id,
                          None if open_calls else now)
     if open_calls:
         last = rows[-1].entry() or {}
@@ -320,7 +331,8 @@ def copies_of(store: Store, session_id: str) -> list[bytes]:
     with store.reader() as conn:
         parent_of = dict(conn.execute(sa.select(EVENT.c.id, EVENT.c.parent_id).where(
             EVENT.c.session_id.in_({r.session_id for r in rows}))).all())
-    return copied_lines(rows, parent_of, mapping, session_id, origin or "", None)
+        aliases = _aliases(conn, {r.session_id for r in rows})
+    return copied_lines(rows, parent_of, aliases, mapping, session_id, origin or "", None)
 
 
 def _interruption(last: dict, open_calls: list[tuple[str, str]], last_uuid: str, new_id: str, now: str) -> list[bytes]:
