@@ -149,7 +149,10 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
     parents = sorted({e.parent_id for e in fresh if e.parent_id} - batch_ids)
     depth = _existing(conn, parents)
     copied = _aliases(conn, [p for p in parents if p not in depth])
-    if copied:  # a line under a copy hangs under the event it copies
+    if copied:  # a line under a copy hangs under the event it copies; a fact drawn from a copy, its event has
+        fresh = [e for e in fresh if not (e.role == "extracted" and e.parent_id in copied)]
+        if not fresh:
+            return 0
         for e in fresh:
             e.parent_id = copied.get(e.parent_id, e.parent_id)
         depth.update(_existing(conn, sorted(set(copied.values()))))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import orjson
 import pytest
 
@@ -304,5 +306,9 @@ def test_a_fork_of_a_fork_holds_the_whole_branch_read_back_by_the_sdk(store, hom
     got = [m.uuid for m in sdk.get_session_messages(shared.id)]
     assert [_origins(shared_file, shared.id)[u] for u in got] == branch_a[:2]
     assert store.branch_ids(shared.id) == branch_a[:2]
-    again = import_paths(store, [home.parent])  # reads the restored file: its copies are references already
-    assert again.events_added == 0 and again.problems == []
+    # a scan that reads the restored file again (as a new file when its inode is new) adds nothing: its
+    # copies, and the facts drawn from them, are the events they reference
+    (own_file.parent / "again").mkdir()
+    os.link(own_file, own_file.parent / "again" / own_file.name)
+    again = import_paths(store, [own_file.parent / "again"])
+    assert again.files_read == 1 and again.events_added == 0 and again.problems == []
