@@ -80,7 +80,7 @@ class ForkPlan:
         return "; ".join(parts)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Row:
     """A branch event as the fork needs it: its line as raw bytes, decoded only where it must be."""
 
