@@ -322,16 +322,18 @@ def copies_of(store: Store, session_id: str) -> list[bytes]:
         pairs = conn.execute(sa.select(EVENT_ALIAS.c.id, EVENT_ALIAS.c.event_id)
                              .where(EVENT_ALIAS.c.session_id == session_id)
                              .order_by(EVENT_ALIAS.c.position)).all()
+        if not pairs:  # not a fork Sessionscope wrote: nothing of it is kept as references
+            return []
         origin = conn.execute(sa.select(SESSION.c.forked_from_session).where(SESSION.c.id == session_id)).scalar()
         rows = _rows(conn, [event_id for _, event_id in pairs])
+        sessions = {r.session_id for r in rows}
+        # a parent a copy skipped (a progress line) is found through the origin's events
+        parent_of = dict(conn.execute(sa.select(EVENT.c.id, EVENT.c.parent_id)
+                                      .where(EVENT.c.session_id.in_(sessions))).all())
+        aliases = _aliases(conn, sessions)
     for r in rows:
         r.keys = _LINE.decode(r.line)
     mapping = {event_id: alias for alias, event_id in pairs}
-    # a parent a copy skipped (a progress line) is found through the origin's events
-    with store.reader() as conn:
-        parent_of = dict(conn.execute(sa.select(EVENT.c.id, EVENT.c.parent_id).where(
-            EVENT.c.session_id.in_({r.session_id for r in rows}))).all())
-        aliases = _aliases(conn, {r.session_id for r in rows})
     return copied_lines(rows, parent_of, aliases, mapping, session_id, origin or "", None)
 
 
