@@ -7,7 +7,6 @@ named by the SHA-256 of its raw bytes; putting the same bytes twice stores nothi
 
 from __future__ import annotations
 
-import hashlib
 import json
 import zlib
 
@@ -15,20 +14,12 @@ import sqlalchemy as sa
 import zstandard
 from sqlalchemy.engine import Connection
 
+from .blob_codec import Prepared, compress, digest
 from .errors import NotFound
 from .schema import AUDIT, CHECKPOINT_BACKUP, FILE_BLOB
 
 # Audit actions whose detail names blobs that must outlive their session (undo data).
 KEEPING_ACTIONS = ("restore-files", "restore-files.undo")
-
-
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-# zstd level 3 compresses source files a little better than zlib level 6 at several times the speed
-# (an import copies every checkpoint backup); blobs written as zlib before are still read.
-_ZSTD_LEVEL = 3
 
 
 def put(conn: Connection, data: bytes) -> str:
@@ -38,20 +29,24 @@ def put(conn: Connection, data: bytes) -> str:
 
 def put_many(conn: Connection, items: list[bytes]) -> list[str]:
     """Keep each of `items` (once); returns their hashes, in order. One lookup and one insert for all."""
-    hashes = [digest(data) for data in items]
+    return put_prepared(conn, [Prepared(digest(data), len(data), data) for data in items], compressed=False)
+
+
+def put_prepared(conn: Connection, items: list[Prepared], compressed: bool = True) -> list[str]:
+    """As put_many, of blobs hashed (and, when `compressed`, compressed: blob_codec.prepare) already."""
     known: set[str] = set()
-    unique = sorted(set(hashes))
+    unique = sorted({p.hash for p in items})
     for i in range(0, len(unique), 500):
         known.update(conn.execute(sa.select(FILE_BLOB.c.hash).where(FILE_BLOB.c.hash.in_(unique[i:i + 500]))).scalars())
-    compressor = zstandard.ZstdCompressor(level=_ZSTD_LEVEL)
     rows = []
-    for h, data in zip(hashes, items):
-        if h not in known:
-            known.add(h)
-            rows.append({"hash": h, "size": len(data), "codec": "zstd", "data": compressor.compress(data)})
+    for p in items:
+        if p.hash not in known:
+            known.add(p.hash)
+            rows.append({"hash": p.hash, "size": p.size, "codec": "zstd",
+                         "data": p.data if compressed else compress(p.data)})
     if rows:
         conn.execute(FILE_BLOB.insert(), rows)
-    return hashes
+    return [p.hash for p in items]
 
 
 def get(conn: Connection, h: str) -> bytes:

@@ -12,13 +12,13 @@ names one as its parent hangs under the event it copies.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from . import chain, db, lifecycle, search, sessions
+from .incoming import NewEvent, SessionInfo
 from .payloads import pack
 from .schema import EVENT, EVENT_ALIAS, SESSION
 
@@ -27,42 +27,6 @@ COLUMNS = ("pk", "id", "session_id", "parent_id", "seq", "depth", "ts", "kind", 
             "tokens_in", "tokens_out", "sidechain", "agent_id", "hash")
 _BEFORE_PAYLOAD, _AFTER_PAYLOAD = COLUMNS[:COLUMNS.index("payload")], COLUMNS[COLUMNS.index("payload") + 1:]
 INSERT_SQL = f"INSERT INTO event ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
-
-
-@dataclass(slots=True)
-class NewEvent:
-    """One event as an importer found it; the store assigns seq, depth and hash."""
-
-    id: str
-    parent_id: str | None
-    ts: float
-    kind: str
-    role: str | None = None
-    text: str = ""
-    payload: str = ""
-    tokens_in: int = 0
-    tokens_out: int = 0
-    sidechain: bool = False
-    agent_id: str | None = None
-    activity: bool = True  # False for lines a tool writes by merely opening a session
-    head: bool = False  # a candidate for the session's head (main-chain message)
-    # parent_id is a logical link (Claude's compaction logicalParentUuid) that may name a line never
-    # written: then the event hangs under fallback_parent, or, when that is None, the session's head
-    logical_parent: bool = False
-    fallback_parent: str | None = None
-
-
-@dataclass(slots=True)
-class SessionInfo:
-    """What an importer learned about a session: fields to set, metadata to merge."""
-
-    id: str
-    source_id: int
-    tool_id: str | None = None
-    fields: dict[str, Any] = field(default_factory=dict)  # title, cwd, git_branch, model, project, …
-    meta: dict[str, Any] = field(default_factory=dict)
-    forked_from_session: str | None = None
-    forked_from_event: str | None = None
 
 
 def _lookup(conn: Connection, key, value, values: list[str]) -> dict[str, Any]:
@@ -170,7 +134,7 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
             "pk": first_pk + i, "id": e.id, "session_id": info.id, "parent_id": e.parent_id, "seq": seq,
             "depth": d, "ts": e.ts, "kind": e.kind, "role": e.role, "text": e.text, "payload": e.payload,
             "tokens_in": e.tokens_in, "tokens_out": e.tokens_out, "sidechain": e.sidechain,
-            "agent_id": e.agent_id,
+            "agent_id": e.agent_id, "packed": e.packed,
         }
         row["hash"] = last_hash = chain.link(last_hash, row)
         rows.append(row)
@@ -201,15 +165,21 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
     if conn.dialect.name == "sqlite":
         # plain executemany: SQLAlchemy's insertmanyvalues costs ~30 µs a row here; big payloads
         # compressed (sessionscope.payloads): fewer pages to write than bytes to compress
-        conn.exec_driver_sql(INSERT_SQL, [tuple(r[c] for c in _BEFORE_PAYLOAD) + (pack(r["payload"], r["kind"], r["role"]),)
+        conn.exec_driver_sql(INSERT_SQL, [tuple(r[c] for c in _BEFORE_PAYLOAD) + (_packed(r),)
                                           + tuple(r[c] for c in _AFTER_PAYLOAD) for r in rows])
     else:
-        conn.execute(EVENT.insert(), rows)
+        conn.execute(EVENT.insert(), [{c: r[c] for c in COLUMNS} for r in rows] if "packed" in rows[0] else rows)
         if conn.dialect.name == "postgresql":
             # the bulk paths number rows themselves (first_pk): move the column's sequence past them, or
             # the next single append (which takes its pk from the sequence) collides with one of them
             conn.execute(sa.text("SELECT setval(pg_get_serial_sequence('event', 'pk'), :pk)"),
                          {"pk": max(r["pk"] for r in rows)})
+
+
+def _packed(row: dict[str, Any]) -> str | bytes:
+    """The payload as SQLite keeps it: packed already by an import's reader process, or now."""
+    packed = row.get("packed")
+    return packed if packed is not None else pack(row["payload"], row["kind"], row["role"])
 
 
 def _update_session(conn: Connection, s, info: SessionInfo, fresh: list[NewEvent]) -> None:

@@ -19,7 +19,8 @@ from typing import Any
 
 import orjson
 
-from ..ingest import NewEvent, SessionInfo, ingest
+from ..incoming import NewEvent, SessionInfo
+from ..ingest import ingest
 from . import jsonl
 from .records import add_fact
 from .scan import ImportReport, save_state, unchanged

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from ..ingest import NewEvent
+from ..incoming import NewEvent
 
 
 def parse_ts(value: Any) -> float | None:

@@ -109,10 +109,13 @@ def store_failure(exc: BaseException) -> bool:
     return isinstance(exc, (SQLAlchemyError, SessionscopeError, MemoryError, KeyboardInterrupt))
 
 
-def as_file_problem(report, path, work):
-    """`work()`, where any failure but the store's is said as a problem of the file `path` (None then)."""
+def as_file_problem(report, path, work, reraise: type[BaseException] | tuple = ()):
+    """`work()`, where any failure but the store's (and `reraise`, the caller's to handle) is said as a
+    problem of the file `path` (None then)."""
     try:
         return work()
+    except reraise:
+        raise
     except Exception as exc:  # noqa: BLE001 — any other: this file's, reported with its type
         if store_failure(exc):
             raise

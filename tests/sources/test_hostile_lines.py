@@ -52,20 +52,20 @@ def test_a_hostile_line_is_a_bad_line_and_everything_else_imports(store, tmp_pat
 
 
 def test_a_line_its_converter_did_not_foresee_is_a_bad_line(store, tmp_path, monkeypatch):
-    from sessionscope.sources.claude_code import importer
+    from sessionscope.sources.claude_code import reader
     project = tmp_path / "projects" / "-work-app"
     t = Transcript(cwd="/work/app")
     t.user("one")
     t.user("boom")
     t.user("three")
     t.write(project)
-    real = importer.convert
+    real = reader.convert
 
     def fragile(offset, raw, obj, ctx):
         if "boom" in raw:
             raise TypeError("an unforeseen shape")
         return real(offset, raw, obj, ctx)
-    monkeypatch.setattr(importer, "convert", fragile)
+    monkeypatch.setattr(reader, "convert", fragile)
     report = import_paths(store, [tmp_path / "projects"])
     assert report.bad_lines == 1
     assert any(p["line"] == 2 and "TypeError: an unforeseen shape" in p["problem"] for p in report.problems)

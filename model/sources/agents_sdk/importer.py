@@ -12,7 +12,8 @@ from pathlib import Path
 
 import orjson
 
-from ...ingest import NewEvent, SessionInfo, ingest
+from ...incoming import NewEvent, SessionInfo
+from ...ingest import ingest
 from .. import databases, jsonl
 from ..records import parse_ts
 from ..scan import ImportReport, importer, save_state

@@ -26,8 +26,9 @@ from ...store import Store
 from .. import jsonl
 from ..scan import save_state, source_row
 from .fork import ForkPlan
-from .importer import KIND, _file_context, default_roots, ingest_converted
+from .importer import KIND, default_roots, ingest_converted
 from .lines import convert
+from .reader import file_context
 
 _KEPT_META = ("cli_version", "entrypoint")  # what the copies would have told the session about itself
 
@@ -68,7 +69,7 @@ def adopt(store: Store, path: Path, plan: ForkPlan, origin_id: str) -> set[str]:
             model=origin.model, meta={k: origin.meta[k] for k in _KEPT_META if k in origin.meta},
             forked_from_session=origin_id, forked_from_event=plan.ends_at, head_event_id=plan.ends_at)
         _insert_aliases(conn, plan)
-        ctx = _file_context(path, location if location != path else path.parent, source_id)
+        ctx = file_context(path, location if location != path else path.parent, source_id)
         state = jsonl.ReadState(offset=st.st_size, line_count=len(plan.lines))
         offset = sum(len(line) + 1 for line in plan.lines[:len(plan.copies)])
         for number, raw in enumerate(own, start=len(plan.copies) + 1):

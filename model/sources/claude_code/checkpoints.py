@@ -13,7 +13,6 @@ backup taken at or after P (snapshots in the order their prompts were written).
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,48 +21,18 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from ... import blobs
+from ...blob_codec import Prepared
 from ...errors import NotFound
 from ...schema import CHECKPOINT_BACKUP, EVENT, SESSION
+from .backups import history_dirs, read_backup, read_prepared
 from .lines import CHECKPOINT_TYPES, checkpoint_entries, checkpoint_prompt
 
-MAX_BACKUP_BYTES = 64 << 20  # a backup bigger than this is not copied into the store
 
-
-def history_dirs(transcript: Path | None = None) -> list[Path]:
-    """Where backups may lie: beside the `projects` folder a transcript is under, then the defaults."""
-    out: list[Path] = []
-    if transcript is not None:
-        for parent in Path(transcript).absolute().parents:
-            if parent.name == "projects":
-                out.append(parent.parent / "file-history")
-                break
-    env = os.environ.get("CLAUDE_CONFIG_DIR", "")
-    out += [Path(p.strip()).expanduser() / "file-history" for p in re.split(r"[,:]", env) if p.strip()]
-    out += [Path.home() / ".claude" / "file-history", Path.home() / ".config" / "claude" / "file-history"]
-    seen, unique = set(), []
-    for d in out:
-        if str(d) not in seen:
-            seen.add(str(d))
-            unique.append(d)
-    return unique
-
-
-def _read_backup(dirs: list[Path], tool_session: str, name: str) -> bytes | None:
-    if "/" in name or "\\" in name or name in (".", ".."):
-        return None  # a name from a transcript never leads out of the backup folder
-    for d in dirs:
-        path = d / tool_session / name
-        try:
-            if path.is_file() and path.stat().st_size <= MAX_BACKUP_BYTES:
-                return path.read_bytes()
-        except OSError:
-            continue
-    return None
-
-
-def capture(conn: Connection, wanted: set[tuple[str, str]], dirs: list[Path]) -> int:
+def capture(conn: Connection, wanted: set[tuple[str, str]], dirs: list[Path],
+            prepared: dict[tuple[str, str], Prepared | None] | None = None) -> int:
     """Keep a copy of each (session, backup name) not kept yet; returns how many were copied.
-    One lookup, one blob insert and one row insert for the whole batch (an import calls this per batch)."""
+    One lookup, one blob insert and one row insert for the whole batch (an import calls this per batch).
+    `prepared`: backups an import's reader process read and compressed already (None: not there)."""
     if not wanted:
         return 0
     kept: dict[tuple[str, str], str | None] = {}
@@ -74,8 +43,10 @@ def capture(conn: Connection, wanted: set[tuple[str, str]], dirs: list[Path]) ->
                 sa.select(CHECKPOINT_BACKUP.c.backup_name, CHECKPOINT_BACKUP.c.blob_hash).where(
                     CHECKPOINT_BACKUP.c.session_id == sid, CHECKPOINT_BACKUP.c.backup_name.in_(names[i:i + 500]))))
     todo = [key for key in sorted(wanted) if not kept.get(key)]
-    found = {key: data for key in todo if (data := _read_backup(dirs, *key)) is not None}
-    hashes = dict(zip(found, blobs.put_many(conn, list(found.values()))))
+    prepared = prepared or {}
+    found = {key: item for key in todo
+             if (item := prepared[key] if key in prepared else read_prepared(dirs, key)) is not None}
+    hashes = dict(zip(found, blobs.put_prepared(conn, list(found.values()))))
     new_rows = [{"session_id": s, "backup_name": n, "blob_hash": hashes.get((s, n))} for s, n in todo if (s, n) not in kept]
     if new_rows:
         conn.execute(CHECKPOINT_BACKUP.insert(), new_rows)
@@ -187,7 +158,7 @@ def backup_content(conn: Connection, cp: Checkpoints, backup: Backup) -> bytes |
             return blobs.get(conn, h)
         except NotFound:
             pass
-    return _read_backup(history_dirs(), cp.tool_session, backup.name)
+    return read_backup(history_dirs(), cp.tool_session, backup.name)
 
 
 def turn_prompt(conn: Connection, event_id: str) -> str | None:

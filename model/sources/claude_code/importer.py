@@ -21,10 +21,10 @@ import orjson
 import sqlalchemy as sa
 
 from ... import audit, db
-from ...ingest import NewEvent, ingest
+from ...incoming import NewEvent
+from ...ingest import ingest
 from ...schema import EVENT, SESSION, SOURCE_FILE
 from ...store import Store
-from .. import jsonl
 from ..scan import (  # noqa: F401 (re-exported)
     ImportReport,
     as_file_problem,
@@ -38,11 +38,10 @@ from ..scan import (  # noqa: F401 (re-exported)
     unchanged,
 )
 from . import checkpoints as claude_checkpoints
-from .lines import TITLE_RANK, FileContext, convert
+from . import reader
+from .lines import TITLE_RANK, FileContext
 
 KIND = "claude_code"
-_UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_AGENT_RE = re.compile(r"^agent-(.+)$")
 
 Progress = Callable[[int, int, str], None]  # (bytes done, bytes total, current file)
 
@@ -76,22 +75,6 @@ def session_files(root: Path) -> list[Path]:
     return found
 
 
-def _file_context(path: Path, root: Path, source_id: int) -> FileContext:
-    stem = path.stem
-    agent = _AGENT_RE.match(stem)
-    file_session = stem if _UUID_RE.match(stem) else None
-    if agent and path.parent.name == "subagents":
-        # <session>/subagents/agent-<id>.jsonl (2.1.x); workflows nest one level deeper
-        owner = next((p.name for p in path.parents if _UUID_RE.match(p.name)), None)
-        file_session = owner
-    try:
-        key = str(path.relative_to(root))
-    except ValueError:
-        key = str(path)
-    return FileContext(file_key=key, file_session=file_session, source_id=source_id,
-                       agent_id=agent.group(1) if agent else None)
-
-
 def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
                  cancel: threading.Event | None = None, warm: bool = True,
                  only: set[Path] | None = None) -> ImportReport:
@@ -111,28 +94,57 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
             plan.append((p.parent, [p], p))
         else:
             report.problems.append({"path": str(p), "line": None, "offset": None, "problem": "no such file or folder"})
-    total = sum(f.stat().st_size for _, files, _ in plan for f in files)
+    total = sum(_size(f) for _, files, _ in plan for f in files)
     done = 0
     summaries: list[tuple[str, str]] = []
     shared = SharedCommits(store, report)
-    for root, files, location in plan:
-        source_id = store.write(source_row, KIND, location)
-        with store.reader() as conn:
-            states = {r.path: r for r in conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.source_id == source_id))}
-        for path in files:
-            if cancel is not None and cancel.is_set():
-                report.cancelled = True
+    compress = store.engine.dialect.name == "sqlite"
+    read_ahead: reader.Reader | None = None
+    try:
+        for root, files, location in plan:
+            source_id = store.write(source_row, KIND, location)
+            jobs = _plan_files(store, root, files, source_id, report)
+            if read_ahead is None and sum(j.st.st_size - j.state.offset for j in jobs if j) >= reader.PROCESS_BYTES:
+                read_ahead = reader.Reader()
+            if read_ahead is not None:
+                for job in jobs:
+                    if job is not None:
+                        job.compress, job.prepare_backups = compress, True
+                try:
+                    read_ahead.submit([j for j in jobs if j])
+                except reader.ReaderGone:
+                    read_ahead.close()
+                    read_ahead = None
+            i = 0
+            while i < len(files):
+                if cancel is not None and cancel.is_set():
+                    report.cancelled = True
+                    break
+                job = jobs[i]
+                if job is not None:
+                    produced = read_ahead.batches(job) if read_ahead is not None else reader.batches(job)
+                    try:
+                        as_file_problem(report, job.path, lambda: _import_file(store, job, produced, report, summaries,
+                                                                              shared, cancel), reraise=reader.ReaderGone)
+                    except reader.ReaderGone:  # what it stored is kept; the rest is read here, from where it got
+                        read_ahead.close()
+                        read_ahead = None
+                        shared.flush()
+                        jobs[i:] = _plan_files(store, root, files[i:], source_id, report)
+                        continue
+                    report.files_read += 1
+                    jobs[i] = None  # its events are stored (or held by the shared transaction)
+                report.files_seen += 1
+                done += job.st.st_size if job is not None else _size(files[i])
+                if progress:
+                    progress(done, total, str(files[i]))
+                i += 1
+            shared.flush()
+            if report.cancelled:
                 break
-            report.files_seen += 1
-            size = path.stat().st_size
-            read_one(_import_file, store, root, path, source_id, states.get(str(path)), report, cancel, summaries,
-                     shared)
-            done += size
-            if progress:
-                progress(done, total, str(path))
-        shared.flush()
-        if report.cancelled:
-            break
+    finally:
+        if read_ahead is not None:
+            read_ahead.close()
     if summaries:
         store.write(_apply_summaries, summaries, report)
     if warm and not report.cancelled and report.events_added:
@@ -192,60 +204,79 @@ class SharedCommits:
             then()
 
 
-def _import_file(store: Store, root: Path, path: Path, source_id: int, known, report: ImportReport,
-                 summaries: list, shared: SharedCommits | None, cancel: threading.Event | None) -> None:
+def _size(path: Path) -> int:
     try:
-        st = path.stat()
-    except OSError as exc:
-        report.problems.append({"path": str(path), "line": None, "offset": None, "problem": str(exc)})
-        return
-    if unchanged(known, st):
-        return
-    state = resume_state(known, st)
-    ctx = _file_context(path, root, source_id)
-    ctx.last_ts = state.last_ts
-    if shared is not None and not shared.takes(state, st):
-        shared.flush()  # what came before is stored before this file's first read or write
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _plan_files(store: Store, root: Path, files: list[Path], source_id: int,
+                report: ImportReport) -> list[reader.FileJob | None]:
+    """What to read of each file (None: nothing new, or it cannot be looked at: said), from the scan
+    state the store holds now."""
+    with store.reader() as conn:
+        states = {r.path: r for r in conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.source_id == source_id))}
+    jobs: list[reader.FileJob | None] = []
+    for path in files:
+        try:
+            st = path.stat()
+        except OSError as exc:
+            report.problems.append({"path": str(path), "line": None, "offset": None, "problem": str(exc)})
+            jobs.append(None)
+            continue
+        known = states.get(str(path))
+        if unchanged(known, st):
+            jobs.append(None)
+            continue
+        state = resume_state(known, st)
+        ctx = reader.file_context(path, root, source_id)
+        ctx.last_ts = state.last_ts
+        if state.offset and ctx.file_session:
+            _prefill_facts(store, ctx)
+        jobs.append(reader.FileJob(path, st, state, ctx, source_id))
+    return jobs
+
+
+def _import_file(store: Store, job: reader.FileJob, produced, report: ImportReport, summaries: list,
+                 shared: SharedCommits | None, cancel: threading.Event | None) -> None:
+    """Store what `produced` (reader.batches of `job`, here or in the reader process) converts, a batch
+    a transaction (small files: shared), each with the file's offset after it."""
+    path, st = job.path, job.st
+    if shared is not None and not shared.takes(job.state, st):
+        shared.flush()  # what came before is stored before this file's first write
         shared = None
-    if state.offset and ctx.file_session:
-        _prefill_facts(store, ctx)
-    report.files_read += 1
-    old_bad, first_new_problem = state.bad_lines, len(state.problems)
+    old_bad, first_new_problem = job.state.bad_lines, len(job.state.problems)
 
     def said() -> None:  # the file's problems, once its lines are stored (storing them finds some)
-        for p in state.problems[first_new_problem:]:
+        for p in job.state.problems[first_new_problem:]:
             report.problems.append({"path": str(path), **p})
     try:
-        for batch in jsonl.read_lines(path, state):
-            for line in batch:
-                jsonl.converted(convert, line, state, ctx)
+        for _ in produced:
             if shared is not None:  # the whole file is one batch: committed with others
-                shared.add(path, st.st_size, functools.partial(_commit_batch, ctx=ctx, path=path,
-                                                                 source_id=source_id, st=st, state=state), said)
+                shared.add(path, st.st_size, functools.partial(_commit_batch, ctx=job.ctx, path=path,
+                                                                 source_id=job.source_id, st=st, state=job.state),
+                           said)
                 said = None
                 break
-            added, touched = store.write(_commit_batch, ctx, path, source_id, st, state)
+            added, touched = store.write(_commit_batch, job.ctx, path, job.source_id, st, job.state)
             report.events_added += added
             report.sessions |= touched
-            ctx.backups.clear()
-            for sess in ctx.sessions.values():  # only now that the batch is committed
-                sess.events = []
-                sess.info.meta = {k: v for k, v in sess.info.meta.items() if k in ("title_rank", "title_source")}
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
                 break
-        if said is not None and (state.bytes_read == 0 or not ctx.sessions):  # nothing stored: only its offset
+        if said is not None and (job.state.bytes_read == 0 or not job.ctx.sessions):  # nothing stored: its offset
             if shared is not None:
-                shared.add(path, st.st_size, functools.partial(save_state, path=path, source_id=source_id, st=st,
-                                                               state=state), said)
+                shared.add(path, st.st_size, functools.partial(save_state, path=path, source_id=job.source_id,
+                                                               st=st, state=job.state), said)
                 said = None
             else:
-                store.write(save_state, path, source_id, st, state)
+                store.write(save_state, path, job.source_id, st, job.state)
     except OSError as exc:
-        report.problems.append({"path": str(path), "line": None, "offset": state.offset, "problem": str(exc)})
-    report.bytes_read += state.bytes_read
-    report.bad_lines += state.bad_lines - old_bad
-    summaries.extend(ctx.summaries)
+        report.problems.append({"path": str(path), "line": None, "offset": job.state.offset, "problem": str(exc)})
+    report.bytes_read += job.state.bytes_read
+    report.bad_lines += job.state.bad_lines - old_bad
+    summaries.extend(job.ctx.summaries)
     if said is not None:
         said()
 
@@ -300,7 +331,7 @@ def _commit_batch(conn, ctx: FileContext, path: Path, source_id: int, st, state)
     for msg in problems:
         state.problem(0, state.offset, msg, bad=False)
     if ctx.backups:  # the checkpoints' backups, kept with the lines that name them
-        claude_checkpoints.capture(conn, ctx.backups, claude_checkpoints.history_dirs(path))
+        claude_checkpoints.capture(conn, ctx.backups, claude_checkpoints.history_dirs(path), ctx.prepared)
     save_state(conn, path, source_id, st, state)
     return added, touched
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from ...ingest import NewEvent, SessionInfo
+from ...incoming import NewEvent, SessionInfo
 from ..records import add_fact, parse_ts
 
 NS = uuid.UUID("3b0c6d9e-2f4a-4f0e-9a61-1c1d7e0c2b55")
@@ -107,6 +107,7 @@ class FileContext:
     sessions: dict[str, SessionState] = field(default_factory=dict)
     summaries: list[tuple[str, str]] = field(default_factory=list)  # (leafUuid, summary)
     backups: set[tuple[str, str]] = field(default_factory=set)  # (session, backupFileName) named by checkpoints
+    prepared: dict = field(default_factory=dict)  # of those, read and compressed by the reader process
 
     def session(self, sid: str) -> SessionState:
         st = self.sessions.get(sid)

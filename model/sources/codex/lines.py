@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from ...ingest import NewEvent, SessionInfo
+from ...incoming import NewEvent, SessionInfo
 from ..records import add_fact, parse_ts
 
 NS = uuid.UUID("0c7d3f62-5b8e-4c1a-9d2e-7a4b6e1f0c33")

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from ...ingest import NewEvent, SessionInfo
+from ...incoming import NewEvent, SessionInfo
 from ..records import add_fact, parse_ts
 
 NS = uuid.UUID("5e0d1a7b-9c3f-4b62-8e1d-2f6a9b4c7d10")

@@ -23,7 +23,8 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
-from ...ingest import NewEvent, SessionInfo, ingest
+from ...incoming import NewEvent, SessionInfo
+from ...ingest import ingest
 from ...schema import SESSION
 from .. import jsonl
 from ..records import add_fact, parse_ts

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from ...ingest import NewEvent
+from ...incoming import NewEvent
 from ..records import parse_ts
 
 TOOL_CALLS = ("agent.tool_use", "agent.mcp_tool_use", "agent.custom_tool_use")

@@ -18,7 +18,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from ... import audit, lifecycle
-from ...ingest import SessionInfo, ingest
+from ...incoming import SessionInfo
+from ...ingest import ingest
 from ...schema import SESSION, SOURCE
 from ..scan import ImportReport, source_row
 from .client import ApiUnavailable, api_errors, connect

@@ -1,0 +1,249 @@
+"""The reading half of a Claude Code import: a file's new lines, read, parsed and converted, a batch at a time.
+
+`batches(job)` reads a file from where its last scan stopped and yields each time a batch of lines has
+been converted into `job.ctx` (the importer stores it before asking for the next). A big import runs
+the same generator in a process of its own (`Reader`): reading, parsing, converting and compressing
+the next files then happen on a second core while the importing process stores the last ones, and
+each half takes about half of an import's time. The reader only reads files; the store, and all it
+decides (what is new, where a line hangs, its hash), stay in the importing process, so a reader that
+dies loses nothing but its lead: the importer reads the rest itself.
+
+This module and what it imports stay light (no SQLAlchemy, no store): the process starts in ~0.1 s.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import queue
+import re
+import struct
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ... import payloads
+from .. import jsonl
+from . import backups
+from .lines import FileContext, convert
+
+# Below this many bytes to read, starting a process costs more than it saves (the watcher's rescans
+# read a few KB). The tests lower it to run the reader process on small homes.
+PROCESS_BYTES = 48 << 20
+FROZEN_FLAG = "--sessionscope-reader"  # the bundle's executable runs main() when given this first
+_UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_AGENT_RE = re.compile(r"^agent-(.+)$")
+_prepared: set[tuple[str, str]] = set()  # the backups this process prepared (each is stored once)
+
+
+def file_context(path: Path, root: Path, source_id: int) -> FileContext:
+    """A file's parsing context: its key under the source root and the session its lines belong to."""
+    stem = path.stem
+    agent = _AGENT_RE.match(stem)
+    file_session = stem if _UUID_RE.match(stem) else None
+    if agent and path.parent.name == "subagents":
+        # <session>/subagents/agent-<id>.jsonl (2.1.x); workflows nest one level deeper
+        owner = next((p.name for p in path.parents if _UUID_RE.match(p.name)), None)
+        file_session = owner
+    try:
+        key = str(path.relative_to(root))
+    except ValueError:
+        key = str(path)
+    return FileContext(file_key=key, file_session=file_session, source_id=source_id,
+                       agent_id=agent.group(1) if agent else None)
+
+
+@dataclass(slots=True)
+class FileJob:
+    """One file to read: where from (its scan state), into what context; the importer plans it."""
+
+    path: Path
+    st: os.stat_result  # as planned: the offset saved with the last batch goes with this size and mtime
+    state: jsonl.ReadState
+    ctx: FileContext
+    source_id: int
+    # Work the reader process takes off the importing one: compress the payloads as SQLite keeps them
+    # (sessionscope.payloads), read and compress the checkpoint backups the lines name
+    compress: bool = False
+    prepare_backups: bool = False
+    number: int = 0  # its place in the reader's queue
+
+
+def batches(job: FileJob) -> Iterator[None]:
+    """Read `job.path` from `job.state`; after each batch, `job.ctx` holds its events (and the checkpoint
+    backups its lines name) and `job.state` where the file was read to. Resuming clears them."""
+    ctx, state = job.ctx, job.state
+    for batch in jsonl.read_lines(job.path, state):
+        for line in batch:
+            jsonl.converted(convert, line, state, ctx)
+        if job.compress:
+            for sess in ctx.sessions.values():
+                for e in sess.events:
+                    e.packed = payloads.pack(e.payload, e.kind, e.role)
+        if job.prepare_backups and ctx.backups:
+            ctx.prepared = backups.prepare_all(ctx.backups, backups.history_dirs(job.path), _prepared)
+        yield
+        ctx.backups.clear()
+        ctx.prepared = {}
+        for sess in ctx.sessions.values():  # stored: what the next batch needs of them stays
+            sess.events = []
+            sess.info.meta = {k: v for k, v in sess.info.meta.items() if k in ("title_rank", "title_source")}
+
+
+class ReaderGone(Exception):
+    """The reader process ended before it said it had finished (killed, out of memory)."""
+
+
+class Reader:
+    """`batches` in a process of its own, reading ahead of the file being stored.
+
+    The importer submits a source's jobs, then asks for each job's batches in the same order. Each
+    message is pickled in the reader as its batch is ready (before its generator clears it) and sent
+    length first over the process's stdout; the pipe holds the reader back once it is a batch or two
+    ahead, so memory stays that of a few batches. The process runs this module (`python -m`, or the
+    bundle's `--sessionscope-reader`): not multiprocessing, whose spawn runs the caller's main script
+    again in the child (a script without a `__main__` guard would import twice)."""
+
+    AHEAD_BYTES = 48 << 20  # what may wait here, received and not yet stored (about 4 MB of small files
+    # are stored in one go: the reader must be able to read the next ones meanwhile)
+
+    def __init__(self) -> None:
+        self._proc = subprocess.Popen(_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self._numbered = 0
+        self._inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._room = threading.Condition()
+        self._waiting = 0  # bytes in the inbox
+        threading.Thread(target=self._receive_all, name="sessionscope-reader-pipe", daemon=True).start()
+
+    def _receive_all(self) -> None:
+        """Move the reader's messages into the inbox as they come (reading the pipe holds no GIL), as
+        long as there is room; None when the reader has gone."""
+        stream = self._proc.stdout
+        try:
+            while (data := _receive_bytes(stream)) is not None:
+                with self._room:
+                    self._room.wait_for(lambda: self._waiting < self.AHEAD_BYTES)
+                    self._waiting += len(data)
+                self._inbox.put(data)
+        except (OSError, ValueError):
+            pass  # closed: close() was called
+        self._inbox.put(None)
+
+    def _next(self):
+        data = self._inbox.get()
+        if data is None:
+            self._inbox.put(None)  # every later call says so too
+            return None
+        with self._room:
+            self._waiting -= len(data)
+            self._room.notify()
+        return pickle.loads(data)
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def submit(self, jobs: list[FileJob]) -> None:
+        for job in jobs:
+            self._numbered += 1
+            job.number = self._numbered
+        try:
+            _send(self._proc.stdin, jobs)
+        except OSError as exc:
+            raise ReaderGone(f"the reader process ended ({exc})") from exc
+
+    def batches(self, job: FileJob) -> Iterator[None]:
+        """As `batches(job)`, read in the reader process: `job.ctx` and `job.state` are replaced by what
+        the reader sent (an earlier job's messages that its importer did not wait for are passed over)."""
+        while True:
+            message = self._next()
+            if message is None:
+                raise ReaderGone(f"the reader process ended (exit code {self._proc.poll()})")
+            kind, number, ctx, state, error = message
+            if number < job.number:
+                continue
+            job.ctx, job.state = ctx, state
+            if kind == "batch":
+                yield
+            elif kind == "end":
+                return
+            else:
+                raise error
+
+    def close(self) -> None:
+        """Stop the reader, whatever it was doing: it holds nothing the store needs, so it is killed
+        (when cancelled it may be reading hundreds of MB ahead)."""
+        with self._room:
+            self._waiting = -(1 << 62)  # the receiving thread must not wait for room any more
+            self._room.notify()
+        self._proc.kill()
+        self._proc.wait()
+        for stream in (self._proc.stdin, self._proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass  # a broken pipe: it is gone already
+
+
+def _command() -> list[str]:
+    if getattr(sys, "frozen", False):  # the bundle: its entry point (packaging/launch.py) runs main()
+        return [sys.executable, FROZEN_FLAG]
+    return [sys.executable, "-m", __name__]
+
+
+def _send(stream, obj) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(struct.pack("<Q", len(data)))
+    stream.write(data)
+    stream.flush()
+
+
+def _receive_bytes(stream) -> bytes | None:
+    """The next message as sent, or None when the other side has gone (no message, or half of one)."""
+    head = stream.read(8)
+    if len(head) < 8:
+        return None
+    (size,) = struct.unpack("<Q", head)
+    data = stream.read(size)
+    return data if len(data) == size else None
+
+
+def _receive(stream):
+    data = _receive_bytes(stream)
+    return None if data is None else pickle.loads(data)
+
+
+def main() -> int:
+    """The reader process: read each job submitted and send its batches, until the importer hangs up."""
+    source = sys.stdin.buffer
+    sink = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print must not land in the messages
+    try:
+        while (jobs := _receive(source)) is not None:
+            for job in jobs:
+                try:
+                    for _ in batches(job):
+                        _send(sink, ("batch", job.number, job.ctx, job.state, None))
+                    message = ("end", job.number, job.ctx, job.state, None)
+                except Exception as exc:  # noqa: BLE001 — the file's: raised again where it is stored
+                    message = ("error", job.number, job.ctx, job.state, _portable(exc))
+                _send(sink, message)
+    except (OSError, KeyboardInterrupt):
+        pass  # the importer is done (or gone)
+    return 0
+
+
+def _portable(exc: Exception) -> Exception:
+    """`exc`, or a RuntimeError saying it when it cannot be pickled (an error type of a library's own)."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:  # noqa: BLE001 — any pickling failure: its type and text still reach the user
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+"""A big Claude Code import reads its files in a process of its own (sessionscope.sources.claude_code.reader):
+the store it makes is the one an import in one process makes; a reader that dies or an import that is
+cancelled loses nothing; a file the reader cannot read is said and the others are read."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from sessionscope import open_store
+from sessionscope.sources.claude_code import import_paths, reader
+from sessionscope.sources.jsonl import ReadState
+from tests.benchmarks.generate import generate
+from tests.sources.test_crash_and_full_disk import _consistent, _content
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("reader") / "claude" / "projects"
+    generate(root, 3_000_000, seed=5)  # with file-history backups beside it
+    return root
+
+
+@pytest.fixture(scope="module")
+def expected(home, tmp_path_factory) -> tuple:
+    """The store an import in this one process makes (the reader is not started below its threshold)."""
+    assert sum(f.stat().st_size for f in home.rglob("*.jsonl")) < reader.PROCESS_BYTES
+    with open_store(tmp_path_factory.mktemp("inline") / "s.db") as store:
+        report = import_paths(store, [home])
+        assert report.problems == [] and report.events_added > 1000
+        return _state(store)
+
+
+class Watched(reader.Reader):
+    """The real reader, remembered so a test can see it ran (and kill it)."""
+
+    started: list[Watched] = []
+    AHEAD_BYTES = 1  # a message ahead at most: a kill lands before it has read everything
+
+    def __init__(self):
+        super().__init__()
+        Watched.started.append(self)
+
+
+@pytest.fixture
+def watched(monkeypatch):
+    Watched.started = []
+    monkeypatch.setattr(reader, "PROCESS_BYTES", 0)
+    monkeypatch.setattr(reader, "Reader", Watched)
+    return Watched.started
+
+
+def _state(store) -> tuple:
+    with store.reader() as conn:
+        blobs = conn.exec_driver_sql("SELECT hash, size, data FROM file_blob ORDER BY hash").fetchall()
+        backups = conn.exec_driver_sql("SELECT session_id, backup_name, blob_hash FROM checkpoint_backup"
+                                       " ORDER BY 1, 2").fetchall()
+        files = conn.exec_driver_sql("SELECT path, size, offset, line_count, bad_lines FROM source_file"
+                                     " ORDER BY path").fetchall()
+        payloads = conn.exec_driver_sql("SELECT id, payload FROM event ORDER BY id").fetchall()
+    return _content(store), blobs, backups, files, payloads
+
+
+def test_the_reader_process_makes_the_store_one_process_makes(home, expected, watched, tmp_path):
+    with open_store(tmp_path / "s.db") as store:
+        report = import_paths(store, [home])
+        assert len(watched) == 1 and watched[0]._proc.poll() is not None  # it ran, and it is gone
+        assert report.problems == [] and report.bad_lines == 0
+        _consistent(store)
+        got = _state(store)
+    # events, hashes, search; the backups (compressed there: the same bytes); scan states; the
+    # payloads as stored (compressed there too)
+    for mine, theirs in zip(got, expected):
+        assert mine == theirs
+
+
+def test_a_reader_that_dies_mid_import_costs_nothing(home, expected, watched, tmp_path):
+    killed = []
+
+    def progress(done, total, path):
+        if not killed and watched:
+            os.kill(watched[0].pid, signal.SIGKILL)
+            killed.append(path)
+    with open_store(tmp_path / "s.db") as store:
+        report = import_paths(store, [home], progress=progress)
+        assert killed and report.problems == [] and not report.cancelled
+        _consistent(store)
+        assert _state(store) == expected  # the rest was read in this process, from where it had got
+        assert import_paths(store, [home]).events_added == 0
+
+
+def test_a_cancelled_import_stops_its_reader_and_the_next_one_completes(home, expected, watched, tmp_path):
+    cancel = threading.Event()
+    with open_store(tmp_path / "s.db") as store:
+        first = import_paths(store, [home], cancel=cancel, progress=lambda *_: cancel.set())
+        assert first.cancelled and 0 < first.files_read < len(list(home.rglob("*.jsonl")))
+        assert watched[0]._proc.poll() is not None  # stopped, not left reading
+        _consistent(store)
+        import_paths(store, [home])
+        assert _state(store) == expected
+
+
+def test_a_file_the_reader_cannot_read_is_its_error_and_the_next_file_is_read(home, tmp_path):
+    from sessionscope.sources.claude_code.reader import FileJob, Reader, file_context
+
+    good = next(home.rglob("*.jsonl"))
+    gone = tmp_path / "gone.jsonl"
+    gone.write_text("{}\n")
+    jobs = [FileJob(p, p.stat(), ReadState(), file_context(p, p.parent, 1), 1) for p in (gone, good)]
+    gone.unlink()
+    r = Reader()
+    try:
+        r.submit(jobs)
+        with pytest.raises(FileNotFoundError):
+            list(r.batches(jobs[0]))
+        assert sum(1 for _ in r.batches(jobs[1])) >= 1
+        assert jobs[1].state.offset == good.stat().st_size and jobs[1].ctx.sessions
+    finally:
+        r.close()
+    assert r._proc.poll() is not None
