@@ -179,3 +179,11 @@ def leaves(conn: Connection, session_id: str) -> list[str]:
         .order_by(EVENT.c.seq)
     )
     return list(conn.execute(q).scalars())
+
+
+def heads_of_big(conn: Connection, session_ids: list[str], min_events: int) -> list[tuple[str, str]]:
+    """(id, head event) of the sessions among `session_ids` with a head and at least `min_events` events."""
+    return [tuple(r) for i in range(0, len(session_ids), 500) for r in conn.execute(
+        sa.select(SESSION.c.id, SESSION.c.head_event_id).where(
+            SESSION.c.id.in_(session_ids[i:i + 500]), SESSION.c.event_count >= min_events,
+            SESSION.c.head_event_id.is_not(None)))]

@@ -337,12 +337,12 @@ class Store:
         their head folded and snapshotted. Importers call this for what they touched; small
         sessions are left to be walked when opened (they cost more to warm in bulk than to open)."""
         floor = self.WARM_MIN_EVENTS if min_events is None else min_events
-        for sid in session_ids:
+        with self.reader() as conn:  # the few big ones, in one query (a first import touches hundreds)
+            big = reading.heads_of_big(conn, list(session_ids), floor)
+        for sid, head in big:
             with contextlib.suppress(SessionscopeError):
-                s = self.session(sid)
-                if s.head_event_id and s.event_count >= floor:
-                    self.branch_outline(sid)
-                    self.facts_at(s.head_event_id)
+                self.branch_outline(sid)
+                self.facts_at(head)
 
     def usage(self, **query: Any):
         """Token usage and cost by day or week and project, model or source (sessionscope.usage.report);
