@@ -21,7 +21,6 @@ import orjson
 import sqlalchemy as sa
 
 from ... import audit, db
-from ...incoming import NewEvent
 from ...ingest import ingest
 from ...schema import EVENT, SESSION, SOURCE_FILE
 from ...store import Store
@@ -293,18 +292,12 @@ def _prefill_facts(store: Store, ctx: FileContext) -> None:
             facts[fact["key"]] = fact["value"]
 
 
-def _copied_times(conn, events) -> None:
+def _copied_times(conn, sess) -> None:
     """A fork's lines copy lines of its origin (`forkedFrom`), but fork_session stamps the last one with
     the time of the fork (Claude Code finds the leaf by it): shown at the time it was first written."""
-    origin: dict[str, NewEvent] = {}
-    for e in events:
-        if '"forkedFrom"' in e.payload:
-            try:
-                copied = orjson.loads(e.payload).get("forkedFrom", {}).get("messageUuid")
-            except (orjson.JSONDecodeError, AttributeError):
-                continue
-            if isinstance(copied, str):
-                origin[copied] = e
+    if not sess.copies:
+        return
+    origin = {sess.copies[e.id]: e for e in sess.events if e.id in sess.copies}
     for i in range(0, len(origin), 500):
         chunk = list(origin)[i:i + 500]
         for copied, ts in conn.execute(sa.select(EVENT.c.id, EVENT.c.ts).where(EVENT.c.id.in_(chunk))):
@@ -317,7 +310,7 @@ def ingest_converted(conn, ctx: FileContext, problems: list[str]) -> tuple[int, 
     added, touched = 0, set()
     for sid, sess in ctx.sessions.items():
         if sess.events or sess.info.fields or sess.info.meta:
-            _copied_times(conn, sess.events)
+            _copied_times(conn, sess)
             added += ingest(conn, sess.info, list(sess.events), problems)
             touched.add(sid)
     return added, touched

@@ -93,6 +93,7 @@ class SessionState:
     title_rank: int = 0
     last_chain: str | None = None  # the newest main-chain event: facts of metadata lines attach there
     last_head: str | None = None  # the newest main-chain message of this run (a dangling compaction's parent)
+    copies: dict[str, str] = field(default_factory=dict)  # event id → the origin's line it copies (forkedFrom)
 
 
 @dataclass
@@ -219,6 +220,9 @@ def convert(line_offset: int, raw: str, obj: dict[str, Any], ctx: FileContext) -
     ))
     if head:
         st.last_head = event_id
+    forked = obj.get("forkedFrom")
+    if isinstance(forked, dict) and isinstance(forked.get("messageUuid"), str):
+        st.copies[event_id] = forked["messageUuid"]
     _session_fields(t, obj, text, st, ctx)
     if not sidechain:
         if uid and t in CHAIN_TYPES:

@@ -90,6 +90,7 @@ def batches(job: FileJob) -> Iterator[None]:
         ctx.prepared = {}
         for sess in ctx.sessions.values():  # stored: what the next batch needs of them stays
             sess.events = []
+            sess.copies = {}
             sess.info.meta = {k: v for k, v in sess.info.meta.items() if k in ("title_rank", "title_source")}
 
 
