@@ -22,10 +22,9 @@ CANONICAL_FIELDS = (
 
 def canonical(event: Mapping[str, Any]) -> bytes:
     """The event's defining fields as compact JSON with sorted keys."""
-    return orjson.dumps(
-        {f: (bool(event[f]) if f == "sidechain" else event[f]) for f in CANONICAL_FIELDS},
-        option=orjson.OPT_SORT_KEYS,
-    )
+    fields = {f: event[f] for f in CANONICAL_FIELDS}
+    fields["sidechain"] = bool(fields["sidechain"])
+    return orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
 
 
 def link(previous_hash: str, event: Mapping[str, Any]) -> str:

@@ -12,6 +12,7 @@ names one as its parent hangs under the event it copies.
 from __future__ import annotations
 
 import json
+import operator
 from typing import Any
 
 import sqlalchemy as sa
@@ -25,7 +26,8 @@ from .schema import EVENT, EVENT_ALIAS, SESSION
 _CHUNK = 500  # ids per IN (...) lookup, well under SQLite's variable limit
 COLUMNS = ("pk", "id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload",
             "tokens_in", "tokens_out", "sidechain", "agent_id", "hash")
-_BEFORE_PAYLOAD, _AFTER_PAYLOAD = COLUMNS[:COLUMNS.index("payload")], COLUMNS[COLUMNS.index("payload") + 1:]
+_BEFORE_PAYLOAD = operator.itemgetter(*COLUMNS[:COLUMNS.index("payload")])  # a row's values as a tuple
+_AFTER_PAYLOAD = operator.itemgetter(*COLUMNS[COLUMNS.index("payload") + 1:])
 INSERT_SQL = f"INSERT INTO event ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 
 
@@ -165,8 +167,7 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
     if conn.dialect.name == "sqlite":
         # plain executemany: SQLAlchemy's insertmanyvalues costs ~30 µs a row here; big payloads
         # compressed (sessionscope.payloads): fewer pages to write than bytes to compress
-        conn.exec_driver_sql(INSERT_SQL, [tuple(r[c] for c in _BEFORE_PAYLOAD) + (_packed(r),)
-                                          + tuple(r[c] for c in _AFTER_PAYLOAD) for r in rows])
+        conn.exec_driver_sql(INSERT_SQL, [_BEFORE_PAYLOAD(r) + (_packed(r),) + _AFTER_PAYLOAD(r) for r in rows])
     else:
         conn.execute(EVENT.insert(), [{c: r[c] for c in COLUMNS} for r in rows] if "packed" in rows[0] else rows)
         if conn.dialect.name == "postgresql":
