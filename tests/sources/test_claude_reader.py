@@ -122,3 +122,15 @@ def test_a_file_the_reader_cannot_read_is_its_error_and_the_next_file_is_read(ho
     finally:
         r.close()
     assert r._proc.poll() is not None
+
+
+def test_files_stored_in_many_batches_make_the_same_store(home, expected, monkeypatch, tmp_path):
+    from sessionscope.sources import jsonl
+    monkeypatch.setattr(jsonl, "CHUNK_BYTES", 96 << 10)  # a store batch every ~100 KB of lines
+    monkeypatch.setattr(reader, "PARSE_BYTES", 16 << 10)  # parsed 16 KB at a time
+    assert max(f.stat().st_size for f in home.rglob("*.jsonl")) > 4 * jsonl.CHUNK_BYTES
+    with open_store(tmp_path / "s.db") as store:
+        report = import_paths(store, [home])
+        assert report.problems == []
+        _consistent(store)
+        assert _state(store) == expected

@@ -24,6 +24,7 @@ from ... import audit, db
 from ...ingest import ingest
 from ...schema import EVENT, SESSION, SOURCE_FILE
 from ...store import Store
+from .. import jsonl
 from ..scan import (  # noqa: F401 (re-exported)
     ImportReport,
     as_file_problem,
@@ -175,7 +176,8 @@ class SharedCommits:
         self.size, self.since = 0, 0.0
 
     def takes(self, state, st) -> bool:
-        return state.offset == 0 and st.st_size <= self.SHARE_BYTES
+        # (and is read as one batch: its lines are stored together, or none of them)
+        return state.offset == 0 and st.st_size <= min(self.SHARE_BYTES, jsonl.CHUNK_BYTES)
 
     def add(self, path: Path, size: int, work: Callable, then: Callable[[], None]) -> None:
         """`work(conn)` stores the file's lines and offset; `then()` runs once it is committed (or failed)."""

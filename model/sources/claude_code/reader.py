@@ -33,6 +33,7 @@ from .lines import FileContext, convert
 # Below this many bytes to read, starting a process costs more than it saves (the watcher's rescans
 # read a few KB). The tests lower it to run the reader process on small homes.
 PROCESS_BYTES = 48 << 20
+PARSE_BYTES = 1 << 20
 FROZEN_FLAG = "--sessionscope-reader"  # the bundle's executable runs main() when given this first
 _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _AGENT_RE = re.compile(r"^agent-(.+)$")
@@ -76,22 +77,35 @@ def batches(job: FileJob) -> Iterator[None]:
     """Read `job.path` from `job.state`; after each batch, `job.ctx` holds its events (and the checkpoint
     backups its lines name) and `job.state` where the file was read to. Resuming clears them."""
     ctx, state = job.ctx, job.state
-    for batch in jsonl.read_lines(job.path, state):
-        for line in batch:
+    start, converted = state.offset, False
+    # parsed a MB at a time (a parsed line weighs several times its bytes), stored ~8 MB at a time
+    for lines in jsonl.read_lines(job.path, state, chunk_bytes=PARSE_BYTES):
+        for line in lines:
             jsonl.converted(convert, line, state, ctx)
-        if job.compress:
-            for sess in ctx.sessions.values():
-                for e in sess.events:
-                    e.packed = payloads.pack(e.payload, e.kind, e.role)
-        if job.prepare_backups and ctx.backups:
-            ctx.prepared = backups.prepare_all(ctx.backups, backups.history_dirs(job.path), _prepared)
-        yield
-        ctx.backups.clear()
-        ctx.prepared = {}
-        for sess in ctx.sessions.values():  # stored: what the next batch needs of them stays
-            sess.events = []
-            sess.copies = {}
-            sess.info.meta = {k: v for k, v in sess.info.meta.items() if k in ("title_rank", "title_source")}
+        converted = True
+        if state.offset - start >= jsonl.CHUNK_BYTES:
+            yield from _ready(job)
+            start, converted = state.offset, False
+    if converted:
+        yield from _ready(job)
+
+
+def _ready(job: FileJob) -> Iterator[None]:
+    """Hand over what `job.ctx` holds (prepared as the job asks), then clear it."""
+    ctx = job.ctx
+    if job.compress:
+        for sess in ctx.sessions.values():
+            for e in sess.events:
+                e.packed = payloads.pack(e.payload, e.kind, e.role)
+    if job.prepare_backups and ctx.backups:
+        ctx.prepared = backups.prepare_all(ctx.backups, backups.history_dirs(job.path), _prepared)
+    yield
+    ctx.backups.clear()
+    ctx.prepared = {}
+    for sess in ctx.sessions.values():  # stored: what the next batch needs of them stays
+        sess.events = []
+        sess.copies = {}
+        sess.info.meta = {k: v for k, v in sess.info.meta.items() if k in ("title_rank", "title_source")}
 
 
 class ReaderGone(Exception):
