@@ -68,7 +68,8 @@ def main(argv=None) -> int:
     rate = mb / imp["seconds"]
     pg = child("postgres", str(home))  # before the queries step appends to the home and forks in it
     row("full import (searchable when done)", f"{imp['events']:,} events", f"{imp['seconds']:.2f} s",
-        f"{rate:.0f} MB/s = {rate / (mb / floor['seconds']):.2f}× floor", f"{imp['peak_mb']:.0f} MB",
+        f"{rate:.0f} MB/s = {rate / (mb / floor['seconds']):.2f}× floor",
+        f"{imp['peak_mb']:.0f} MB" + (f" + reader {imp['reader_peak_mb']:.0f} MB" if imp.get("reader_peak_mb") else ""),
         "≥ 100 MB/s, ≥ 0.5× floor; ≤ 300 MB")
     row("store size after the import (search included)", f"{imp['store_bytes'] / 1e6:.0f} MB", "",
         f"{imp['store_bytes'] / gen['bytes']:.2f}× the transcripts ({mb:.0f} MB)", "", "≤ 0.6×")

@@ -78,7 +78,10 @@ def do_import(home: str, db: str) -> dict:
         blobs, blob_bytes = conn.exec_driver_sql("SELECT count(*), coalesce(sum(length(data)), 0) FROM file_blob").first()
     store.close()  # the WAL checkpointed into the file: its size is the store's
     store_bytes = sum(os.path.getsize(p) for p in (db, f"{db}-wal") if os.path.exists(p))
+    # a big import reads its files in a process of its own (sessionscope.sources.claude_code.reader)
+    reader_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return {"seconds": seconds, "events": report.events_added, "bad": report.bad_lines, "peak_mb": peak_mb(),
+            "reader_peak_mb": reader_mb,
             "blobs": blobs, "blob_bytes": blob_bytes, "store_bytes": store_bytes}
 
 
