@@ -30,7 +30,6 @@ from ..scan import (  # noqa: F401 (re-exported)
     as_file_problem,
     file_problems,
     files_under,
-    read_one,
     resume_state,
     save_state,
     source_row,
@@ -104,17 +103,7 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
         for root, files, location in plan:
             source_id = store.write(source_row, KIND, location)
             jobs = _plan_files(store, root, files, source_id, report)
-            if read_ahead is None and sum(j.st.st_size - j.state.offset for j in jobs if j) >= reader.PROCESS_BYTES:
-                read_ahead = reader.Reader()
-            if read_ahead is not None:
-                for job in jobs:
-                    if job is not None:
-                        job.compress, job.prepare_backups = compress, True
-                try:
-                    read_ahead.submit([j for j in jobs if j])
-                except reader.ReaderGone:
-                    read_ahead.close()
-                    read_ahead = None
+            read_ahead = _read_ahead(read_ahead, [j for j in jobs if j], compress)
             i = 0
             while i < len(files):
                 if cancel is not None and cancel.is_set():
@@ -203,6 +192,22 @@ class SharedCommits:
             self.report.events_added += added
             self.report.sessions |= touched
             then()
+
+
+def _read_ahead(current: reader.Reader | None, jobs: list[reader.FileJob], compress: bool) -> reader.Reader | None:
+    """The reader process that reads `jobs` ahead (started once this run has enough to read), or None: they
+    are read here."""
+    if current is None and sum(j.st.st_size - j.state.offset for j in jobs) < reader.PROCESS_BYTES:
+        return None
+    current = current or reader.Reader()
+    for job in jobs:
+        job.compress, job.prepare_backups = compress, True
+    try:
+        current.submit(jobs)
+    except reader.ReaderGone:
+        current.close()
+        return None
+    return current
 
 
 def _size(path: Path) -> int:

@@ -131,6 +131,7 @@ class Reader:
         self._inbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._room = threading.Condition()
         self._waiting = 0  # bytes in the inbox
+        self._closed = False
         threading.Thread(target=self._receive_all, name="sessionscope-reader-pipe", daemon=True).start()
 
     def _receive_all(self) -> None:
@@ -140,7 +141,7 @@ class Reader:
         try:
             while (data := _receive_bytes(stream)) is not None:
                 with self._room:
-                    self._room.wait_for(lambda: self._waiting < self.AHEAD_BYTES)
+                    self._room.wait_for(lambda: self._closed or self._waiting < self.AHEAD_BYTES)
                     self._waiting += len(data)
                 self._inbox.put(data)
         except (OSError, ValueError):
@@ -192,7 +193,7 @@ class Reader:
         """Stop the reader, whatever it was doing: it holds nothing the store needs, so it is killed
         (when cancelled it may be reading hundreds of MB ahead)."""
         with self._room:
-            self._waiting = -(1 << 62)  # the receiving thread must not wait for room any more
+            self._closed = True  # the receiving thread must not wait for room any more
             self._room.notify()
         self._proc.kill()
         self._proc.wait()
