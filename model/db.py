@@ -108,6 +108,41 @@ def update(conn: Connection, table: sa.Table, values: dict, **where) -> int:
     return conn.execute(table.update().where(*(table.c[k] == v for k, v in where.items())).values(**values)).rowcount
 
 
+def insert(conn: Connection, table: sa.Table, values: dict) -> None:
+    """`INSERT INTO table` one row; on SQLite through the driver (as `update`), so `values` names every
+    column that has no default in the database (a model's Python-side defaults are not applied there)."""
+    if conn.dialect.name == "sqlite":
+        conn.exec_driver_sql(f"INSERT INTO {table.name} ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+                             tuple(values.values()))
+    else:
+        conn.execute(table.insert().values(**values))
+
+
+def upsert(conn: Connection, table: sa.Table, key: dict, values: dict) -> None:
+    """The row whose unique `key` columns have these values gets `values`, made if there is none.
+    On SQLite one statement through the driver (as `update`); elsewhere an update, then an insert if
+    it changed nothing (the caller holds the store's write lock)."""
+    if conn.dialect.name == "sqlite":
+        row = {**key, **values}
+        sets = ", ".join(f"{k} = excluded.{k}" for k in values)
+        conn.exec_driver_sql(f"INSERT INTO {table.name} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))}) "
+                             f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {sets}", tuple(row.values()))
+    elif not update(conn, table, values, **key):
+        conn.execute(table.insert().values(**key, **values))
+
+
+def row(conn: Connection, table: sa.Table, **where) -> dict | None:
+    """The row whose columns have these values (the first, if several), as a dict; on SQLite through
+    the driver (as `update`)."""
+    if conn.dialect.name == "sqlite":
+        cur = conn.exec_driver_sql(f"SELECT * FROM {table.name} WHERE {' AND '.join(f'{k} = ?' for k in where)} LIMIT 1",
+                                   tuple(where.values()))
+        found = cur.fetchone()
+        return None if found is None else dict(zip(cur.keys(), found))
+    found = conn.execute(sa.select(table).where(*(table.c[k] == v for k, v in where.items()))).mappings().first()
+    return None if found is None else dict(found)
+
+
 PG_WRITE_LOCK = 0x5E551095  # the advisory lock key of the store's writers on PostgreSQL ("sessions")
 
 

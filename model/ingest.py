@@ -89,14 +89,14 @@ def _resolve_logical_parents(conn: Connection, fresh: list[NewEvent], batch_ids:
 
 def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems: list[str] | None = None) -> int:
     """Store one session's new events in the caller's write transaction; returns how many."""
-    s = conn.execute(sa.select(SESSION).where(SESSION.c.id == info.id)).mappings().first()
+    s = db.row(conn, SESSION, id=info.id)
     if s is None:
         first_ts = min((e.ts for e in events), default=None)
         sessions.create_session(conn, session_id=info.id, source_id=info.source_id, tool_id=info.tool_id,
                                 status=lifecycle.IDLE, created_at=first_ts,
                                 forked_from_session=info.forked_from_session,
                                 forked_from_event=info.forked_from_event)
-        s = conn.execute(sa.select(SESSION).where(SESSION.c.id == info.id)).mappings().first()
+        s = db.row(conn, SESSION, id=info.id)
     # An archived session still takes imported events: the tool kept writing it,
     # and nothing is dropped on import. Only appends through Sessionscope are refused.
 
@@ -125,7 +125,7 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
     _resolve_logical_parents(conn, fresh, batch_ids, depth, s["head_event_id"])
     _cut_forward_links(fresh, depth, problems)
 
-    first_pk = (conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar() or 0) + 1
+    first_pk = (conn.exec_driver_sql("SELECT max(pk) FROM event").scalar() or 0) + 1
     seq, last_hash = s["last_seq"], s["last_hash"]
     rows = []
     for i, e in enumerate(fresh):
@@ -213,7 +213,7 @@ def _update_session(conn: Connection, s, info: SessionInfo, fresh: list[NewEvent
         if merged != meta:
             values["meta"] = json.dumps(merged, default=str)
     if values:
-        conn.execute(SESSION.update().where(SESSION.c.id == info.id).values(**values))
+        db.update(conn, SESSION, values, id=info.id)
 
 
 def _merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

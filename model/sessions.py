@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import blobs, lifecycle, people, reading, search
+from . import blobs, db, lifecycle, people, reading, search
 from .errors import InvalidInput, NotFound, Refused
 from .ids import new_session_id
 from .schema import CHECKPOINT_BACKUP, EVENT, EVENT_ALIAS, FACT_SNAPSHOT, OUTLINE_CACHE, SESSION, SOURCE, USAGE_CACHE
@@ -38,15 +38,16 @@ def create_session(
     head_event_id: str | None = None,
 ) -> str:
     sid = session_id or new_session_id()
-    if conn.execute(sa.select(SESSION.c.id).where(SESSION.c.id == sid)).first():
+    if db.row(conn, SESSION, id=sid):
         raise InvalidInput(f"session {sid} already exists")
     if status not in lifecycle.STATUSES:
         raise InvalidInput(f"unknown status {status!r}")
     now = time.time() if created_at is None else created_at
-    conn.execute(SESSION.insert().values(
+    db.insert(conn, SESSION, dict(  # (every column: an import makes hundreds, through the driver on SQLite)
         id=sid, tool_id=tool_id, source_id=source_id if source_id is not None else native_source_id(conn),
         title=title, project=project, cwd=cwd, git_branch=git_branch, model=model, agent=agent,
         status=status, status_changed_at=now, created_at=now, updated_at=now,
+        tokens_in=0, tokens_out=0, event_count=0, last_seq=0, last_hash="",
         tags=json.dumps(sorted(set(tags or []))), meta=json.dumps(meta or {}, default=str),
         budget=json.dumps(budget or {}), head_event_id=head_event_id,
         forked_from_session=forked_from_session, forked_from_event=forked_from_event, imported_by=people.who(),

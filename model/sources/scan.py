@@ -55,8 +55,7 @@ def save_state(conn, path: Path, source_id: int, st, state) -> None:
     values = dict(size=st.st_size, mtime=st.st_mtime, inode=st.st_ino, offset=state.offset,
                   line_count=state.line_count, bad_lines=state.bad_lines,
                   problems=json.dumps(state.problems), scanned_at=time.time(), last_ts=getattr(state, "last_ts", 0.0))
-    if not db.update(conn, SOURCE_FILE, values, source_id=source_id, path=str(path)):
-        conn.execute(SOURCE_FILE.insert().values(source_id=source_id, path=str(path), **values))
+    db.upsert(conn, SOURCE_FILE, dict(source_id=source_id, path=str(path)), values)
 
 
 def file_problems(store) -> list[dict]:
