@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from . import gcpause
 from .errors import InvalidInput, NotFound
 from .lifecycle import ARCHIVED
 from .schema import EVENT, SESSION, SOURCE
@@ -73,17 +75,36 @@ def list_sessions(
     """Sessions matching `filters`, sorted in SQL (the list can hold 20,000)."""
     if sort not in SORT_COLUMNS:
         raise InvalidInput(f"cannot sort by {sort!r}; use one of {', '.join(SORT_COLUMNS)}")
+    if conn.dialect.name == "sqlite":
+        # straight from the driver: SQLAlchemy's row objects cost more than the rows themselves
+        sql, params = _sqlite_listing(sort, descending, limit, offset, tuple(sorted(
+            (k, tuple(v) if isinstance(v, (list, set, frozenset)) else v) for k, v in filters.items())))
+        rows = conn.connection.driver_connection.execute(sql, params).fetchall()
+        with gcpause.paused():  # hundreds of views and no cycles: no collector pass over the whole heap
+            return SessionView.from_tuples(_SESSION_NAMES, rows)
     col = SORT_COLUMNS[sort]
     q = session_query(**filters).order_by(col.desc() if descending else col.asc(), SESSION.c.id)
     if limit is not None:
         q = q.limit(limit).offset(offset)
-    if conn.dialect.name == "sqlite":
-        # straight from the driver: SQLAlchemy's row objects cost more than the rows themselves
-        compiled = q.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})  # IN (…) lists
-        params = [compiled.params[k] for k in compiled.positiontup or ()]
-        rows = conn.connection.driver_connection.execute(str(compiled), params).fetchall()
-        return SessionView.from_tuples([c.name for c in q.selected_columns], rows)
     return [SessionView.from_row(r) for r in conn.execute(q)]
+
+
+_SESSION_NAMES = [c.name for c in _SESSION_COLUMNS]
+
+
+@functools.lru_cache(maxsize=64)
+def _sqlite_listing(sort: str, descending: bool, limit: int | None, offset: int, filters: tuple) -> tuple[str, tuple]:
+    """The listing's SQL for SQLite and its parameters, compiled once for the same filters (the window
+    asks again every time the store changes; compiling took a fifth of a 600-session listing)."""
+    from sqlalchemy.dialects import sqlite
+
+    col = SORT_COLUMNS[sort]
+    q = session_query(**{k: list(v) if isinstance(v, tuple) else v for k, v in filters}).order_by(
+        col.desc() if descending else col.asc(), SESSION.c.id)
+    if limit is not None:
+        q = q.limit(limit).offset(offset)
+    compiled = q.compile(dialect=sqlite.dialect(), compile_kwargs={"render_postcompile": True})  # IN (…) lists
+    return str(compiled), tuple(compiled.params[k] for k in compiled.positiontup or ())
 
 
 def count_sessions(conn: Connection, **filters) -> int:
