@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 from .workers import report_error, run_task
 
 WATCH_MS = 2000
-LIVE_TICK_MS = 700  # how often the list shows what a user's import has committed
+LIVE_TICK_MS = 250  # how often the window looks at what a user's import has committed (window_commands)
 
 
 class ImportJob(QObject):

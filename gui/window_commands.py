@@ -11,7 +11,10 @@ from .facts_diff import FactsDiffDialog
 from .search_dialog import SearchDialog
 from .workers import run_task
 
-LIVE_RELOAD_S = 3.0  # …but a list of thousands is queried again no more often than this
+# While a user's import runs the list is queried again at every tick (jobs.LIVE_TICK_MS) while it is
+# empty, so a first run lists its first sessions as soon as they are committed; then no more often than
+LIVE_EVERY_S = 0.7
+LIVE_RELOAD_S = 3.0  # …and a list of thousands no more often than this
 
 
 class WindowCommands:
@@ -405,8 +408,9 @@ class WindowCommands:
     def _import_tick(self) -> None:
         """During a user's import, list what it committed so far: a first run on a big home is browsable
         from its first seconds, and a big file's session shows from its first batch."""
-        now = time.monotonic()
-        if self.sessions_model.rowCount() > 2000 and now - getattr(self, "_live_reload_at", 0.0) < LIVE_RELOAD_S:
+        now, rows = time.monotonic(), self.sessions_model.rowCount()
+        since = now - getattr(self, "_live_reload_at", 0.0)
+        if rows and since < (LIVE_RELOAD_S if rows > 2000 else LIVE_EVERY_S):
             return
         self._live_reload_at = now
         self.sessions_model.reload()

@@ -158,11 +158,13 @@ class SharedCommits:
 
     SHARE_BYTES = 4 << 20
     SHARE_S = 0.5  # the live list of a first import still moves twice a second
+    FIRST_S = 0.1  # the first commit of an import: a first run lists sessions as soon as it can
 
     def __init__(self, store: Store, report: ImportReport):
         self.store, self.report = store, report
         self.pending: list[tuple[Path, Callable, Callable[[], None]]] = []
         self.size, self.since = 0, 0.0
+        self.wait_s = self.FIRST_S
 
     def takes(self, state, st) -> bool:
         # (and is read as one batch: its lines are stored together, or none of them)
@@ -174,11 +176,11 @@ class SharedCommits:
             self.since = time.monotonic()
         self.pending.append((path, work, then))
         self.size += size
-        if self.size >= self.SHARE_BYTES or time.monotonic() - self.since >= self.SHARE_S:
+        if self.size >= self.SHARE_BYTES or time.monotonic() - self.since >= self.wait_s:
             self.flush()
 
     def flush(self) -> None:
-        pending, self.pending, self.size = self.pending, [], 0
+        pending, self.pending, self.size, self.wait_s = self.pending, [], 0, self.SHARE_S
         if not pending:
             return
         try:
