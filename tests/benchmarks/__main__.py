@@ -61,13 +61,19 @@ def main(argv=None) -> int:
     mb = gen["bytes"] / 1e6
     row("generate Claude Code home", f"{mb:.0f} MB, {gen['files']} files", f"{gen['seconds']:.1f} s")
 
-    floor = child("floor", str(home), str(work / "floor.db"))
-    row("floor: read + parse + executemany", f"{mb:.0f} MB", f"{floor['seconds']:.2f} s",
+    # the floor and the import twice each, alternating, the best time of each (the most memory): on a
+    # shared machine one run of either swings by a fifth from one minute to the next
+    runs = [child(step, str(home), str(work / db)) for _ in range(2)
+            for step, db in (("floor", "floor.db"), ("import", "store.db"))]
+    floor, imp = (dict(min(done, key=lambda r: r["seconds"]),
+                       peak_mb=max(r["peak_mb"] for r in done),
+                       reader_peak_mb=max(r.get("reader_peak_mb", 0) for r in done))
+                  for done in (runs[0::2], runs[1::2]))
+    row("floor: read + parse + executemany (best of 2)", f"{mb:.0f} MB", f"{floor['seconds']:.2f} s",
         f"{mb / floor['seconds']:.0f} MB/s", f"{floor['peak_mb']:.0f} MB")
-    imp = child("import", str(home), str(work / "store.db"))
     rate = mb / imp["seconds"]
     pg = child("postgres", str(home))  # before the queries step appends to the home and forks in it
-    row("full import (searchable when done)", f"{imp['events']:,} events", f"{imp['seconds']:.2f} s",
+    row("full import (searchable when done; best of 2)", f"{imp['events']:,} events", f"{imp['seconds']:.2f} s",
         f"{rate:.0f} MB/s = {rate / (mb / floor['seconds']):.2f}× floor",
         f"{imp['peak_mb']:.0f} MB" + (f" + reader {imp['reader_peak_mb']:.0f} MB" if imp.get("reader_peak_mb") else ""),
         "≥ 100 MB/s, ≥ 0.5× floor; ≤ 300 MB")
