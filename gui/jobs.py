@@ -13,6 +13,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 
+from sessionscope import gcpause
+
 from .workers import report_error, run_task
 
 WATCH_MS = 2000
@@ -48,6 +50,7 @@ class ImportJob(QObject):
         if self.running:
             return False
         self.cancel_event, self.quiet = threading.Event(), quiet
+        gcpause.freeze()  # the window's big views are not scanned again and again while it runs
         if not quiet:
             self._start_process(store, paths)
             return True
@@ -110,11 +113,13 @@ class ImportJob(QObject):
     def _done(self, report) -> None:
         self.ticker.stop()
         self.cancel_event = None
+        gcpause.thaw()
         self.sig_finished.emit(report)
 
     def _failed(self, exc) -> None:
         self.ticker.stop()
         self.cancel_event = None
+        gcpause.thaw()
         self.sig_failed.emit(exc)
 
 

@@ -261,6 +261,8 @@ def test_first_run_imports_the_default_places(qtbot, tmp_path, monkeypatch):
 
 
 def test_import_runs_in_a_child_process_and_can_be_cancelled(qtbot, tmp_path):
+    import gc
+
     from sessionscope import open_store
     from sessionscope.gui.jobs import ImportJob
     from tests.benchmarks.generate import generate
@@ -273,8 +275,10 @@ def test_import_runs_in_a_child_process_and_can_be_cancelled(qtbot, tmp_path):
     job.sig_progress.connect(lambda *a: job.cancel())
     job.start(store, [tmp_path / "projects"])
     assert job.process is not None
+    assert gc.get_freeze_count() > 0  # the window's objects are out of the collector's sight while it runs
     qtbot.waitUntil(lambda: bool(reports), timeout=30000)
     assert reports[0].cancelled
+    assert gc.get_freeze_count() == 0  # …and back in it once it ends, cancelled or not
     # what was committed before the cancel is whole; a second run completes it
     assert all(r.ok for r in store.verify())
     again = []
@@ -282,7 +286,7 @@ def test_import_runs_in_a_child_process_and_can_be_cancelled(qtbot, tmp_path):
     job.sig_finished.connect(again.append)
     job.start(store, [tmp_path / "projects"])
     qtbot.waitUntil(lambda: bool(again), timeout=60000)
-    assert not again[0].cancelled and again[0].bad_lines == 0
+    assert not again[0].cancelled and again[0].bad_lines == 0 and gc.get_freeze_count() == 0
     assert store.count_sessions() >= 1
 
 
