@@ -11,10 +11,11 @@ from .facts_diff import FactsDiffDialog
 from .search_dialog import SearchDialog
 from .workers import run_task
 
-# While a user's import runs the list is queried again at every tick (jobs.LIVE_TICK_MS) while it is
-# empty, so a first run lists its first sessions as soon as they are committed; then no more often than
+# While a user's import runs, an empty list is queried again at every tick (jobs.LIVE_TICK_MS): a first
+# run lists its first sessions as soon as they are committed. A list with rows is queried again no more
+# often than every LIVE_EVERY_S, a list of thousands every LIVE_RELOAD_S.
 LIVE_EVERY_S = 0.7
-LIVE_RELOAD_S = 3.0  # …and a list of thousands no more often than this
+LIVE_RELOAD_S = 3.0
 
 
 class WindowCommands:

@@ -8,8 +8,8 @@ same process stalls for as long. These walks create no reference cycles, so
 their garbage goes by reference counting alone; pausing the collector while they
 run (counted, so overlapping walks on several threads nest) removes the stalls.
 
-A window with a 200,000-event session open holds ~600,000 objects the collector tracks
-(its reader's cards, its tree's rows, the list's sessions); while an import runs beside
+A window with a 200,000-event session open holds ~350,000 objects the collector tracks
+(its reader's 200,000 cards, its tree's rows, the list's 20,000 sessions); while an import runs beside
 it, every few list refreshes the heap has grown enough for a full pass, 200-300 ms
 with the GIL held, on whichever thread allocated last. `freeze()` moves everything
 alive when a job starts out of the collector's sight (gc.freeze) and `thaw()` gives it
@@ -44,7 +44,6 @@ def paused() -> Iterator[None]:
             _depth -= 1
             if _depth == 0 and _was_enabled:
                 gc.enable()
-
 
 
 _frozen = 0
