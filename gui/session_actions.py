@@ -90,8 +90,14 @@ class SessionActions(RestoreActions, QObject):
 
     def resume(self, session) -> None:
         from sessionscope import sources
+        from sessionscope.errors import Refused
         src = sources.of(session.source_kind)
-        if src.resume_command(session) is not None:  # the tool resumes it, in the user's terminal
+        try:
+            command = src.resume_command(session)
+        except Refused as exc:  # an id read from a file that is not an id (it would reach the tool as an option)
+            QMessageBox.warning(self.window, "Resume", str(exc))
+            return
+        if command is not None:  # the tool resumes it, in the user's terminal
             template = QSettings().value("resume/terminal", DEFAULT_TERMINAL)
             if session.cwd and not os.path.isdir(session.cwd):  # the terminal is not what failed then
                 line = shlex.join(src.resume_command(session))
@@ -119,7 +125,12 @@ class SessionActions(RestoreActions, QObject):
 
     def copy_resume(self, session) -> None:
         from sessionscope import sources
-        line = sources.of(session.source_kind).resume_line(session)
+        from sessionscope.errors import Refused
+        try:
+            line = sources.of(session.source_kind).resume_line(session)
+        except Refused as exc:
+            QMessageBox.warning(self.window, "Copy Resume Command", str(exc))
+            return
         QGuiApplication.clipboard().setText(line)
         self.sig_message.emit(f"Copied: {line}")
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import lifecycle
 from ..errors import InvalidInput, Refused
+from ..untrusted import resumable_id
 from ..views import Changes
 
 
@@ -182,7 +183,7 @@ class ToolSource(Source):
         return self._module().import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)
 
     def resume_command(self, session) -> list[str] | None:
-        return [*self.resume_args, session.tool_id or session.id] if self.resume_args else None
+        return [*self.resume_args, resumable_id(session, self.label)] if self.resume_args else None
 
     def resume_line(self, session) -> str:
         if not self.resume_args:

@@ -25,6 +25,7 @@ from ...errors import InvalidInput, NotFound, PartlyDone, Refused
 from ...export.core import new_file
 from ...schema import SOURCE_FILE
 from ...store import Store
+from ...untrusted import child, resumable_id
 from ...views import Changes
 from .adopt import adopt
 from .fork import copies_of, plan_fork
@@ -185,8 +186,9 @@ def rewind(store: Store, session_id: str, to: str) -> Changes:
 
 
 def resume_command(session) -> list[str]:
-    """`claude --resume <id>`: run it in the session's cwd."""
-    return ["claude", "--resume", session.tool_id or session.id]
+    """`claude --resume <id>`: run it in the session's cwd. The id was read from a transcript: one that is not a
+    session id's shape (`--dangerously-skip-permissions`) is refused, never handed to claude."""
+    return ["claude", "--resume", resumable_id(session, "Claude Code")]
 
 
 def restore(store: Store, session_id: str, target: Path | None = None) -> list[Path]:
@@ -200,15 +202,18 @@ def restore(store: Store, session_id: str, target: Path | None = None) -> list[P
     if not main:
         raise Refused(f"session {session_id} has no transcript lines to restore")
     written = []
-    path = folder / f"{session_id}.jsonl"
-    write_new_file(path, main)
-    written.append(path)
+    # the id and the agents' ids were read from a transcript: each must be a name that stays in the folder
+    path = child(folder, f"{session_id}.jsonl", what="session id")
     agents: dict[str, list[str]] = {}
     for e in store.events(session_id):
         if e.agent_id and not e.kind.startswith("fact.") and e.payload.startswith("{"):
             agents.setdefault(e.agent_id, []).append(e.payload)
+    subs = {agent_id: child(folder, session_id, "subagents", f"agent-{agent_id}.jsonl", what="agent id")
+            for agent_id in agents}
+    write_new_file(path, main)
+    written.append(path)
     for agent_id, lines in agents.items():
-        sub = folder / session_id / "subagents" / f"agent-{agent_id}.jsonl"
+        sub = subs[agent_id]
         write_new_file(sub, lines)
         written.append(sub)
     store.write(audit.record, "restore", "ok", session_id=session_id, detail={"files": [str(p) for p in written]})

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
 from ...blob_codec import Prepared, prepare
+from ...errors import Refused
+from ...untrusted import child
 
 MAX_BACKUP_BYTES = 64 << 20  # a backup bigger than this is not copied into the store
 
@@ -36,13 +39,15 @@ def history_dirs(transcript: Path | None = None) -> list[Path]:
 
 
 def read_backup(dirs: list[Path], tool_session: str, name: str) -> bytes | None:
-    if "/" in name or "\\" in name or name in (".", ".."):
-        return None  # a name from a transcript never leads out of the backup folder
+    """The backup's bytes; None when it is not there, too big, not a regular file, or when the session or the
+    name (both read from a transcript) would lead out of the backup folder."""
     for d in dirs:
-        path = d / tool_session / name
         try:
-            if path.is_file() and path.stat().st_size <= MAX_BACKUP_BYTES:
+            path = child(d, tool_session, name, what="backup")
+            if stat.S_ISREG(path.stat().st_mode) and path.stat().st_size <= MAX_BACKUP_BYTES:
                 return path.read_bytes()
+        except Refused:
+            return None
         except OSError:
             continue
     return None

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from ...incoming import NewEvent, SessionInfo
+from ...untrusted import is_safe_id
 from ..records import add_fact, parse_ts
 
 NS = uuid.UUID("3b0c6d9e-2f4a-4f0e-9a61-1c1d7e0c2b55")
@@ -184,9 +185,12 @@ def convert(line_offset: int, raw: str, obj: dict[str, Any], ctx: FileContext) -
     # The file's name is the session (what `claude --resume`, its picker and the SDK use): a resumed
     # file repeats the older session's lines under their own sessionId, and those copies are
     # de-duplicated on uuid at ingest. Lines of a file not named by a session id say their own.
-    sid = ctx.file_session or (obj.get("sessionId") if isinstance(obj.get("sessionId"), str) else None)
+    sid = ctx.file_session
     if not sid:
-        sid = f"orphan-{uuid.uuid5(NS, ctx.file_key)}"
+        said = obj.get("sessionId")
+        # an id read from a line later names a backup folder and a file: only an id's shape is taken as
+        # it is; another value (`../../.ssh`, `--x`) is no id, as if the line had none
+        sid = said if is_safe_id(said) else f"orphan-{uuid.uuid5(NS, ctx.file_key)}"
     st = ctx.session(sid)
     ts = parse_ts(obj.get("timestamp"))
     activity = ts is not None and t not in NOISE_TYPES

@@ -32,6 +32,7 @@ import orjson
 from ...errors import InvalidInput
 from ...export.core import EventStream, new_file
 from ...export.render import describe
+from ...untrusted import child
 from ...views import EventView
 
 CLAUDE = "claude_code"
@@ -83,7 +84,7 @@ def write(store, stream: EventStream, target: Path | None) -> list[str]:
                 fh.write(line)
         files.append(str(path))
         for agent, lines in subagents.items():
-            sub = path.parent / sid / "subagents" / f"agent-{agent}.jsonl"
+            sub = child(path.parent, sid, "subagents", f"agent-{agent}.jsonl", what="agent id")
             with new_file(sub) as fh:
                 fh.writelines(lines)
             files.append(str(sub))
