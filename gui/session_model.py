@@ -10,6 +10,8 @@ import datetime as dt
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 
+from sessionscope.untrusted import printable
+
 from .workers import Generation, run_task
 
 # what a reader looks for first comes first: at 1440 px the title, last activity, events and cost show
@@ -195,7 +197,7 @@ class SessionTableModel(QAbstractTableModel):
         key = COLUMNS[index.column()][0]
         if role == Qt.ItemDataRole.DisplayRole:
             return {
-                "title": lineage_mark(s) + (s.title or "(untitled)"),
+                "title": lineage_mark(s) + printable(s.title or "(untitled)"),
                 "source": badge(s.source_kind)[0],
                 "project": self.project_label.get(s.project, s.project), "status": s.status, "updated": ago(s.updated_at),
                 "events": str(s.event_count), "tokens": tokens_text(s.tokens_in + s.tokens_out),
@@ -208,7 +210,7 @@ class SessionTableModel(QAbstractTableModel):
             made = ""
             if s.forked_from_session:
                 made = f"\na {'rewind' if lineage_mark(s).startswith('↶') else 'fork'} of {s.forked_from_session}"
-            return f"{s.title}\n{s.id}{made}" if key == "title" else s.project
+            return f"{printable(s.title)}\n{s.id}{made}" if key == "title" else s.project
         if role == Qt.ItemDataRole.ToolTipRole and key in ("status", "tokens", "source") and "managed" in s.meta:
             return managed_tip(s.meta["managed"])
         if key == "source" and role in (Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole):

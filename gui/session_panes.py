@@ -8,6 +8,8 @@ import html
 
 from PySide6.QtCore import QItemSelectionModel
 
+from sessionscope.untrusted import printable
+
 from .session_model import money
 from .workers import run_task
 
@@ -117,7 +119,7 @@ class SessionPanes:
         self.timeline_model.show_outline(self.store, ids, outline.kinds, outline.turn_tokens,
                                          sidechain=outline.sidechain)
         branch = "head branch" if head == self.session.head_event_id else "another branch"
-        title = self.session.title or self.session.id[:8]
+        title = printable(self.session.title or self.session.id[:8])  # a bidi override shown, not obeyed
         title = title if len(title) <= 60 else title[:59] + "…"
         total = self.session.event_count
         shown = f"{len(ids):,} of {total:,} events" if total > len(ids) else f"{len(ids):,} events"

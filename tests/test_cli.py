@@ -261,3 +261,20 @@ def test_a_reader_that_stops_early_ends_the_listing_quietly(tmp_path):
     proc.stdout.close()  # what `head -1` does after its line
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=30) == 141 and first.startswith(b"long") and err == ""
+
+
+HOSTILE = "evil\x1b]52;c;ZXZpbA==\x07title\x1b]0;pwned\x07\x1b[2J\u202eexe.txt"
+
+
+def test_a_transcripts_control_sequences_never_reach_the_terminal(cli):
+    """#29 items 2 and 13: OSC 52 (the clipboard), OSC 0 (the window title), ESC[2J and bidi overrides in a
+    title or a text are printed visibly escaped by list, show, search and errors; --json keeps them as data."""
+    sid = cli("new", "--title", HOSTILE).stdout.strip()
+    cli("append", sid, "--kind", "message", "--role", "user", "--text", "findme " + HOSTILE)
+    for args in (("list",), ("show", sid), ("search", "findme"), ("show", sid + "\x1b[2J")):
+        out = cli(*args, ok=args[-1] != sid + "\x1b[2J")
+        printed = out.stdout + out.stderr
+        assert "\x1b" not in printed and "\x07" not in printed and "\u202e" not in printed, args
+    assert "\\e]52;c;ZXZpbA==" in cli("list").stdout and "\\u202eexe.txt" in cli("show", sid).stdout
+    data = _json(cli("--json", "show", sid))
+    assert data["session"]["title"] == HOSTILE  # the data itself is unchanged

@@ -13,7 +13,6 @@ from .output import (
     event_json,
     facts_text,
     hit_json,
-    marked,
     one_line,
     out,
     session_table,
@@ -179,7 +178,7 @@ def _verify_file(args, path: str) -> int:
 def search(store, args):
     sid = store.resolve_session(args.session) if args.session else None
     hits = store.search(" ".join(args.query), limit=args.limit, session_id=sid)
-    lines = [f"{h.session_id[:8]}  {h.seq:>6}  {h.event_id[:8]}  {h.kind:<10} {one_line(marked(h.snippet), 120)}"
+    lines = [f"{h.session_id[:8]}  {h.seq:>6}  {h.event_id[:8]}  {h.kind:<10} {one_line(h.snippet, 120)}"
              for h in hits]
     out(args, [hit_json(h) for h in hits], "\n".join(lines) or "(no matches)")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .output import EXIT_FAILED, done_line, out, progress
+from .output import EXIT_FAILED, done_line, out, progress, terminal
 
 
 def export(store, args) -> int:
@@ -29,12 +29,12 @@ def export(store, args) -> int:
         findings = scan(store, request, progress=shown)
         done_line(shown)
         if args.redact is None and findings:
-            print(format_review(findings), file=sys.stderr)
+            print(terminal(format_review(findings), mark=False), file=sys.stderr)
             print("sessionscope: secrets found; export again with --redact to replace them, "
                   "or --no-redact to keep them", file=sys.stderr)
             return EXIT_FAILED
         if args.redact:
-            print(format_review(findings), file=sys.stderr)
+            print(terminal(format_review(findings), mark=False), file=sys.stderr)
     shown = progress(args, events)
     report = run_export(store, request, Path(args.output) if args.output else None, progress=shown)
     done_line(shown)

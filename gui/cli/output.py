@@ -6,9 +6,13 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 import time
 from typing import Any
+
+# a search hit's marks, the same characters sessionscope.views uses (imported from there would load the model)
+MARK_START, MARK_END = "\x02", "\x03"
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2  # as git and gh: done; failed or refused; a usage mistake
 
@@ -28,8 +32,12 @@ def report(exc: BaseException) -> int:
     return code
 
 
+ERROR_CHARS = 1000  # a server's refusal can run to kilobytes of HTML: its head says what happened
+
+
 def error(message: str) -> None:
-    print(f"sessionscope: error: {message}", file=sys.stderr)
+    message = message if len(message) <= ERROR_CHARS else message[:ERROR_CHARS] + f"… ({len(message):,} characters)"
+    print(f"sessionscope: error: {terminal(message, mark=False)}", file=sys.stderr)
 
 
 def out(args, data: Any, text: str | None = None) -> None:
@@ -38,7 +46,22 @@ def out(args, data: Any, text: str | None = None) -> None:
     if args.json:
         print(json.dumps(data() if callable(data) else data, indent=2, ensure_ascii=False, default=str))
     elif text is not None:
-        print(text() if callable(text) else text)
+        print(terminal(text() if callable(text) else text))
+
+
+_MARKS_RE = re.compile(f"([{MARK_START}{MARK_END}])")
+
+
+def terminal(text: str, mark: bool = True) -> str:
+    """Text for a person's terminal: a transcript's control characters and bidi overrides shown escaped, as
+    git shows them (an OSC 52 in a title would write the clipboard, ESC[2J clear the screen), line breaks
+    kept; a search hit's marks (views.MARK_START/END) in bold on a colour terminal, else in [brackets]."""
+    from sessionscope.untrusted import printable
+    if not mark:
+        return printable(text, keep_newlines=True)
+    start, end = ("\x1b[1m", "\x1b[0m") if colour() else ("[", "]")
+    return "".join(start if part == MARK_START else end if part == MARK_END else printable(part, keep_newlines=True)
+                   for part in _MARKS_RE.split(text))
 
 
 def colour(stream=None) -> bool:
@@ -55,7 +78,7 @@ def progress(args, describe):
 
     def show(done, total, label):
         pct = 100 * done // total if total else 100
-        print(f"\r{pct:3d}%  {describe(done, total, label)}", end="", file=sys.stderr, flush=True)
+        print(f"\r{pct:3d}%  {terminal(describe(done, total, label), mark=False)}", end="", file=sys.stderr, flush=True)
     return show
 
 
@@ -115,13 +138,6 @@ def hit_json(h) -> dict:
             i += len(part)
     d["snippet"], d["matches"] = "".join(plain), matches
     return d
-
-
-def marked(snippet: str) -> str:
-    """A search snippet for a person: matches in bold on a colour terminal, else in [brackets]."""
-    from sessionscope.views import MARK_END, MARK_START
-    start, end = ("\x1b[1m", "\x1b[0m") if colour() else ("[", "]")
-    return snippet.replace(MARK_START, start).replace(MARK_END, end)
 
 
 def session_table(rows, short: dict[str, str] | None = None) -> str:

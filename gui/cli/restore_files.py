@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from .output import EXIT_FAILED, EXIT_USAGE, error, out
+from .output import EXIT_FAILED, EXIT_USAGE, error, out, terminal
 
 _MARK = {"overwrite": "M", "create": "A", "delete": "D", "unchanged": "=", "unavailable": "!"}
 
@@ -57,10 +57,10 @@ def restore_files(store, args) -> int:
     chosen = [c for c in plan.changes if c.path in selected and c.action != "unchanged"]
     result |= _plan_dict(plan, selected)
     if not args.json:
-        print(_preview(plan, selected))
+        print(terminal(_preview(plan, selected), mark=False))
         for c in chosen:
             if c.action != "unavailable":
-                print(c.diff(), end="")
+                print(terminal(c.diff(), mark=False), end="")
     if args.dry_run or not chosen:
         out(args, result, None if chosen else "nothing to restore: every chosen file already is as it was")
         return 0

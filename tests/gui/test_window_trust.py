@@ -251,3 +251,19 @@ def test_new_events_keep_the_readers_place_unless_they_follow_the_end(window, qt
     window.store.append(s.id, "message", role="assistant", text="and a reply")
     qtbot.waitUntil(lambda: window.timeline_model.rowCount() == rows + 2, timeout=10000)
     qtbot.waitUntil(lambda: getattr(window.detail.current_event, "text", None) == "and a reply", timeout=5000)
+
+
+def test_a_bidi_override_in_a_title_is_shown_not_obeyed(window, qtbot):
+    """#29 item 2: `‮exe.txt` would read as `txt.exe`; the list, its tooltip and the timeline's header show it."""
+    from PySide6.QtCore import Qt
+
+    rows = window.sessions_model.rows
+    window.store.rename(rows[0].id, "\u202eexe.txt\x1b[2J")
+    window.sessions_model.reload()
+    qtbot.waitUntil(lambda: any((r.title or "").startswith("\u202e") for r in window.sessions_model.rows), timeout=10000)
+    row = next(i for i, r in enumerate(window.sessions_model.rows) if (r.title or "").startswith("\u202e"))
+    model = window.sessions_model
+    shown = model.data(model.index(row, 0))
+    tip = model.data(model.index(row, 0), Qt.ItemDataRole.ToolTipRole)
+    for text in (shown, tip):
+        assert "\u202e" not in text and "\x1b" not in text and "\\u202eexe.txt\\e[2J" in text
