@@ -105,3 +105,26 @@ def test_headless_chromium_runs_nothing_and_calls_nowhere(store, tmp_path, beaco
     parser.feed(dom)
     assert not any(t in ("script", "img", "iframe", "svg") for t, _ in parser.found)
     assert "&lt;script&gt;" in dom  # the text is there, as text
+
+
+def test_a_markdown_export_renders_as_text_in_a_renderer_that_allows_html(store, tmp_path):
+    """#29 item 3: CommonMark passes raw HTML through; the export's prose holds none, nor an ESC byte, while
+    code spans and fences still show `<div>` as written."""
+    from markdown_it import MarkdownIt
+
+    url = "http://127.0.0.1:9"
+    attacks = _attacks(url) + ["title\x1b]0;pwned\x07\x1b[2J", "keep `<div>` in code"]
+    sid = store.open_session(title=attacks[0] + "\x1b[2J").id
+    for a in attacks:
+        store.append(sid, "message", role="user", text=a)
+        store.append(sid, "tool_result", role="tool", text=a, payload={"output": a})
+    path = tmp_path / "hostile.md"
+    export(store, ExportRequest("md", (sid,), detail="full"), path)
+    text = path.read_text(encoding="utf-8")
+    assert "\x1b" not in text and "\x07" not in text and "\\e[2J" in text
+    parser = _Elements()
+    parser.feed(MarkdownIt("commonmark").render(text))
+    tags = {t for t, _ in parser.found}
+    assert not tags & {"script", "img", "iframe", "svg", "style", "meta"}, tags
+    assert not any(k.startswith("on") for _, attrs in parser.found for k in attrs)
+    assert "`<div>`" in text  # a code span is shown as written
