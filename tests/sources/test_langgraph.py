@@ -213,7 +213,9 @@ def test_the_corpus_databases_import(corpus, store):
         pytest.skip("no langgraph corpus")
     before = sorted(p.name for p in folder.iterdir())
     report = importing.import_paths(store, [folder])
-    assert report.files_read == len(before) and report.bad_lines == 0 and not report.problems
+    # the corpus keeps the -wal and -shm files the databases were copied with: each is part of its database
+    databases = [n for n in before if not n.endswith(("-wal", "-shm"))]
+    assert report.files_read == len(databases) and report.bad_lines == 0 and not report.problems
     sessions = store.sessions()
     assert {s.source_kind for s in sessions} == {"langgraph"} and len(sessions) >= 4
     chat = next(s for s in sessions if s.title == "the city is san francisco")
@@ -265,3 +267,38 @@ def test_without_the_langgraph_extra_the_import_and_the_fork_name_it(store, tmp_
     assert "needs the 'langgraph' extra" in refused and "sessionscope[langgraph]" in refused
     assert store.audit_log(session_id=key)[0]["outcome"] == "refused"
     assert importing.import_paths(store, [db]).events_added == 0  # with it, nothing was lost or doubled
+
+
+def test_a_checkpoint_that_names_os_system_is_read_and_nothing_runs(store, tmp_path):
+    """#29 item 4: langgraph's default serializer rebuilds any constructor a checkpoint names; a database we
+    import is untrusted, so ours rebuilds only langgraph's safe types and shows the rest undecoded."""
+    import ormsgpack
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    db = tmp_path / "checkpoints.sqlite"
+    app, con, config = graph.run(db)
+    con.close()
+    mark = tmp_path / "PWNED"
+    evil = {"x": ormsgpack.Ext(0, ormsgpack.packb(("os", "system", f"touch {mark}"))),
+            "y": ormsgpack.Ext(1, ormsgpack.packb(("subprocess", "check_call", [["touch", str(mark)]])))}
+    writer = SqliteSaver(sqlite3.connect(db, check_same_thread=False))
+    latest = writer.get_tuple({"configurable": {"thread_id": "t1"}})
+    checkpoint = dict(latest.checkpoint, id="1f0ffff0-0000-6000-8000-000000000001")
+    real_dumps = writer.serde.dumps_typed
+
+    def planted(obj):  # the checkpoint's own blob carries the constructors, as an attacker would write it
+        kind, data = real_dumps(obj)
+        if obj is checkpoint:
+            doc = ormsgpack.unpackb(data, ext_hook=lambda code, raw: ormsgpack.Ext(code, raw))
+            doc["channel_values"] = {**doc.get("channel_values", {}), **evil}
+            data = ormsgpack.packb(doc)
+        return kind, data
+    writer.serde.dumps_typed = planted
+    writer.put(latest.config, checkpoint, {"source": "update", "step": 99, "parents": {}}, {})
+    writer.conn.close()
+
+    report = importing.import_paths(store, [tmp_path])
+    assert report.sessions == {_key(db)}
+    assert not mark.exists()  # nothing ran
+    held = " ".join(e.payload for e in store.events(_key(db)))
+    assert "touch" in held  # the value is kept, undecoded

@@ -44,10 +44,16 @@ def claims(path: Path) -> bool:
 def saver(con: sqlite3.Connection):
     """langgraph's SqliteSaver over our connection (imported here: only a LangGraph database needs it)."""
     try:
+        from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
         from langgraph.checkpoint.sqlite import SqliteSaver
     except ImportError as exc:  # the [langgraph] extra is not installed: say which one to install
         raise MissingExtra("reading, forking and rewinding LangGraph checkpoints", "langgraph", exc.name or "langgraph") from exc
-    return SqliteSaver(con)
+    # A database we are given is untrusted: langgraph's default serializer rebuilds any type a checkpoint
+    # names (a constructor of os.system runs a command). Strict mode rebuilds only langgraph's own list of
+    # safe types (LangChain messages, datetimes, …); any other value comes back as its undecoded arguments,
+    # never run; no pickle fallback either.
+    return SqliteSaver(con, serde=JsonPlusSerializer(allowed_msgpack_modules=None, allowed_json_modules=None,
+                                                     pickle_fallback=False))
 
 
 def thread_marks(con: sqlite3.Connection, only: str | None = None) -> dict[str, str]:
