@@ -14,7 +14,6 @@ import re
 from typing import IO
 
 from ..untrusted import printable
-
 from .core import EventStream
 from .render import fence, steps, titled_lineage, when
 

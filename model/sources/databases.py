@@ -3,7 +3,9 @@ read only, never leaving a `-wal` or `-shm` of ours beside them."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,10 +20,17 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{path}?immutable=1", uri=True, check_same_thread=False)
 
 
+def _mode(path: Path) -> int:
+    try:
+        return os.stat(path).st_mode
+    except (OSError, ValueError):
+        return 0
+
+
 def inspect(path: Path, test: Callable[[sqlite3.Connection], bool]) -> bool:
     """Whether `path` is a SQLite database for which `test(connection)` holds (False for anything else,
     and for a file that cannot be read)."""
-    if path.suffix not in SUFFIXES:
+    if path.suffix not in SUFFIXES or not stat.S_ISREG(_mode(path)):  # never a FIFO or a device
         return False
     try:
         with open(path, "rb") as fh:

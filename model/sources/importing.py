@@ -39,17 +39,18 @@ def classify(path: Path) -> str | None:
         return next((t.kind for t in tools() if t.claims(path)), None)
     if path.suffix == ".json":
         try:
-            if path.stat().st_size > MAX_DOCUMENT_BYTES:
+            if not jsonl.is_regular(path) or path.stat().st_size > MAX_DOCUMENT_BYTES:
                 return None
             doc = orjson.loads(path.read_bytes())
         except (OSError, orjson.JSONDecodeError):
             return None
-        return next((t.kind for t in tools() if t.sniff(doc)), None)
+        return _first_sniffing(doc)
     read_any = False
     try:
         with jsonl.open_binary(path) as fh:
-            for i, raw in enumerate(fh):
-                if i >= _SNIFF_LINES:
+            for _ in range(_SNIFF_LINES):
+                raw = fh.readline(jsonl.MAX_LINE_BYTES)  # never a whole file of no newline
+                if not raw:
                     break
                 if not raw.strip():
                     continue
@@ -58,7 +59,7 @@ def classify(path: Path) -> str | None:
                 except orjson.JSONDecodeError:
                     continue
                 read_any = True
-                kind = next((t.kind for t in tools() if t.sniff(obj)), None)
+                kind = _first_sniffing(obj)
                 if kind is not None:  # the first line a tool knows decides (a stray line before it does not)
                     return kind
     except (OSError, ValueError):  # ValueError: a damaged zstandard frame
@@ -66,9 +67,23 @@ def classify(path: Path) -> str | None:
     return None if read_any else DEFAULT
 
 
+def _first_sniffing(obj) -> str | None:
+    """The kind of the first tool whose sniff takes `obj`. A sniff that fails on a value it did not foresee
+    (`"type": {}`) says no: one odd line must never stop a scan of every other file."""
+    for t in tools():
+        try:
+            if t.sniff(obj):
+                return t.kind
+        except Exception:
+            continue
+    return None
+
+
 def _files(folder: Path) -> list[Path]:
+    # only regular files: a FIFO named x.jsonl would block the scan forever, a link to /dev/zero never end
     return [Path(d) / n for d, _dirs, names in os.walk(folder) for n in names
-            if n.endswith((".jsonl", ".jsonl.zst", ".json") + CLAIMED) and n != "journal.jsonl"]
+            if n.endswith((".jsonl", ".jsonl.zst", ".json") + CLAIMED) and n != "journal.jsonl"
+            and jsonl.is_regular(Path(d) / n)]
 
 
 def merge(into: ImportReport, part: ImportReport) -> None:

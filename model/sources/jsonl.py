@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,6 +25,9 @@ MAX_PROBLEMS = 50  # per file; the count is always exact
 # Deeper than this a line is refused as bad: orjson writes at most 255 levels and the standard library
 # recurses until RecursionError, so a hostile line must stop here, not in whatever handles it next
 MAX_DEPTH = 200
+# A longer line is a bad line, skipped to its end: a file of no newline at all (a symlink to /dev/zero, a
+# damaged file) must not be held in memory whole. A transcript's biggest lines (a pasted image) are a few MB.
+MAX_LINE_BYTES = 64 << 20
 
 
 @dataclass(slots=True)
@@ -134,8 +138,22 @@ def compressed(path: str | os.PathLike) -> bool:
     return str(path).endswith(".zst")
 
 
+def is_regular(path: str | os.PathLike) -> bool:
+    """Whether `path` is a regular file (a symlink counts when it leads to one): a FIFO would block the
+    read forever and a device (/dev/zero) never ends, so only regular files are ever opened."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def open_binary(path: str | os.PathLike):
-    """The file's bytes, decompressed when it is a `.zst` (zstandard's own stream reader)."""
+    """The file's bytes, decompressed when it is a `.zst` (zstandard's own stream reader). A path that is not
+    a regular file is refused (OSError) without being opened."""
+    if not is_regular(path):
+        if os.path.lexists(path):
+            raise OSError(f"not a regular file (a FIFO, a device or a link to one): {path}")
+        raise FileNotFoundError(f"no such file: {path}")
     if compressed(path):
         import io
 
@@ -169,10 +187,19 @@ def read_lines(path: str | os.PathLike, state: ReadState, *, chunk_bytes: int = 
         else:
             fh.seek(state.offset)
         pending = b""
+        skipping = False  # inside a line over MAX_LINE_BYTES: its bytes are passed over up to its newline
         while True:
             block = fh.read(chunk_bytes)
             state.bytes_read += len(block)
             at_eof = len(block) < chunk_bytes
+            if skipping:
+                nl = block.find(b"\n")
+                state.offset += len(block) if nl < 0 else nl + 1
+                if nl < 0:
+                    if at_eof:
+                        return
+                    continue
+                block, skipping = block[nl + 1:], False
             data = pending + block
             cut = data.rfind(b"\n") + 1
             complete, pending = data[:cut], data[cut:]
@@ -181,6 +208,11 @@ def read_lines(path: str | os.PathLike, state: ReadState, *, chunk_bytes: int = 
             batch = _split(complete, state)
             if batch:
                 yield batch
+            if len(pending) > MAX_LINE_BYTES:
+                state.line_count += 1
+                state.problem(state.line_count, state.offset, f"a line longer than {MAX_LINE_BYTES >> 20} MB: not read")
+                state.offset += len(pending)
+                pending, skipping = b"", True
             if at_eof:
                 return
 

@@ -16,6 +16,7 @@ import re
 import uuid
 from pathlib import Path
 
+from .. import jsonl
 from ..documents import Transcript, read_whole
 from ..scan import importer
 
@@ -35,7 +36,7 @@ def default_roots() -> list[Path]:
 def claims(path: Path) -> bool:
     """Whether a Markdown file is an Aider chat history, by its content: a session header, or aider's
     prompt (`#### `) and output (`> `) lines."""
-    if path.suffix != ".md":
+    if path.suffix != ".md" or not jsonl.is_regular(path):
         return False
     try:
         with open(path, "rb") as fh:

@@ -68,7 +68,7 @@ def session_files(root: Path) -> list[Path]:
     found = []
     for dirpath, _dirs, files in os.walk(root):
         for name in files:
-            if name.endswith(".jsonl") and name != "journal.jsonl":
+            if name.endswith(".jsonl") and name != "journal.jsonl" and jsonl.is_regular(Path(dirpath) / name):
                 found.append(Path(dirpath) / name)
     found.sort(key=lambda p: (p.stat().st_mtime, str(p)))
     return found

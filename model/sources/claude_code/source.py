@@ -38,7 +38,7 @@ class ClaudeCodeSource(Source):
         return default_roots()
 
     def sniff(self, obj) -> bool:
-        return isinstance(obj, dict) and obj.get("type") in LINE_TYPES
+        return isinstance(obj, dict) and isinstance(obj.get("type"), str) and obj["type"] in LINE_TYPES
 
     def import_paths(self, store, paths, *, progress=None, cancel=None, warm=True, only=None):
         return import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)

@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from .. import jsonl
 from ..documents import Transcript, load_json, read_whole
 from ..scan import importer
 
@@ -71,7 +72,7 @@ def session_files(root: Path) -> list[Path]:
     found = []
     for d, _dirs, names in os.walk(root):
         for n in names:
-            if n.endswith(".json") and n != META:
+            if n.endswith(".json") and n != META and jsonl.is_regular(Path(d) / n):
                 p = Path(d) / n
                 try:
                     if sniff(load_json(p.read_bytes())):

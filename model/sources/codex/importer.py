@@ -31,8 +31,8 @@ def default_roots() -> list[Path]:
 def is_rollout(path: Path) -> bool:
     """Whether a file's first JSON line is a Codex rollout line."""
     try:
-        with jsonl.open_binary(path) as fh:
-            for raw in fh:
+        with jsonl.open_binary(path) as fh:  # a regular file only
+            while raw := fh.readline(jsonl.MAX_LINE_BYTES):
                 if raw.strip():
                     return sniff(orjson.loads(raw))
     except (OSError, ValueError):  # unreadable, not JSON, or a damaged zstandard frame
@@ -52,7 +52,7 @@ def session_files(root: Path) -> list[Path]:
 def _resume_context(store, path: Path, ctx: CodexFile, key: str) -> None:
     """On a rescan: the file's session (its first line's event), the line to hang under, the token total."""
     with jsonl.open_binary(path) as fh:
-        line = jsonl.parse_line(fh.readline(), 1, 0, jsonl.ReadState())  # its text as the scan stored it
+        line = jsonl.parse_line(fh.readline(jsonl.MAX_LINE_BYTES), 1, 0, jsonl.ReadState())  # its text as the scan stored it
     with store.reader() as conn:
         sid = conn.execute(sa.select(EVENT.c.session_id).where(EVENT.c.id == event_id(line.raw))).scalar() \
             if line is not None else None

@@ -39,7 +39,8 @@ TEXT_MAX = 16_384
 
 def sniff(obj: Any) -> bool:
     """Whether a parsed line is a Codex rollout line."""
-    return isinstance(obj, dict) and obj.get("type") in ENVELOPES and isinstance(obj.get("payload"), dict)
+    return (isinstance(obj, dict) and isinstance(obj.get("type"), str) and obj["type"] in ENVELOPES
+            and isinstance(obj.get("payload"), dict))
 
 
 def event_id(raw: str) -> str:

@@ -30,10 +30,12 @@ def default_roots() -> list[Path]:
 
 def is_chat(path: Path) -> bool:
     try:
+        if not jsonl.is_regular(path):  # a FIFO or a device: never opened
+            return False
         if path.suffix == ".json":
             return path.stat().st_size <= MAX_JSON_BYTES and sniff(orjson.loads(path.read_bytes()))
         with open(path, "rb") as fh:
-            return sniff(orjson.loads(fh.readline()))
+            return sniff(orjson.loads(fh.readline(jsonl.MAX_LINE_BYTES)))
     except (OSError, orjson.JSONDecodeError):
         return False
 
@@ -70,8 +72,8 @@ def _import_lines(store, path: Path, source_id: int, known, report: ImportReport
     state = resume_state(known, st)
     chat = GeminiChat(source_id, stored_parent=_stored_parent(store))
     if state.offset:
-        with open(path, "rb") as fh:
-            first = orjson.loads(fh.readline())
+        with jsonl.open_binary(path) as fh:
+            first = orjson.loads(fh.readline(jsonl.MAX_LINE_BYTES))
         if sniff(first):
             chat.session(first["sessionId"])
             with store.reader() as conn:

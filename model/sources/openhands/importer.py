@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from .. import jsonl
 from ..documents import Transcript, load_json, read_whole
 from ..records import parse_ts
 from ..scan import importer
@@ -53,12 +54,14 @@ def session_files(root: Path) -> list[Path]:
     for d, _dirs, names in os.walk(root):
         for n in names:
             p = Path(d) / n
+            if not jsonl.is_regular(p):  # a FIFO or a device: never opened
+                continue
             try:
                 if n.endswith(".json") and sniff(load_json(p.read_bytes())):
                     found.append(p)
                 elif n.endswith(".jsonl"):
                     with open(p, "rb") as fh:
-                        if sniff(orjson.loads(fh.readline())):
+                        if sniff(orjson.loads(fh.readline(jsonl.MAX_LINE_BYTES))):
                             found.append(p)
             except (OSError, ValueError, RecursionError):
                 continue
