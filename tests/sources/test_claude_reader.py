@@ -134,3 +134,22 @@ def test_files_stored_in_many_batches_make_the_same_store(home, expected, monkey
         assert report.problems == []
         _consistent(store)
         assert _state(store) == expected
+
+
+def test_the_reader_process_runs_the_installed_package_not_one_in_the_callers_folder(home, expected, watched,
+                                                                                      tmp_path, monkeypatch):
+    """#29 item 7: an import started in a folder holding a `sessionscope/` package never runs that code."""
+    evil = tmp_path / "checkout"
+    (evil / "sessionscope" / "sources" / "claude_code").mkdir(parents=True)
+    mark = tmp_path / "RAN"
+    for sub in ("sessionscope", "sessionscope/sources", "sessionscope/sources/claude_code"):
+        (evil / sub / "__init__.py").write_text(f"open({str(mark)!r}, 'w').write('ran')\n")
+    (evil / "sessionscope" / "sources" / "claude_code" / "reader.py").write_text(
+        f"open({str(mark)!r}, 'w').write('ran')\n")
+    monkeypatch.chdir(evil)
+    monkeypatch.setenv("PYTHONPATH", str(evil))
+    with open_store(tmp_path / "s.db") as store:
+        report = import_paths(store, [home])
+        assert len(watched) == 1 and report.problems == []
+        assert _state(store) == expected
+    assert not mark.exists()

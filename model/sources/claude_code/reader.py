@@ -208,7 +208,9 @@ class Reader:
 def _command() -> list[str]:
     if getattr(sys, "frozen", False):  # the bundle: its entry point (packaging/launch.py) runs main()
         return [sys.executable, FROZEN_FLAG]
-    return [sys.executable, "-m", __name__]
+    # -I: isolated, so the caller's folder is not on sys.path (a `sessionscope/` folder where an import was
+    # started would run as this module) and no PYTHON* variable changes what loads; the installed package runs
+    return [sys.executable, "-I", "-m", __name__]
 
 
 def _send(stream, obj) -> None:
