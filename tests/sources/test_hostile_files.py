@@ -110,7 +110,8 @@ def _damaged(data, tool: str):
 @settings(max_examples=20, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
-def test_a_first_line_of_any_shape_never_stops_the_import_of_the_file_beside_it(data, tmp_path_factory, template):
+def test_a_first_line_of_any_shape_never_stops_the_import_of_the_file_beside_it(data, tmp_path_factory,
+                                                                              template):  # noqa: F811 (the fixture)
     case = tmp_path_factory.mktemp("case")
     project = case / "projects" / "-work-app"
     project.mkdir(parents=True)
