@@ -6,7 +6,7 @@ from __future__ import annotations
 import getpass
 import sys
 
-from .output import done_line, error, one_line, out, progress
+from .output import done_line, error, one_line, out, progress, terminal
 
 
 def _workspace(args) -> str | None:
@@ -27,7 +27,8 @@ def pull(store, args):
     total = ImportReport()
     shown = progress(args, lambda done, n, label: f"{done} of {n} sessions: {label[:50]}")
     for loc in places:
-        report = importer.sync(store, loc, progress=shown, only=set(args.session) if args.session else None)
+        report = importer.sync(store, loc, progress=shown, only=set(args.session) if args.session else None,
+                               notify=lambda text: print(f"sessionscope: {terminal(text, mark=False)}", file=sys.stderr))
         for k in ("files_seen", "files_read", "events_added"):
             setattr(total, k, getattr(total, k) + getattr(report, k))
         total.sessions |= report.sessions

@@ -38,6 +38,7 @@ class Workspace:
         self.threads: dict[str, list[dict]] = {}
         self.thread_events: dict[str, list[dict]] = {}
         self.faults: list[list] = []  # [path prefix, status, headers, times left, method, message]
+        self.raw: list[list] = []  # [path prefix, answer(handler, query), times left]: a hostile server's answers
         self.requests: list[tuple[str, str]] = []
         self.lock = threading.RLock()
 
@@ -115,6 +116,19 @@ class Workspace:
             self.thread_events[tid] = []
             self.event(sid, "session.thread_created", session_thread_id=tid, agent_name=agent)
             return tid
+
+    def hostile(self, path: str, answer, times: int = 1_000_000) -> None:
+        """Answer GETs of `path` (a prefix) with `answer(handler, query)`, which writes the whole response
+        itself: pages that cycle, a gzip bomb, a body trickled a byte at a time, an HTML error page."""
+        self.raw.append([path, answer, times])
+
+    def _raw_for(self, path: str):
+        with self.lock:
+            for r in self.raw:
+                if path.startswith(r[0]) and r[2] > 0:
+                    r[2] -= 1
+                    return r[1]
+        return None
 
     def fault(self, path: str, status: int, headers: dict | None = None, times: int = 1, method: str | None = None,
               message: str = "injected by the test") -> None:
@@ -196,6 +210,15 @@ def _error(status: int, kind: str, message: str) -> tuple[int, dict, dict]:
     return status, {"type": "error", "error": {"type": kind, "message": message}, "request_id": "req_loopback"}, {}
 
 
+def send_raw(handler, status: int, body: bytes, headers: dict | None = None) -> None:
+    """Write a response as given (for `Workspace.hostile` answers)."""
+    handler.send_response(status)
+    for k, v in {"content-type": "application/json", "content-length": str(len(body)), **(headers or {})}.items():
+        handler.send_header(k, v)
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 def _page(rows: list[dict], query: dict) -> tuple[int, dict, dict]:
     """An opaque cursor page: `page` is where the last one stopped."""
     limit = int(query.get("limit", ["20"])[0])
@@ -211,6 +234,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, method: str) -> None:
         url = urlparse(self.path)
+        answer = self.workspace._raw_for(url.path) if method == "GET" else None
+        if answer is not None:
+            with self.workspace.lock:
+                self.workspace.requests.append((method, url.path))
+            answer(self, parse_qs(url.query))
+            return
         length = int(self.headers.get("content-length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}") if length else {}
         status, payload, headers = self.workspace.handle(method, url.path, parse_qs(url.query), self.headers, body)

@@ -8,12 +8,15 @@ payload; the kind and text are what the timeline and search read.
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
 import orjson
 
 from ...incoming import NewEvent
 from ..records import parse_ts
+
+MAX_EVENT_CHARS = 8 << 20  # an event's JSON longer than this is stored truncated, with a note
 
 TOOL_CALLS = ("agent.tool_use", "agent.mcp_tool_use", "agent.custom_tool_use")
 TOOL_RESULTS = ("agent.tool_result", "agent.mcp_tool_result", "user.custom_tool_result", "user.tool_result")
@@ -86,15 +89,25 @@ def to_new_event(e: dict, parent_id: str | None, *, thread: str | None = None) -
     kind, role, text = describe(e)
     tokens_in = tokens_out = 0
     if e.get("type") == "span.model_request_end" and isinstance(e.get("model_usage"), dict):
+        from .importer import count
         u = e["model_usage"]
-        tokens_in = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens",
-                                                      "cache_creation_input_tokens"))
-        tokens_out = int(u.get("output_tokens") or 0)
-        text = f"model request: {tokens_in:,} tokens in ({int(u.get('cache_read_input_tokens') or 0):,} " \
+        tokens_in = sum(count(u.get(k)) for k in ("input_tokens", "cache_read_input_tokens",
+                                                  "cache_creation_input_tokens"))
+        tokens_out = count(u.get("output_tokens"))
+        text = f"model request: {tokens_in:,} tokens in ({count(u.get('cache_read_input_tokens')):,} " \
                f"cache reads), {tokens_out:,} out"
         role = "usage"
     ts = parse_ts(e.get("processed_at")) or time.time()  # a queued event has no processed_at yet
-    return NewEvent(id=str(e["id"]), parent_id=parent_id, ts=ts, kind=kind, role=role, text=text[:16_384],
-                    payload=orjson.dumps(e).decode(), tokens_in=tokens_in, tokens_out=tokens_out,
+    payload = orjson.dumps(e, option=orjson.OPT_NON_STR_KEYS).decode()
+    if len(payload) > MAX_EVENT_CHARS:  # kept truncated, saying so: one event cannot take the store's memory
+        size = len(payload)
+        payload = orjson.dumps({k: e.get(k) for k in ("id", "type", "processed_at") if k in e} | {
+            "sessionscope_truncated": {"characters": size, "kept": MAX_EVENT_CHARS // 4},
+            "head": payload[:MAX_EVENT_CHARS // 4]}, option=orjson.OPT_NON_STR_KEYS).decode()
+        text = f"[an event of {size:,} characters, stored truncated] " + text[:2000]
+    event_id = e.get("id") if isinstance(e.get("id"), str) and e.get("id") else \
+        str(uuid.uuid5(uuid.NAMESPACE_URL, payload))  # an event without an id: the same one gets the same id
+    return NewEvent(id=event_id, parent_id=parent_id, ts=ts, kind=kind, role=role, text=text[:16_384],
+                    payload=payload, tokens_in=tokens_in, tokens_out=tokens_out,
                     sidechain=thread is not None, agent_id=thread, head=thread is None,
                     logical_parent=thread is not None)

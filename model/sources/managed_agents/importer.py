@@ -13,19 +13,24 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import sqlalchemy as sa
 
 from ... import audit, lifecycle
+from ...errors import Refused, SessionscopeError
 from ...incoming import SessionInfo
 from ...ingest import ingest
-from ...schema import SESSION, SOURCE
+from ...schema import EVENT, SESSION, SOURCE
+from ...untrusted import is_safe_id, shown
 from ..scan import ImportReport, source_row
 from .client import ApiUnavailable, api_errors, connect
 from .events import to_new_event
 
 PAGE = 100
+MAX_PAGES = 2_000  # of one listing (200,000 items): past it a server that never ends its pages is stopped
+PULL_DEADLINE_S = 30 * 60.0  # one pull; the sessions it did not reach are pulled the next time
 THREAD_CREATED = "thread-created:"  # a placeholder parent: the stored event that created a thread
 
 
@@ -68,6 +73,24 @@ def _known(store, source_id: int) -> dict[str, dict]:
     return out
 
 
+def pages(first, what: str) -> Iterator:
+    """The items of a listing, page after page, as the server's `next_page` cursors lead; a cursor that
+    comes again (pages that cycle) or more than MAX_PAGES pages end it with ApiUnavailable."""
+    page, seen = first, set()
+    while True:
+        yield from page.data or []
+        cursor = getattr(page, "next_page", None)
+        if not cursor:
+            return
+        if cursor in seen:
+            raise ApiUnavailable(f"could not {what}: the server sent the page cursor {shown(cursor, 40)} again "
+                                 "(its pages go round in a circle): stopped there")
+        seen.add(cursor)
+        if len(seen) >= MAX_PAGES:
+            raise ApiUnavailable(f"could not {what}: over {MAX_PAGES:,} pages: stopped there")
+        page = page.get_next_page()
+
+
 def _list_sessions(client, only: set[str] | None) -> list[dict]:
     api = client.beta.sessions
     if only:
@@ -76,8 +99,9 @@ def _list_sessions(client, only: set[str] | None) -> list[dict]:
             with api_errors(f"read session {sid}"):
                 found.append(plain(api.retrieve(sid)))
         return found
-    with api_errors("list the workspace's sessions"):
-        return [plain(s) for s in api.list(include_archived=True, limit=PAGE)]
+    what = "list the workspace's sessions"
+    with api_errors(what):
+        return [plain(s) for s in pages(api.list(include_archived=True, limit=PAGE), what)]
 
 
 def _events(client, s: dict, known: dict) -> tuple[list, str | None, dict]:
@@ -87,8 +111,9 @@ def _events(client, s: dict, known: dict) -> tuple[list, str | None, dict]:
     parent = known.get("_head")
     out, last = [], through
     kw = {"created_at_gte": through} if through else {}
-    with api_errors(f"read the events of session {sid}"):
-        for item in client.beta.sessions.events.list(sid, limit=PAGE, **kw):
+    what = f"read the events of session {sid}"
+    with api_errors(what):
+        for item in pages(client.beta.sessions.events.list(sid, limit=PAGE, **kw), what):
             e = plain(item)
             if e.get("id") == parent:
                 continue  # the event the last sync ended on, read again by created_at[gte]
@@ -105,15 +130,17 @@ def _events(client, s: dict, known: dict) -> tuple[list, str | None, dict]:
         if body.get("type") == "session.thread_created":
             created[body.get("session_thread_id")] = e.id
     if agent.get("multiagent") or created or threads:
-        with api_errors(f"list the threads of session {sid}"):
-            listed = [plain(t) for t in client.beta.sessions.threads.list(sid, limit=PAGE)]
+        what = f"list the threads of session {sid}"
+        with api_errors(what):
+            listed = [plain(t) for t in pages(client.beta.sessions.threads.list(sid, limit=PAGE), what)]
         for t in listed:
             tid = t["id"]
             if not t.get("parent_thread_id") or threads.get(tid) == t.get("updated_at"):
                 continue  # the primary thread is the session's own stream; an unchanged thread is held
             tparent = created.get(tid) or f"{THREAD_CREATED}{tid}"  # its creation, found in the store on commit
-            with api_errors(f"read the events of thread {tid}"):
-                for item in client.beta.sessions.threads.events.list(tid, session_id=sid, limit=PAGE):
+            what = f"read the events of thread {tid}"
+            with api_errors(what):
+                for item in pages(client.beta.sessions.threads.events.list(tid, session_id=sid, limit=PAGE), what):
                     ev = to_new_event(plain(item), tparent, thread=tid)
                     out.append(ev)
                     tparent = ev.id
@@ -133,24 +160,40 @@ def _set_status(conn, session_id: str, status: str, new: bool) -> None:
 
 
 def sync(store, location: str, *, client=None, only: set[str] | None = None, progress=None,
-         cancel=None) -> ImportReport:
-    """Pull a workspace's sessions (only those ids, when given) into the store."""
+         cancel=None, notify=None) -> ImportReport:
+    """Pull a workspace's sessions (only those ids, when given) into the store. One session the server
+    describes oddly, or whose events cannot be read or stored, is one problem; the others are pulled.
+    `notify` hears of waits (a 429's retry-after, capped)."""
     started = time.monotonic()
     report = ImportReport()
-    client = client or connect(location)
+    client = client or connect(location, notify=notify)
     source_id = store.write(source_row, "managed_agents", location)
     known = _known(store, source_id)
+
+    def problem(where: str, text: str) -> None:
+        report.problems.append({"path": f"{location}{where}", "line": None, "offset": None, "problem": text})
     try:
         listed = _list_sessions(client, only)
-    except ApiUnavailable as exc:
-        report.problems.append({"path": location, "line": None, "offset": None, "problem": str(exc)})
+    except (ApiUnavailable, Refused) as exc:
+        problem("", str(exc))
         listed = None
-    for i, s in enumerate(listed or []):
+    well_formed = []
+    for s in listed or []:
+        if isinstance(s, dict) and is_safe_id(s.get("id")):
+            well_formed.append(s)
+        else:
+            what = s.get("id") if isinstance(s, dict) else s
+            problem("", f"a session whose id is {shown(what, 60)} (no id of the API's shape): skipped")
+    for i, s in enumerate(well_formed):
         if cancel is not None and cancel.is_set():
             report.cancelled = True
             break
+        if time.monotonic() - started > PULL_DEADLINE_S:
+            problem("", f"the pull stopped after {PULL_DEADLINE_S / 60:.0f} minutes; the {len(well_formed) - i} "
+                        "sessions it did not reach are pulled the next time")
+            break
         if progress:
-            progress(i, len(listed), s.get("title") or s["id"])
+            progress(i, len(well_formed), _title(s) or s["id"])
         report.files_seen += 1
         mine = known.get(s["id"], {})
         if mine.get("updated_at") == s.get("updated_at") and mine.get("_head") and not mine.get("gone_at"):
@@ -158,17 +201,20 @@ def sync(store, location: str, *, client=None, only: set[str] | None = None, pro
         report.files_read += 1
         try:
             events, through, threads = _events(client, s, mine)
-        except Exception as exc:  # one session's failure (refused, unreachable) does not stop the others
-            report.problems.append({"path": f"{location} session {s['id']}", "line": None, "offset": None,
-                                    "problem": str(exc)})
+            if api_status(s) not in lifecycle.STATUSES:  # a status newer than this Sessionscope: events still count
+                problem(f" session {s['id']}", f"unknown status {shown(s.get('status'), 40)}: kept as it was")
+            added, foreign = store.write(_commit, source_id, s, events, through, threads, mine)
+        except Exception as exc:  # one session's failure (refused, unreachable, odd values) does not stop the others
+            problem(f" session {s['id']}", str(exc) if isinstance(exc, SessionscopeError)
+                    else f"could not be stored ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})")
             continue
-        if api_status(s) not in lifecycle.STATUSES:  # a status newer than this Sessionscope: the events still count
-            report.problems.append({"path": f"{location} session {s['id']}", "line": None, "offset": None,
-                                    "problem": f"unknown status {s.get('status')!r}: kept as it was"})
-        report.events_added += store.write(_commit, source_id, s, events, through, threads, mine)
+        if foreign:
+            problem(f" session {s['id']}", f"{len(foreign)} event(s) whose id another session already has "
+                                           f"({shown(foreign[0], 40)}…): not stored")
+        report.events_added += added
         report.sessions.add(s["id"])
     if listed is not None and not only:
-        gone = [sid for sid, m in known.items() if sid not in {s["id"] for s in listed} and not m.get("gone_at")]
+        gone = [sid for sid, m in known.items() if sid not in {s["id"] for s in well_formed} and not m.get("gone_at")]
         if gone:
             store.write(_mark_gone, gone)
             report.sessions |= set(gone)
@@ -180,14 +226,25 @@ def sync(store, location: str, *, client=None, only: set[str] | None = None, pro
     return report
 
 
-def _commit(conn, source_id: int, s: dict, events, through, threads, mine) -> int:
+def _title(s: dict) -> str:
+    return s["title"] if isinstance(s.get("title"), str) else ""
+
+
+def _commit(conn, source_id: int, s: dict, events, through, threads, mine) -> tuple[int, list[str]]:
+    """(events added, ids of events another session holds already: left out, so the rest is stored)."""
     meta = managed_meta(s) | {"events_through": through, "threads": threads}
     agent = meta["agent"]
+    taken = set()
+    for at in range(0, len(events), 500):
+        ids = [e.id for e in events[at:at + 500]]
+        taken |= set(conn.execute(sa.select(EVENT.c.id).where(EVENT.c.id.in_(ids), EVENT.c.session_id != s["id"]))
+                     .scalars())
+    events = [e for e in events if e.id not in taken]
     first_user = next((e.text for e in events if e.kind == "message" and e.role == "user" and e.text.strip()), "")
-    title, rank = (s["title"], 3) if s.get("title") else (" ".join(first_user.split())[:200], 1)
+    title, rank = (_title(s), 3) if _title(s) else (" ".join(first_user.split())[:200], 1)
     info = SessionInfo(id=s["id"], source_id=source_id, tool_id=s["id"],
-                       fields={"title": title, "agent": agent["name"] or "", "model": agent["model"] or "",
-                               "project": agent["name"] or ""},
+                       fields={"title": title, "agent": _text(agent["name"]), "model": _text(agent["model"]),
+                               "project": _text(agent["name"])},
                        meta={"managed": meta, "title_rank": rank if title else 0})
     for e in events:
         if e.parent_id and e.parent_id.startswith(THREAD_CREATED):  # created in an earlier sync
@@ -196,17 +253,29 @@ def _commit(conn, source_id: int, s: dict, events, through, threads, mine) -> in
     created = _created_at(s)
     usage = meta["usage"]
     values: dict[str, Any] = {}
-    if usage:
-        values["tokens_in"] = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens")) + \
+    if isinstance(usage, dict) and usage:
+        values["tokens_in"] = sum(count(usage.get(k)) for k in ("input_tokens", "cache_read_input_tokens")) + \
             _cache_writes(usage)
-        values["tokens_out"] = int(usage.get("output_tokens") or 0)
+        values["tokens_out"] = count(usage.get("output_tokens"))
     if created:
         values["created_at"] = created
     if values:
         conn.execute(SESSION.update().where(SESSION.c.id == s["id"]).values(**values))
     if api_status(s) in lifecycle.STATUSES:
         _set_status(conn, s["id"], api_status(s), new=not mine)
-    return added
+    return added, sorted(taken)
+
+
+def _text(value) -> str:
+    """A name the server gave, as text (a list or an object where a name belongs is no name)."""
+    return value if isinstance(value, str) else ""
+
+
+def count(value) -> int:
+    """A token count the server gave; 0 for what is not a count ("abc", a list, a negative number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
+        return 0
+    return int(min(value, 1 << 62))
 
 
 def _creation(conn, session_id: str, thread_id: str) -> str | None:
@@ -218,8 +287,8 @@ def _creation(conn, session_id: str, thread_id: str) -> str | None:
 def _cache_writes(usage: dict) -> int:
     cache = usage.get("cache_creation")
     if isinstance(cache, dict):
-        return sum(int(v or 0) for v in cache.values() if isinstance(v, (int, float)))
-    return int(usage.get("cache_creation_input_tokens") or 0)
+        return sum(count(v) for v in cache.values())
+    return count(usage.get("cache_creation_input_tokens"))
 
 
 def _created_at(s: dict) -> float | None:
