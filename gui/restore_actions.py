@@ -51,21 +51,35 @@ class RestoreActions:
                                   + " (Session ▸ Undo Last Restore puts them back)")
         self._run("restore files", run, done)
 
-    def undo_restore(self, session) -> None:
+    def undo_restore(self, session, redo: bool = False) -> None:
+        """Undo the last restore (or, `redo`, take back the last undo): which files, which of them were
+        edited since (the undo overwrites those edits; the other command puts them back), then the question."""
         from sessionscope import file_restore
-        last = file_restore.last_restore(self.store, session.id)
-        if last is None:
-            QMessageBox.information(self.window, "Undo Last Restore", "No restore of this session is left to undo.")
+        from sessionscope.errors import NotFound
+        title = "Redo Last Undo" if redo else "Undo Last Restore"
+        try:
+            plan = file_restore.undo_plan(self.store, session.id, redo=redo)
+        except NotFound:
+            QMessageBox.information(self.window, title, "No undo of this session is left to redo." if redo
+                                    else "No restore of this session is left to undo.")
             return
-        paths = "\n".join(f["path"] for f in last["files"][:15]) + ("\n…" if len(last["files"]) > 15 else "")
-        if QMessageBox.question(self.window, "Undo Last Restore",
-                                f"Put back the {len(last['files'])} file(s) the last restore changed?\n\n{paths}") \
-                != QMessageBox.StandardButton.Yes:
+        chosen = [c for c in plan.changes if c.action != "unchanged"]
+        names = [c.path + ("   (edited since)" if c.path in plan.changed_since else "") for c in chosen[:15]]
+        paths = "\n".join(names) + ("\n…" if len(chosen) > 15 else "")
+        warn = (f"\n\n{len(plan.changed_since)} of them were edited since: those edits are overwritten here, and "
+                f"kept ({'Undo Last Restore' if redo else 'Redo Last Undo'} puts them back).") if plan.changed_since else ""
+        if not chosen:
+            QMessageBox.information(self.window, title, "Every file already is as it would be put back.")
+            return
+        if QMessageBox.question(self.window, title,
+                                f"Put back the {len(chosen)} file(s) the last {'undo' if redo else 'restore'} "
+                                f"changed?\n\n{paths}{warn}") != QMessageBox.StandardButton.Yes:
             return
         store = self.store
 
         def run() -> Changes:
-            detail = file_restore.undo_last(store, session.id)
-            return Changes("restore-files.undo", frozenset({session.id}), False, store.session(session.id), detail=detail)
-        self._run("undo the restore", run,
+            detail = file_restore.apply_undo(store, session.id, plan)
+            action = "restore-files.redo" if redo else "restore-files.undo"
+            return Changes(action, frozenset({session.id}), False, store.session(session.id), detail=detail)
+        self._run("redo the restore" if redo else "undo the restore", run,
                   lambda ch: self.sig_message.emit(f"Put back {len(ch.detail['files'])} file(s) as they were"))

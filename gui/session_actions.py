@@ -84,6 +84,7 @@ class SessionActions(RestoreActions, QObject):
             "session.restore_files": has_event and src.allows("restore_files", status),
             "session.restore_all": has_event and src.allows("restore_files", status),
             "session.undo_restore": has_session and src.allows("restore_files", status),
+            "session.redo_restore": has_session and src.allows("restore_files", status),
         }
 
     # -- actions ----------------------------------------------------------------

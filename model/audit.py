@@ -29,11 +29,12 @@ ACTOR = _actor()
 def record(
     conn: Connection, action: str, outcome: str, *, session_id: str | None = None,
     event_id: str | None = None, detail: dict[str, Any] | None = None,
-) -> None:
-    conn.execute(AUDIT.insert().values(
+) -> int:
+    """Append an entry; returns its id."""
+    return conn.execute(AUDIT.insert().values(
         ts=time.time(), action=action, outcome=outcome, session_id=session_id,
         event_id=event_id, detail=json.dumps(detail or {}, default=str), actor=ACTOR,
-    ))
+    )).inserted_primary_key[0]
 
 
 def entries(conn: Connection, session_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:

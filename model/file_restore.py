@@ -13,6 +13,7 @@ the restore in the audit log with what it saved, so `undo_last` can put it back.
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import stat
 import tempfile
@@ -27,6 +28,8 @@ from .schema import AUDIT
 
 ACTION = "restore-files"
 UNDO = "restore-files.undo"
+REDO = "restore-files.redo"  # an undo taken back: the files as the undo found them
+STARTED = "restore-files.started"  # written before the first file is touched; its outcome entry follows
 DIFF_MAX_BYTES = 2 << 20  # larger files are compared, not diffed
 
 
@@ -160,7 +163,8 @@ def _mode(target: str) -> int | None:
 
 def _apply(store, session_id: str, event_id: str | None, changes: list[FileChange], action: str,
            extra: dict) -> dict:
-    """Save what is there now, write the wanted bytes, audit; returns the audit detail."""
+    """Save what is there now, record what will be written (before the first file is touched: a restore
+    killed halfway can be undone), write the wanted bytes, audit the outcome; returns the audit detail."""
     for c in changes:
         if c.action == "unavailable":
             raise Refused(f"{c.path}: its content at that point is gone (neither in the store nor on disk)")
@@ -170,9 +174,12 @@ def _apply(store, session_id: str, event_id: str | None, changes: list[FileChang
     it = iter(saved)
     befores = [next(it) if data is not None else None for _, data, _ in now]
     afters = [next(it) if c.wanted is not None else None for c in changes]
+    planned = [{"path": c.path, "target": c.target, "before": before, "before_mode": mode, "after": after}
+               for (c, _data, mode), before, after in zip(now, befores, afters)]
+    started = store.write(audit.record, STARTED, "started", session_id=session_id, event_id=event_id,
+                          detail={**extra, "of": action, "files": planned})
     files, failed = [], None
-    for (c, data, mode), before, after in zip(now, befores, afters):
-        entry = {"path": c.path, "target": c.target, "before": before, "before_mode": mode, "after": after}
+    for (c, data, mode), entry in zip(now, planned):
         try:
             if c.wanted is None:
                 if data is not None:
@@ -183,7 +190,7 @@ def _apply(store, session_id: str, event_id: str | None, changes: list[FileChang
             failed = f"{c.path}: {exc}"
             break
         files.append(entry)
-    detail = {**extra, "files": files}
+    detail = {**extra, "files": files, "started": started}
     if failed:
         detail["error"] = failed
     store.write(audit.record, action, "error" if failed else "ok", session_id=session_id, event_id=event_id,
@@ -209,37 +216,91 @@ def apply(store, restore: RestorePlan, selected: set[str]) -> dict:
                   {"prompt": restore.prompt_id, "cwd": restore.cwd})
 
 
-def last_restore(store, session_id: str) -> dict | None:
-    """The newest restore of this session that has not been undone."""
+def _history(store, session_id: str) -> list[dict]:
+    """The session's restores, undos and redos, newest first, each {id, action, ts, **detail}; a restore
+    that was started and never finished (its process was killed) counts as a restore of every file it
+    meant to write."""
     with store.reader() as conn:
         rows = conn.execute(sa.select(AUDIT.c.id, AUDIT.c.action, AUDIT.c.detail, AUDIT.c.ts).where(
-            AUDIT.c.session_id == session_id, AUDIT.c.action.in_((ACTION, UNDO)),
-            AUDIT.c.outcome.in_(("ok", "error"))).order_by(AUDIT.c.id.desc())).all()
-    import json
+            AUDIT.c.session_id == session_id, AUDIT.c.action.in_((ACTION, UNDO, REDO, STARTED)),
+            AUDIT.c.outcome.in_(("ok", "error", "started"))).order_by(AUDIT.c.id.desc())).all()
+    entries = [{"id": r.id, "action": r.action, "ts": r.ts, **json.loads(r.detail or "{}")} for r in rows]
+    finished = {e.get("started") for e in entries if e["action"] != STARTED}
+    out = []
+    for e in entries:
+        if e["action"] == STARTED:
+            if e["id"] in finished:
+                continue
+            e = e | {"action": e.get("of", ACTION), "interrupted": True}
+        out.append(e)
+    return out
+
+
+def last_restore(store, session_id: str) -> dict | None:
+    """The newest restore (or redo) of this session that has not been undone."""
     undone = set()
-    for r in rows:
-        detail = json.loads(r.detail or "{}")
-        if r.action == UNDO:
-            undone.add(detail.get("undoes"))
-        elif r.id not in undone and detail.get("files"):
-            return {"id": r.id, "ts": r.ts, **detail}
+    for e in _history(store, session_id):
+        if e["action"] == UNDO:
+            undone.add(e.get("undoes"))
+        elif e["action"] in (ACTION, REDO) and e["id"] not in undone and e.get("files"):
+            return e
     return None
+
+
+def last_undo(store, session_id: str) -> dict | None:
+    """The newest undo that a redo may take back: none once a restore came after it."""
+    redone = set()
+    for e in _history(store, session_id):
+        if e["action"] == ACTION:
+            return None
+        if e["action"] == REDO:
+            redone.add(e.get("redoes"))
+        elif e["action"] == UNDO and e["id"] not in redone and e.get("files"):
+            return e
+    return None
+
+
+@dataclass
+class UndoPlan:
+    """What an undo (or a redo) would write: each file back to what the entry found before it wrote, and the
+    files changed on disk since (the user's edits, which the undo would overwrite: kept for a redo)."""
+
+    entry: dict
+    changes: list[FileChange]
+    changed_since: list[str]
+    redo: bool = False
+
+
+def undo_plan(store, session_id: str, redo: bool = False) -> UndoPlan:
+    entry = last_undo(store, session_id) if redo else last_restore(store, session_id)
+    if entry is None:
+        raise NotFound(f"no {'undo' if redo else 'restore'} of session {session_id} to {'redo' if redo else 'undo'}")
+    changes, changed = [], []
+    with store.reader() as conn:
+        for f in entry["files"]:
+            before = blobs.get(conn, f["before"]) if f["before"] else None
+            after = blobs.get(conn, f["after"]) if f.get("after") else None
+            current = _read(f["target"])
+            if current != after and current != before:
+                changed.append(f["path"])
+            action = "unchanged" if current == before else "delete" if before is None \
+                else "create" if current is None else "overwrite"
+            changes.append(FileChange(f["path"], f["target"], action, True, "", current, before))
+    return UndoPlan(entry, changes, changed, redo)
+
+
+def apply_undo(store, session_id: str, plan: UndoPlan) -> dict:
+    """Carry out an undo plan (recorded, and itself undoable: a redo puts back what it overwrote)."""
+    entry = plan.entry
+    extra = {"redoes": entry["id"]} if plan.redo else {"undoes": entry["id"]}
+    changes = [c for c in plan.changes if c.action != "unchanged"]  # (a file a killed restore never reached)
+    detail = _apply(store, session_id, None, changes, REDO if plan.redo else UNDO, extra)
+    for f in entry["files"]:  # the mode the file had before the entry wrote it
+        if f.get("before_mode") is not None and os.path.exists(f["target"]):
+            os.chmod(f["target"], f["before_mode"])
+    return detail
 
 
 def undo_last(store, session_id: str) -> dict:
     """Put back what the last restore of this session overwrote or deleted (and remove what it created)."""
-    last = last_restore(store, session_id)
-    if last is None:
-        raise NotFound(f"no restore of session {session_id} to undo")
-    changes = []
-    with store.reader() as conn:
-        for f in last["files"]:
-            before = blobs.get(conn, f["before"]) if f["before"] else None
-            current = _read(f["target"])
-            action = "delete" if before is None else "create" if current is None else "overwrite"
-            changes.append(FileChange(f["path"], f["target"], action, True, "", current, before))
-    detail = _apply(store, session_id, None, changes, UNDO, {"undoes": last["id"]})
-    for f, saved in zip(last["files"], detail["files"]):  # the mode the file had before the restore
-        if f.get("before_mode") is not None and os.path.exists(f["target"]):
-            os.chmod(f["target"], f["before_mode"])
-    return detail
+    return apply_undo(store, session_id, undo_plan(store, session_id))

@@ -131,7 +131,7 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     run("rewind", c, "--to", p1)
     run("restore-files", c, "--to", p1, "--dry-run")
     run("restore-files", c, "--to", p1, "--only", "a.py", "--yes")
-    run("restore-files", c, "--undo")
+    run("restore-files", c, "--undo", "--yes")
     (home.claude / "projects" / "-proj" / f"{c}.jsonl").unlink()  # Claude Code deleted it; we kept it
     run("restore", c)
     run("delete", fork["session"]["id"], "--yes")

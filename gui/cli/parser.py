@@ -235,7 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--only", nargs="+", metavar="PATH", help="restore just these paths (as the preview names them)")
     c.add_argument("--into", metavar="FOLDER", help="place the files under FOLDER instead of the session's folder")
     c.add_argument("--conversation", action="store_true", help="rewind the conversation to that prompt too")
-    c.add_argument("--undo", action="store_true", help="put back what the last restore of this session changed")
+    c.add_argument("--undo", action="store_true", help="put back what the last restore of this session changed "
+                   "(previewed and asked like a restore; --dry-run shows it only)")
+    c.add_argument("--redo", action="store_true", help="take back the last --undo (what it overwrote is put back)")
     c.add_argument("--yes", "-y", action="store_true", help="do not ask")
 
     workspace = argparse.ArgumentParser(add_help=False)

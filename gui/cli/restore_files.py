@@ -38,11 +38,8 @@ def restore_files(store, args) -> int:
     src = sources.session_source(store, sid)
     result = {"session": sid, "prompt": None, "folder": None, "files": [], "restored": [], "undone": [],
               "rewind": None}
-    if args.undo:
-        detail = file_restore.undo_last(store, sid)
-        out(args, result | {"undone": detail["files"]},
-            f"undid the last restore: {len(detail['files'])} file(s) put back")
-        return 0
+    if args.undo or args.redo:
+        return _undo(store, args, sid, result)
     if not args.to:
         error("restore-files needs --to EVENT (or --undo)")
         return EXIT_USAGE
@@ -81,6 +78,44 @@ def restore_files(store, args) -> int:
         result["rewind"] = ch.session.id
         msg += f"\nconversation rewound into {ch.session.id}; resume with: {src.resume_line(ch.session)}"
     out(args, result, msg)
+    return 0
+
+
+def _undo(store, args, sid: str, result: dict) -> int:
+    """--undo (or --redo): the same preview, question and dry run as a restore; files edited since the
+    restore are named first (the undo overwrites them; a --redo puts the edits back)."""
+    from sessionscope import file_restore
+
+    plan = file_restore.undo_plan(store, sid, redo=args.redo)
+    what = "redo (take back the last undo)" if args.redo else "undo of the last restore"
+    chosen = [c for c in plan.changes if c.action != "unchanged"]
+    result |= {"files": [{"path": c.path, "target": c.target, "action": c.action, "inside": True, "escapes": "",
+                          "selected": True, "changed_since": c.path in plan.changed_since} for c in plan.changes]}
+    if not args.json:
+        lines = [f"The {what}{' (a restore that was interrupted)' if plan.entry.get('interrupted') else ''}: "
+                 "M overwritten, A created, D deleted, = already so:"]
+        lines += [f"   {_MARK[c.action]} {c.path}" + ("  (changed since: your edits are overwritten; "
+                                                      f"{'--undo' if args.redo else '--redo'} puts them back)"
+                                                      if c.path in plan.changed_since else "") for c in plan.changes]
+        print(terminal("\n".join(lines), mark=False))
+        for c in chosen:
+            print(terminal(c.diff(), mark=False), end="")
+    if args.dry_run or not chosen:
+        out(args, result, None if chosen else f"nothing to {'redo' if args.redo else 'undo'}: every file already is so")
+        return 0
+    if not args.yes:
+        if not sys.stdin.isatty():
+            error(f"the {what} needs --yes when not asked at a terminal")
+            return EXIT_USAGE
+        warn = f" {len(plan.changed_since)} of them changed since." if plan.changed_since else ""
+        if input(f"Put back {len(chosen)} file(s)?{warn} What they hold now is kept. [y/N] ").strip().lower() \
+                not in ("y", "yes"):
+            print("nothing changed", file=sys.stderr)
+            return EXIT_FAILED
+    detail = file_restore.apply_undo(store, sid, plan)
+    out(args, result | {"undone": detail["files"]},
+        f"{'redid' if args.redo else 'undid'}: {len(detail['files'])} file(s) put back; "
+        f"take it back with: sessionscope restore-files {sid[:8]} {'--undo' if args.redo else '--redo'}")
     return 0
 
 

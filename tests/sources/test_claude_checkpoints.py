@@ -209,7 +209,82 @@ def test_restore_files_through_the_cli(home, tmp_path):
     got = json.loads(cli("restore-files", sid, "--to", p1, "--only", "a.py", "--yes", "--json"))
     assert [f["path"] for f in got["restored"]] == ["a.py"] and (home.project / "a.py").read_bytes() == b"a v1\n"
     assert (home.project / "b.py").read_bytes() == b"b v2\n"
-    cli("restore-files", sid, "--undo")
+    cli("restore-files", sid, "--undo", "--yes")
     assert (home.project / "a.py").read_bytes() == b"a v3\n"
     both = json.loads(cli("restore-files", sid, "--to", p1, "--yes", "--conversation", "--json"))
     assert both["rewind"] and (home.project / "b.py").read_bytes() == b"b v1\n"
+
+
+def test_undo_previews_asks_warns_about_edits_and_is_itself_undoable(store, home, tmp_path):
+    """#29 item 14: `--undo --dry-run` writes nothing; `--undo` without --yes away from a terminal asks for it;
+    a file edited since the restore is named; the undo's own entry lets --redo put the edits back."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+    env = {**os.environ, "SESSIONSCOPE_STORE": str(tmp_path / "cli.db")}
+
+    def cli(*args, code=0):
+        out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", *args], cwd=REPO, env=env,
+                             capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        assert out.returncode == code, out.stderr
+        return out.stdout
+
+    cli("import", str(home.claude / "projects"))
+    sid, p1 = home.t.session_id, home.prompts["p1"]
+    cli("restore-files", sid, "--to", p1, "--yes")
+    assert (home.project / "a.py").read_bytes() == b"a v1\n"
+    (home.project / "b.py").write_bytes(b"b edited after the restore\n")
+    preview = cli("restore-files", sid, "--undo", "--dry-run")
+    assert "b.py  (changed since" in preview and "-b edited after the restore" in preview
+    assert (home.project / "a.py").read_bytes() == b"a v1\n"  # a dry run writes nothing
+    cli("restore-files", sid, "--undo", code=2)  # not at a terminal and no --yes: nothing is undone
+    assert (home.project / "a.py").read_bytes() == b"a v1\n"
+    got = json.loads(cli("restore-files", sid, "--undo", "--yes", "--json"))
+    assert {f["path"] for f in got["files"] if f["changed_since"]} == {"b.py"}
+    assert (home.project / "a.py").read_bytes() == b"a v3\n" and (home.project / "b.py").read_bytes() == b"b v2\n"
+    cli("restore-files", sid, "--redo", "--yes")  # the undo taken back: the edit is there again
+    assert (home.project / "b.py").read_bytes() == b"b edited after the restore\n"
+    assert (home.project / "a.py").read_bytes() == b"a v1\n"
+    cli("restore-files", sid, "--redo", "--yes", code=2)  # nothing left to redo
+    cli("restore-files", sid, "--undo", "--yes")  # a redo is undone like a restore
+    assert (home.project / "a.py").read_bytes() == b"a v3\n"
+
+
+def test_a_restore_killed_halfway_can_be_undone(store, home, tmp_path):
+    """#29 item 14: the undo record is written before the first file is touched; kill -9 after one file."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from tests.conftest import REPO
+    sid = _imported(store, home)
+    db = store.engine.url.render_as_string(hide_password=False)  # a file, or a PostgreSQL database
+    store.close()
+    script = textwrap.dedent(f"""
+        import os
+        from sessionscope import open_store, file_restore
+        from sessionscope.sources.claude_code import checkpoints
+        real, written = file_restore._write_atomically, []
+        def dying(target, data, mode):
+            if written:
+                os.kill(os.getpid(), 9)  # as kill -9 would, after the first file
+            real(target, data, mode)
+            written.append(target)
+        file_restore._write_atomically = dying
+        store = open_store({db!r})
+        plan = checkpoints.restore_plan(store, {sid!r}, {home.prompts["p1"]!r})
+        file_restore.apply(store, plan, plan.default_selection())
+    """)
+    run = subprocess.run([sys.executable, "-c", script], cwd=REPO, env={**os.environ, "HOME": str(tmp_path / "home")})
+    assert run.returncode == -9
+    touched = [p for p in ("a.py", "b.py") if (home.project / p).read_bytes().startswith((b"a v1", b"b v1"))]
+    assert len(touched) == 1  # one file was overwritten before the kill
+    from sessionscope import open_store
+    with open_store(db) as again:
+        plan = file_restore.undo_plan(again, sid)
+        assert plan.entry.get("interrupted")
+        file_restore.apply_undo(again, sid, plan)
+    assert (home.project / "a.py").read_bytes() == b"a v3\n" and (home.project / "b.py").read_bytes() == b"b v2\n"
+    assert (home.project / "new.py").read_bytes() == b"new, edited\n"
