@@ -14,17 +14,17 @@ from .workers import run_task
 class RestoreActions:
     """Needs `self.store`, `self.window`, `self.sig_busy`, `self.sig_message`, `self._run`, `self._fail`."""
 
-    def restore_files(self, session, event, with_conversation: bool = False) -> None:
+    def restore_files(self, session, event, with_conversation: bool = False, into: str | None = None) -> None:
         store = self.store
         self.sig_busy.emit("read the checkpoint")
 
         def failed(exc):
             self.sig_busy.emit("")
             self._fail("restore the files")(exc)
-        run_task(lambda: store.restore_plan(session.id, event.id),
-                 lambda plan: self._preview(session, plan, with_conversation), failed, owner=self)
+        run_task(lambda: store.restore_plan(session.id, event.id, into=into),
+                 lambda plan: self._preview(session, plan, with_conversation, event), failed, owner=self)
 
-    def _preview(self, session, plan, with_conversation: bool) -> None:
+    def _preview(self, session, plan, with_conversation: bool, event=None) -> None:
         from .restore_dialog import RestoreDialog
         self.sig_busy.emit("")
         if not plan.changes:
@@ -33,6 +33,8 @@ class RestoreActions:
             return
         dialog = RestoreDialog(plan, with_conversation, self.window)
         if dialog.exec() != QDialog.DialogCode.Accepted:
+            if dialog.into and event is not None:  # the same restore, placed under the folder the user chose
+                self.restore_files(session, event, with_conversation, into=dialog.into)
             return
         selected, store = dialog.selected(), self.store
 

@@ -34,6 +34,10 @@ class RestoreDialog(QDialog):
                 "What is there now is kept in the store first: Session ▸ Undo Last Restore puts it back.")
         if with_conversation:
             text += " The conversation is rewound to that prompt too (a new transcript; the original stays)."
+        self.into: str | None = None  # a folder the user chose to restore into instead (then the plan is made again)
+        if plan.no_folder:
+            text = (f"<b>No file is ticked: {html.escape(plan.no_folder)}.</b> Tick the files you mean, or restore "
+                    "them into another folder. " + text)
         intro = QLabel(text)
         intro.setWordWrap(True)
         self.tree = QTreeWidget()
@@ -70,6 +74,8 @@ class RestoreDialog(QDialog):
         split.setSizes([220, 320])
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.ok = self.buttons.addButton("Restore", QDialogButtonBox.ButtonRole.AcceptRole)
+        elsewhere = self.buttons.addButton("Restore into Another Folder…", QDialogButtonBox.ButtonRole.ActionRole)
+        elsewhere.clicked.connect(self._choose_folder)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self.tree.itemChanged.connect(lambda *_: self._update_ok())
@@ -90,6 +96,13 @@ class RestoreDialog(QDialog):
     def done(self, result: int) -> None:
         QSettings().setValue("restore_dialog/geometry", self.saveGeometry())
         super().done(result)
+
+    def _choose_folder(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+        folder = QFileDialog.getExistingDirectory(self, "Restore the files into")
+        if folder:
+            self.into = folder
+            self.reject()  # the caller plans again for that folder and shows the preview again
 
     def selected(self) -> set[str]:
         return {p for p, item in self.items.items() if item.checkState(0) == Qt.CheckState.Checked}

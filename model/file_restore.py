@@ -78,6 +78,7 @@ class RestorePlan:
     prompt_id: str  # the prompt whose files are restored
     cwd: str
     changes: list[FileChange] = field(default_factory=list)
+    no_folder: str = ""  # why the session's folder is no folder here (`/`, the home folder, missing): nothing is ticked
 
     def default_selection(self) -> set[str]:
         return {c.path for c in self.changes if c.default}
@@ -100,12 +101,36 @@ def _read(target: str) -> bytes | None:
         raise Refused(f"{target} is a folder now; a file cannot be restored over it") from None
 
 
-def plan(session_id: str, event_id: str, prompt_id: str, cwd: str, wanted: list[Wanted]) -> RestorePlan:
-    """What a restore of `wanted` would do, path by path (nothing is written)."""
-    out = RestorePlan(session_id, event_id, prompt_id, cwd)
-    folder = os.path.normpath(cwd) if cwd else ""
+def no_folder(cwd: str | None) -> str:
+    """Why `cwd` (read from a transcript) cannot be the folder a restore trusts, or "" when it can: `/` or the
+    home folder would make every absolute path "in the folder", and a folder missing here holds nothing."""
+    if not cwd:
+        return "the session names no folder"
+    folder = os.path.normpath(cwd)
+    if folder == os.path.normpath(os.path.abspath(os.sep)) or os.path.dirname(folder) == folder:
+        return f"the session's folder is {folder} (the whole disk)"
+    if folder == os.path.normpath(os.path.expanduser("~")):
+        return f"the session's folder is {folder} (your home folder)"
+    if not os.path.isdir(folder):
+        return f"the session's folder {folder} is not on this machine"
+    return ""
+
+
+def plan(session_id: str, event_id: str, prompt_id: str, cwd: str, wanted: list[Wanted],
+         chosen_folder: bool = False) -> RestorePlan:
+    """What a restore of `wanted` would do, path by path (nothing is written). The session's own folder is
+    trusted only when it is a real project folder here (`no_folder`); else no file is ticked, relative paths
+    cannot be placed, and the user names files or restores into a folder of their choosing (`chosen_folder`:
+    `cwd` is that folder, made if missing)."""
+    why = "" if chosen_folder else no_folder(cwd)
+    out = RestorePlan(session_id, event_id, prompt_id, cwd, no_folder=why)
+    folder = os.path.normpath(cwd) if cwd and not why else ""
     real_folder = os.path.realpath(folder) if folder else ""
     for w in sorted(wanted, key=lambda w: w.path):
+        if why and not os.path.isabs(w.path):
+            out.changes.append(FileChange(w.path, w.path, "unavailable", False, "", None, None,
+                                          "relative to a folder that is not here: restore into another folder"))
+            continue
         target = os.path.normpath(w.path if os.path.isabs(w.path) else os.path.join(folder or "/", w.path))
         inside = _under(target, folder) or (not os.path.isabs(w.path) and bool(folder))
         escapes = ""

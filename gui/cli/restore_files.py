@@ -13,6 +13,9 @@ _MARK = {"overwrite": "M", "create": "A", "delete": "D", "unchanged": "=", "unav
 def _preview(plan, selected: set[str]) -> str:
     lines = [f"Files as they were when prompt {plan.prompt_id[:8]} was sent (folder {plan.cwd});",
              "M overwritten, A created, D deleted, = already so, ! content gone; [x] chosen:"]
+    if plan.no_folder:
+        lines.insert(1, f"No file is chosen: {plan.no_folder}. Name the files with --only, or restore them "
+                        "into another folder with --into FOLDER.")
     groups = (("in the folder", [c for c in plan.changes if c.inside and not c.escapes]),
               ("outside the folder (left alone unless named with --only)", [c for c in plan.changes if not c.inside]),
               ("resolving outside the folder (written only if named with --only)",
@@ -23,8 +26,9 @@ def _preview(plan, selected: set[str]) -> str:
         lines.append(f"  {title}:")
         for c in changes:
             chosen = "x" if c.path in selected else " "
-            why = f"  ({c.escapes})" if c.escapes else "  (content gone: not in the store nor on disk)" \
-                if c.action == "unavailable" else ""
+            why = f"  ({c.escapes})" if c.escapes else f"  ({c.source})" \
+                if c.action == "unavailable" and c.source.startswith(("relative", "a folder")) \
+                else "  (content gone: not in the store nor on disk)" if c.action == "unavailable" else ""
             lines.append(f"   [{chosen}] {_MARK[c.action]} {c.path}{why}")
     return "\n".join(lines)
 
@@ -59,7 +63,10 @@ def restore_files(store, args) -> int:
             if c.action != "unavailable":
                 print(terminal(c.diff(), mark=False), end="")
     if args.dry_run or not chosen:
-        out(args, result, None if chosen else "nothing to restore: every chosen file already is as it was")
+        nothing = f"nothing restored: {plan.no_folder}; name the files with --only, or restore them into another " \
+            "folder with --into FOLDER" if plan.no_folder and not named else \
+            "nothing to restore: every chosen file already is as it was"
+        out(args, result, None if chosen else nothing)
         return 0
     if not args.yes:
         if not sys.stdin.isatty():

@@ -288,3 +288,38 @@ def test_a_restore_killed_halfway_can_be_undone(store, home, tmp_path):
         file_restore.apply_undo(again, sid, plan)
     assert (home.project / "a.py").read_bytes() == b"a v3\n" and (home.project / "b.py").read_bytes() == b"b v2\n"
     assert (home.project / "new.py").read_bytes() == b"new, edited\n"
+
+
+@pytest.mark.parametrize("where", ["/", "home", "missing"])
+def test_a_session_whose_folder_is_no_folder_ticks_nothing(store, tmp_path, monkeypatch, where):
+    """#29 item 15: a cwd of `/`, the home folder or a folder missing here makes no path "in the folder":
+    nothing is ticked, relative paths cannot be placed, and --into places them under a chosen folder."""
+    import hashlib
+
+    from tests.sources.checkpoint_home import snapshot
+    from tests.sources.claude_factory import Transcript
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    cwd = {"/": "/", "home": str(home), "missing": str(tmp_path / "gone")}[where]
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"mine\n")
+    t = Transcript(cwd=cwd)
+    p1 = t.user("edit things")["uuid"]
+    names = {}
+    for path, content in ((str(victim), b"old\n"), ("rel.txt", b"relative\n")):
+        names[path] = f"{hashlib.sha256(path.encode()).hexdigest()[:16]}@v1"
+        (home / ".claude" / "file-history" / t.session_id).mkdir(parents=True, exist_ok=True)
+        (home / ".claude" / "file-history" / t.session_id / names[path]).write_bytes(content)
+    snapshot(t, p1, {p: (n, 1) for p, n in names.items()}, update=False)
+    t.assistant("done")
+    t.write(home / ".claude" / "projects" / "-x")
+    import_paths(store, [home / ".claude" / "projects"])
+    plan = claude_checkpoints.restore_plan(store, t.session_id, p1)
+    assert plan.no_folder and plan.default_selection() == set()
+    assert plan.by_path()["rel.txt"].action == "unavailable"
+    elsewhere = tmp_path / "elsewhere"
+    into = claude_checkpoints.restore_plan(store, t.session_id, p1, into=str(elsewhere))
+    assert not into.no_folder and into.default_selection() == {"rel.txt"}
+    file_restore.apply(store, into, into.default_selection())
+    assert (elsewhere / "rel.txt").read_bytes() == b"relative\n" and victim.read_bytes() == b"mine\n"

@@ -198,7 +198,7 @@ def restore_plan(store, session_id: str, event_id: str, into: str | None = None)
             data = backup_content(conn, cp, b)
             wanted.append(Wanted(path, data, available=b.name is None or data is not None,
                                  source=b.name or "did not exist yet"))
-    return plan(session_id, event_id, prompt, os.path.abspath(into) if into else cp.cwd, wanted)
+    return plan(session_id, event_id, prompt, os.path.abspath(into) if into else cp.cwd, wanted, chosen_folder=bool(into))
 
 
 def _state_after(cp: Checkpoints, conn: Connection, prompt: str) -> dict[str, Backup]:
