@@ -16,13 +16,12 @@ import difflib
 import json
 import os
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import sqlalchemy as sa
 
-from . import audit, blobs
+from . import audit, blobs, partfiles
 from .errors import NotFound, Refused
 from .schema import AUDIT
 
@@ -158,9 +157,7 @@ def plan(session_id: str, event_id: str, prompt_id: str, cwd: str, wanted: list[
 
 
 def _write_atomically(target: str, data: bytes, mode: int | None) -> None:
-    folder = os.path.dirname(target)
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".sessionscope-", dir=folder)
+    fd, tmp = partfiles.temporary(Path(target))
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,7 +22,7 @@ from typing import IO, Any
 
 import sqlalchemy as sa
 
-from .. import audit, reading, settings
+from .. import audit, partfiles, reading, settings
 from ..errors import InvalidInput, NotFound, Refused, SessionscopeError
 from ..schema import EVENT
 from ..views import EventView, SessionView
@@ -295,8 +294,7 @@ def export(store, request: ExportRequest, path: str | os.PathLike | None, *, pro
 @contextlib.contextmanager
 def atomic_output(path: Path) -> Iterator[IO[str]]:
     """A text file written beside `path` and moved over it only when complete."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    fd, tmp = partfiles.temporary(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             yield fh
@@ -313,8 +311,7 @@ def atomic_output(path: Path) -> Iterator[IO[str]]:
 def new_file(path: Path) -> Iterator[IO[bytes]]:
     """A file that must not exist yet: written beside `path`, then linked into place
     (which fails if the name exists: nothing is ever overwritten)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".sessionscope-", suffix=".tmp")
+    fd, tmp = partfiles.temporary(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             yield fh

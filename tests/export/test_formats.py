@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import orjson
@@ -202,3 +203,51 @@ def test_full_exports_of_the_corpus_write_every_promised_event(corpus, store, tm
         export(store, ExportRequest("md", (s.id,), detail="full"), tmp_path / "x.md")
         assert _written((tmp_path / "x.md").read_text()) == _promised(store, s.id), s.title
         (tmp_path / "x.md").unlink()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="kill -9 is POSIX")
+def test_what_an_export_killed_mid_write_leaves_is_removed_by_the_next_one(store, tmp_path, monkeypatch):
+    """#29 item 16: a killed export's `.NAME.sessionscope-PID-….part` is removed by the next export into that
+    folder once its process is gone (a live writer's, or a fresh one, is left alone)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from sessionscope import partfiles
+    from tests.conftest import REPO
+    sid = store.open_session(title="killed").id
+    for i in range(50):
+        store.append(sid, "message", role="user", text=f"line {i} " + "x" * 2000)
+    url = store.engine.url.render_as_string(hide_password=False)
+    out = tmp_path / "out"
+    script = textwrap.dedent(f"""
+        import os
+        from pathlib import Path
+        from sessionscope import open_store
+        from sessionscope.export import core
+        real = core.atomic_output
+        import contextlib
+        @contextlib.contextmanager
+        def dying(path):
+            with real(path) as fh:
+                fh.write("half an export")
+                fh.flush()
+                os.kill(os.getpid(), 9)
+                yield fh
+        core.atomic_output = dying
+        core.export(open_store({url!r}), core.ExportRequest("md", ({sid!r},)), Path({str(out / "s.md")!r}))
+    """)
+    run = subprocess.run([sys.executable, "-c", script], cwd=REPO)
+    assert run.returncode == -9
+    [left] = [p for p in out.iterdir() if p.name.endswith(".part")]
+    assert left.name.startswith(".s.md.sessionscope-")
+    export(store, ExportRequest("md", (sid,)), out / "other.md")
+    assert left.exists()  # quiet for less than a minute: it may be another machine's writer
+    os.utime(left, (time.time() - 120, time.time() - 120))
+    mine = out / f".x.md.sessionscope-{os.getpid()}-live.part"
+    mine.write_text("a live writer's")
+    os.utime(mine, (time.time() - 120, time.time() - 120))
+    export(store, ExportRequest("md", (sid,)), out / "third.md")
+    assert not left.exists() and mine.exists()
+    assert sorted(p.name for p in out.iterdir()) == sorted([mine.name, "other.md", "third.md"])
+    assert partfiles.sweep(out) == []
