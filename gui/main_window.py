@@ -340,6 +340,11 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
             self.usage_view.refresh()
         if first_run:
             run_task(lambda: _first_run_roots(store), self._first_run, owner=self)
+        if not demo:  # the store is the only copy of what the tools deleted: a copy a day, in the background
+            from sessionscope import backup
+            run_task(lambda: backup.scheduled(store.url), lambda made: None,
+                     lambda exc: self.statusBar().showMessage(f"⚠ The daily backup of the store failed: {exc}", 60000),
+                     owner=self)
 
     def _first_run(self, roots) -> None:
         """First run on a store: import the known places with a progress bar, then watch them."""

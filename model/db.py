@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -269,11 +270,23 @@ def migrate(engine: Engine, url: str) -> None:
         )
     from alembic import command
 
+    if current is not None:  # an existing store changes shape: a copy of it as it was comes first
+        _backup_before_migration(url, current)
     with write_connection(engine) as conn:
         # Re-read under the write lock: another process may have migrated meanwhile.
         if _read_revision_conn(conn) != HEAD_REVISION:
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
+
+
+def _backup_before_migration(url: str, current: str) -> None:
+    from . import backup
+    try:
+        path = backup.store_file(url)
+    except Exception:
+        return  # PostgreSQL: its server's own backups
+    if path.is_file():
+        backup.make(path, "before-" + re.sub(r"[^a-z0-9]", "", HEAD_REVISION.lower())[:16])
 
 
 def _known(scripts, revision: str) -> bool:

@@ -48,6 +48,7 @@ SHAPES = {
     "interrupt": ("object", {"session", "events_added", "problems"}),
     "key": ("object", {"workspace", "key_from"}),
     "install-desktop": ("object", {"files", "uninstalled"}),
+    "backup": ("object", {"store", "folder", "made", "restored", "kept", "backups"}),
 }
 VERIFIED = {"session_id", "events", "ok", "broken_event_id", "broken_seq", "broken_line", "reason"}
 
@@ -136,6 +137,9 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     run("restore", c)
     run("delete", fork["session"]["id"], "--yes")
     _managed(run)
+    made = run("backup")["made"]
+    assert run("backup", "--list")["backups"][0] == made
+    assert run("backup", "--restore", made["path"], "--yes")["kept"]["kind"] == "before-restore"
     assert len(run("install-desktop")["files"]) == 3
     assert run("install-desktop", "--uninstall")["uninstalled"] is True
 

@@ -24,10 +24,12 @@ _HANDLERS = {
     "restore-files": "restore_files:restore_files",
     **{name: f"managed:{name}" for name in ("pull", "send", "interrupt", "key")},
     "install-desktop": "desktop:install_desktop",
+    "backup": "backup:backup",
 }
 
 
-NO_STORE = {"install-desktop", "key"}  # these never read the store: none is opened (or created)
+# these never open the store (nor create one): backup copies the file, and --restore must work on a damaged one
+NO_STORE = {"install-desktop", "key", "backup"}
 
 
 def handler(command: str):

@@ -185,6 +185,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("session")
     c.add_argument("tags", nargs="*")
 
+    c = cmd("backup", "copy the store (SQLite's online backup: it stays in use) into the backups folder beside it; "
+            "--list them, or --restore one")
+    c.add_argument("--list", action="store_true", help="list the backups, newest first, without making one")
+    c.add_argument("--restore", metavar="FILE", help="put FILE (a backup) in place of the store, after checking it; "
+                   "the store as it is now is kept as a backup first")
+    c.add_argument("--yes", "-y", action="store_true", help="do not ask before --restore")
+
     c = cmd("verify", "check hash chains (of the store, or of an exported .jsonl FILE); exit 1 naming the first break")
     c.add_argument("session", nargs="?", metavar="SESSION|FILE")
 
