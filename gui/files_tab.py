@@ -34,6 +34,8 @@ def _disk(target: str) -> tuple[bytes | None, str]:
 
 
 _STATE = {"absent": "(the file did not exist)", "gone": "(its backup is gone: not in the store nor on disk)",
+          "damaged": "(its backup in the store is damaged: its bytes no longer match their hash; sessionscope "
+                     "verify names every damaged one)",
           "none": "(no later checkpoint: compare with the file on disk instead)"}
 
 
@@ -102,7 +104,7 @@ class FilesTab(QWidget):
         self.label.setToolTip("The files Claude Code tracked, as they were when this turn's prompt was sent. "
                               "Session ▸ Restore Code to Here puts them back.")
         for f in entries:
-            mark = {"absent": "  (not there yet)", "gone": "  (backup gone)"}.get(f.state, "")
+            mark = {"absent": "  (not there yet)", "gone": "  (backup gone)", "damaged": "  (backup damaged)"}.get(f.state, "")
             item = QListWidgetItem(f.path + mark)
             item.setToolTip(f.target)
             self.files.addItem(item)
@@ -122,14 +124,15 @@ class FilesTab(QWidget):
             self.view.setHtml(code_html(_text(f.content)[:_LIMIT], _language(f.path)))
             return
         if mode == DIFF_NEXT:
-            if f.next_state == "none" or (f.state == "gone" or f.next_state == "gone"):
-                self.view.setHtml(f"<p>{html.escape(_STATE['gone' if 'gone' in (f.state, f.next_state) else 'none'])}</p>")
+            bad = next((s for s in (f.state, f.next_state) if s in ("gone", "damaged")), None)
+            if f.next_state == "none" or bad:
+                self.view.setHtml(f"<p>{html.escape(_STATE[bad or 'none'])}</p>")
                 return
             self.view.setHtml(diff_html(_text(f.content), _text(f.next_content), f"then/{f.path}", f"next/{f.path}"))
             return
         data, state = _disk(f.target)
-        if f.state == "gone":
-            self.view.setHtml(f"<p>{html.escape(_STATE['gone'])}</p>")
+        if f.state in ("gone", "damaged"):
+            self.view.setHtml(f"<p>{html.escape(_STATE[f.state])}</p>")
             return
         self.view.setHtml(diff_html(_text(f.content), _text(data), f"then/{f.path}",
                                     f"now/{f.path}" + ("" if state == "kept" else f" {state}")))

@@ -393,6 +393,17 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         trace = getattr(exc, "__sessionscope_trace__", "")
         if trace:
             print(trace, file=sys.stderr)
+        text = str(exc)
+        if "malformed" in text or "store file is damaged" in text:  # said once, with what to do
+            self.statusBar().showMessage("⚠ The store is damaged: sessionscope repair rebuilds it", 0)
+            if not getattr(self, "_said_damaged", False):
+                self._said_damaged = True
+                from sessionscope.db import DAMAGED_ADVICE
+                advice = text if "store file is damaged" in text else DAMAGED_ADVICE.format(problem="SQLite: " + text)
+                QMessageBox.warning(self, "The store is damaged",
+                                    f"{advice[0].upper()}{advice[1:]}.\n\nRun in a terminal, with this window closed:\n"
+                                    f"  sessionscope --store {self.store.url.removeprefix('sqlite:///')} repair")
+            return
         self.statusBar().showMessage(f"⚠ Something failed in the background: {type(exc).__name__}: {exc}", 20000)
 
     def _error(self, what: str):

@@ -49,20 +49,53 @@ def put_prepared(conn: Connection, items: list[Prepared], compressed: bool = Tru
     return [p.hash for p in items]
 
 
+class Damaged(NotFound):
+    """A kept file's bytes that no longer decompress, or no longer match the hash that names them."""
+
+
 def get(conn: Connection, h: str) -> bytes:
-    """The bytes of blob `h` (checked against its hash)."""
+    """The bytes of blob `h` (checked against its hash: Damaged when they do not match)."""
     row = conn.execute(sa.select(FILE_BLOB.c.codec, FILE_BLOB.c.data).where(FILE_BLOB.c.hash == h)).first()
     if row is None:
         raise NotFound(f"no kept file content {h[:12]}")
-    if row.codec == "zstd":
-        data = zstandard.ZstdDecompressor().decompress(row.data)
-    elif row.codec == "zlib":
-        data = zlib.decompress(row.data)
-    else:
-        data = bytes(row.data)
+    return _decoded(h, row.codec, row.data)
+
+
+def _decoded(h: str, codec: str, stored) -> bytes:
+    try:
+        if codec == "zstd":
+            data = zstandard.ZstdDecompressor().decompress(stored)
+        elif codec == "zlib":
+            data = zlib.decompress(stored)
+        else:
+            data = bytes(stored)
+    except (zstandard.ZstdError, zlib.error, TypeError, ValueError) as exc:
+        raise Damaged(f"kept file content {h[:12]} is damaged (it no longer decompresses: {exc})") from None
     if digest(data) != h:
-        raise NotFound(f"kept file content {h[:12]} is damaged (its hash does not match)")
+        raise Damaged(f"kept file content {h[:12]} is damaged (its hash does not match)")
     return data
+
+
+def verify_all(conn: Connection) -> list[dict]:
+    """Every kept file checked against its hash: [{hash, problem, sessions: [the sessions whose checkpoints
+    name it]}] for the damaged ones."""
+    damaged = []
+    last = ""
+    while True:
+        rows = conn.execute(sa.select(FILE_BLOB.c.hash, FILE_BLOB.c.codec, FILE_BLOB.c.data)
+                            .where(FILE_BLOB.c.hash > last).order_by(FILE_BLOB.c.hash).limit(200)).all()
+        if not rows:
+            break
+        for h, codec, stored in rows:
+            try:
+                _decoded(h, codec, stored)
+            except Damaged as exc:
+                damaged.append({"hash": h, "problem": str(exc)})
+        last = rows[-1][0]
+    for d in damaged:
+        d["sessions"] = sorted(set(conn.execute(sa.select(CHECKPOINT_BACKUP.c.session_id).where(
+            CHECKPOINT_BACKUP.c.blob_hash == d["hash"])).scalars()))
+    return damaged
 
 
 def has(conn: Connection, h: str) -> bool:

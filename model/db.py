@@ -212,6 +212,15 @@ def run_write(engine: Engine, work, *args, **kwargs):
                 delay = min(delay * 2, 0.5)
                 continue
             raise StoreUnavailable(_describe_operational(exc)) from exc
+        except sa.exc.DatabaseError as exc:
+            if "malformed" in str(exc):
+                raise StoreUnavailable(DAMAGED_ADVICE.format(problem=exc.orig)) from exc
+            raise
+
+
+DAMAGED_ADVICE = ("the store file is damaged ({problem}): nothing was written into it. `sessionscope verify` names "
+                  "what is damaged; `sessionscope repair` rebuilds a sound store from every row it can read "
+                  "(the damaged file is kept)")
 
 
 def try_write(engine: Engine, work, *args, wait_s: float = 0.1):
@@ -245,6 +254,48 @@ def _describe_operational(exc: sa.exc.OperationalError) -> str:
     if _is_lock_error(exc):
         return f"the store stayed locked by another process for {WRITE_RETRY_S:.0f} s: {text}"
     return f"the store could not be used: {text}"
+
+
+DAMAGED_MARK = "⚠ damaged: "  # before a title read from a damaged row (its bad bytes shown as �)
+
+
+def _replacing(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def undecodable(exc: BaseException) -> bool:
+    """Whether a read failed on text that is not UTF-8 (bytes of the store file flipped, or edited in SQL)."""
+    return isinstance(exc, (sa.exc.OperationalError, sqlite3.OperationalError)) and "decode" in str(exc).lower()
+
+
+@contextlib.contextmanager
+def tolerant_text(conn: Connection) -> Iterator[None]:
+    """Within: text that is not UTF-8 reads with its bad bytes replaced (U+FFFD) instead of failing the whole
+    query. Only after a read failed: a Python decoder on every value costs a third more on big reads."""
+    raw = conn.connection.dbapi_connection
+    if not isinstance(raw, sqlite3.Connection):
+        yield
+        return
+    before = raw.text_factory
+    raw.text_factory = _replacing
+    try:
+        yield
+    finally:
+        raw.text_factory = before
+
+
+def integrity(engine: Engine, quick: bool = False) -> list[str]:
+    """SQLite's own check of the file's structure (every page, index and row; `quick`: without comparing
+    indexes to their tables), as its messages; [] when sound, and on PostgreSQL (whose server keeps its pages
+    checked)."""
+    if engine.dialect.name != "sqlite":
+        return []
+    try:
+        with engine.connect() as conn:
+            rows = conn.exec_driver_sql(f"PRAGMA {'quick_check' if quick else 'integrity_check'}(100)").scalars().all()
+    except sa.exc.DatabaseError as exc:
+        return [f"the file cannot be checked: {exc.orig}"]
+    return [] if rows == ["ok"] else list(rows)
 
 
 def include_name(name, type_, _parents) -> bool:

@@ -230,7 +230,9 @@ def apply(store, restore: RestorePlan, selected: set[str]) -> dict:
         raise Refused(f"not part of this restore: {', '.join(sorted(missing))}")
     lost = sorted(c.path for c in restore.changes if c.path in selected and c.action == "unavailable")
     if lost:  # refused whole, before anything is written
-        raise Refused(f"the content at that point is gone (neither in the store nor on disk): {', '.join(lost)}")
+        why = {c.path: c.source if c.source.startswith(("damaged", "relative", "a folder"))
+               else "gone: neither in the store nor on disk" for c in restore.changes}
+        raise Refused("the content at that point cannot be had: " + "; ".join(f"{p} ({why[p]})" for p in lost))
     chosen = [c for c in restore.changes if c.path in selected and c.action in ("overwrite", "create", "delete")]
     if not chosen:
         raise Refused("nothing to restore: every chosen file already is as it was")

@@ -31,7 +31,7 @@ SHAPES = {
     "close": ("object", SESSION), "pause": ("object", SESSION), "archive": ("object", SESSION),
     "unarchive": ("object", SESSION), "rename": ("object", SESSION), "tag": ("object", SESSION),
     "delete": ("object", {"session", "events_removed"}),
-    "verify": ("object", {"ok", "file", "redacted", "problem", "sessions"}),
+    "verify": ("object", {"ok", "file", "redacted", "problem", "sessions", "blobs"}),
     "export": ("object", {"format", "path", "sessions", "events", "bytes", "seconds", "redacted", "files",
                           "findings"}),
     "redaction": ("object", {"patterns"}),
@@ -49,6 +49,8 @@ SHAPES = {
     "key": ("object", {"workspace", "key_from"}),
     "install-desktop": ("object", {"files", "uninstalled"}),
     "backup": ("object", {"store", "folder", "made", "restored", "kept", "backups"}),
+    "repair": ("object", {"store", "kept_damaged", "copied", "lost", "replaced_text", "events_reimported",
+                          "broken_sessions", "seconds"}),
 }
 VERIFIED = {"session_id", "events", "ok", "broken_event_id", "broken_seq", "broken_line", "reason"}
 
@@ -140,6 +142,7 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     made = run("backup")["made"]
     assert run("backup", "--list")["backups"][0] == made
     assert run("backup", "--restore", made["path"], "--yes")["kept"]["kind"] == "before-restore"
+    assert run("repair", "--yes")["lost"] == {}
     assert len(run("install-desktop")["files"]) == 3
     assert run("install-desktop", "--uninstall")["uninstalled"] is True
 

@@ -50,3 +50,36 @@ def backup(_store, args) -> int:
                "restored": restored, "kept": kept.as_dict() if kept else None,
                "backups": [b.as_dict() for b in listed]}, "\n".join(lines))
     return 0
+
+
+def repair(_store, args) -> int:
+    """{store, kept_damaged, copied, lost, replaced_text, events_reimported, broken_sessions, seconds}."""
+    from sessionscope import repair as rebuilding
+    from sessionscope.backup import store_file
+    from sessionscope.db import as_url, default_url
+
+    path = store_file(as_url(args.store) if args.store else default_url())
+    if not args.yes:
+        if not sys.stdin.isatty():
+            error("repair needs --yes when not asked at a terminal")
+            return EXIT_USAGE
+        if input(f"Rebuild {path} from the rows it can still read? The damaged file is kept beside it. [y/N] "
+                 ).strip().lower() not in ("y", "yes"):
+            print("nothing changed", file=sys.stderr)
+            return EXIT_FAILED
+    shown = progress(args, lambda done, total, label: f"copying {label} ({done + 1} of {total} tables)")
+    report = rebuilding.repair(str(path), progress=shown)
+    if shown:
+        print(file=sys.stderr)
+    lost = sum(report.lost.values())
+    lines = [f"rebuilt {report.store} in {report.seconds:.1f} s: {sum(report.copied.values()):,} rows kept, "
+             f"{report.events_reimported:,} events imported again from the tools' files",
+             f"the damaged file is kept as {report.kept_damaged}"]
+    lines.append("nothing was lost" if not lost and not report.broken_sessions else
+                 f"could not be saved: {lost:,} row(s) (" + ", ".join(f"{t} {n:,}" for t, n in report.lost.items()) + ")")
+    if report.replaced_text:
+        lines.append(f"{report.replaced_text:,} row(s) kept with text that was not UTF-8 (shown as �)")
+    for sid in report.broken_sessions:
+        lines.append(f"  session {sid}: its hash chain is broken (events are missing): sessionscope verify names where")
+    out(args, report.as_dict(), "\n".join(lines))
+    return EXIT_FAILED if lost or report.broken_sessions else 0

@@ -146,17 +146,31 @@ def verify(store, args):
 
     if args.session and Path(args.session).is_file():
         return _verify_file(args, args.session)
+    whole = not args.session
+    structure = store.integrity() if whole else []  # SQLite's own check of every page first
     reports = store.verify(store.resolve_session(args.session) if args.session else None)
+    damaged_blobs = store.verify_blobs() if whole else []
     broken = [r for r in reports if not r.ok]
-    lines = [f"{len(reports)} session(s), {sum(r.checked for r in reports)} events checked: "
-             + ("all chains intact" if not broken else f"{len(broken)} broken")]
+    lines = []
+    if structure:
+        lines.append(f"the store file is damaged ({len(structure)} problem(s) SQLite found; the first: {structure[0]}); "
+                     "sessionscope repair rebuilds a sound store from every readable row")
+    lines.append(f"{len(reports)} session(s), {sum(r.checked for r in reports)} events checked: "
+                 + ("all chains intact" if not broken else f"{len(broken)} broken"))
     for r in broken:
-        lines.append(f"session {r.session_id}: broken at event {r.broken_event_id} (seq {r.broken_seq}): {r.reason}")
+        at = f"at event {r.broken_event_id} (seq {r.broken_seq})" if r.broken_event_id else "in its session row"
+        lines.append(f"session {r.session_id}: broken {at}: {r.reason}")
+    if whole:
+        lines.append(f"kept file contents: {'all match their hashes' if not damaged_blobs else f'{len(damaged_blobs)} damaged'}")
+    for b in damaged_blobs:
+        lines.append(f"  {b['hash'][:12]}: {b['problem']}" + (f" (a checkpoint of {', '.join(s[:8] for s in b['sessions'])})"
+                                                              if b["sessions"] else ""))
     sessions = [{"session_id": r.session_id, "events": r.checked, "ok": r.ok, "broken_event_id": r.broken_event_id,
                  "broken_seq": r.broken_seq, "broken_line": None, "reason": r.reason} for r in reports]
-    out(args, {"ok": not broken, "file": None, "redacted": False, "problem": "", "sessions": sessions},
-        "\n".join(lines))
-    return EXIT_FAILED if broken else 0
+    ok = not broken and not structure and not damaged_blobs
+    out(args, {"ok": ok, "file": None, "redacted": False, "problem": "; ".join(structure[:3]), "sessions": sessions,
+               "blobs": damaged_blobs}, "\n".join(lines))
+    return 0 if ok else EXIT_FAILED
 
 
 def _verify_file(args, path: str) -> int:
@@ -171,7 +185,7 @@ def _verify_file(args, path: str) -> int:
     sessions = [{"session_id": s.session_id, "events": s.events, "ok": s.ok, "broken_event_id": s.broken_event_id or None,
                  "broken_seq": None, "broken_line": s.broken_line, "reason": s.reason} for s in result.sessions]
     out(args, {"ok": result.ok, "file": path, "redacted": result.redacted, "problem": result.problem,
-               "sessions": sessions}, "\n".join(lines))
+               "sessions": sessions, "blobs": []}, "\n".join(lines))
     return 0 if result.ok else EXIT_FAILED
 
 

@@ -25,11 +25,12 @@ _HANDLERS = {
     **{name: f"managed:{name}" for name in ("pull", "send", "interrupt", "key")},
     "install-desktop": "desktop:install_desktop",
     "backup": "backup:backup",
+    "repair": "backup:repair",
 }
 
 
 # these never open the store (nor create one): backup copies the file, and --restore must work on a damaged one
-NO_STORE = {"install-desktop", "key", "backup"}
+NO_STORE = {"install-desktop", "key", "backup", "repair"}
 
 
 def handler(command: str):

@@ -185,6 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("session")
     c.add_argument("tags", nargs="*")
 
+    c = cmd("repair", "rebuild a damaged SQLite store from every row it can still read, then import the tools' files "
+            "again; the damaged file is kept beside it")
+    c.add_argument("--yes", "-y", action="store_true", help="do not ask")
+
     c = cmd("backup", "copy the store (SQLite's online backup: it stays in use) into the backups folder beside it; "
             "--list them, or --restore one")
     c.add_argument("--list", action="store_true", help="list the backups, newest first, without making one")

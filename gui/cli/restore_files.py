@@ -27,7 +27,7 @@ def _preview(plan, selected: set[str]) -> str:
         for c in changes:
             chosen = "x" if c.path in selected else " "
             why = f"  ({c.escapes})" if c.escapes else f"  ({c.source})" \
-                if c.action == "unavailable" and c.source.startswith(("relative", "a folder")) \
+                if c.action == "unavailable" and c.source.startswith(("relative", "a folder", "damaged")) \
                 else "  (content gone: not in the store nor on disk)" if c.action == "unavailable" else ""
             lines.append(f"   [{chosen}] {_MARK[c.action]} {c.path}{why}")
     return "\n".join(lines)

@@ -96,7 +96,10 @@ def merge(into: ImportReport, part: ImportReport) -> None:
 
 def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
                  cancel: threading.Event | None = None, warm: bool = True) -> ImportReport:
-    """Import what the folders and files hold, each file by the tool whose format it is."""
+    """Import what the folders and files hold, each file by the tool whose format it is. Nothing is written
+    into a store whose file is damaged (StoreUnavailable, saying what to do)."""
+    if hasattr(store, "refuse_if_damaged"):
+        store.refuse_if_damaged()
     report = ImportReport()
     work: list[tuple[str, Path, set[Path] | None, int]] = []  # (kind, location, files of it, bytes)
     for p in paths:

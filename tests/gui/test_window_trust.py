@@ -267,3 +267,14 @@ def test_a_bidi_override_in_a_title_is_shown_not_obeyed(window, qtbot):
     tip = model.data(model.index(row, 0), Qt.ItemDataRole.ToolTipRole)
     for text in (shown, tip):
         assert "\u202e" not in text and "\x1b" not in text and "\\u202eexe.txt\\e[2J" in text
+
+
+def test_a_damaged_store_is_said_with_what_to_do(window, qtbot, monkeypatch):
+    """#29 item 18: a failure that is the store's damage is said once, naming repair (not "something failed")."""
+    from sessionscope.db import DAMAGED_ADVICE, StoreUnavailable
+    said = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, title, text, *a: said.append((title, text)))
+    window._report_worker_error(StoreUnavailable(DAMAGED_ADVICE.format(problem="row 7 missing from index")))
+    window._report_worker_error(StoreUnavailable(DAMAGED_ADVICE.format(problem="again")))
+    assert len(said) == 1 and said[0][0] == "The store is damaged" and "repair" in said[0][1]
+    assert "repair" in window.statusBar().currentMessage()

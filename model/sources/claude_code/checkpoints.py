@@ -153,12 +153,18 @@ def backup_content(conn: Connection, cp: Checkpoints, backup: Backup) -> bytes |
         return None
     h = conn.execute(sa.select(CHECKPOINT_BACKUP.c.blob_hash).where(
         CHECKPOINT_BACKUP.c.session_id == cp.session_id, CHECKPOINT_BACKUP.c.backup_name == backup.name)).scalar()
+    damaged = None
     if h:
         try:
             return blobs.get(conn, h)
+        except blobs.Damaged as exc:
+            damaged = exc
         except NotFound:
             pass
-    return read_backup(history_dirs(), cp.tool_session, backup.name)
+    data = read_backup(history_dirs(), cp.tool_session, backup.name)
+    if data is None and damaged is not None:
+        raise damaged  # not "gone": the store holds it, damaged, and Claude Code's copy is gone
+    return data
 
 
 def turn_prompt(conn: Connection, event_id: str) -> str | None:
@@ -195,7 +201,12 @@ def restore_plan(store, session_id: str, event_id: str, into: str | None = None)
         state = cp.state_at(prompt) if prompt in cp.prompt_order else _state_after(cp, conn, prompt)
         wanted = []
         for path, b in state.items():
-            data = backup_content(conn, cp, b)
+            try:
+                data = backup_content(conn, cp, b)
+            except blobs.Damaged:
+                wanted.append(Wanted(path, None, available=False, source=f"damaged in the store ({b.name}): "
+                                                                         "its bytes no longer match their hash"))
+                continue
             wanted.append(Wanted(path, data, available=b.name is None or data is not None,
                                  source=b.name or "did not exist yet"))
     return plan(session_id, event_id, prompt, os.path.abspath(into) if into else cp.cwd, wanted, chosen_folder=bool(into))
@@ -238,7 +249,10 @@ def files_at(store, session_id: str, event_id: str) -> tuple[str | None, list[Fi
                 return None, "none"
             if b.name is None:
                 return None, "absent"
-            data = backup_content(conn, cp, b)
+            try:
+                data = backup_content(conn, cp, b)
+            except blobs.Damaged:
+                return None, "damaged"
             return data, "kept" if data is not None else "gone"
         out = []
         for path, b in sorted(state.items()):
