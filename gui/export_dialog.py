@@ -120,9 +120,15 @@ class ExportDialog(QDialog):
 
         self.review = QTreeWidget()
         self.review.setObjectName("export-review")
-        self.review.setHeaderLabels(["Secret", "Replaced by", "Times", "Where"])
-        self.review.header().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.review.setHeaderLabels(["Secret", "In context (masked)", "Times", "Where", "Replaced by"])
+        self.review.header().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.review.setRootIsDecorated(False)
+        self.dismiss = QPushButton("Not a Secret")
+        self.dismiss.setToolTip("Leave the selected value as it is, in this export and every later one "
+                                "(remembered in the store; sessionscope redaction --disallow takes it back)")
+        self.dismiss.setEnabled(False)
+        self.dismiss.clicked.connect(self._dismiss)
+        self.review.itemSelectionChanged.connect(lambda: self.dismiss.setEnabled(bool(self.review.selectedItems())))
         self.status = QLabel("")
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.RichText)
@@ -144,6 +150,7 @@ class ExportDialog(QDialog):
         buttons.addWidget(self.bar, 1)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.show_button)
+        buttons.addWidget(self.dismiss)
         buttons.addStretch()
         buttons.addWidget(self.go)
         buttons.addWidget(close)
@@ -295,16 +302,26 @@ class ExportDialog(QDialog):
         self.review.clear()
         for f in findings:
             more = " …" if f.count > len(f.places) else ""
-            item = QTreeWidgetItem([f"{f.kind} ({f.preview})", f.placeholder, str(f.count),
-                                    "; ".join(f.places) + more])
+            item = QTreeWidgetItem([f"{f.kind} ({f.preview})", f.context, str(f.count),
+                                    "; ".join(f.places) + more, f.placeholder])
             item.setToolTip(3, "\n".join(f.places))
+            item.setToolTip(1, f.context)
+            item.setData(0, Qt.ItemDataRole.UserRole, f.placeholder)
             self.review.addTopLevelItem(item)
-        for col in range(3):
+        for col in (0, 2, 3):
             self.review.resizeColumnToContents(col)
         total = sum(f.count for f in findings)
         self.status.setText(f"{total} secret occurrence(s) of {len(findings)} secret(s) will be replaced. "
                             "Nothing is changed in the store." if findings else "No secrets found.")
         self.go.setText(f"Export ({total} replaced)" if findings else "Export")
+
+    def _dismiss(self) -> None:
+        """The selected findings are no secret: remembered in the store, and the review made again."""
+        from sessionscope.export.core import allowed_values, set_allowed_values
+        chosen = [i.data(0, Qt.ItemDataRole.UserRole) for i in self.review.selectedItems()]
+        set_allowed_values(self.store, allowed_values(self.store) + chosen)
+        self._changed()
+        self.run()  # scans again (the review comes before anything is written)
 
     def _exported(self, report) -> None:
         self.report = report

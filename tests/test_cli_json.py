@@ -34,7 +34,7 @@ SHAPES = {
     "verify": ("object", {"ok", "file", "redacted", "problem", "sessions", "blobs"}),
     "export": ("object", {"format", "path", "sessions", "events", "bytes", "seconds", "redacted", "files",
                           "findings"}),
-    "redaction": ("object", {"patterns"}),
+    "redaction": ("object", {"patterns", "allowed"}),
     "search": ("list", {"session_id", "session_title", "event_id", "seq", "kind", "role", "ts", "snippet",
                         "matches"}),
     "retention": ("object", {"archive_after_days", "purge_after_days", "ran", "dry_run", "archived", "purged",

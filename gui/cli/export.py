@@ -46,13 +46,24 @@ def export(store, args) -> int:
 
 
 def redaction(store, args) -> int:
-    from sessionscope.export.core import redaction_patterns, set_redaction_patterns
+    from sessionscope.export.core import (
+        allowed_values,
+        redaction_patterns,
+        set_allowed_values,
+        set_redaction_patterns,
+    )
 
     patterns = redaction_patterns(store)
     if args.add or args.remove or args.clear:
         patterns = [] if args.clear else patterns
         patterns = [p for p in patterns if p not in (args.remove or [])] + [p for p in args.add or [] if p not in patterns]
         set_redaction_patterns(store, patterns)
-    out(args, {"patterns": patterns}, "\n".join(patterns) or "(no patterns of your own; the built-in detectors "
-         "always run)")
+    allowed = allowed_values(store)
+    if args.allow or args.disallow:
+        allowed = [p for p in allowed if p not in (args.disallow or [])] + [p for p in args.allow or [] if p not in allowed]
+        set_allowed_values(store, allowed)
+    text = "\n".join(patterns) or "(no patterns of your own; the built-in detectors always run)"
+    if allowed:
+        text += "\nno secret (dismissed in a review): " + ", ".join(allowed)
+    out(args, {"patterns": patterns, "allowed": allowed}, text)
     return 0

@@ -217,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--add", action="append", metavar="REGEX")
     c.add_argument("--remove", action="append", metavar="REGEX")
     c.add_argument("--clear", action="store_true")
+    c.add_argument("--allow", action="append", metavar="PLACEHOLDER",
+                   help="a finding that is no secret, by the placeholder the review shows: left as it is from now on")
+    c.add_argument("--disallow", action="append", metavar="PLACEHOLDER", help="take an --allow back")
 
     c = cmd("search", "full-text search over all events, newest first")
     c.add_argument("query", nargs="+")

@@ -132,8 +132,48 @@ def _on_session_tree(store, session_id: str, event_id: str) -> bool:
 
 
 def redactor_for(store) -> Redactor:
-    """A redactor with the store's placeholder key and the user's own patterns."""
-    return Redactor(_placeholder_key(store), redaction_patterns(store))
+    """A redactor with the store's placeholder key, the user's own patterns and the values they dismissed."""
+    return Redactor(_placeholder_key(store), redaction_patterns(store), allowed=set(allowed_values(store)))
+
+
+def allowed_values(store) -> list[str]:
+    """The placeholders of values a user said are no secret (the placeholder, never the value, is kept)."""
+    with store.reader() as conn:
+        raw = settings.get(conn, "redaction.allowed")
+    return [p for p in (raw or "").splitlines() if p.strip()]
+
+
+def set_allowed_values(store, placeholders: list[str]) -> None:
+    """Remember which found values are no secret (by their placeholders: the same value gets the same one)."""
+    from .redact import PLACEHOLDER
+    bad = [p for p in placeholders if not PLACEHOLDER.fullmatch(p)]
+    if bad:
+        raise InvalidInput(f"not a placeholder of a finding: {bad[0]!r} (they look like [REDACTED:kind:1a2b3c4d])")
+    value = "\n".join(dict.fromkeys(placeholders))
+    store._act("redaction.allowed", None, lambda conn: settings.put(conn, "redaction.allowed", value),
+               detail=lambda _: {"allowed": len(placeholders)})
+
+
+class _Counting:
+    """A text sink that counts the placeholders written through it: a reading format (Markdown, HTML) shows
+    part of each event, so what it holds, not what was scanned, is what the review reports."""
+
+    def __init__(self, fh: IO[str] | None = None):
+        self.fh, self.counts = fh, {}
+
+    def write(self, text: str) -> int:
+        if "[REDACTED:" in text:
+            from .redact import PLACEHOLDER
+            for m in PLACEHOLDER.finditer(text):
+                self.counts[m.group()] = self.counts.get(m.group(), 0) + 1
+        return self.fh.write(text) if self.fh is not None else len(text)
+
+    def findings(self, found: list[Finding]) -> list[Finding]:
+        import dataclasses
+        return [dataclasses.replace(f, count=self.counts[f.placeholder]) for f in found if self.counts.get(f.placeholder)]
+
+
+_WRITTEN_AS_STORED = ("jsonl", "claude")  # formats that write every event's text and payload whole
 
 
 def redaction_patterns(store) -> list[str]:
@@ -242,14 +282,22 @@ class EventStream:
 def scan(store, request: ExportRequest, *, progress: Progress | None = None,
          cancel: threading.Event | None = None) -> list[Finding]:
     """The review list: every secret the export would replace, where and how many times."""
+    import importlib
     parts = plan(store, request)
     redactor = redactor_for(store)
     stream = EventStream(store, parts, redactor, progress, cancel)
-    for i, part in enumerate(parts):
-        stream.session(part)
-        for _ in stream.events(i):
-            pass
-    return redactor.review()
+    if request.format in _WRITTEN_AS_STORED:
+        if request.format == "jsonl":  # the session rows too, as the export writes them
+            importlib.import_module(_MODULES["jsonl"]).write(store, stream, _Counting(), request)
+        else:
+            for i, part in enumerate(parts):
+                stream.session(part)
+                for _ in stream.events(i):
+                    pass
+        return redactor.review()
+    sink = _Counting()  # rendered and counted, written nowhere
+    importlib.import_module(_MODULES[request.format]).write(store, stream, sink, request)
+    return sink.findings(redactor.review())
 
 
 def export(store, request: ExportRequest, path: str | os.PathLike | None, *, progress: Progress | None = None,
@@ -272,7 +320,8 @@ def export(store, request: ExportRequest, path: str | os.PathLike | None, *, pro
             report.files = module.write(store, stream, Path(path) if path else None)
         else:
             with atomic_output(Path(path)) as fh:
-                module.write(store, stream, fh, request)
+                sink = _Counting(fh)
+                module.write(store, stream, sink, request)
             report.files = [str(path)]
     except (SessionscopeError, OSError) as exc:
         outcome = "cancelled" if isinstance(exc, Cancelled) else "refused" if isinstance(exc, SessionscopeError) else "error"
@@ -285,6 +334,8 @@ def export(store, request: ExportRequest, path: str | os.PathLike | None, *, pro
     report.bytes = sum(Path(f).stat().st_size for f in report.files)
     report.seconds = time.perf_counter() - started
     report.findings = redactor.review() if redactor else []
+    if redactor and request.format not in _WRITTEN_AS_STORED:
+        report.findings = sink.findings(report.findings)  # what the file holds
     store.write(audit.record, "export", "ok", session_id=parts[0].session.id if len(parts) == 1 else None,
                 detail=detail | {"events": report.events, "bytes": report.bytes, "files": report.files,
                                  "secrets_replaced": sum(f.count for f in report.findings)})

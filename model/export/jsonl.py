@@ -36,6 +36,8 @@ VERSION = 1
 _EVENT_FIELDS = ("id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload",
                  "tokens_in", "tokens_out", "sidechain", "agent_id", "hash")
 _BATCH = 2000
+_KEPT = ("id", "title", "head_event_id", "last_hash", "forked_from_session", "forked_from_event", "status",
+         "source_kind")  # ids and states: never secrets (the title is redacted already)
 
 
 def write(store, stream: EventStream, fh: IO[str], request) -> None:
@@ -45,6 +47,11 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
         row = session_row(store, part.session.id)
         source = _source_of(store, row.pop("source_id"))
         row["title"] = stream.session(part).title
+        if stream.redactor is not None:  # every field the export writes: meta, agent, tags, budget, cwd, the source
+            where = f"session {part.session.id[:8]} · "
+            row = {k: stream.redactor.redact_payload(v, where + k) if isinstance(v, str) and k not in _KEPT else v
+                   for k, v in row.items()}
+            source = stream.redactor.redact_json(source, where + "source")
         fh.write(_line({"type": "session", "session": row, "source": source}))
         count, last = 0, ""
         for e in stream.events(index):

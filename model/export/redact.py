@@ -57,8 +57,27 @@ _CONTEXT_SHAPED = re.compile(r"\.\{|\.\*|\[\\'")
 _TOKEN = re.compile(r"[A-Za-z0-9+/=_\-.]{24,}")
 _ENTROPY_LIMIT = 4.2  # bits a character: 24 random base64 characters score ~4.3, English ~3.5
 _SEPARATORS = re.compile(r"[/._\-+=]")
-# ids the model APIs hand out (messages, tool calls, requests): random-looking, not secrets
-_API_IDS = re.compile(r"(?:msg|toolu|srvtoolu|req|call|resp|fc|rs|chatcmpl|run|thread|asst|file|batch|evt)_")
+# ids the model APIs and the agents hand out (messages, tool calls, requests, Claude Code's agent_msg_…,
+# managed sessions' sesn_/sevt_…): a lowercase word or two and an underscore before the random part. A vendor's
+# secret of that shape (sk_live_, ghp_, xoxb-) is found by its own pattern before entropy is asked.
+_API_IDS = re.compile(r"(?:msg|toolu|srvtoolu|req|call|resp|fc|rs|chatcmpl|run|thread|asst|file|batch|evt|agent|"
+                      r"sesn|sevt|sthr|sesrsc|env|memstore|ws|org|user|item|step|task|trace|span|ckpt|compact)"
+                      r"(?:_[a-z]+)?_")
+# a value assigned to a secret-looking name (env, ini, YAML, JSON, shell, code): `DB_PASSWORD=…`,
+# `aws_secret_access_key = …`, `"api_key": "…"`, `export GITHUB_TOKEN='…'`; the value is the secret
+_ASSIGNED = re.compile(
+    r"""(?ix)
+    (?<![A-Za-z0-9_])
+    ["']?[A-Za-z0-9_.\-]*?
+    (?:password|passwd|pwd|passphrase|secret|secret[_\-]?key|token|api[_\-]?key|apikey|access[_\-]?key|
+       private[_\-]?key|credentials?|client[_\-]?secret|auth)
+    ["']?\s*(?:=|:|=>)\s*
+    (?:["']([^"'\n]{4,200})["']|([^\s"'`,;}\]\[(){}<>]{4,200})(?![\w(\[.]))""")
+# what stands where a value would and is none: placeholders, types, references to where the secret really is
+_NOT_A_VALUE = re.compile(r"(?i)^(?:null|none|nil|true|false|undefined|\*+|x+|\.\.\.|…|[0-9.]+|[-_]+|string|str|"
+                          r"bool|boolean|number|bytes|optional|any|required|redacted|secret|password|token|"
+                          r"your[_\-].*|<.*>|\[redacted.*|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)$")
+_ASSIGN_WORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth")
 _DIGIT, _UPPER, _LOWER = re.compile(r"\d"), re.compile(r"[A-Z]"), re.compile(r"[a-z]")
 
 
@@ -139,10 +158,11 @@ class Finding:
     preview: str  # the first characters and the length, never the secret itself
     count: int = 0
     places: list[str] = field(default_factory=list)
+    context: str = ""  # the first place it was found, with the secret masked: enough to judge it by
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "placeholder": self.placeholder, "preview": self.preview,
-                "count": self.count, "places": self.places}
+                "count": self.count, "places": self.places, "context": self.context}
 
 
 MAX_PLACES = 5
@@ -151,9 +171,11 @@ MAX_PLACES = 5
 class Redactor:
     """Finds secrets in strings and replaces them; collects what it found for the review list."""
 
-    def __init__(self, key: bytes, user_patterns: list[str] | tuple[str, ...] = (), *, entropy: bool = True):
+    def __init__(self, key: bytes, user_patterns: list[str] | tuple[str, ...] = (), *, entropy: bool = True,
+                 allowed: set[str] | frozenset[str] = frozenset()):
         self.key = key
         self.entropy = entropy
+        self.allowed = set(allowed)  # placeholders the user said are no secret: left as they are
         try:
             user = [("custom", re.compile(p)) for p in user_patterns if p.strip()]
         except re.error as exc:
@@ -187,6 +209,13 @@ class Redactor:
         for kind, rx, gate in self.context_patterns:
             if gate is None or gate(text):
                 _collect(rx, text, 0, kind, found, own=True)
+        lowered = text.lower()
+        if any(w in lowered for w in _ASSIGN_WORDS):
+            for m in _ASSIGNED.finditer(text):
+                g = 1 if m.group(1) is not None else 2
+                value = m.group(g)
+                if not _NOT_A_VALUE.match(value) and not value.startswith(("$", "%", "{{", "os.", "process.env")):
+                    found.append((m.start(g), m.end(g), "assigned-secret"))
         runs = [(m.start(), m.group()) for m in _RUN.finditer(text)]
         if runs:
             joined, starts, offset = [], [], 0
@@ -238,9 +267,11 @@ class Redactor:
         for start, end, kind in spans:
             secret = text[start:end]
             ph = self.placeholder(kind, secret)
+            if ph in self.allowed:
+                continue  # dismissed in a review: no secret
             f = self.findings.get(ph)
             if f is None:
-                f = self.findings[ph] = Finding(kind, ph, _preview(secret))
+                f = self.findings[ph] = Finding(kind, ph, _preview(secret), context=_context(text, start, end, spans))
             f.count += 1
             self.occurrences += 1
             if where and len(f.places) < MAX_PLACES and where not in f.places:
@@ -293,6 +324,23 @@ class Redactor:
         return sorted(self.findings.values(), key=lambda f: (-f.count, f.kind, f.placeholder))
 
 
+def _context(text: str, start: int, end: int, spans, width: int = 40) -> str:
+    """The words around a secret, it and every other secret near it masked (a secret's first characters kept
+    when it is long): enough to judge it by, nothing to leak."""
+    from ..untrusted import printable
+    lo, hi = max(0, start - width), min(len(text), end + width)
+    out, at = [], lo
+    for a, b, _kind in spans:
+        if b <= lo or a >= hi:
+            continue
+        a, b = max(a, lo), min(b, hi)
+        secret = text[a:b]
+        out += [text[at:a], secret[:4] + "•" * min(12, len(secret) - 4) if len(secret) >= 16 else "•" * min(len(secret), 8)]
+        at = b
+    out.append(text[at:hi])
+    return printable(("…" if lo else "") + "".join(out) + ("…" if hi < len(text) else ""))
+
+
 def _preview(secret: str) -> str:
     head = secret[:4] if len(secret) >= 24 else secret[:1]  # a short secret (a password) shows less
     return f"{head}… ({len(secret)} chars)"
@@ -307,4 +355,6 @@ def format_review(findings: list[Finding]) -> str:
     for f in findings:
         where = "; ".join(f.places) + (" …" if f.count > len(f.places) else "")
         lines.append(f"  {f.kind:<18} {f.placeholder}  ×{f.count}  {f.preview}  in {where}")
+        if f.context:
+            lines.append(f"      {f.context}")
     return "\n".join(lines)

@@ -102,3 +102,61 @@ def test_the_review_lists_what_where_and_how_often(secret_store):
     aws = next(f for f in findings if f.kind == "aws-key")
     assert aws.count >= 5 and any(ids[0][:8] in p for p in aws.places)
     assert any("title" in p for f in findings for p in f.places if f.kind == "stripe-key")
+
+
+ASSIGNED = {"aws": "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
+            "env": "DB_PASSWORD=" + "hunter2" + "horse", "yaml": "password: " + "s3cr3t" + "-pass",
+            "json": '{"api_key": "' + "live-" + "1234abcd" + '"}', "shell": "export GITHUB_TOKEN='" + "abc" + "123def456'",
+            "ini": "client_secret = " + "Zx9" + "-Qw8-Er7"}
+NOT_SECRETS = ("max_tokens: 1000", "token: string", "password = os.environ['DB_PASSWORD']", "api_key: Optional[str] = None",
+               "password = self.password", "secret_key=${SECRET_KEY}", '"input_tokens": 5')
+
+
+def _value(line: str) -> str:
+    return line.split("=", 1)[-1].split(": ", 1)[-1].strip().strip("'\"{}").split('": "')[-1].strip('"')
+
+
+def test_values_assigned_to_secret_looking_names_are_found_and_code_is_not():
+    """#29 item 20: env, ini, YAML, JSON, shell and code forms; a reference or a type is no secret."""
+    r = Redactor(b"key")
+    for form, line in ASSIGNED.items():
+        out = r.redact_text(line)
+        assert _value(line) not in out and PLACEHOLDER.search(out), (form, out)
+    for line in NOT_SECRETS:
+        assert r.redact_text(line) == line, line
+
+
+def test_ids_of_the_agents_are_not_secrets():
+    """#29 item 21: Claude Code's agent_msg_…, tool, message and request ids, uuids, hashes and backup names."""
+    r = Redactor(b"key")
+    ids = ("agent_msg_01Hq3ZxYpLmNoPqRsTuVwXyZ12 toolu_01D7FsJ5aGbUe3KWKpWeBsX9 msg_01XFDUDYJgAACzvnptvVoYEL "
+           "req_011CUaN2B8Kq3AZgq4cvQqEE sesn_01JmB7ZkUq9eL3xWn4TfHcR2 3f2b8c4e-1a2b-4c3d-9e8f-0a1b2c3d4e5f "
+           "1b6ca412224c9aa2@v1 4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+    assert r.redact_text(ids) == ids
+
+
+def test_the_review_shows_context_counts_what_is_written_and_remembers_a_dismissal(store, tmp_path):
+    """#29 items 20-21: the session's own fields are redacted in a JSONL export; a finding carries its context,
+    masked; a Markdown export of prompts only counts what it writes; a dismissed value stays as it is."""
+    from sessionscope.export.core import allowed_values, set_allowed_values
+    secret = PLANTED["github-token"]
+    sid = store.open_session(title="fields", agent=f"agent {secret}", metadata={"originator": ASSIGNED["env"]}).id
+    store.set_tags(sid, [f"tag-{PLANTED['stripe-key']}"])
+    store.append(sid, "message", role="user", text="the prompt")
+    store.append(sid, "tool_result", role="tool", text=f"output with {secret} in it", payload={"output": secret})
+    jsonl = export(store, ExportRequest("jsonl", (sid,), redact=True), tmp_path / "s.jsonl")
+    text = _all_output(jsonl)
+    assert secret not in text and PLANTED["stripe-key"] not in text and "hunter2horse" not in text
+    found = scan(store, ExportRequest("jsonl", (sid,)))
+    gh = next(f for f in found if f.kind == "github-token")
+    assert gh.context == "agent ghp_••••••••••••" and any("· agent" in p for p in gh.places)  # the first place
+    prompts = export(store, ExportRequest("md", (sid,), detail="prompts", redact=True), tmp_path / "p.md")
+    written = _all_output(prompts)
+    assert sum(f.count for f in prompts.findings) == sum(written.count(f.placeholder) for f in prompts.findings)
+    assert all(f.placeholder in written for f in prompts.findings)
+    assert sum(f.count for f in scan(store, ExportRequest("md", (sid,), detail="prompts"))) == \
+        sum(f.count for f in prompts.findings)
+    set_allowed_values(store, [gh.placeholder])
+    assert allowed_values(store) == [gh.placeholder]
+    again = export(store, ExportRequest("jsonl", (sid,), redact=True), tmp_path / "again.jsonl")
+    assert secret in _all_output(again) and gh.placeholder not in {f.placeholder for f in again.findings}

@@ -43,14 +43,35 @@ def test_export_reviews_secrets_then_writes(window, qtbot, opened, tmp_path):
     _run(dialog, qtbot, lambda: dialog.findings is not None)
     assert dialog.review.topLevelItemCount() == 1
     row = dialog.review.topLevelItem(0)
-    assert row.text(0).startswith("aws-key") and row.text(1).startswith("[REDACTED:aws-key:")
+    assert row.text(0).startswith("aws-key") and row.text(4).startswith("[REDACTED:aws-key:")
+    assert row.text(1) == "use AKIA•••••••••••• for the bucket"  # in context, masked
     assert not (tmp_path / "login.html").exists()  # nothing written before the review
     assert dialog.go.text() == "Export (1 replaced)"
     _run(dialog, qtbot, lambda: dialog.report is not None)
     page = (tmp_path / "login.html").read_text()
-    assert secret not in page and row.text(1) in page and "Fix the flaky login test" in page
+    assert secret not in page and row.text(4) in page and "Fix the flaky login test" in page
     assert "Exported" in dialog.status.text() and dialog.show_button.isVisible()
     assert secret in window.store.events(s.id)[-1].text  # the store keeps what it had
+
+
+def test_a_finding_dismissed_in_the_review_is_left_as_it_is(window, qtbot, opened, tmp_path):
+    """#29 item 21: Not a Secret remembers the value (by its placeholder) and the review is made again."""
+    s = _select(window, qtbot, "Fix the flaky login test")
+    value = "9fQ2xLp7Zk3Vb8Nw1Rt6" + "Yh4Jm0Gc5Sd2Ae7Uo"
+    window.store.append(s.id, "message", role="user", text=f"build id {value}")
+    window.qactions["session.export"].trigger()
+    dialog = opened[-1]
+    qtbot.addWidget(dialog)
+    dialog.format.setCurrentIndex(dialog.format.findData("md"))
+    dialog.redact.setChecked(True)
+    dialog.path.setText(str(tmp_path / "ids.md"))
+    _run(dialog, qtbot, lambda: dialog.findings is not None)
+    assert dialog.review.topLevelItemCount() == 1
+    dialog.review.topLevelItem(0).setSelected(True)
+    assert dialog.dismiss.isEnabled()
+    dialog.dismiss.click()
+    qtbot.waitUntil(lambda: dialog.findings == [], timeout=10000)
+    assert dialog.go.text() == "Export"
 
 
 def test_export_several_selected_sessions(window, qtbot, opened, tmp_path):
