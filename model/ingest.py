@@ -69,7 +69,8 @@ def _cut_forward_links(fresh: list[NewEvent], stored: dict, problems: list[str] 
     for e in fresh:
         p = e.parent_id
         if p and p not in stored and p not in earlier:
-            if problems is not None and p in later:
+            # (a checkpoint line names the prompt it precedes: Claude Code writes the snapshot first, always)
+            if problems is not None and p in later and e.kind != "checkpoint":
                 problems.append(f"parentUuid of {e.id} names {p}, written after it (a cycle or a forward link): cut")
             e.parent_id = None
         earlier.add(e.id)

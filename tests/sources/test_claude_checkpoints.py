@@ -323,3 +323,22 @@ def test_a_session_whose_folder_is_no_folder_ticks_nothing(store, tmp_path, monk
     assert not into.no_folder and into.default_selection() == {"rel.txt"}
     file_restore.apply(store, into, into.default_selection())
     assert (elsewhere / "rel.txt").read_bytes() == b"relative\n" and victim.read_bytes() == b"mine\n"
+
+
+def test_a_snapshot_written_before_its_prompt_is_no_problem(store, tmp_path, monkeypatch):
+    """#29 item 23: Claude Code writes each file-history snapshot just before the prompt it belongs to; a first
+    import of such sessions reports no problem (and a real forward link still is one)."""
+    from tests.sources.checkpoint_home import snapshot
+    from tests.sources.claude_factory import Transcript
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    t = Transcript(cwd=str(tmp_path))
+    prompt_id = "0f000000-0000-4000-8000-00000000aaaa"
+    snapshot(t, prompt_id, {}, update=False)  # the snapshot line comes first, naming the prompt to come
+    t.user("the prompt")["uuid"]
+    t.lines[-1]["uuid"] = prompt_id
+    t.last = prompt_id
+    t.assistant("a reply")
+    t.write(tmp_path / "projects" / "-p")
+    report = import_paths(store, [tmp_path / "projects"])
+    assert report.problems == [] and report.bad_lines == 0
+    assert [e.kind for e in store.events(t.session_id)][:2] == ["checkpoint", "message"]
