@@ -55,6 +55,7 @@ def prompt_title(text: str) -> str:
     return "" if _NOT_A_PROMPT.match(text) else text
 
 
+LOCAL_OUTPUT = ("<local-command-stdout>", "<local-command-stderr>")
 COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<local-command-stdout>", "<bash-input>",
                     "<bash-stdout>", "<local-command-caveat>", "Caveat:")
 
@@ -126,7 +127,12 @@ def _kind_role_text(t: str, obj: dict[str, Any]) -> tuple[str, str | None, str]:
             return "compaction_summary", "user", block_text(content)
         if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             return "tool_result", "tool", block_text(content)
-        return "message", "user", block_text(content)
+        text = block_text(content)
+        if obj.get("isMeta"):  # what Claude Code adds and hides (the caveat before local commands, skill bodies):
+            return "system", "meta", text  # on the chain (lines hang under it), never a prompt nor the head
+        if text.lstrip().startswith(LOCAL_OUTPUT):  # a local command's output (/context, /cost): not a prompt
+            return "system", "system", text
+        return "message", "user", text
     if t == "assistant":
         types = {b.get("type") for b in content or [] if isinstance(b, dict)} if isinstance(content, list) else set()
         kind = "tool_call" if "tool_use" in types else "message" if "text" in types or isinstance(content, str) \
@@ -216,7 +222,8 @@ def convert(line_offset: int, raw: str, obj: dict[str, Any], ctx: FileContext) -
     sidechain = bool(obj.get("isSidechain")) or ctx.agent_id is not None
     agent_id = obj.get("agentId") if isinstance(obj.get("agentId"), str) else ctx.agent_id
     tokens_in, tokens_out = _usage(obj, st)
-    head = bool(uid) and not sidechain and t in CHAIN_TYPES and kind in HEAD_KINDS
+    # (a user line shown as system, meta or a command's output, is on the chain all the same: the SDK's head)
+    head = bool(uid) and not sidechain and t in CHAIN_TYPES and (kind in HEAD_KINDS or (t == "user" and kind == "system"))
     st.events.append(NewEvent(
         id=event_id, parent_id=parent, ts=ts, kind=kind, role=role, text=text, payload=raw,
         tokens_in=tokens_in, tokens_out=tokens_out, sidechain=sidechain, agent_id=agent_id,
