@@ -29,6 +29,34 @@ Progress = Callable[[int, int, str], None]
 MAX_DOCUMENT_BYTES = 256 << 20  # a `.json` chat (Gemini's legacy format) is read whole to be recognised
 
 
+DOCUMENTS = (".json", ".traj")  # whole JSON documents (a Gemini legacy chat; SWE-agent's trajectories)
+UNREAD_CONVERSATION = "unread-conversation"  # classify: a conversation in a format no source reads yet
+_NOT_JSON = object()
+_CONVERSATION_KEYS = ("history", "messages", "trajectory", "conversation", "chat", "turns", "items", "events")
+
+
+def _document(path: Path):
+    """The file as one JSON document, or _NOT_JSON (too big, unreadable, not JSON)."""
+    try:
+        if not jsonl.is_regular(path) or path.stat().st_size > MAX_DOCUMENT_BYTES:
+            return _NOT_JSON
+        return orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return _NOT_JSON
+
+
+def _conversation_like(doc) -> bool:
+    """Whether a JSON document no tool claims still looks like a conversation (a list of messages with roles,
+    itself or under `history`, `messages`, `trajectory`, …): such a file is said, never skipped in silence."""
+    def messages(value) -> bool:
+        return isinstance(value, list) and len(value) > 0 and sum(
+            1 for m in value[:20] if isinstance(m, dict) and ("role" in m or ("action" in m and "observation" in m))) \
+            >= max(1, min(len(value), 20) // 2)
+    if messages(doc):
+        return True
+    return isinstance(doc, dict) and any(messages(doc.get(k)) for k in _CONVERSATION_KEYS)
+
+
 DATABASES = (".db", ".sqlite", ".sqlite3")
 CLAIMED = DATABASES + (".md",)  # files that are not JSON: each tool's `claims` looks inside (Aider's Markdown)
 
@@ -37,14 +65,11 @@ def classify(path: Path) -> str | None:
     """The kind of tool a file belongs to; None when it is JSON (or a database) of no known format."""
     if path.suffix in CLAIMED:
         return next((t.kind for t in tools() if t.claims(path)), None)
-    if path.suffix == ".json":
-        try:
-            if not jsonl.is_regular(path) or path.stat().st_size > MAX_DOCUMENT_BYTES:
-                return None
-            doc = orjson.loads(path.read_bytes())
-        except (OSError, orjson.JSONDecodeError):
+    if path.suffix in DOCUMENTS:
+        doc = _document(path)
+        if doc is _NOT_JSON:
             return None
-        return _first_sniffing(doc)
+        return _first_sniffing(doc) or (UNREAD_CONVERSATION if _conversation_like(doc) else None)
     read_any = False
     try:
         with jsonl.open_binary(path) as fh:
@@ -64,7 +89,13 @@ def classify(path: Path) -> str | None:
                     return kind
     except (OSError, ValueError):  # ValueError: a damaged zstandard frame
         return DEFAULT  # its importer reports why it cannot be read
-    return None if read_any else DEFAULT
+    if read_any:
+        return None
+    # no line is JSON: one pretty-printed document (a .traj, an exported chat) is read whole, not as bad lines
+    doc = _document(path) if not jsonl.compressed(path) else _NOT_JSON
+    if doc is not _NOT_JSON:
+        return _first_sniffing(doc) or (UNREAD_CONVERSATION if _conversation_like(doc) else None)
+    return DEFAULT if path.name.endswith((".jsonl", ".jsonl.zst")) else None
 
 
 def _first_sniffing(obj) -> str | None:
@@ -79,10 +110,16 @@ def _first_sniffing(obj) -> str | None:
     return None
 
 
+# files a tool's own reader takes with the rest of its folder (Cline's task files: cline/importer.py)
+_COMPANIONS = frozenset({"ui_messages.json", "api_conversation_history.json", "task_metadata.json"})
+_UNREAD = {None: "not a session format Sessionscope reads; left alone",
+           UNREAD_CONVERSATION: "a conversation in a format Sessionscope does not read yet; left alone"}
+
+
 def _files(folder: Path) -> list[Path]:
     # only regular files: a FIFO named x.jsonl would block the scan forever, a link to /dev/zero never end
     return [Path(d) / n for d, _dirs, names in os.walk(folder) for n in names
-            if n.endswith((".jsonl", ".jsonl.zst", ".json") + CLAIMED) and n != "journal.jsonl"
+            if n.endswith((".jsonl", ".jsonl.zst") + DOCUMENTS + CLAIMED) and n != "journal.jsonl"
             and jsonl.is_regular(Path(d) / n)]
 
 
@@ -106,23 +143,26 @@ def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progres
         p = Path(p).expanduser().absolute()
         if p.is_dir():
             by_kind: dict[str, set[Path]] = {}
+            unread: list[tuple[Path, str | None]] = []
             for f in _files(p):
                 kind = classify(f)
-                if kind is None and f.suffix in (".json",) + CLAIMED:
+                if kind is None and f.suffix in DOCUMENTS + CLAIMED:
                     continue  # a folder holds other JSON, databases and Markdown too (logs, settings): not sessions
-                if kind is None:
-                    report.problems.append({"path": str(f), "line": None, "offset": None,
-                                            "problem": "not a session format Sessionscope reads; left alone"})
+                if kind in (None, UNREAD_CONVERSATION):
+                    unread.append((f, kind))
                 else:
                     by_kind.setdefault(kind, set()).add(f)
+            read_in = {f.parent for fs in by_kind.values() for f in fs}
+            for f, kind in unread:  # (a conversation-like file beside a session read is its companion: not said)
+                if kind is None or (f.parent not in read_in and f.name not in _COMPANIONS):
+                    report.problems.append({"path": str(f), "line": None, "offset": None, "problem": _UNREAD[kind]})
             work += [(k, p, fs, sum(f.stat().st_size for f in fs)) for k, fs in sorted(by_kind.items())]
         elif p.is_file() and _our_export(p):
             _import_export(store, p, report)
         elif p.is_file():
             kind = classify(p)
-            if kind is None:
-                report.problems.append({"path": str(p), "line": None, "offset": None,
-                                        "problem": "not a session format Sessionscope reads; left alone"})
+            if kind in (None, UNREAD_CONVERSATION):
+                report.problems.append({"path": str(p), "line": None, "offset": None, "problem": _UNREAD[kind]})
             else:
                 work.append((kind, p, None, p.stat().st_size))
         else:

@@ -126,3 +126,23 @@ def test_a_first_line_of_any_shape_never_stops_the_import_of_the_file_beside_it(
         assert any(e.text == "the good file beside them" for e in store.events(t.session_id))
     finally:
         store.close()
+
+
+def test_files_of_no_known_format_are_said_and_left_alone(store, tmp_path):
+    """#29 item 29: a pretty-printed SWE-agent .traj is not read as hundreds of bad transcript lines, and a
+    chat saved as {"history": [...]} in a scanned folder is reported, not skipped in silence."""
+    traj = tmp_path / "run.traj"
+    traj.write_text(json.dumps({"trajectory": [{"action": "ls", "observation": "a.py", "response": "look"}] * 3,
+                                "history": [{"role": "system", "content": "You are"}]}, indent=2))
+    folder = tmp_path / "gemini"
+    folder.mkdir()
+    (folder / "checkpoint-mytag.json").write_text(json.dumps({"history": [
+        {"role": "user", "parts": [{"text": "hello"}]}, {"role": "model", "parts": [{"text": "hi"}]}]}, indent=2))
+    (folder / "settings.json").write_text(json.dumps({"theme": "dark"}, indent=2))  # not a conversation: quiet
+    pretty = tmp_path / "pretty.jsonl"
+    pretty.write_text(json.dumps({"theme": "dark", "size": 3}, indent=2))
+    report = import_paths(store, [traj, folder, pretty])
+    said = {p["path"]: p["problem"] for p in report.problems}
+    assert report.bad_lines == 0 and report.events_added == 0
+    assert "does not read yet" in said[str(traj)] and "does not read yet" in said[str(folder / "checkpoint-mytag.json")]
+    assert "not a session format" in said[str(pretty)] and str(folder / "settings.json") not in said
