@@ -278,3 +278,17 @@ def test_a_transcripts_control_sequences_never_reach_the_terminal(cli):
     assert "\\e]52;c;ZXZpbA==" in cli("list").stdout and "\\u202eexe.txt" in cli("show", sid).stdout
     data = _json(cli("--json", "show", sid))
     assert data["session"]["title"] == HOSTILE  # the data itself is unchanged
+
+
+def test_a_mistyped_store_path_is_said(tmp_path):
+    """#29 item 31: reading from a --store that does not exist is refused (no empty store is made); a command
+    that adds to it makes one and says so."""
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(tmp_path / "typo.db"), *args],
+                              cwd=REPO, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    listed = run("list")
+    assert listed.returncode == 2 and "no store at" in listed.stderr and not (tmp_path / "typo.db").exists()
+    made = run("new", "--title", "first")
+    assert made.returncode == 0 and "a new, empty one is made" in made.stderr and (tmp_path / "typo.db").exists()
+    again = run("list")
+    assert again.returncode == 0 and "first" in again.stdout and again.stderr == ""

@@ -63,9 +63,29 @@ def main(argv: list[str] | None = None) -> int:
         return output.report(exc)
 
 
+# commands that only read: a --store path with no store there is a mistake to say, not an empty store to make
+READ_ONLY = {"list", "show", "facts", "diff", "verify", "search", "audit", "export", "resume", "restore-files"}
+
+
+def _check_store_path(args) -> None:
+    """A `--store` file that does not exist: refused for a command that only reads (a mistyped path would
+    show an empty store as if it were the user's), said on stderr when a command makes it."""
+    from sessionscope.errors import InvalidInput
+    from sessionscope.quick import sqlite_path
+    if not args.store:
+        return
+    path = sqlite_path(args.store)
+    if path is None or path.exists():
+        return
+    if args.command in READ_ONLY:
+        raise InvalidInput(f"no store at {path} (a mistyped --store?); a command that adds to it makes a new one")
+    print(f"sessionscope: note: no store was at {path}: a new, empty one is made there", file=sys.stderr)
+
+
 def _open_store(args):
     """The store, or for `list` and `show` of a SQLite store at today's schema, a reader that needs no
     SQLAlchemy (sessionscope.quick): those answer in ~0.1 s instead of ~0.6 s."""
+    _check_store_path(args)
     if args.command in ("list", "show") and not getattr(args, "branch", False):
         from sessionscope.quick import open_reader
 
