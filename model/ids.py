@@ -22,13 +22,16 @@ def native_event_id(session_id: str, seq: int) -> str:
 
 
 def resolve(conn: Connection, table: sa.Table, key: str, what: str) -> str:
-    """The full id for `key`, an id or an unambiguous prefix of one (≥ 4 chars)."""
+    """The full id for `key`, an id or an unambiguous prefix of one (≥ quick.MIN_PREFIX characters)."""
     if not key:
         raise InvalidInput(f"no {what} id given")
+    from .quick import MIN_PREFIX
     col = table.c.id
     if conn.execute(sa.select(col).where(col == key)).first():
         return key
-    if len(key) >= 4:
+    if len(key) < MIN_PREFIX:
+        raise InvalidInput(f"{what} id {key!r} is too short: give at least {MIN_PREFIX} characters of it")
+    if len(key) >= MIN_PREFIX:
         rows = conn.execute(
             sa.select(col).where(col >= key, col < key + "\uffff").limit(2)
         ).scalars().all()

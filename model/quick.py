@@ -49,6 +49,9 @@ def sqlite_path(location: str | None) -> Path | None:
     return None
 
 
+MIN_PREFIX = 3  # an id prefix shorter than this is too easy to mistype into another session
+
+
 def unique_prefix(full: str, neighbours: list[str], least: int = 8) -> str:
     """The shortest prefix of `full` (≥ `least` characters) that none of its sorted neighbours shares,
     as git shortens hashes (ids.short_ids asks the same of any store)."""
@@ -146,12 +149,14 @@ class QuickReader:
         return found[0]
 
     def resolve_session(self, key: str) -> str:
-        """A full session id from an id or an unambiguous prefix (≥ 4 characters)."""
+        """A full session id from an id or an unambiguous prefix (≥ MIN_PREFIX characters)."""
         if not key:
             raise InvalidInput("no session id given")
         if self.conn.execute("SELECT 1 FROM session WHERE id = ?", [key]).fetchone():
             return key
-        if len(key) >= 4:
+        if len(key) < MIN_PREFIX:
+            raise InvalidInput(f"session id {key!r} is too short: give at least {MIN_PREFIX} characters of it")
+        if len(key) >= MIN_PREFIX:
             rows = self.conn.execute("SELECT id FROM session WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
                                      [key, key + "\uffff"]).fetchall()
             if len(rows) == 1:

@@ -292,3 +292,33 @@ def test_a_mistyped_store_path_is_said(tmp_path):
     assert made.returncode == 0 and "a new, empty one is made" in made.stderr and (tmp_path / "typo.db").exists()
     again = run("list")
     assert again.returncode == 0 and "first" in again.stdout and again.stderr == ""
+
+
+def test_short_prefixes_hidden_lines_separators_and_a_full_disk(cli, tmp_path, monkeypatch, capsys):
+    """#29 item 32: a prefix too short says the minimum; `show` lists the conversation (progress and metadata
+    lines counted, --all lists them); counts have separators; a full disk is exit 1, not a usage mistake."""
+    import errno
+
+    from sessionscope.gui.cli.main import main
+    sid = cli("new", "--title", "prefixes").stdout.strip()
+    cli("append", sid, "--kind", "message", "--role", "user", "--text", "hello")
+    for _ in range(3):
+        cli("append", sid, "--kind", "progress", "--text", "")
+    short = cli("show", sid[:2], ok=False)
+    assert short.returncode == 2 and "at least 3 characters" in short.stderr
+    assert cli("show", sid[:3]).returncode == 0  # unique: resolved
+    shown = cli("show", sid).stdout
+    assert "progress" not in shown.split("\n", 2)[2].split("(")[0] and "3 progress, metadata" in shown
+    assert shown.count("progress   ") == 0 and cli("show", sid, "--all").stdout.count("progress") >= 3
+    con = sqlite3.connect(cli.db)
+    con.execute("UPDATE session SET tokens_in = 1234567 WHERE id = ?", (sid,))
+    con.commit()
+    con.close()
+    assert "1,234,567" in cli("list").stdout
+    from sessionscope.export import markdown
+
+    def full(*_a, **_k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(markdown, "write", full)
+    rc = main(["--store", str(cli.db), "export", sid, "-f", "md", "-o", str(tmp_path / "out.md"), "--no-redact"])
+    assert rc == 1 and "No space left" in capsys.readouterr().err

@@ -72,7 +72,7 @@ def show(store, args):
         events = store.events(sid, from_seq=args.from_seq, to_seq=args.to_seq, since=args.since, until=args.until,
                               brief=not args.json)
     out(args, lambda: {"session": s.as_dict(), "events": [event_json(e) for e in events]},
-        lambda: show_text(s, events, args.branch))
+        lambda: show_text(s, events, args.branch, every=args.all))
 
 
 def facts(store, args):

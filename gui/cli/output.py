@@ -148,22 +148,31 @@ def session_table(rows, short: dict[str, str] | None = None) -> str:
     width = max(8, *(len(v) for v in short.values()))
     src = max(11, *(len(s.source_kind) for s in rows))  # columns line up whatever the tools listed
     stat = max(9, *(len(s.status) for s in rows))
-    lines = [f"{'ID':<{width}}  {'STATUS':<{stat}} {'SOURCE':<{src}} {'LAST ACTIVITY':<19} {'EVENTS':>7} {'TOKENS':>9}  TITLE"]
+    lines = [f"{'ID':<{width}}  {'STATUS':<{stat}} {'SOURCE':<{src}} {'LAST ACTIVITY':<19} {'EVENTS':>7} {'TOKENS':>13}  TITLE"]
     for s in rows:
         lines.append(f"{short.get(s.id, s.id[:8]):<{width}}  {s.status:<{stat}} {s.source_kind:<{src}} {when(s.updated_at):<19} "
-                     f"{s.event_count:>7} {s.tokens_in + s.tokens_out:>9}  {one_line(s.title or '(untitled)', 60)}")
+                     f"{s.event_count:>7,} {s.tokens_in + s.tokens_out:>13,}  {one_line(s.title or '(untitled)', 60)}")
     return "\n".join(lines)
 
 
-def show_text(s, events, branch: bool = False) -> str:
-    """`show`: the session's heading, then one line an event."""
-    head = (f"{s.title or '(untitled)'}\n{s.id}  {s.status}  {s.event_count} events  "
+HIDDEN_KINDS = ("progress", "meta", "opaque", "checkpoint")  # not the conversation: `show --all` lists them
+
+
+def show_text(s, events, branch: bool = False, every: bool = False) -> str:
+    """`show`: the session's heading, then one line an event (the conversation's, unless `every`)."""
+    hidden = 0
+    if not every:
+        shown = [e for e in events if e.kind not in HIDDEN_KINDS]
+        hidden, events = len(events) - len(shown), shown
+    head = (f"{s.title or '(untitled)'}\n{s.id}  {s.status}  {s.event_count:,} events  "
             f"head {s.head_event_id[:8] if s.head_event_id else '-'}")
     if s.forked_from_session:
         head += f"  forked from {s.forked_from_session[:8]} at {(s.forked_from_event or '-')[:8]}"
         if not branch:  # a fork's events are its own; the history it shares is its origin's
             head += " (--branch shows the history it shares)"
     body = "\n".join(event_line(e) for e in events) or "(no events in this range)"
+    if hidden:
+        body += f"\n({hidden:,} progress, metadata and checkpoint lines not shown: --all lists them)"
     return f"{head}\n{body}"
 
 

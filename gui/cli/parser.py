@@ -140,6 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--since", type=parse_time)
     c.add_argument("--until", type=parse_time)
     c.add_argument("--branch", action="store_true", help="show the path from the root to the head instead")
+    c.add_argument("--all", action="store_true", help="include the lines that are not the conversation (progress, "
+                   "metadata, checkpoints), hidden by default in text (--json has every event)")
 
     c = cmd("facts", "the durable facts at an event (or at a session's head)")
     c.add_argument("event", help="an event id, or a session id for its head")

@@ -328,7 +328,9 @@ def export(store, request: ExportRequest, path: str | os.PathLike | None, *, pro
         store.write(audit.record, "export", outcome, session_id=parts[0].session.id if len(parts) == 1 else None,
                     detail=detail | {"error": str(exc)})
         if isinstance(exc, OSError):
-            raise InvalidInput(f"could not write {path}: {exc.strerror or exc}") from exc
+            import errno
+            full = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)  # the machine's, not a mistake
+            raise (Refused if full else InvalidInput)(f"could not write {path}: {exc.strerror or exc}") from exc
         raise
     report.events = stream.done
     report.bytes = sum(Path(f).stat().st_size for f in report.files)

@@ -188,7 +188,10 @@ class ToolSource(Source):
     def resume_line(self, session) -> str:
         if not self.resume_args:
             raise Refused(f"{self.label} has no command that resumes a session")
-        return super().resume_line(session)
+        line = super().resume_line(session)
+        if not session.cwd:  # the tool finds a session from its project's folder, which the file did not name
+            return f"cd YOUR-PROJECT-FOLDER && {line}  # {self.label} resumes a session in the folder it ran in"
+        return line
 
 
 class LibrarySource(ToolSource):

@@ -77,7 +77,25 @@ def test_a_rewind_is_a_branch_and_finished_calls_add_their_results(store, tmp_pa
     assert texts == ["read the files", "reading", "no, explain them first", "they read config"]
     assert store.tree(SID).lanes == 2 and len(store.leaves(SID)) == 2
     src = sources.of("gemini")
-    assert src.resume_line(store.session(SID)) == f"gemini --resume {SID}"
+    # the chat names no folder (no projects.json here): the line says where to run it rather than fail there
+    assert src.resume_line(store.session(SID)) == \
+        f"cd YOUR-PROJECT-FOLDER && gemini --resume {SID}  # Gemini CLI resumes a session in the folder it ran in"
+
+
+@pytest.mark.parametrize("shape", ["slug", "hash"])
+def test_the_resume_line_names_the_projects_folder(store, tmp_path, shape):
+    """#29 item 32: the folder comes from ~/.gemini/projects.json (or the SHA-256 an older CLI named it by)."""
+    import hashlib
+    folder = "/work/my project"
+    name = "my-project" if shape == "slug" else hashlib.sha256(folder.encode()).hexdigest()
+    gemini = tmp_path / "home" / ".gemini"
+    chat = gemini / "tmp" / name / "chats" / "session-2026-04-23T12-52-0ab84937.jsonl"
+    _write(chat, [_meta(), _user("u1", "hello"), _gemini("g1", "hi")])
+    (gemini / "projects.json").write_text(json.dumps({"projects": {folder: "my-project"}} if shape == "slug"
+                                                     else {folder: "something else"}))
+    importing.import_paths(store, [gemini / "tmp"])
+    assert store.session(SID).cwd == folder
+    assert sources.of("gemini").resume_line(store.session(SID)) == f"cd '{folder}' && gemini --resume {SID}"
 
 
 def test_a_legacy_document_rewritten_keeps_what_was_seen(store, tmp_path):

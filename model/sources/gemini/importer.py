@@ -126,8 +126,30 @@ def _import_document(store, path: Path, source_id: int, known, report: ImportRep
     report.bytes_read += st.st_size
 
 
+def project_folder(path: Path) -> str | None:
+    """The folder a chat's project is, from `~/.gemini/projects.json` (working dir → the slug naming
+    `tmp/<slug>/`), or from the SHA-256 an older Gemini CLI named the folder by; None when neither says."""
+    import hashlib
+    chats = next((p for p in path.parents if p.name == "chats"), None)
+    if chats is None:
+        return None
+    slug, home = chats.parent.name, chats.parent.parent.parent
+    try:
+        doc = orjson.loads((home / "projects.json").read_bytes()) if (home / "projects.json").is_file() else {}
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    mapping = doc.get("projects", doc) if isinstance(doc, dict) else {}
+    for folder, name in (mapping.items() if isinstance(mapping, dict) else ()):
+        if isinstance(folder, str) and folder.startswith("/") and (
+                name == slug or hashlib.sha256(folder.encode()).hexdigest() == slug):
+            return folder
+    return None
+
+
 def _commit(conn, chat: GeminiChat, path: Path, source_id: int, st, state) -> int:
     problems: list[str] = []
+    if chat.info is not None and "cwd" not in chat.info.fields and (folder := project_folder(path)):
+        chat.info.fields["cwd"] = folder
     added = ingest(conn, chat.info, list(chat.events), problems) if chat.info is not None else 0
     for msg in problems:
         state.problem(0, state.offset, msg, bad=False)

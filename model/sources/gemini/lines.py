@@ -80,6 +80,10 @@ def metadata(obj: dict[str, Any], chat: GeminiChat) -> None:
     if isinstance(obj.get("projectHash"), str):
         info.meta["project_hash"] = obj["projectHash"]
         info.fields.setdefault("project", obj["projectHash"][:12])
+    dirs = obj.get("directories")
+    if isinstance(dirs, list) and dirs and isinstance(dirs[0], str) and dirs[0].startswith("/"):
+        info.fields["cwd"] = dirs[0]  # the folder it ran in: `gemini --resume` finds the session from there
+        info.fields["project"] = dirs[0].rstrip("/").rsplit("/", 1)[-1] or dirs[0]
 
 
 def record(obj: Any, raw: str, chat: GeminiChat, fallback_id: str) -> None:
