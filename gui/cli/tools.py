@@ -21,14 +21,18 @@ def _resume_line(src, session) -> str | None:
 
 
 def _made(ch, src, text: str, new_file: bool) -> tuple[dict, str]:
-    """fork and rewind's result: {session, file, note, extended, interrupted, resume} and its text."""
+    """fork and rewind's result: {session, file, note, extended, interrupted, resume} and its text. The resume
+    line is the new session's own: a fork only the store holds (of a Codex or Gemini session) is resumed by
+    `sessionscope resume`, never by the tool, which has no such session."""
+    from sessionscope import sources
     d = ch.detail
+    own = sources.of(ch.session.source_kind)
     data = {"session": ch.session.as_dict(), "file": d.get("file"), "note": d.get("note"),
             "extended": d.get("extended"), "interrupted": d.get("interrupted"),
-            "resume": _resume_line(src, ch.session)}
+            "resume": _resume_line(own, ch.session)}
     if d.get("note"):
         text += f"\n{d['note']}"
-    if data["resume"] and new_file:
+    if data["resume"] and (new_file or own is not src):
         text += f"\nresume with: {data['resume']}"
     return data, text
 

@@ -162,3 +162,28 @@ def test_an_archived_zstandard_rollout_imports_once_and_a_damaged_one_keeps_its_
     damaged = codex.import_paths(store, [cut])
     assert damaged.problems and r2.session_id in damaged.sessions
     assert 0 < store.session(r2.session_id).event_count
+
+
+def test_a_fork_only_the_store_holds_is_resumed_by_sessionscope_not_codex(store, tmp_path, monkeypatch):
+    """#29 item 30: `fork --json` of a Codex session offers what works: codex has no such session."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+    day = _home(tmp_path, monkeypatch)
+    r = Rollout(SID)
+    r.turn("first", "done")
+    r.write(day)
+    db = tmp_path / "cli.db"
+    env = {**__import__("os").environ, "SESSIONSCOPE_STORE": str(db)}
+
+    def cli(*args):
+        out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--json", *args], cwd=REPO, env=env,
+                             capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+    cli("import", str(tmp_path / "codex" / "sessions"))
+    made = cli("fork", SID, "--at", cli("show", SID)["session"]["head_event_id"])
+    fork = made["session"]["id"]
+    assert made["resume"] == f"sessionscope resume {fork}" and "codex" not in made["resume"]
+    assert cli("resume", SID)["resume"].endswith(f"codex resume {SID}")  # the rollout itself: codex resumes it
