@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
+from sessionscope.untrusted import printable
 from sessionscope.views import Changes
 
 from .restore_actions import RestoreActions
@@ -139,7 +140,7 @@ class SessionActions(RestoreActions, QObject):
         """Fork at `event` (the new session ends there), or at the end of its turn."""
         from sessionscope import sources
         src = sources.of(session.source_kind)
-        preview = " ".join(event.text.split())[:60]
+        preview = printable(" ".join(event.text.split())[:60])
         where = (f"up to the end of the turn of event #{event.seq} (its last reply before the next prompt)"
                  if end_of_turn else f"up to and including event #{event.seq} and nothing after it")
         text = f"The new session holds the conversation {where}:\n“{preview}”"
@@ -163,7 +164,12 @@ class SessionActions(RestoreActions, QObject):
     def rewind(self, session, event) -> None:
         from sessionscope import sources
         src = sources.of(session.source_kind)
-        if QMessageBox.question(self.window, "Rewind", f"{src.rewind_prompt(session)}\n\nRewind to this event?") \
+        import time
+        preview = printable(" ".join(event.text.split())[:60]) or event.kind
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(event.ts)) if event.ts else ""
+        if QMessageBox.question(self.window, "Rewind",
+                                f"Rewind to event #{event.seq}{', ' + when if when else ''}:\n“{preview}”\n\n"
+                                f"{src.rewind_prompt(session)}\n\nRewind to this event?") \
                 != QMessageBox.StandardButton.Yes:
             return
         store = self.store

@@ -114,7 +114,11 @@ class SessionPanes:
     def _branch_loaded(self, token, head, select_event, outline) -> None:
         if not self._branch_gen.current(token):
             return
-        at_end = self._timeline_at_end()
+        # new events of the session shown are followed when the user sits on the last one; another session
+        # opens at its start, wherever the last one was left (a click meant for the first rows lands there)
+        same = getattr(self, "_timeline_session", None) == self.session.id
+        at_end = same and self._timeline_at_end()
+        self._timeline_session = self.session.id
         ids = outline.ids
         self.timeline_model.show_outline(self.store, ids, outline.kinds, outline.turn_tokens,
                                          sidechain=outline.sidechain)

@@ -278,3 +278,23 @@ def test_a_damaged_store_is_said_with_what_to_do(window, qtbot, monkeypatch):
     window._report_worker_error(StoreUnavailable(DAMAGED_ADVICE.format(problem="again")))
     assert len(said) == 1 and said[0][0] == "The store is damaged" and "repair" in said[0][1]
     assert "repair" in window.statusBar().currentMessage()
+
+
+def test_rewind_quotes_its_event_and_another_session_opens_at_its_start(window, qtbot, monkeypatch):
+    """#29 item 25: the question names the event (number, time, its words) as Fork does; switching sessions
+    from the last row of one opens the next at its start, not at its end."""
+    rows = window.sessions_model.rows
+    first = _select(window, qtbot, rows[0].title)
+    last = window.timeline_model.rowCount() - 1
+    window.timeline.selectRow(last)
+    qtbot.waitUntil(lambda: window.detail.current_event is not None, timeout=10000)
+    event = window.detail.current_event
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda _p, title, text, *a: asked.append(text)
+                        or QMessageBox.StandardButton.No)
+    window.actions_.rewind(first, event)
+    words = " ".join(event.text.split())[:20]
+    assert f"event #{event.seq}" in asked[0] and words in asked[0]
+    other = next(s for s in rows if s.id != first.id and s.event_count > 3)
+    _select(window, qtbot, other.title)
+    assert window.timeline.currentIndex().row() == 0
