@@ -209,14 +209,22 @@ class WindowCommands:
         lanes = [n.tip for n in (layout.nodes if layout else ()) if not n.fork_session and n.tip
                  and n.tip not in (s.head_event_id, head_tip)]
 
-        def other_tip():  # the tree's other lanes (a rewind, an edited prompt), newest first
-            if layout is not None:
-                return lanes[-1] if lanes else None
-            return next((leaf for leaf in reversed(store.leaves(s.id)) if leaf != s.head_event_id), None)
+        def other_tip():  # the tree's other lanes (a rewind, an edited prompt), newest first; else its newest fork
+            if layout is not None and lanes:
+                return lanes[-1], None
+            if layout is None:
+                tip = next((leaf for leaf in reversed(store.leaves(s.id)) if leaf != s.head_event_id), None)
+                if tip:
+                    return tip, None
+            forks = store.forks_of(s.id)
+            return None, (forks[-1] if forks else None)
 
-        def found(tip) -> None:
+        def found(result) -> None:
+            tip, fork = result
             if tip:
                 self.open_compare((s.id, None), (s.id, tip))
+            elif fork:  # a fork or a rewind written as a session of its own (Claude Code's): compared with it
+                self.open_compare((s.id, None), (fork, None))
             else:
                 self.statusBar().showMessage("This session has one branch and no fork: pick two points to compare "
                                              "their facts, or select two sessions", 8000)

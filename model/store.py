@@ -433,6 +433,12 @@ class Store:
                 AUDIT.c.event_id.is_not(None))).scalars())
             return tree.layout(rows, s.head_event_id, forks, rewound)
 
+    def forks_of(self, session_id: str) -> list[str]:
+        """The sessions forked (or, for a tool that writes one, rewound) from this one, oldest first."""
+        with self.reader() as conn:
+            return list(conn.execute(sa.select(SESSION.c.id).where(SESSION.c.forked_from_session == session_id)
+                                     .order_by(SESSION.c.created_at, SESSION.c.id)).scalars())
+
     def lineage(self, session_id: str) -> list[SessionView]:
         """The session and the sessions it was forked from, oldest origin first."""
         out, seen = [], set()

@@ -114,3 +114,23 @@ def test_claude_actions_through_the_window(claude_window, qtbot, monkeypatch, tm
     run("session.restore")
     assert path.is_file() and len(path.read_bytes()) > 0.5 * len(original)
     assert t.session_id in {s.session_id for s in sdk.list_sessions()}
+
+
+def test_a_fork_of_an_old_session_did_not_run_until_today_and_compare_finds_it(claude_window, qtbot, monkeypatch):
+    """#29 item 26: the lines a fork adds (the interruption of open calls, its title) carry the cut's time, so
+    the fork's events span the original's; Compare on the origin, whose fork is a session of its own, compares
+    with that fork instead of saying there is none."""
+    window, t, ids = claude_window
+    _select_event(window, qtbot, ids["read"])  # a call left open at the cut: an interruption is added
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("the old fork", True))
+    with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
+        window.qactions["session.fork"].trigger()
+    fork = blocker.args[0].session
+    times = [e.ts for e in window.store.events(fork.id)]
+    origin_times = [e.ts for e in window.store.events(t.session_id)]
+    assert max(times) <= max(origin_times) + 1  # (the originals are from 2026-03-01; none is stamped today)
+    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+        window.open_session(t.session_id)
+    window.compare()
+    qtbot.waitUntil(lambda: getattr(window, "compare_view", None) is not None, timeout=10000)
+    assert {window.compare_view.a[0], window.compare_view.b[0]} == {t.session_id, fork.id}

@@ -303,14 +303,17 @@ def plan_fork(store: Store, session_id: str, up_to: str, title: str | None = Non
         aliases = _aliases(conn, {r.session_id for r in rows})
     lines = copied_lines(rows, {r.id: r.parent_id for r in branch + extended}, aliases, mapping, new_id, session_id,
                          None if open_calls else now)
+    last = rows[-1].entry() or {}
+    # what the fork adds (the interruption of calls left open, its title) happened at the cut, not today: a
+    # fork of a year-old session does not "run for a year" (the last copy alone is stamped now, as the SDK does)
+    cut = last["timestamp"] if isinstance(last.get("timestamp"), str) and last["timestamp"] else now
     if open_calls:
-        last = rows[-1].entry() or {}
         lines += _interruption(last, [(mapping[rows[i].id], call) for i, call in open_calls],
-                               mapping[rows[-1].id], new_id, now)
+                               mapping[rows[-1].id], new_id, cut)
     s = store.session(session_id)
     name = title.strip() if title and title.strip() else f"{s.title or 'Forked session'} (fork)"
     lines.append(orjson.dumps({"type": "custom-title", "sessionId": new_id, "customTitle": name,
-                               "uuid": str(uuid.uuid4()), "timestamp": now}))
+                               "uuid": str(uuid.uuid4()), "timestamp": cut}))
     return ForkPlan(new_id, lines, rows[-1].id, [(mapping[r.id], r.id) for r in rows],
                     [r.id for r in extended], [call for _, call in open_calls])
 
