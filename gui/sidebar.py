@@ -69,12 +69,21 @@ class Sidebar(QTreeWidget):
         self.expandAll()
         self.resizeColumnToContents(1)
         self.setColumnWidth(0, max(140, self.width() - self.columnWidth(1) - 24))
+        # the entry chosen stays chosen, wherever it sits (a source under Sources, a project): found anywhere in
+        # the tree and chosen again with signals still blocked, as the counts change under it every few seconds
+        # (only the top level was searched: a source chosen fell back to no entry, then to All sessions)
+        wanted = current if current is not None else {}
+        found = next((it for it in self._items() if it.data(0, Qt.ItemDataRole.UserRole) == wanted), None)
+        if found is not None:
+            self.setCurrentItem(found)
         self.blockSignals(False)
-        for i in range(self.topLevelItemCount()):
-            item = self.topLevelItem(i)
-            if item.data(0, Qt.ItemDataRole.UserRole) == (current if current is not None else {}):
-                self.setCurrentItem(item)
-                break
+
+    def _items(self):
+        stack = [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
+        while stack:
+            item = stack.pop(0)
+            yield item
+            stack[0:0] = [item.child(j) for j in range(item.childCount())]
 
     def _selected(self) -> None:
         item = self.currentItem()

@@ -298,3 +298,23 @@ def test_rewind_quotes_its_event_and_another_session_opens_at_its_start(window, 
     other = next(s for s in rows if s.id != first.id and s.event_count > 3)
     _select(window, qtbot, other.title)
     assert window.timeline.currentIndex().row() == 0
+
+
+def test_a_source_chosen_in_the_sidebar_stays_chosen_as_its_counts_refresh(window, qtbot):
+    """#29 item 24: the sidebar is refilled every few seconds; a source (a child of Sources) stayed chosen only
+    until then, and the list fell back to every session."""
+    from PySide6.QtCore import Qt
+    sidebar = window.sidebar
+    qtbot.waitUntil(lambda: any(it.data(0, Qt.ItemDataRole.UserRole) == {"source_kind": "native"}
+                                for it in sidebar._items()), timeout=10000)
+    native = next(it for it in sidebar._items() if it.data(0, Qt.ItemDataRole.UserRole) == {"source_kind": "native"})
+    sidebar.setCurrentItem(native)
+    assert window.sidebar_filters == {"source_kind": "native"}
+    emitted = []
+    sidebar.sig_filter.connect(emitted.append)
+    for _ in range(2):
+        sidebar.refresh()
+        qtbot.wait(300)
+    assert window.sidebar_filters == {"source_kind": "native"} and emitted == []
+    assert sidebar.currentItem().data(0, Qt.ItemDataRole.UserRole) == {"source_kind": "native"}
+    assert window.sessions_view.currentIndex().row() == 0 and window.session is not None  # a row is highlighted
