@@ -69,7 +69,8 @@ def _decoded(h: str, codec: str, stored) -> bytes:
             data = zlib.decompress(stored)
         else:
             data = bytes(stored)
-    except (zstandard.ZstdError, zlib.error, TypeError, ValueError) as exc:
+    except (zstandard.ZstdError, zlib.error, TypeError, ValueError, MemoryError) as exc:  # (a damaged frame
+        # header can claim a size no machine has: zstandard then fails allocating it)
         raise Damaged(f"kept file content {h[:12]} is damaged (it no longer decompresses: {exc})") from None
     if digest(data) != h:
         raise Damaged(f"kept file content {h[:12]} is damaged (its hash does not match)")

@@ -167,7 +167,10 @@ def _walk(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
                 nxt.append((r[0], root))
         frontier = nxt
     skip = set(skip_kinds)
-    runs = _subagent_runs(conn, start, position, path) if include_subagents else []
+    # a branch that ends at `head` (a fork's, cut there) holds the subagent work written up to it: a run still
+    # going after the cut (an async agent) stops there too
+    until = conn.execute(sa.select(EVENT.c.ts).where(EVENT.c.id == head)).scalar() if ending_at_head else None
+    runs = _subagent_runs(conn, start, position, path, until) if include_subagents else []
     if not artifacts and not runs:
         return [(r[0], r[4], r[5], r[7], False) for r in path if r[4] not in skip]
     # A side line goes after the last path line of its response (as claude-agent-sdk
@@ -195,16 +198,19 @@ def _walk(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
     return [t[3] for t in keyed]
 
 
-def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int], path: list[tuple]) -> list[tuple]:
+def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int], path: list[tuple],
+                   until: float | None = None) -> list[tuple]:
     """(anchor position, seq, id, kind, role, tokens) of the subagent events of a session, each run after
     the path event that spawned it: its parent natively, the tool result that names the
     agent for Claude Code subagent transcripts (recorded at import in the session's meta); a run
     that names neither (older Claude Code wrote runs inline, as sidechain lines with no agent id,
     starting from no parent) where it was written: after the last path event written before it."""
-    rows = conn.execute(sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.agent_id,
-                                  EVENT.c.role, EVENT.c.tokens_in + EVENT.c.tokens_out)
-                        .where(EVENT.c.session_id == session_id, EVENT.c.sidechain.is_(True))
-                        .order_by(EVENT.c.seq)).all()
+    q = sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.agent_id,
+                  EVENT.c.role, EVENT.c.tokens_in + EVENT.c.tokens_out) \
+        .where(EVENT.c.session_id == session_id, EVENT.c.sidechain.is_(True))
+    if until is not None:
+        q = q.where(EVENT.c.ts <= until)
+    rows = conn.execute(q.order_by(EVENT.c.seq)).all()
     if not rows:
         return []
     meta = conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == session_id)).scalar() or "{}"

@@ -58,7 +58,7 @@ def unpack(stored: str | bytes | None) -> str:
     if isinstance(stored, (bytes, bytearray, memoryview)):
         try:
             return _decompressor().decompress(bytes(stored)).decode("utf-8", "surrogatepass")
-        except (zstandard.ZstdError, UnicodeDecodeError) as exc:
+        except (zstandard.ZstdError, UnicodeDecodeError, MemoryError) as exc:  # (a damaged header's huge size)
             # a damaged row is shown as such (and `verify` names it: this text is not what its hash covers)
             return f"{DAMAGED_PAYLOAD} ({type(exc).__name__}: {str(exc)[:120]})"
     return stored

@@ -427,11 +427,33 @@ class Store:
             forks = [tree.Fork(r.forked_from_event, r.id, r.title, "rewind" if r.id in made_by_rewind else "fork")
                      for r in conn.execute(sa.select(SESSION.c.id, SESSION.c.title, SESSION.c.forked_from_event)
                                            .where(SESSION.c.forked_from_session == session_id))]
-            rows, forks = tree.through_hidden([tree.TreeInput(*r) for r in conn.execute(q)], forks)
+            own = [tree.TreeInput(*r) for r in conn.execute(q)]
+            rows, forks = tree.through_hidden(self._shared_prefix(conn, s) + own, forks)
             rewound = frozenset(conn.execute(sa.select(AUDIT.c.event_id).where(
                 AUDIT.c.session_id == session_id, AUDIT.c.action == "rewind", AUDIT.c.outcome == "ok",
                 AUDIT.c.event_id.is_not(None))).scalars())
             return tree.layout(rows, s.head_event_id, forks, rewound)
+
+    def _shared_prefix(self, conn: Connection, s: SessionView) -> list:
+        """A fork's tree starts with the history it shares with its origin (referenced, not copied: without it a
+        fork's tree is blank): the path up to the fork point, ordered before the fork's own events."""
+        from . import tree
+        if not s.forked_from_session or not s.forked_from_event:
+            return []
+        path, cur, seen = [], s.forked_from_event, set()
+        while cur and cur not in seen and len(path) < 100_000:
+            seen.add(cur)
+            row = conn.execute(sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role,
+                                         sa.func.substr(EVENT.c.text, 1, 200), EVENT.c.session_id, EVENT.c.sidechain)
+                               .where(EVENT.c.id == cur)).first()
+            if row is None:
+                break
+            if not row.sidechain and not row.kind.startswith("fact."):
+                path.append(row)
+            cur = row.parent_id
+        path.reverse()
+        return [tree.TreeInput(r.id, r.parent_id, i - len(path) - 1_000_000_000, r.kind, r.role, r[5])
+                for i, r in enumerate(path)]
 
     def forks_of(self, session_id: str) -> list[str]:
         """The sessions forked (or, for a tool that writes one, rewound) from this one, oldest first."""
@@ -503,7 +525,7 @@ class Store:
         return [self._verify_one(sid) for sid in ids]
 
     def _verify_one(self, sid: str) -> ChainReport:
-        damage = (sa.exc.DatabaseError, sqlite3.DatabaseError, zstandard.ZstdError, ValueError, LookupError)
+        damage = (sa.exc.DatabaseError, sqlite3.DatabaseError, zstandard.ZstdError, ValueError, LookupError, MemoryError)
         try:
             with self.reader() as conn:  # each session in a read of its own: a damaged page fails that one only
                 expected = conn.execute(SESSION.select().with_only_columns(SESSION.c.last_hash)

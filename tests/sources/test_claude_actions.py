@@ -312,3 +312,41 @@ def test_a_fork_of_a_fork_holds_the_whole_branch_read_back_by_the_sdk(store, hom
     os.link(own_file, own_file.parent / "again" / own_file.name)
     again = import_paths(store, [own_file.parent / "again"])
     assert again.files_read == 1 and again.events_added == 0 and again.problems == []
+
+
+def test_a_fork_holds_the_subagent_work_written_up_to_its_cut_and_has_a_tree(store, tmp_path, monkeypatch):
+    """#29 item 22: an async subagent still running after the cut is not part of the fork's timeline (its rows
+    were shown up to the origin's end), and the fork's tree starts with the history it shares."""
+    import datetime as dt
+
+    from sessionscope import sources
+    from sessionscope.sources.claude_code import import_paths
+    from tests.sources.claude_factory import Transcript
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    project = tmp_path / "claude" / "projects" / "-work-app"
+    t = Transcript(cwd="/work/app")
+    t.user("spawn a coverage agent in the background")
+    task = t.assistant(tool=("Task", {"description": "coverage", "prompt": "analyze", "run_in_background": True}))
+    launched = t.tool_result(task, "Async agent launched", extra={"agentId": "cccc333", "status": "async_launched"})
+    t.assistant("it runs; meanwhile I look at the tests")
+    t.user("and now?")
+    t.assistant("the report came back")
+    t.write(project)
+    sub = Transcript(session_id=t.session_id)
+    # its first line at the launch (each line of the factory comes 7 s after the one before)
+    sub.clock = dt.datetime.fromisoformat(launched["timestamp"].replace("Z", "+00:00")) - dt.timedelta(seconds=7)
+    sub.user("analyze the coverage", parent=None)
+    sub.assistant("reading the sources")  # written after the cut below
+    sub.assistant("coverage complete")
+    for line in sub.lines:
+        line.update(isSidechain=True, agentId="cccc333")
+    sub.write(project / t.session_id / "subagents", "agent-cccc333.jsonl")
+    import_paths(store, [tmp_path / "claude" / "projects"])
+    cut = store.event(launched["uuid"])
+    fork = sources.of("claude_code").fork(store, t.session_id, cut.id, "at the launch").session
+    shown = store.events_by_ids(store.branch_ids(fork.id, None, include_subagents=True))
+    assert all(e.ts <= cut.ts for e in shown) and "coverage complete" not in {e.text for e in shown}
+    assert "analyze the coverage" in {e.text for e in shown}  # what ran before the cut stays
+    assert len(store.tree(fork.id).nodes) >= 1
+    whole = store.events_by_ids(store.branch_ids(t.session_id, None, include_subagents=True))
+    assert "coverage complete" in {e.text for e in whole}  # the origin keeps its whole run
