@@ -228,14 +228,28 @@ class SessionActions(RestoreActions, QObject):
         self._run("unarchive", lambda: store.unarchive(session.id))
 
     def delete(self, session) -> None:
+        from PySide6.QtWidgets import QCheckBox
+
         from sessionscope import sources
         src = sources.of(session.source_kind)
-        answer = QMessageBox.warning(
-            self.window, "Delete session", src.delete_prompt(session),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+        buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel
+        written = src.written_files(self.store, session.id)  # (one look at the audit log)
+        remove_files = False
+        if written:  # a fork or rewind file of ours: claude --resume would go on listing it
+            box = QMessageBox(QMessageBox.Icon.Warning, "Delete session", src.delete_prompt(session), buttons, self.window)
+            box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+            remove = QCheckBox(f"Also remove the transcript Sessionscope wrote ({written[0].name}"
+                               + (f" and {len(written) - 1} more" if len(written) > 1 else "") + ")")
+            remove.setToolTip("\n".join(map(str, written)))
+            box.setCheckBox(remove)
+            answer = box.exec()
+            remove_files = remove.isChecked()
+        else:
+            answer = QMessageBox.warning(self.window, "Delete session", src.delete_prompt(session), buttons,
+                                         QMessageBox.StandardButton.Cancel)
         if answer == QMessageBox.StandardButton.Yes:
             store = self.store
-            self._run("delete", lambda: src.delete(store, session.id),
+            self._run("delete", lambda: src.delete(store, session.id, remove_files=remove_files),
                       lambda ch: self.sig_message.emit(
                           f"Deleted {session.title or session.id[:8]}" if ch.action == "delete" else
                           f"Deleted {session.title or session.id[:8]} at Anthropic; the copy stays here"))

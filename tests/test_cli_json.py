@@ -30,7 +30,7 @@ SHAPES = {
     "resume": ("object", {"session", "command", "cwd", "resume", "facts", "transcript", "budget_left"}),
     "close": ("object", SESSION), "pause": ("object", SESSION), "archive": ("object", SESSION),
     "unarchive": ("object", SESSION), "rename": ("object", SESSION), "tag": ("object", SESSION),
-    "delete": ("object", {"session", "events_removed"}),
+    "delete": ("object", {"session", "events_removed", "files_removed"}),
     "verify": ("object", {"ok", "file", "redacted", "problem", "sessions", "blobs"}),
     "export": ("object", {"format", "path", "sessions", "events", "bytes", "seconds", "redacted", "files",
                           "findings"}),

@@ -134,10 +134,15 @@ def delete(store, args):
         if answer.strip().lower() not in ("y", "yes"):
             print("not deleted", file=sys.stderr)
             return EXIT_FAILED
-    ch = src.delete(store, sid)
+    ch = src.delete(store, sid, remove_files=args.remove_files)
     n = ch.detail.get("events_removed", 0)
-    out(args, {"session": sid, "events_removed": n},
-        f"deleted {sid} ({n} events)" if ch.action == "delete" else f"deleted {sid} at Anthropic; the copy is kept here")
+    removed = ch.detail.get("files_removed", [])
+    text = f"deleted {sid} ({n} events)" if ch.action == "delete" else f"deleted {sid} at Anthropic; the copy is kept here"
+    if removed:
+        text += "\nremoved " + ", ".join(removed)
+    elif ch.action == "delete" and (left := src.written_files(store, sid)):
+        text += "\nleft the transcript Sessionscope wrote: " + ", ".join(map(str, left)) + " (--remove-files removes it)"
+    out(args, {"session": sid, "events_removed": n, "files_removed": removed}, text)
 
 
 def verify(store, args):

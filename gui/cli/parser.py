@@ -178,6 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     c = cmd("delete", "delete a session and its events for good (recorded in the audit log)")
     c.add_argument("session")
     c.add_argument("--yes", "-y", action="store_true", help="do not ask")
+    c.add_argument("--remove-files", action="store_true", help="also remove the transcript Sessionscope wrote for it "
+                   "(a Claude Code fork or rewind), so claude --resume no longer lists it")
 
     c = cmd("rename", "give a session a new title")
     c.add_argument("session")

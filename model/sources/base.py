@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import lifecycle
-from ..errors import InvalidInput, Refused
+from ..errors import InvalidInput, PartlyDone, Refused
 from ..untrusted import resumable_id
 from ..views import Changes
 
@@ -114,9 +114,29 @@ class Source:
     def archive(self, store, session_id: str) -> Changes:
         return store.archive(session_id)
 
-    def delete(self, store, session_id: str) -> Changes:
-        """Delete the session (from the store; a tool that keeps sessions elsewhere may delete there)."""
-        return store.delete(session_id)
+    def delete(self, store, session_id: str, remove_files: bool = False) -> Changes:
+        """Delete the session (from the store; a tool that keeps sessions elsewhere may delete there). With
+        `remove_files`, the files Sessionscope itself wrote for it (`written_files`) go too."""
+        files = self.written_files(store, session_id) if remove_files else []
+        ch = store.delete(session_id)
+        removed = []
+        for path in files:  # after the store let go of it: a refused delete removes nothing
+            try:
+                path.unlink()
+                removed.append(str(path))
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise PartlyDone(f"the session was deleted, but {path} could not be removed: {exc}") from exc
+        if removed:
+            from .. import audit
+            store.write(audit.record, "delete.files", "ok", session_id=session_id, detail={"files": removed})
+        import dataclasses
+        return dataclasses.replace(ch, detail={**(ch.detail or {}), "files_removed": removed})
+
+    def written_files(self, store, session_id: str) -> list[Path]:
+        """The files Sessionscope wrote for this session (a fork's or a rewind's transcript) that still exist."""
+        return []
 
     def delete_prompt(self, session) -> str:
         """What the app asks before Delete."""

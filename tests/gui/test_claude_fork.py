@@ -134,3 +134,32 @@ def test_a_fork_of_an_old_session_did_not_run_until_today_and_compare_finds_it(c
     window.compare()
     qtbot.waitUntil(lambda: getattr(window, "compare_view", None) is not None, timeout=10000)
     assert {window.compare_view.a[0], window.compare_view.b[0]} == {t.session_id, fork.id}
+
+
+def test_deleting_a_fork_offers_to_remove_the_transcript_sessionscope_wrote(claude_window, qtbot, monkeypatch):
+    """#29 item 28: a fork's file stays listed by claude --resume after the session is deleted, unless removed."""
+    from pathlib import Path
+
+    from PySide6.QtWidgets import QMessageBox
+    window, t, ids = claude_window
+    _select_event(window, qtbot, ids["read"])
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("to delete", True))
+    with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
+        window.qactions["session.fork"].trigger()
+    fork = blocker.args[0].session
+    path = Path(blocker.args[0].detail["file"])
+    assert path.is_file()
+
+    def answer(box):
+        assert box.checkBox() is not None and path.name in box.checkBox().text()
+        box.checkBox().setChecked(True)
+        return QMessageBox.StandardButton.Yes
+    monkeypatch.setattr(QMessageBox, "exec", answer)
+    qtbot.waitUntil(lambda: window.sessions_model.row_of(fork.id) >= 0, timeout=10000)
+    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+        window.open_session(fork.id)
+    qtbot.waitUntil(lambda: window.session is not None and window.session.id == fork.id, timeout=10000)
+    with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000):
+        window.qactions["session.delete"].trigger()
+    assert not path.exists() and Path(window.store.session(t.session_id).id)  # the origin stays
+    assert window.store.audit_log(fork.id)[0]["action"] == "delete.files"

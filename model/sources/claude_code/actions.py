@@ -138,6 +138,33 @@ def _fork(store: Store, session_id: str, up_to: str, title: str | None, action: 
                            "note": plan.describe(), **added})
 
 
+def written_files(store: Store, session_id: str) -> list[Path]:
+    """The transcripts Sessionscope wrote for this session (its fork or rewind file, a restore), as the audit
+    log recorded them, that are still there and still named by the session's id."""
+    import json
+
+    from ...schema import AUDIT
+    with store.reader() as conn:
+        rows = conn.execute(sa.select(AUDIT.c.action, AUDIT.c.session_id, AUDIT.c.detail).where(
+            AUDIT.c.action.in_(("fork", "rewind", "restore")), AUDIT.c.outcome == "ok",
+            AUDIT.c.detail.like(f"%{session_id}%"))).all()
+    found: list[Path] = []
+    for action, owner, detail in rows:
+        d = json.loads(detail or "{}")
+        if action in ("fork", "rewind") and d.get("new_session") == session_id:
+            paths = [d.get("file")]
+        elif action == "restore" and owner == session_id:
+            paths = d.get("files") or []
+        else:
+            continue
+        for p in paths:
+            path = Path(p) if isinstance(p, str) else None
+            # only a file named after this session (never another one's a detail might name), still there
+            if path is not None and path.is_file() and (path.stem == session_id or path.parent.parent.name == session_id):
+                found.append(path)
+    return sorted(set(found))
+
+
 def _sdk_reachable(store: Store, session_id: str) -> Path | None:
     """The session's file, if it lies where claude-agent-sdk (and `claude --resume`) look."""
     source = session_file(store, session_id)

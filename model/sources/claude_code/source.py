@@ -64,6 +64,14 @@ class ClaudeCodeSource(Source):
     def restore(self, store, session_id, target=None):
         return actions.restore(store, session_id, target)
 
+    def written_files(self, store, session_id):
+        return actions.written_files(store, session_id)
+
+    def delete_prompt(self, session) -> str:
+        return super().delete_prompt(session) + (
+            "\n\nIf Sessionscope wrote this session's transcript (a fork or a rewind), you may remove that file too, "
+            "so claude --resume no longer lists it.")
+
     def changed_files(self, store, session_id):
         from . import checkpoints
         with store.reader() as conn:

@@ -79,7 +79,7 @@ class ManagedAgentsSource(Source):
         store.write(audit.record, "archive", "ok", session_id=session_id, detail={"at": "anthropic"})
         return Changes("archive", frozenset({session_id}), True, store.session(session_id))
 
-    def delete(self, store, session_id: str) -> Changes:
+    def delete(self, store, session_id: str, remove_files: bool = False) -> Changes:
         if managed(store.session(session_id)).get("gone_at"):
             return store.delete(session_id)  # the copy, once the API's session is gone
         loc = location(store, session_id)
