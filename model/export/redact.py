@@ -324,11 +324,11 @@ class Redactor:
         return sorted(self.findings.values(), key=lambda f: (-f.count, f.kind, f.placeholder))
 
 
-def _context(text: str, start: int, end: int, spans, width: int = 40) -> str:
+def _context(text: str, start: int, end: int, spans, before: int = 24, after: int = 40) -> str:
     """The words around a secret, it and every other secret near it masked (a secret's first characters kept
     when it is long): enough to judge it by, nothing to leak."""
     from ..untrusted import printable
-    lo, hi = max(0, start - width), min(len(text), end + width)
+    lo, hi = max(0, start - before), min(len(text), end + after)  # (little before: a column shows its start)
     out, at = [], lo
     for a, b, _kind in spans:
         if b <= lo or a >= hi:
