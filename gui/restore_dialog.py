@@ -55,7 +55,10 @@ class RestoreDialog(QDialog):
             top = QTreeWidgetItem([f"{title} — {len(changes)}"])
             self.tree.addTopLevelItem(top)
             for c in changes:
-                item = QTreeWidgetItem([c.path, _ACTION[c.action], c.escapes or c.source])
+                change = _ACTION[c.action]
+                if c.action == "unavailable" and c.source.startswith(("relative", "damaged")):
+                    change = "no folder" if c.source.startswith("relative") else "damaged"  # (not "gone")
+                item = QTreeWidgetItem([c.path, change, c.escapes or c.source])
                 item.setData(0, Qt.ItemDataRole.UserRole, c.path)
                 item.setToolTip(0, c.target)
                 if c.action in ("overwrite", "create", "delete"):
