@@ -24,23 +24,29 @@ def opened(monkeypatch):
     return dialogs
 
 
+def _redacting(window, qtbot, opened, fmt: str, path, text: str):
+    """The login session with `text` appended to it; its export dialog, redacting into `path`, its review made."""
+    s = _select(window, qtbot, "Fix the flaky login test")
+    window.store.append(s.id, "message", role="user", text=text)
+    window.qactions["session.export"].trigger()
+    dialog = opened[-1]
+    qtbot.addWidget(dialog)
+    dialog.format.setCurrentIndex(dialog.format.findData(fmt))
+    dialog.redact.setChecked(True)
+    dialog.path.setText(str(path))
+    assert dialog.go.text() == "Scan for Secrets"
+    _run(dialog, qtbot, lambda: dialog.findings is not None)
+    return s, dialog
+
+
 def _run(dialog, qtbot, until):
     qtbot.mouseClick(dialog.go, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.go.isEnabled() and until(), timeout=15000)
 
 
 def test_export_reviews_secrets_then_writes(window, qtbot, opened, tmp_path):
-    s = _select(window, qtbot, "Fix the flaky login test")
     secret = "AKIA" + "IOSFODNN7EXAMPLQ"
-    window.store.append(s.id, "message", role="user", text=f"use {secret} for the bucket")
-    window.qactions["session.export"].trigger()
-    dialog = opened[-1]
-    qtbot.addWidget(dialog)
-    dialog.format.setCurrentIndex(dialog.format.findData("html"))
-    dialog.redact.setChecked(True)
-    dialog.path.setText(str(tmp_path / "login.html"))
-    assert dialog.go.text() == "Scan for Secrets"
-    _run(dialog, qtbot, lambda: dialog.findings is not None)
+    s, dialog = _redacting(window, qtbot, opened, "html", tmp_path / "login.html", f"use {secret} for the bucket")
     assert dialog.review.topLevelItemCount() == 1
     row = dialog.review.topLevelItem(0)
     assert row.text(0).startswith("aws-key") and row.text(4).startswith("[REDACTED:aws-key:")
@@ -56,16 +62,8 @@ def test_export_reviews_secrets_then_writes(window, qtbot, opened, tmp_path):
 
 def test_a_finding_dismissed_in_the_review_is_left_as_it_is(window, qtbot, opened, tmp_path):
     """#29 item 21: Not a Secret remembers the value (by its placeholder) and the review is made again."""
-    s = _select(window, qtbot, "Fix the flaky login test")
     value = "9fQ2xLp7Zk3Vb8Nw1Rt6" + "Yh4Jm0Gc5Sd2Ae7Uo"
-    window.store.append(s.id, "message", role="user", text=f"build id {value}")
-    window.qactions["session.export"].trigger()
-    dialog = opened[-1]
-    qtbot.addWidget(dialog)
-    dialog.format.setCurrentIndex(dialog.format.findData("md"))
-    dialog.redact.setChecked(True)
-    dialog.path.setText(str(tmp_path / "ids.md"))
-    _run(dialog, qtbot, lambda: dialog.findings is not None)
+    _s, dialog = _redacting(window, qtbot, opened, "md", tmp_path / "ids.md", f"build id {value}")
     assert dialog.review.topLevelItemCount() == 1
     dialog.review.topLevelItem(0).setSelected(True)
     assert dialog.dismiss.isEnabled()

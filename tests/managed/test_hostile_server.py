@@ -133,3 +133,13 @@ def test_an_event_over_the_limit_is_stored_truncated_with_a_note(store, api, mon
     big = next(e for e in store.events(ids["idle"]) if "stored truncated" in e.text)
     note = json.loads(big.payload)["sessionscope_truncated"]
     assert note["characters"] > 80_000 and len(big.payload) < 10_000
+
+
+def test_a_pull_has_an_overall_deadline_and_says_what_it_left(store, api, monkeypatch):  # noqa: F811
+    ws, ids, loc = api
+    monkeypatch.setattr(importer, "PULL_DEADLINE_S", 0.0)
+    report = sync(store, loc)
+    assert [p["problem"] for p in report.problems] == [
+        "the pull stopped after 0 minutes; the 5 sessions it did not reach are pulled the next time"]
+    monkeypatch.setattr(importer, "PULL_DEADLINE_S", 60.0)
+    assert len(sync(store, loc).sessions) == 5  # the next pull takes them
