@@ -57,10 +57,13 @@ def terminal(text: str, mark: bool = True) -> str:
     git shows them (an OSC 52 in a title would write the clipboard, ESC[2J clear the screen), line breaks
     kept; a search hit's marks (views.MARK_START/END) in bold on a colour terminal, else in [brackets]."""
     from sessionscope.untrusted import printable
+
+    def safe(part: str) -> str:  # line breaks and tabs kept (a diff, a Makefile), every other control escaped
+        return "\t".join(printable(piece, keep_newlines=True) for piece in part.split("\t"))
     if not mark:
-        return printable(text, keep_newlines=True)
+        return safe(text)
     start, end = ("\x1b[1m", "\x1b[0m") if colour() else ("[", "]")
-    return "".join(start if part == MARK_START else end if part == MARK_END else printable(part, keep_newlines=True)
+    return "".join(start if part == MARK_START else end if part == MARK_END else safe(part)
                    for part in _MARKS_RE.split(text))
 
 
