@@ -1,7 +1,8 @@
 """Backups of a SQLite store: the only copy of the sessions a tool has deleted since it was imported.
 
 A backup is a whole, consistent copy made with SQLite's online backup API while the store stays in use,
-in the `backups` folder beside the store (the data folder for the default store), 0600 like the store:
+in the `<store>-backups` folder beside the store (the data folder's `store-backups` for the default store),
+0600 like the store:
 - before every migration (`before-<revision>`), so an upgrade can always be taken back;
 - on a schedule (`scheduled`, at most one a day: the app makes it in the background at start);
 - when asked (`sessionscope backup`).
@@ -50,7 +51,8 @@ def store_file(url: str) -> Path:
 
 
 def folder_of(store_path: Path) -> Path:
-    return store_path.parent / "backups"
+    """`<store>-backups` beside the store: named after it (a `backups` folder of the user's own may lie there)."""
+    return store_path.parent / f"{store_path.stem}-backups"
 
 
 def backups(store_path: Path) -> list[Backup]:

@@ -40,7 +40,7 @@ def test_a_backup_is_a_whole_store_made_while_it_is_written(tmp_path):
     finally:
         stop.set()
         t.join()
-    assert made.path.parent == tmp_path / "backups" and made.kind == "manual"
+    assert made.path.parent == tmp_path / "store-backups" and made.kind == "manual"
     assert stat.S_IMODE(os.stat(made.path).st_mode) == 0o600
     backup.check(made.path)
     with open_store(made.path) as copy:
