@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import html
 
+from sessionscope.untrusted import printable
+
 from .session_model import tokens_text, when
 
 
@@ -41,7 +43,7 @@ def session_html(s) -> str:
         return ""
     meta = s.meta if isinstance(s.meta, dict) else {}
     rows = [
-        _row("Title", html.escape(s.title or "(untitled)")),
+        _row("Title", html.escape(printable(s.title or "(untitled)"))),  # a bidi override shown, not obeyed
         _row("Source", html.escape(s.source_kind.replace("_", " "))),
         _row("Status", f"<b>{html.escape(s.status)}</b>"),
         _row("Id", f"<code>{html.escape(s.id)}</code>"),
