@@ -322,3 +322,20 @@ def test_short_prefixes_hidden_lines_separators_and_a_full_disk(cli, tmp_path, m
     monkeypatch.setattr(markdown, "write", full)
     rc = main(["--store", str(cli.db), "export", sid, "-f", "md", "-o", str(tmp_path / "out.md"), "--no-redact"])
     assert rc == 1 and "No space left" in capsys.readouterr().err
+
+
+def test_compact_of_a_tools_session_is_refused_as_the_window_refuses_it(cli, tmp_path):
+    """#30's first point, a correctness bug: the CLI compacted a Claude Code session the window greys Compact out
+    for (and audited it as ok)."""
+    from tests.sources.claude_factory import Transcript
+    t = Transcript(cwd="/work/app")
+    t.user("hello")
+    t.assistant("hi")
+    t.write(tmp_path / "projects" / "-work-app")
+    cli("import", str(tmp_path / "projects"))
+    refused = cli("compact", t.session_id, "--summary", "x", ok=False)
+    assert refused.returncode == 1 and "not compacted by Sessionscope" in refused.stderr
+    audit = _json(cli("--json", "audit", t.session_id))
+    assert [(a["action"], a["outcome"]) for a in audit if a["action"] == "compact"] == [("compact", "refused")]
+    from sessionscope import sources
+    assert not sources.of("claude_code").allows("compact", "idle")  # the window's rule, the same one

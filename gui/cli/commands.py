@@ -92,7 +92,19 @@ def diff(store, args):
 
 
 def compact(store, args):
-    e = store.compact(store.resolve_session(args.session), args.summary)
+    """The source's rule first, as the window reads it (a summary of ours would be a line Claude Code, Codex or
+    Gemini never wrote: the window greys Compact out for them, and the command refuses it)."""
+    from sessionscope import audit, sources
+    from sessionscope.errors import Refused
+    sid = store.resolve_session(args.session)
+    s = store.session(sid)
+    src = sources.session_source(store, sid)
+    if not src.allows("compact", s.status):
+        why = f"a {src.label} session is not compacted by Sessionscope (the summary would be a line {src.label} " \
+              "never wrote); compact it in the tool itself"
+        store.write(audit.record, "compact", "refused", session_id=sid, detail={"error": why})
+        raise Refused(why)
+    e = store.compact(sid, args.summary)
     out(args, event_json(e), f"{e.id}  seq {e.seq}")
 
 
