@@ -17,16 +17,11 @@ from pathlib import Path
 from .errors import Refused
 
 SAFE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,199}$")
-UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
 def is_safe_id(text: object) -> bool:
     """Whether `text` has an id's shape (see the module's docstring); `..` and `-x` have not."""
     return isinstance(text, str) and SAFE_ID_RE.match(text) is not None and ".." not in text
-
-
-def is_uuid(text: object) -> bool:
-    return isinstance(text, str) and UUID_RE.match(text) is not None
 
 
 def safe_part(text: object, what: str = "id") -> str:
