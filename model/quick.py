@@ -90,27 +90,30 @@ class QuickReader:
     def __exit__(self, *exc) -> None:
         self.conn.close()
 
-    def _rows(self, sql: str, params: list) -> tuple[list[str], list[tuple]]:
-        """(column names, rows); a row whose text is not UTF-8 (a damaged store) is read with its bad bytes
-        replaced instead of failing the whole listing."""
+    def _rows(self, sql: str, params: list) -> tuple[list[str], list[tuple], bool]:
+        """(column names, rows, False); a row whose text is not UTF-8 (a damaged store) is read again with its bad
+        bytes replaced instead of failing the whole listing: (…, True)."""
         try:
             cur = self.conn.execute(sql, params)
-            return [d[0] for d in cur.description], cur.fetchall()
+            return [d[0] for d in cur.description], cur.fetchall(), False
         except sqlite3.OperationalError as exc:
             if "decode" not in str(exc).lower():
                 raise
         self.conn.text_factory = lambda data: data.decode("utf-8", "replace")
         try:
             cur = self.conn.execute(sql, params)
-            return [d[0] for d in cur.description], cur.fetchall()
+            return [d[0] for d in cur.description], cur.fetchall(), True
         finally:
             self.conn.text_factory = str
 
     def _sessions(self, where: str, params: list) -> list[SessionView]:
         import dataclasses
-        names, rows = self._rows(f"{_SESSIONS} {where}", params)
+        names, rows, damaged = self._rows(f"{_SESSIONS} {where}", params)
+        views = SessionView.from_tuples(names, rows)
+        if not damaged:
+            return views
         return [dataclasses.replace(s, title="⚠ damaged: " + (s.title or "")) if "\ufffd" in (s.title or "") else s
-                for s in SessionView.from_tuples(names, rows)]
+                for s in views]
 
     def sessions(self, *, status: str | None = None, include_archived: bool = False, source_kind: str | None = None,
                  project: str | None = None, person: str | None = None, text: str | None = None, sort: str = "updated",
@@ -187,7 +190,7 @@ class QuickReader:
                 params.append(value)
         page = f"LIMIT {int(limit)}" if limit is not None else ""
         columns = _BRIEF_COLUMNS if brief else _EVENT_COLUMNS
-        _names, rows = self._rows(f"SELECT {columns} FROM event WHERE {' AND '.join(clauses)} "
+        _names, rows, _damaged = self._rows(f"SELECT {columns} FROM event WHERE {' AND '.join(clauses)} "
                                   f"ORDER BY seq {page}", params)
         return [EventView(*r[:_PAYLOAD], unpack(r[_PAYLOAD]), *r[_PAYLOAD + 1:_SIDECHAIN], bool(r[_SIDECHAIN]),
                           *r[_SIDECHAIN + 1:]) for r in rows]

@@ -30,7 +30,8 @@ COMPACTION = "compaction"
 
 
 def _marked(s: SessionView) -> SessionView:
-    """A session read from a damaged row (its text had bytes that are not UTF-8) says so in its title."""
+    """A session read from a damaged row (its text had bytes that are not UTF-8, read again replaced) says so
+    in its title (a title with a U+FFFD of its own, read without fault, is never marked)."""
     if "\ufffd" in (s.title or "") or "\ufffd" in (s.id or ""):
         import dataclasses
         return dataclasses.replace(s, title=db.DAMAGED_MARK + (s.title or ""))
@@ -240,24 +241,26 @@ class Store:
 
     # -- reading ------------------------------------------------------------------
 
-    def _tolerant(self, read: Callable[[Connection], Any]) -> Any:
-        """`read(conn)`; when a row's text is not UTF-8 (a damaged store), read again with its bad bytes
-        replaced, so one damaged row is shown (marked) instead of failing every row with it."""
+    def _tolerant(self, read: Callable[[Connection], Any]) -> tuple[Any, bool]:
+        """(`read(conn)`, False); when a row's text is not UTF-8 (a damaged store), read again with its bad bytes
+        replaced, so one damaged row is shown (marked) instead of failing every row with it: (that, True)."""
         with self.reader() as conn:
             try:
-                return read(conn)
+                return read(conn), False
             except (sa.exc.OperationalError, sqlite3.OperationalError) as exc:  # (the listing reads the driver's rows)
                 if not db.undecodable(exc):
                     raise
             with db.tolerant_text(conn):
-                return read(conn)
+                return read(conn), True
 
     def session(self, session_id: str) -> SessionView:
-        return _marked(self._tolerant(lambda conn: reading.get_session(conn, session_id)))
+        s, damaged = self._tolerant(lambda conn: reading.get_session(conn, session_id))
+        return _marked(s) if damaged else s
 
     def sessions(self, **filters: Any) -> list[SessionView]:
         """Sessions, newest activity first; see sessionscope.reading.list_sessions for filters."""
-        return [_marked(s) for s in self._tolerant(lambda conn: reading.list_sessions(conn, **filters))]
+        rows, damaged = self._tolerant(lambda conn: reading.list_sessions(conn, **filters))
+        return [_marked(s) for s in rows] if damaged else rows
 
     def count_sessions(self, **filters: Any) -> int:
         with self.reader() as conn:
@@ -305,7 +308,7 @@ class Store:
         def read(conn):
             reading.get_session(conn, session_id)
             return reading.event_slice(conn, session_id, **window)
-        return self._tolerant(read)
+        return self._tolerant(read)[0]
 
     def branch(self, session_id: str, head: str | None = None) -> list[EventView]:
         """Events from the root to `head` (default: the session's head), across forks."""

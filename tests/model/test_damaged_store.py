@@ -142,3 +142,11 @@ def test_an_import_into_a_damaged_file_is_refused_and_repair_rebuilds_what_it_ca
         assert store.integrity() == [] and len(store.sessions()) == 5
         broken = {r.session_id for r in store.verify() if not r.ok}
         assert broken == set(report["broken_sessions"])  # the report says exactly which chains lost events
+
+
+def test_a_title_with_a_replacement_character_of_its_own_is_not_called_damaged(tmp_path):
+    store, ids = _store(tmp_path / "s.db", sessions=1, events=1)
+    store.rename(ids[0], "bad bytes were replaced at import: \ufffd")
+    assert not store.session(ids[0]).title.startswith("⚠") and not store.sessions()[0].title.startswith("⚠")
+    store.close()
+    assert "⚠ damaged" not in _cli(tmp_path / "s.db", "list").stdout
