@@ -259,7 +259,8 @@ def _describe_operational(exc: sa.exc.OperationalError) -> str:
 DAMAGED_MARK = "⚠ damaged: "  # before a title read from a damaged row (its bad bytes shown as �)
 
 
-def _replacing(data: bytes) -> str:
+def replacing(data: bytes) -> str:
+    """A text factory for rows whose text may not be UTF-8 (its bad bytes shown as U+FFFD)."""
     return data.decode("utf-8", "replace")
 
 
@@ -277,7 +278,7 @@ def tolerant_text(conn: Connection) -> Iterator[None]:
         yield
         return
     before = raw.text_factory
-    raw.text_factory = _replacing
+    raw.text_factory = replacing
     try:
         yield
     finally:

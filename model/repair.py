@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import db
 from .backup import store_file
 
 SKIP = ("alembic_version", "source_file", "outline_cache", "usage_cache")  # remade, not copied: a re-import
@@ -36,10 +37,6 @@ class RepairReport:
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-
-def _replacing(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
 
 
 def _tables(con: sqlite3.Connection) -> list[str]:
@@ -98,7 +95,7 @@ def repair(location: str, *, progress=None) -> RepairReport:
     new.close()
     report = RepairReport(store=str(path), kept_damaged=str(path.with_name(f"{path.name}.damaged-{stamp}")))
     src = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    src.text_factory = _replacing
+    src.text_factory = db.replacing
     dst = sqlite3.connect(fresh)
     try:
         try:

@@ -70,7 +70,7 @@ def classify(path: Path) -> str | None:
         if doc is _NOT_JSON:
             return None
         return _first_sniffing(doc) or (UNREAD_CONVERSATION if _conversation_like(doc) else None)
-    read_any = False
+    read_any, opens = False, None
     try:
         with jsonl.open_binary(path) as fh:
             for _ in range(_SNIFF_LINES):
@@ -79,6 +79,7 @@ def classify(path: Path) -> str | None:
                     break
                 if not raw.strip():
                     continue
+                opens = raw.strip() if opens is None else opens
                 try:
                     obj = orjson.loads(raw)
                 except orjson.JSONDecodeError:
@@ -91,8 +92,10 @@ def classify(path: Path) -> str | None:
         return DEFAULT  # its importer reports why it cannot be read
     if read_any:
         return None
-    # no line is JSON: one pretty-printed document (a .traj, an exported chat) is read whole, not as bad lines
-    doc = _document(path) if not jsonl.compressed(path) else _NOT_JSON
+    # no line is JSON: one pretty-printed document (a .traj, an exported chat: its first line a lone `{` or `[`)
+    # is read whole, not as bad lines; a damaged transcript is not read a second time for it
+    pretty = opens in (b"{", b"[") and not jsonl.compressed(path)
+    doc = _document(path) if pretty else _NOT_JSON
     if doc is not _NOT_JSON:
         return _first_sniffing(doc) or (UNREAD_CONVERSATION if _conversation_like(doc) else None)
     return DEFAULT if path.name.endswith((".jsonl", ".jsonl.zst")) else None
