@@ -208,3 +208,31 @@ def heads_of_big(conn: Connection, session_ids: list[str], min_events: int) -> l
         sa.select(SESSION.c.id, SESSION.c.head_event_id).where(
             SESSION.c.id.in_(session_ids[i:i + 500]), SESSION.c.event_count >= min_events,
             SESSION.c.head_event_id.is_not(None)))]
+
+
+def shared_prefix(conn: Connection, s) -> list[tuple]:
+    """(id, parent_id, seq, kind, role, text's start) of the path a fork shares with its origin, root first, up
+    to its fork point (conversation lines only), numbered before any seq of the fork's own; [] for a session that
+    is no fork. One query a session the path crosses (a fork of a fork crosses two)."""
+    if not s.forked_from_session or not s.forked_from_event:
+        return []
+    rows: dict[str, tuple] = {}
+    loaded: set[str] = set()
+    path, seen, cur = [], set(), s.forked_from_event
+    while cur and cur not in seen:  # (a cycle, in a damaged store, ends the walk)
+        seen.add(cur)
+        if cur not in rows:
+            owner = conn.execute(sa.select(EVENT.c.session_id).where(EVENT.c.id == cur)).scalar()
+            if owner is None or owner in loaded:
+                break
+            loaded.add(owner)
+            rows.update((r[0], r) for r in conn.execute(
+                sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role,
+                          sa.func.substr(EVENT.c.text, 1, 200), EVENT.c.sidechain)
+                .where(EVENT.c.session_id == owner)).all())
+            if cur not in rows:
+                break
+        path.append(rows[cur])
+        cur = rows[cur][1]
+    path = [r for r in reversed(path) if not r[6] and not r[3].startswith("fact.")]
+    return [(r[0], r[1], i - len(path) - 1_000_000_000, r[3], r[4], r[5]) for i, r in enumerate(path)]

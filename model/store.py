@@ -16,10 +16,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import sqlalchemy as sa
-import zstandard
 from sqlalchemy.engine import Connection
 
-from . import audit, chain, db, facts, reading, retention, search, sessions
+from . import audit, damage, db, facts, reading, retention, search, sessions
 from .append import HEAD, append_event
 from .errors import InvalidInput, SessionscopeError
 from .ids import new_session_id, resolve
@@ -27,35 +26,6 @@ from .schema import EVENT, SESSION
 from .views import ChainReport, Changes, EventView, FactDiff, ResumeContext, SearchHit, SessionView
 
 COMPACTION = "compaction"
-
-
-def _marked(s: SessionView) -> SessionView:
-    """A session read from a damaged row (its text had bytes that are not UTF-8, read again replaced) says so
-    in its title (a title with a U+FFFD of its own, read without fault, is never marked)."""
-    if "\ufffd" in (s.title or "") or "\ufffd" in (s.id or ""):
-        import dataclasses
-        return dataclasses.replace(s, title=db.DAMAGED_MARK + (s.title or ""))
-    return s
-
-
-def _unreadable(conn: Connection, session_id: str, exc: BaseException) -> ChainReport:
-    """The report of a session whose rows cannot be read: the first event (by seq) that cannot, or the
-    session's own row."""
-    why = " ".join(str(getattr(exc, "orig", None) or exc).split())[:200]
-    checked = 0
-    try:
-        seqs = conn.execute(sa.select(EVENT.c.seq, EVENT.c.id).where(EVENT.c.session_id == session_id)
-                            .order_by(EVENT.c.seq)).all()
-    except Exception:
-        return ChainReport(session_id, 0, False, None, None, f"damaged: its events cannot be listed ({why})")
-    for seq, event_id in seqs:
-        try:
-            conn.execute(sa.select(EVENT).where(EVENT.c.session_id == session_id, EVENT.c.seq == seq)).mappings().one()
-        except Exception as inner:
-            detail = " ".join(str(getattr(inner, "orig", None) or inner).split())[:200]
-            return ChainReport(session_id, checked, False, event_id, seq, f"damaged: this event cannot be read ({detail})")
-        checked += 1
-    return ChainReport(session_id, checked, False, None, None, f"damaged: the session's own row cannot be read ({why})")
 
 
 def open_store(url: str | None = None) -> "Store":
@@ -255,12 +225,12 @@ class Store:
 
     def session(self, session_id: str) -> SessionView:
         s, damaged = self._tolerant(lambda conn: reading.get_session(conn, session_id))
-        return _marked(s) if damaged else s
+        return damage.marked(s) if damaged else s
 
     def sessions(self, **filters: Any) -> list[SessionView]:
         """Sessions, newest activity first; see sessionscope.reading.list_sessions for filters."""
         rows, damaged = self._tolerant(lambda conn: reading.list_sessions(conn, **filters))
-        return [_marked(s) for s in rows] if damaged else rows
+        return [damage.marked(s) for s in rows] if damaged else rows
 
     def count_sessions(self, **filters: Any) -> int:
         with self.reader() as conn:
@@ -431,32 +401,13 @@ class Store:
                      for r in conn.execute(sa.select(SESSION.c.id, SESSION.c.title, SESSION.c.forked_from_event)
                                            .where(SESSION.c.forked_from_session == session_id))]
             own = [tree.TreeInput(*r) for r in conn.execute(q)]
-            rows, forks = tree.through_hidden(self._shared_prefix(conn, s) + own, forks)
+            # a fork's tree starts with the history it shares (referenced, not copied: else a fork's tree is blank)
+            shared = [tree.TreeInput(*r) for r in reading.shared_prefix(conn, s)]
+            rows, forks = tree.through_hidden(shared + own, forks)
             rewound = frozenset(conn.execute(sa.select(AUDIT.c.event_id).where(
                 AUDIT.c.session_id == session_id, AUDIT.c.action == "rewind", AUDIT.c.outcome == "ok",
                 AUDIT.c.event_id.is_not(None))).scalars())
             return tree.layout(rows, s.head_event_id, forks, rewound)
-
-    def _shared_prefix(self, conn: Connection, s: SessionView) -> list:
-        """A fork's tree starts with the history it shares with its origin (referenced, not copied: without it a
-        fork's tree is blank): the path up to the fork point, ordered before the fork's own events."""
-        from . import tree
-        if not s.forked_from_session or not s.forked_from_event:
-            return []
-        path, cur, seen = [], s.forked_from_event, set()
-        while cur and cur not in seen and len(path) < 100_000:
-            seen.add(cur)
-            row = conn.execute(sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role,
-                                         sa.func.substr(EVENT.c.text, 1, 200), EVENT.c.session_id, EVENT.c.sidechain)
-                               .where(EVENT.c.id == cur)).first()
-            if row is None:
-                break
-            if not row.sidechain and not row.kind.startswith("fact."):
-                path.append(row)
-            cur = row.parent_id
-        path.reverse()
-        return [tree.TreeInput(r.id, r.parent_id, i - len(path) - 1_000_000_000, r.kind, r.role, r[5])
-                for i, r in enumerate(path)]
 
     def forks_of(self, session_id: str) -> list[str]:
         """The sessions forked (or, for a tool that writes one, rewound) from this one, oldest first."""
@@ -525,24 +476,7 @@ class Store:
         with self.reader() as conn:
             ids = [session_id] if session_id else [s for s in conn.execute(
                 SESSION.select().with_only_columns(SESSION.c.id).order_by(SESSION.c.id)).scalars()]
-        return [self._verify_one(sid) for sid in ids]
-
-    def _verify_one(self, sid: str) -> ChainReport:
-        damage = (sa.exc.DatabaseError, sqlite3.DatabaseError, zstandard.ZstdError, ValueError, LookupError, MemoryError)
-        try:
-            with self.reader() as conn:  # each session in a read of its own: a damaged page fails that one only
-                expected = conn.execute(SESSION.select().with_only_columns(SESSION.c.last_hash)
-                                        .where(SESSION.c.id == sid)).scalar()
-                reading.get_session(conn, sid)
-                checked, broken, reason = chain.first_break(reading.iter_session_events(conn, sid), expected)
-        except damage as exc:  # (a payload that no longer decompresses: ZstdError)
-            try:
-                with self.reader() as conn:
-                    return _unreadable(conn, sid, exc)
-            except damage:
-                return ChainReport(sid, 0, False, None, None, "damaged: its rows cannot be read")
-        return ChainReport(sid, checked, broken is None, broken["id"] if broken else None,
-                           broken["seq"] if broken else None, reason)
+        return [damage.verify_session(self, sid) for sid in ids]
 
     def integrity(self) -> list[str]:
         """SQLite's check of the store file's structure ([] when sound; always [] on PostgreSQL)."""
