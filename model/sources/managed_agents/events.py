@@ -84,12 +84,18 @@ def describe(e: dict) -> tuple[str, str | None, str]:
     return "meta", None, t  # spans, usage, thread statuses, workflow runs: kept, folded away
 
 
+def count(value) -> int:
+    """A token count the server gave; 0 for what is not a count ("abc", a list, a negative number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
+        return 0
+    return int(min(value, 1 << 62))
+
+
 def to_new_event(e: dict, parent_id: str | None, *, thread: str | None = None) -> NewEvent:
     """The store event for API event `e`, under `parent_id`; a subagent thread's events are a sidechain."""
     kind, role, text = describe(e)
     tokens_in = tokens_out = 0
     if e.get("type") == "span.model_request_end" and isinstance(e.get("model_usage"), dict):
-        from .importer import count
         u = e["model_usage"]
         tokens_in = sum(count(u.get(k)) for k in ("input_tokens", "cache_read_input_tokens",
                                                   "cache_creation_input_tokens"))

@@ -26,7 +26,7 @@ from ...schema import EVENT, SESSION, SOURCE
 from ...untrusted import is_safe_id, shown
 from ..scan import ImportReport, source_row
 from .client import ApiUnavailable, api_errors, connect
-from .events import to_new_event
+from .events import count, to_new_event
 
 PAGE = 100
 MAX_PAGES = 2_000  # of one listing (200,000 items): past it a server that never ends its pages is stopped
@@ -214,7 +214,8 @@ def sync(store, location: str, *, client=None, only: set[str] | None = None, pro
         report.events_added += added
         report.sessions.add(s["id"])
     if listed is not None and not only:
-        gone = [sid for sid, m in known.items() if sid not in {s["id"] for s in well_formed} and not m.get("gone_at")]
+        listed_ids = {s["id"] for s in well_formed}
+        gone = [sid for sid, m in known.items() if sid not in listed_ids and not m.get("gone_at")]
         if gone:
             store.write(_mark_gone, gone)
             report.sessions |= set(gone)
@@ -269,13 +270,6 @@ def _commit(conn, source_id: int, s: dict, events, through, threads, mine) -> tu
 def _text(value) -> str:
     """A name the server gave, as text (a list or an object where a name belongs is no name)."""
     return value if isinstance(value, str) else ""
-
-
-def count(value) -> int:
-    """A token count the server gave; 0 for what is not a count ("abc", a list, a negative number)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
-        return 0
-    return int(min(value, 1 << 62))
 
 
 def _creation(conn, session_id: str, thread_id: str) -> str | None:
