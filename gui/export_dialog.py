@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .workers import run_task
+from .workers import ACTOR, run_task
 
 FORMATS = [("md", "Markdown (readable transcript)"), ("html", "HTML (one self-contained page)"),
            ("jsonl", "JSONL (lossless, re-importable, verifiable)"), ("claude", "Claude Code transcript (resumable)")]
@@ -254,9 +254,9 @@ class ExportDialog(QDialog):
         return scan(self.store, request, progress=self.relay.sig_progress.emit, cancel=cancel)
 
     def _export(self, request, target, cancel):
-        from sessionscope.export.core import export
-        return export(self.store, request, Path(target) if target else None,
-                      progress=self.relay.sig_progress.emit, cancel=cancel)
+        from sessionscope import ops
+        return ops.export(self.store, request, Path(target) if target else None,
+                          progress=self.relay.sig_progress.emit, cancel=cancel, actor=ACTOR)
 
     def _start(self, what: str, fn, done) -> None:
         self.cancel_flag = threading.Event()
@@ -317,11 +317,16 @@ class ExportDialog(QDialog):
 
     def _dismiss(self) -> None:
         """The selected findings are no secret: remembered in the store, and the review made again."""
-        from sessionscope.export.core import allowed_values, set_allowed_values
+        from sessionscope import ops
+        from sessionscope.export.core import allowed_values
         chosen = [i.data(0, Qt.ItemDataRole.UserRole) for i in self.review.selectedItems()]
-        set_allowed_values(self.store, allowed_values(self.store) + chosen)
-        self._changed()
-        self.run()  # scans again (the review comes before anything is written)
+        store = self.store
+
+        def remembered(_) -> None:
+            self._changed()
+            self.run()  # scans again (the review comes before anything is written)
+        run_task(lambda: ops.set_allowed_values(store, allowed_values(store) + chosen, actor=ACTOR), remembered,
+                 self._failed, owner=self)
 
     def _exported(self, report) -> None:
         self.report = report

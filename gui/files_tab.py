@@ -10,6 +10,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QListWidget, QListWidgetItem, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
+from sessionscope import ops
+
 from .workers import Generation, run_task
 
 SHOW_AS_WAS, DIFF_NEXT, DIFF_DISK = "As it was then", "Diff to the next checkpoint", "Diff to the file on disk now"
@@ -85,7 +87,7 @@ class FilesTab(QWidget):
             self.label.setText("No event selected.")
             return
         self.label.setText("Reading the checkpoint…")
-        run_task(lambda: store.files_at(e.session_id, e.id), lambda r: self._loaded(token, *r),
+        run_task(lambda: ops.files_at(store, e.session_id, e.id), lambda r: self._loaded(token, *r),
                  lambda exc: self._failed(token, exc), owner=self)
 
     def _failed(self, token, exc) -> None:

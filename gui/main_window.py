@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import shiboken6
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -26,7 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from . import actions as action_registry
+from . import menus
+from .action_table import Context
 from .detail_view import EventDetail
 from .jobs import ImportJob, SourceWatcher
 from .managed_panel import Composer, ManagedSync
@@ -60,7 +62,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         self.actions_.sig_changes.connect(self.apply_changes)
         self.actions_.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         self.actions_.sig_busy.connect(self._busy)
-        self.qactions = action_registry.build(self, self._handlers())
+        self.qactions = menus.build(self, self._triggered)
         set_error_reporter(self._report_worker_error)
         self._build_views()
         self._build_menus()
@@ -79,41 +81,24 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
 
     # -- construction -------------------------------------------------------------
 
-    def _handlers(self):
-        s = self
-        return {
-            "app.import": s.import_folder, "app.import_files": s.import_files, "app.scan": s.scan,
-            "app.problems": s.show_problems, "app.settings": s.open_settings, "app.about": s.show_about,
-            "app.quit": s.close, "app.own_store": s.open_own_store, "app.shortcuts": s.show_shortcuts,
-            "view.search": s.open_search, "view.filter": lambda: s.filter.setFocus(),
-            "view.show_archived": s._filters_changed,
-            "timeline.next_prompt": lambda: s.jump_prompt(1), "timeline.prev_prompt": lambda: s.jump_prompt(-1),
-            "timeline.find": lambda: s.find_edit.setFocus(),
-            "session.resume": lambda: s.actions_.resume(s.session),
-            "session.copy_resume": lambda: s.actions_.copy_resume(s.session),
-            "session.fork": lambda: s.actions_.fork(s.session, s.detail.current_event),
-            "session.fork_turn": lambda: s.actions_.fork(s.session, s.detail.current_event, end_of_turn=True),
-            "session.rewind": lambda: s.actions_.rewind(s.session, s.detail.current_event),
-            "session.compact": lambda: s.actions_.compact(s.session),
-            "session.restore_files": lambda: s.actions_.restore_files(s.session, s.detail.current_event),
-            "session.restore_all": lambda: s.actions_.restore_files(s.session, s.detail.current_event, True),
-            "session.undo_restore": lambda: s.actions_.undo_restore(s.session),
-            "session.redo_restore": lambda: s.actions_.undo_restore(s.session, redo=True),
-            "session.rename": lambda: s.actions_.rename(s.session),
-            "session.tag": lambda: s.actions_.tag(s.session),
-            "session.restore": lambda: s.actions_.restore(s.session),
-            "session.archive": lambda: s.actions_.archive(s.session),
-            "session.unarchive": lambda: s.actions_.unarchive(s.session),
-            "session.delete": lambda: s.actions_.delete(s.session),
-            "facts.compare": lambda: s.compare(),
-            "facts.compare_points": lambda: s.compare_facts(),
-            "session.export": lambda: s.export_sessions(),
-            "session.export_branch": lambda: s.export_branch(),
-            "timeline.fold": lambda on: s.set_folded(on),
-            "view.reader": lambda on: s.set_reader(on),
-            "view.usage": lambda: s.show_usage(),
-            "timeline.toggle_pair": lambda: s.toggle_pair(),
-        }
+    def context(self, **more) -> Context:
+        """What the window's actions act on now: the session shown, the event chosen, the branch shown."""
+        return Context(**{"session": self.session, "event": self.detail.current_event,
+                          "rows": self.timeline_model.rowCount() > 0, "demo": getattr(self, "is_demo", False),
+                          "shown_head": getattr(self, "shown_head", None), **more})
+
+    def _triggered(self, row, checked: bool) -> None:
+        self.run_action(row, self.context(checked=checked))
+
+    def run_action(self, row, ctx: Context) -> None:
+        """Run a row of the action table in `ctx`; an event known by its id alone (a tree node's) is read first,
+        on a worker."""
+        if row.needs == "event" and isinstance(ctx.event, str):
+            store = self.store
+            run_task(lambda: store.event(ctx.event), lambda e: row.run(self, dataclasses.replace(ctx, event=e)),
+                     self._error("read the event"), owner=self)
+            return
+        row.run(self, ctx)
 
     def _build_views(self) -> None:
         self.sidebar = Sidebar()
@@ -238,78 +223,24 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
             self.statusBar().addPermanentWidget(w)
 
     def _build_menus(self) -> None:
+        """Everything that acts comes from the action table (gui/action_table.py) through gui/menus.py."""
+        from . import theme
         a = self.qactions
-        menus = {
-            "&File": ["app.import", "app.import_files", "app.scan", "app.problems", None, "app.demo", "app.own_store",
-                      "app.settings",
-                      None, "app.quit"],
-            "&View": ["view.search", "view.filter", "view.show_archived", None, "timeline.next_prompt",
-                      "timeline.prev_prompt", "timeline.find", None, "view.usage", "view.reader", "timeline.fold",
-                      "timeline.toggle_pair"],
-            "&Session": ["session.resume", "session.copy_resume", None, "session.fork", "session.fork_turn",
-                         "session.rewind", None, "session.restore_files", "session.restore_all",
-                         "session.undo_restore", "session.redo_restore", None, "session.compact", "session.rename", "session.tag",
-                         "session.restore", None, "facts.compare", "facts.compare_points", "session.export",
-                         "session.export_branch", None, "session.archive",
-                         "session.unarchive", "session.delete"],
-            "&Help": ["app.shortcuts", None, "app.about"],
-        }
-        a["view.show_archived"].setCheckable(True)
-        a["timeline.fold"].setCheckable(True)
         a["timeline.fold"].setChecked(QSettings().value("timeline/fold", True, type=bool))
         self.timeline_model.folded = a["timeline.fold"].isChecked()
-        a["view.reader"].setCheckable(True)
         a["view.reader"].setChecked(QSettings().value("timeline/reader", False, type=bool))
         self.timeline_stack.setCurrentWidget(self.reader if a["view.reader"].isChecked() else self.timeline)
-        # Space toggles a pair only while the timeline has focus (it types in the filter boxes)
-        a["timeline.toggle_pair"].setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        a[f"view.theme.{theme.saved()}"].setChecked(True)
         self.timeline.doubleClicked.connect(lambda index: self.toggle_pair(index.row()))
-        a["app.demo"].triggered.connect(self.open_demo)
-        for title, ids in menus.items():
-            menu = self.menuBar().addMenu(title)
-            for action_id in ids:
-                menu.addSeparator() if action_id is None else menu.addAction(a[action_id])
-            if title == "&View":
-                self._theme_menu(menu)
+        menus.install_menus(self, a)
         bar = self.addToolBar("Main")
         bar.setObjectName("main-toolbar")
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextUnderIcon)  # an icon alone is a guess
-        for action_id in ("app.scan", "view.search", "view.reader", "view.usage", None, "session.resume",
-                          "session.fork", "session.rewind",
-                          "facts.compare", "session.export", None, "session.archive", "session.delete"):
-            bar.addSeparator() if action_id is None else bar.addAction(a[action_id])
-        self.sessions_view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        for action_id in ("session.resume", "session.copy_resume", "session.rename", "facts.compare",
-                          "session.export", "view.usage", "session.archive", "session.unarchive", "session.delete"):
-            self.sessions_view.addAction(a[action_id])
-        self.timeline.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        for action_id in ("timeline.toggle_pair", "session.fork", "session.fork_turn", "session.rewind",
-                          "session.restore_files", "session.restore_all", "facts.compare",
-                          "session.export_branch"):
-            self.timeline.addAction(a[action_id])
-        self.reader.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        copy = QAction("&Copy", self.reader, shortcut=QKeySequence.StandardKey.Copy,
-                       shortcutContext=Qt.ShortcutContext.WidgetShortcut, triggered=self.reader.copy)
-        copy.setStatusTip("Copy the selected text, or the whole card")
-        self.reader.addAction(copy)
-        for action_id in ("session.fork", "session.fork_turn", "session.rewind", "session.restore_files",
-                          "facts.compare", "session.export_branch", "view.reader"):
-            self.reader.addAction(a[action_id])
-        self.timeline.addAction(a["view.reader"])  # the table's menu switches to the reader, and back
-
-    def _theme_menu(self, view_menu) -> None:
-        from PySide6.QtGui import QActionGroup
-
-        from . import theme
-        menu = view_menu.addMenu("&Theme")
-        group = QActionGroup(menu)
-        current = theme.saved()
-        for name in theme.THEMES:
-            act = menu.addAction(name.title(), lambda name=name: theme.apply(name, remember=True))
-            act.setObjectName(f"view.theme.{name}")
-            act.setCheckable(True)
-            act.setChecked(name == current)
-            group.addAction(act)
+        menus.fill(bar, "toolbar", a)
+        for widget, place in ((self.sessions_view, "sessions"), (self.timeline, "timeline"), (self.reader, "reader"),
+                              (self.composer.edit, "composer")):
+            widget.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+            menus.fill(widget, place, a)
 
     # -- store and data -----------------------------------------------------------
 
@@ -318,8 +249,7 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         store says so in the title, and File ▸ Back to Your Store leaves it."""
         self.store, self.is_demo = store, demo
         self.setWindowTitle("Sessionscope — demo store (made-up sessions, not yours)" if demo else "Sessionscope")
-        self.qactions["app.demo"].setEnabled(not demo)
-        self.qactions["app.own_store"].setEnabled(demo)
+        self._update_actions()
         if demo:
             self.statusBar().showMessage("This is the demo store: File ▸ Back to Your Store returns to your sessions",
                                          15000)
@@ -367,15 +297,20 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
         self.sessions_model.set_filters(**filters)
 
     def _update_actions(self) -> None:
-        enabled = SessionActions.enabled(self.session, self.detail.current_event)
+        """Each action enabled by its row's rule for what is chosen; a disabled one's tooltip says why not."""
+        from .action_table import BY_ID
         self.composer.show_session(self.store, self.session)
         self.managed_sync.follow(self.session)
         self.detail.show_session(self.session)
-        for action_id, on in enabled.items():
-            self.qactions[action_id].setEnabled(on)
-        has_rows = self.timeline_model.rowCount() > 0
-        for action_id in ("timeline.next_prompt", "timeline.prev_prompt", "timeline.find"):
-            self.qactions[action_id].setEnabled(has_rows)
+        ctx = self.context()
+        for action_id, action in self.qactions.items():
+            row = BY_ID[action_id]
+            if not (row.needs or row.rule):
+                continue
+            why = row.refusal(ctx)
+            action.setEnabled(why is None)
+            action.setToolTip(row.tip or row.text.replace("&", "").rstrip("…") if why is None else
+                              f"{row.text.replace('&', '').rstrip('…')}: not now ({why})")
 
     def _busy(self, what: str) -> None:
         """While an action runs: say so, with a busy bar (an import's own bar takes precedence)."""

@@ -7,7 +7,6 @@ as it happens); what it writes reaches the views through the store watcher, as a
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -26,7 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .workers import run_task
+from sessionscope import ops
+
+from .workers import ACTOR, run_task
 
 SLOW_MS, FAST_MS = 30_000, 3_000
 LIVE = ("running", "rescheduling")
@@ -114,9 +115,6 @@ class Composer(QWidget):
         self.state.setObjectName("composer-state")
         self.send_button.clicked.connect(self.send)
         self.interrupt_button.clicked.connect(self.interrupt)
-        shortcut = QShortcut(QKeySequence("Ctrl+Return"), self.edit)
-        shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
-        shortcut.activated.connect(self.send)
         self.edit.textChanged.connect(self._refresh)
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
@@ -141,22 +139,17 @@ class Composer(QWidget):
         if managed:
             self._refresh()
 
-    def _source(self):
-        from sessionscope import sources
-        return sources.of("managed_agents")
-
     def _refresh(self) -> None:
         s = self.session
         if s is None or s.source_kind != "managed_agents":
             return
-        src = self._source()
         gone = bool((s.meta or {}).get("managed", {}).get("gone_at"))
-        can_send = src.allows("send", s.status) and not gone and not self.sending
+        can_send = ops.refusal(s, "send") is None and not gone and not self.sending
         self.edit.setEnabled(can_send)
         self.send_button.setEnabled(can_send and bool(self.edit.toPlainText().strip()))
-        self.interrupt_button.setEnabled(src.allows("interrupt", s.status) and not gone and not self.sending)
+        self.interrupt_button.setEnabled(ops.refusal(s, "interrupt") is None and not gone and not self.sending)
         why = ("deleted at Anthropic: this is the copy kept here" if gone else
-               "it takes no more messages" if not src.allows("send", s.status) else
+               "it takes no more messages" if ops.refusal(s, "send") else
                "sending…" if self.sending else "the agent is working" if s.status in LIVE else "waiting for you")
         self.state.setText(f"<b>{s.status}</b> at Anthropic · {why}")
 
@@ -164,13 +157,13 @@ class Composer(QWidget):
         text = self.edit.toPlainText()
         if not text.strip() or not self.send_button.isEnabled():
             return
-        self._run("send", lambda src, store, sid: src.send(store, sid, text), clear=True)
+        self._run("send", lambda store, sid: ops.send(store, sid, text, actor=ACTOR), clear=True)
 
     def interrupt(self) -> None:
-        self._run("interrupt", lambda src, store, sid: src.interrupt(store, sid))
+        self._run("interrupt", lambda store, sid: ops.interrupt(store, sid, actor=ACTOR))
 
     def _run(self, what: str, work, clear: bool = False) -> None:
-        store, sid, src = self.store, self.session.id, self._source()
+        store, sid = self.store, self.session.id
         self.sending = True
         self._refresh()
 
@@ -188,7 +181,7 @@ class Composer(QWidget):
             self._refresh()
             QMessageBox.warning(self, "Could not send" if what == "send" else "Could not interrupt",
                                 f"{exc}\n\nYour message is kept in the box." if clear else str(exc))
-        run_task(lambda: work(src, store, sid), done, failed, owner=self)
+        run_task(lambda: work(store, sid), done, failed, owner=self)
 
 
 class WorkspacesBox(QGroupBox):

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QMessageBox
 
+from sessionscope import ops
 from sessionscope.views import Changes
 
-from .workers import run_task
+from .workers import ACTOR, run_task
 
 
 class RestoreActions:
@@ -21,7 +22,7 @@ class RestoreActions:
         def failed(exc):
             self.sig_busy.emit("")
             self._fail("restore the files")(exc)
-        run_task(lambda: store.restore_plan(session.id, event.id, into=into),
+        run_task(lambda: ops.restore_plan(store, session.id, event.id, into=into),
                  lambda plan: self._preview(session, plan, with_conversation, event), failed, owner=self)
 
     def _preview(self, session, plan, with_conversation: bool, event=None) -> None:
@@ -39,16 +40,10 @@ class RestoreActions:
         selected, store = dialog.selected(), self.store
 
         def run() -> Changes:
-            from sessionscope import file_restore
-            detail = file_restore.apply(store, plan, selected)
-            if not with_conversation:
-                return Changes("restore-files", frozenset({session.id}), False, store.session(session.id), detail=detail)
-            from sessionscope import sources
-            ch = sources.of(session.source_kind).rewind(store, session.id, plan.prompt_id)
-            return Changes("rewind", ch.session_ids, True, ch.session, detail={**detail, **ch.detail})
+            return ops.restore_files(store, plan, selected, conversation=with_conversation, actor=ACTOR)
 
         def done(ch: Changes) -> None:
-            n = len(ch.detail.get("files", []))
+            n = len(ch.files)
             self.sig_message.emit(f"Restored {n} file(s)" + (" and rewound the conversation" if with_conversation else "")
                                   + " (Session ▸ Undo Last Restore puts them back)")
         self._run("restore files", run, done)
@@ -56,11 +51,10 @@ class RestoreActions:
     def undo_restore(self, session, redo: bool = False) -> None:
         """Undo the last restore (or, `redo`, take back the last undo): which files, which of them were
         edited since (the undo overwrites those edits; the other command puts them back), then the question."""
-        from sessionscope import file_restore
         from sessionscope.errors import NotFound
         title = "Redo Last Undo" if redo else "Undo Last Restore"
         try:
-            plan = file_restore.undo_plan(self.store, session.id, redo=redo)
+            plan = ops.undo_plan(self.store, session.id, redo=redo)
         except NotFound:
             QMessageBox.information(self.window, title, "No undo of this session is left to redo." if redo
                                     else "No restore of this session is left to undo.")
@@ -79,9 +73,6 @@ class RestoreActions:
             return
         store = self.store
 
-        def run() -> Changes:
-            detail = file_restore.apply_undo(store, session.id, plan)
-            action = "restore-files.redo" if redo else "restore-files.undo"
-            return Changes(action, frozenset({session.id}), False, store.session(session.id), detail=detail)
-        self._run("redo the restore" if redo else "undo the restore", run,
-                  lambda ch: self.sig_message.emit(f"Put back {len(ch.detail['files'])} file(s) as they were"))
+        self._run("redo the restore" if redo else "undo the restore",
+                  lambda: ops.undo_restore(store, session.id, plan, actor=ACTOR),
+                  lambda ch: self.sig_message.emit(f"Put back {len(ch.files)} file(s) as they were"))

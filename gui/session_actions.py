@@ -1,8 +1,6 @@
-"""What the session actions do: each runs its model operation off the UI thread.
-
-Every handler asks first where an action destroys or creates something, runs
-the model op on a worker, reports a failure with what to do, and hands the
-model's Changes to the window (`sig_changes`), which refreshes what shows it.
+"""What the session actions do: each asks what it needs (a title, a yes), runs its operation
+(sessionscope.ops) off the UI thread, reports a failure with what to do, and hands the operation's
+Changes to the window (`sig_changes`), which fans them out to the parts that show them.
 """
 
 from __future__ import annotations
@@ -15,11 +13,12 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
+from sessionscope import ops
 from sessionscope.untrusted import printable
-from sessionscope.views import Changes
+from sessionscope.views import Action
 
 from .restore_actions import RestoreActions
-from .workers import run_task
+from .workers import ACTOR, run_task
 
 DEFAULT_TERMINAL = "x-terminal-emulator -e {command}"
 
@@ -60,33 +59,10 @@ class SessionActions(RestoreActions, QObject):
 
     @staticmethod
     def enabled(session, event) -> dict[str, bool]:
-        """Which actions apply to the selection (menus enable only those)."""
-        from sessionscope import sources
-        status = session.status if session else None
-        src = sources.of(session.source_kind if session else None)
-        has_event, has_session = event is not None, session is not None
-        return {
-            "session.resume": has_session and src.allows("resume", status),
-            "session.copy_resume": has_session and src.allows("copy_resume", status),
-            "session.fork": has_event and has_session,
-            "session.fork_turn": has_event and has_session,
-            "session.rewind": has_event and src.allows("rewind", status),
-            "session.compact": has_session and src.allows("compact", status),
-            "session.rename": has_session,
-            "session.tag": has_session,
-            "session.restore": has_session and src.allows("restore", status),
-            "session.archive": has_session and src.allows("archive", status),
-            "session.unarchive": has_session and src.allows("unarchive", status),
-            "session.delete": has_session and src.allows("delete", status),
-            "facts.compare": has_session,
-            "facts.compare_points": has_session,
-            "session.export": has_session,
-            "session.export_branch": has_event and has_session,
-            "session.restore_files": has_event and src.allows("restore_files", status),
-            "session.restore_all": has_event and src.allows("restore_files", status),
-            "session.undo_restore": has_session and src.allows("restore_files", status),
-            "session.redo_restore": has_session and src.allows("restore_files", status),
-        }
+        """Which actions apply to the selection: the rule table's (sessionscope.ops.RULES) for the session's
+        source and status, and an event where the action acts at one."""
+        from .action_table import TABLE
+        return {row.id: row.enabled_for(session, event) for row in TABLE if row.rule or row.needs}
 
     # -- actions ----------------------------------------------------------------
 
@@ -122,7 +98,7 @@ class SessionActions(RestoreActions, QObject):
             self.sig_message.emit(f"Resuming in a terminal: {shlex.join(argv)}")
             return
         store = self.store
-        self._run("resume", lambda: _resume(store, session.id),
+        self._run("resume", lambda: ops.resume(store, session.id, actor=ACTOR),
                   lambda ch: self.sig_message.emit(f"{session.title or session.id[:8]} is active again"))
 
     def copy_resume(self, session) -> None:
@@ -153,13 +129,10 @@ class SessionActions(RestoreActions, QObject):
             return
         store = self.store
 
-        def run():
-            return src.fork(store, session.id, store.turn_end(event.id) if end_of_turn else event.id, title)
-
         def done(ch):
-            note = ch.detail.get("note") if ch.detail else ""
-            self.sig_message.emit(f"Forked into {ch.session.title}" + (f" ({note})" if note else ""))
-        self._run("fork", run, done)
+            self.sig_message.emit(f"Forked into {ch.session.title}" + (f" ({ch.note})" if ch.note else ""))
+        self._run("fork", lambda: ops.fork(store, session.id, event.id, title, end_of_turn=end_of_turn, actor=ACTOR),
+                  done)
 
     def rewind(self, session, event) -> None:
         from sessionscope import sources
@@ -173,21 +146,20 @@ class SessionActions(RestoreActions, QObject):
                 != QMessageBox.StandardButton.Yes:
             return
         store = self.store
-        self._run("rewind", lambda: src.rewind(store, session.id, event.id), lambda ch: self.sig_message.emit(
-            "Rewound" + (f" ({ch.detail['note']})" if ch.detail and ch.detail.get("note") else "")))
+        self._run("rewind", lambda: ops.rewind(store, session.id, event.id, actor=ACTOR), lambda ch: self.sig_message.emit(
+            "Rewound" + (f" ({ch.note})" if ch.note else "")))
 
     def compact(self, session) -> None:
         summary, ok = QInputDialog.getMultiLineText(self.window, "Compact", "Summary of the session so far:")
         if ok and summary.strip():
             store = self.store
-            self._run("compact", lambda: _compact(store, session.id, summary.strip()))
+            self._run("compact", lambda: ops.compact(store, session.id, summary.strip(), actor=ACTOR))
 
     def rename(self, session) -> None:
         title, ok = QInputDialog.getText(self.window, "Rename", "New title:", text=session.title)
         if ok and title.strip():
-            from sessionscope import sources
-            store, src = self.store, sources.of(session.source_kind)
-            self._run("rename", lambda: src.rename(store, session.id, title.strip()))
+            store = self.store
+            self._run("rename", lambda: ops.rename(store, session.id, title.strip(), actor=ACTOR))
 
     def tag(self, session) -> None:
         from sessionscope import sources
@@ -197,10 +169,10 @@ class SessionActions(RestoreActions, QObject):
         if ok:
             tags = [t.strip() for t in text.split(",") if t.strip()]
             store = self.store
-            self._run("tag", lambda: src.tag(store, session.id, tags),
+            self._run("tag", lambda: ops.tag(store, session.id, tags, actor=ACTOR),
                       lambda ch: self.sig_message.emit(f"Tagged {', '.join(tags)}" if tags else "Tags cleared"))
 
-    def restore(self, session) -> None:
+    def write_back(self, session) -> None:
         """Write the session back where its tool finds it (never over an existing file)."""
         from sessionscope import sources
         src = sources.of(session.source_kind)
@@ -210,30 +182,31 @@ class SessionActions(RestoreActions, QObject):
                 "existing file is never replaced)?") != QMessageBox.StandardButton.Yes:
             return
         store = self.store
-
-        def run():
-            from sessionscope.views import Changes
-            written = src.restore(store, session.id)
-            return Changes("restore", frozenset({session.id}), False, detail={"files": [str(p) for p in written]})
-        self._run("restore", run, lambda ch: self.sig_message.emit(f"Written back: {ch.detail['files'][0]}"))
+        self._run("write back", lambda: ops.write_back(store, session.id, actor=ACTOR),
+                  lambda ch: self.sig_message.emit(f"Written back: {ch.files[0]}"))
 
     def archive(self, session) -> None:
-        from sessionscope import sources
-        store, src = self.store, sources.of(session.source_kind)
-        self._run("archive", lambda: src.archive(store, session.id),
+        store = self.store
+        self._run("archive", lambda: ops.archive(store, session.id, actor=ACTOR),
                   lambda ch: self.sig_message.emit(f"Archived {session.title or session.id[:8]} (Unarchive brings it back)"))
 
     def unarchive(self, session) -> None:
         store = self.store
-        self._run("unarchive", lambda: store.unarchive(session.id))
+        self._run("unarchive", lambda: ops.unarchive(store, session.id, actor=ACTOR))
 
     def delete(self, session) -> None:
+        """Asks first (naming a transcript Sessionscope wrote for it, which may go too); the files are looked
+        up on a worker."""
+        store = self.store
+        run_task(lambda: ops.written_files(store, session), lambda written: self._delete(session, written),
+                 self._fail("delete"), owner=self)
+
+    def _delete(self, session, written) -> None:
         from PySide6.QtWidgets import QCheckBox
 
         from sessionscope import sources
         src = sources.of(session.source_kind)
         buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel
-        written = src.written_files(self.store, session.id)  # (one look at the audit log)
         remove_files = False
         if written:  # a fork or rewind file of ours: claude --resume would go on listing it
             box = QMessageBox(QMessageBox.Icon.Warning, "Delete session", src.delete_prompt(session), buttons, self.window)
@@ -249,17 +222,8 @@ class SessionActions(RestoreActions, QObject):
                                          QMessageBox.StandardButton.Cancel)
         if answer == QMessageBox.StandardButton.Yes:
             store = self.store
-            self._run("delete", lambda: src.delete(store, session.id, remove_files=remove_files),
+            self._run("delete", lambda: ops.delete(store, session.id, remove_files=remove_files, actor=ACTOR),
                       lambda ch: self.sig_message.emit(
-                          f"Deleted {session.title or session.id[:8]}" if ch.action == "delete" else
+                          f"Deleted {session.title or session.id[:8]}" if ch.action == Action.DELETE else
                           f"Deleted {session.title or session.id[:8]} at Anthropic; the copy stays here"))
 
-
-def _compact(store, session_id: str, summary: str) -> Changes:
-    event = store.compact(session_id, summary)
-    return Changes("compact", frozenset({session_id}), True, store.session(session_id), event)
-
-
-def _resume(store, session_id: str) -> Changes:
-    ctx = store.resume(session_id)
-    return Changes("resume", frozenset({session_id}), True, ctx.session)

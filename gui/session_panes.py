@@ -8,6 +8,7 @@ import html
 
 from PySide6.QtCore import QItemSelectionModel
 
+from sessionscope import ops
 from sessionscope.untrusted import printable
 
 from .session_model import money
@@ -142,7 +143,7 @@ class SessionPanes:
         session_id = self.session.id
         # tips and branch points read the whole session: they follow the rows, they do not hold them up
         store = self.store
-        run_task(lambda: (store.branch_points(session_id), store.changed_files(session_id)),
+        run_task(lambda: (store.branch_points(session_id), ops.changed_files(store, session_id)),
                  lambda r: self._branch_marks_loaded(token, label, *r), self._marks_failed(token), owner=self)
         rows = self.timeline_model.rowCount()
         found = self.timeline_model.row_of(select_event) if select_event else -1

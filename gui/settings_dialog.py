@@ -153,8 +153,11 @@ def _read(store) -> dict:
 
 def _write(store, loaded: dict, patterns: list[str], policy) -> None:
     """Only what changed is written (each a recorded change of the store)."""
-    from sessionscope.export.core import set_redaction_patterns
+    from sessionscope import audit, ops
+
+    from .workers import ACTOR
     if patterns != loaded["patterns"]:
-        set_redaction_patterns(store, patterns)
+        ops.set_redaction_patterns(store, patterns, actor=ACTOR)
     if policy != loaded["policy"]:
-        store.set_retention_policy(policy)
+        with audit.acting_as(ACTOR):
+            store.set_retention_policy(policy)

@@ -115,76 +115,26 @@ class WindowCommands:
                                        wrap=True)
 
     def _tree_menu(self, event_id: str, pos) -> None:
-        """The branch tree's menu: the registry's own actions (text, icon, shortcut), enabled by the same
-        rule as everywhere else, for the node's event."""
-        from PySide6.QtWidgets import QMenu
-
-        from .session_actions import SessionActions
+        """A branch node's menu, from the action table's tree rows with the clicked node as the context."""
+        from . import menus
         if self.session is None:
             return
-        enabled = SessionActions.enabled(self.session, event_id)
-        menu = QMenu(self)
         layout = self.tree.tree_model.layout_
         node = next((n for n in (layout.nodes if layout else ()) if n.id == event_id and not n.fork_session), None)
-        show = menu.addAction("Show This Branch", lambda: self.show_branch(node.tip, event_id))
-        show.setObjectName("tree.show_branch")
-        show.setEnabled(node is not None)
-        export = menu.addAction("Export This Branch…", lambda: self._tree_export(event_id))
-        export.setObjectName("tree.export_branch")
-        menu.addSeparator()
-        compare = menu.addAction("Compare This Branch With the One Shown",
-                                 lambda: self.open_compare((self.session.id, node.tip),
-                                                           (self.session.id, self.shown_head)))
-        compare.setObjectName("tree.compare_branch")
-        compare.setEnabled(node is not None and node.tip != getattr(self, "shown_head", None))
-        for action_id in ("session.fork", "session.fork_turn", "session.rewind", "session.restore_files",
-                          "facts.compare_points"):
-            q = self.qactions[action_id]
-            a = menu.addAction(q.icon(), q.text(), lambda a=action_id: self._tree_action(a, event_id))
-            a.setShortcut(q.shortcut())
-            a.setEnabled(enabled.get(action_id, False))
-            a.setObjectName(action_id)
-        self.tree_menu = menu  # tests look at it
-        menu.popup(pos)
+        self.tree_menu = menus.popup(self, "tree", self.context(event=event_id, node=node), self.run_action)
+        self.tree_menu.popup(pos)
 
     def _tree_fork_menu(self, session_id: str, pos) -> None:
         """A fork node's menu: the fork is another session."""
-        from PySide6.QtWidgets import QMenu
-        menu = QMenu(self)
-        menu.addAction("Open the Fork", lambda: self.open_session(session_id)).setObjectName("tree.open_fork")
-        if self.session is not None:
-            menu.addAction("Compare With This Fork", lambda: self.open_compare(
-                (self.session.id, None), (session_id, None))).setObjectName("tree.compare_fork")
-        self.tree_menu = menu
-        menu.popup(pos)
+        from . import menus
+        self.tree_menu = menus.popup(self, "fork_node", self.context(fork_session=session_id), self.run_action)
+        self.tree_menu.popup(pos)
 
-    def _tree_export(self, event_id: str) -> None:
-        """Export the branch from the root to a tree node (the event need not be on the timeline)."""
+    def tree_export(self, e) -> None:
+        """Export the branch from the root to a tree node's event (it need not be on the timeline)."""
         from .export_dialog import ExportDialog
-        session, store = self.session, self.store
-
-        def shown(e) -> None:
-            ExportDialog(store, self, session_ids=[session.id], head=e.id, head_label=f"event #{e.seq} ({e.kind})",
-                         titles={session.id: session.title}).exec()
-        run_task(lambda: store.event(event_id), shown, self._error("read the event"), owner=self)
-
-    def _tree_action(self, action_id: str, event_id: str) -> None:
-        if action_id == "facts.compare_points":
-            self.compare_facts(a=event_id)
-            return
-        session, store = self.session, self.store
-        run_task(lambda: store.event(event_id), lambda e: self._tree_act(action_id, session, e),
-                 self._error("read the event"), owner=self)
-
-    def _tree_act(self, action_id: str, session, e) -> None:
-        if action_id == "session.fork":
-            self.actions_.fork(session, e)
-        elif action_id == "session.restore_files":
-            self.actions_.restore_files(session, e)
-        elif action_id == "session.fork_turn":
-            self.actions_.fork(session, e, end_of_turn=True)
-        elif action_id == "session.rewind":
-            self.actions_.rewind(session, e)
+        ExportDialog(self.store, self, session_ids=[self.session.id], head=e.id, head_label=f"event #{e.seq} ({e.kind})",
+                     titles={self.session.id: self.session.title}).exec()
 
     def compare(self) -> None:
         """Ctrl+D: two sessions selected are compared; else a fork with its origin; else the branch shown
@@ -355,7 +305,7 @@ class WindowCommands:
         self.job.start(self.store, roots)
 
     def show_about(self) -> None:
-        from .cli.parser import version
+        from sessionscope.revision import version
         where = getattr(self.store, "url", None) or "(no store open)"
         QMessageBox.about(self, "About Sessionscope",
                           f"<h3>Sessionscope {version()}</h3><p>See, audit and steer your AI agents' sessions.</p>"
@@ -363,13 +313,10 @@ class WindowCommands:
 
     def show_shortcuts(self) -> None:
         """Help ▸ Keyboard Shortcuts: every action that has one, from the one table they come from."""
-        from PySide6.QtGui import QKeySequence
         from PySide6.QtWidgets import QDialog, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout
 
-        rows = [(a.text().replace("&", "").rstrip("…"), a.shortcut().toString(QKeySequence.SequenceFormat.NativeText))
-                for a in self.qactions.values() if not a.shortcut().isEmpty()]
-        rows += [("Send a message (managed-agent composer)", "Ctrl+Return"),
-                 ("Open a tree node's branch", "Click"), ("Fork, rewind or compare at a node", "Right-click")]
+        from . import menus
+        rows = menus.shortcut_rows()
         dialog = QDialog(self)
         dialog.setWindowTitle("Keyboard shortcuts")
         table = QTableWidget(len(rows), 2, dialog)

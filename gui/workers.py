@@ -15,6 +15,8 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
+ACTOR = "app"  # what the audit log names as the front end of the actions taken in the window (sessionscope.ops)
+
 
 class _Relay(QObject):
     sig_done = Signal(object)

@@ -48,3 +48,13 @@ class MissingExtra(SessionscopeError):
         self.extra = extra
         super().__init__(f"{purpose} needs the {extra!r} extra, which is not installed (no module {module!r}): "
                          f"pip install 'sessionscope[{extra}]', or with pipx: pipx install --force '.[{extra}]'")
+
+
+def failure(exc: SessionscopeError, outcome: str | None = None, detail: dict | None = None) -> SessionscopeError:
+    """`exc`, with how the audit log should record it: `outcome` "error" for a failure on the way (a write the
+    disk refused) rather than a refusal, and `detail` beside its message (the file a half-done fork wrote)."""
+    if outcome:
+        exc.outcome = outcome
+    if detail:
+        exc.audit_detail = detail
+    return exc

@@ -198,8 +198,8 @@ def _apply(store, session_id: str, event_id: str | None, changes: list[FileChang
     afters = [next(it) if c.wanted is not None else None for c in changes]
     planned = [{"path": c.path, "target": c.target, "before": before, "before_mode": mode, "after": after}
                for (c, _data, mode), before, after in zip(now, befores, afters)]
-    started = store.write(audit.record, STARTED, "started", session_id=session_id, event_id=event_id,
-                          detail={**extra, "of": action, "files": planned})
+    started = audit.audited(store, STARTED, outcome="started", session_id=session_id, event_id=event_id,
+                            detail={**extra, "of": action, "files": planned})
     files, failed = [], None
     for (c, data, mode), entry in zip(now, planned):
         try:
@@ -215,11 +215,13 @@ def _apply(store, session_id: str, event_id: str | None, changes: list[FileChang
     detail = {**extra, "files": files, "started": started}
     if failed:
         detail["error"] = failed
-    store.write(audit.record, action, "error" if failed else "ok", session_id=session_id, event_id=event_id,
-                detail=detail)
+    audit.audited(store, action, outcome="error" if failed else "ok", session_id=session_id, event_id=event_id,
+                  detail=detail)
     if failed:
-        raise Refused(f"the restore stopped at {failed}; the {len(files)} file(s) written before it are "
+        exc = Refused(f"the restore stopped at {failed}; the {len(files)} file(s) written before it are "
                       "recorded and can be undone")
+        exc.audited = True  # its entry, with the files written, is the one above
+        raise exc
     return detail
 
 

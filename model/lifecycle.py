@@ -76,6 +76,16 @@ def reported(session_id: str, status: str) -> str:
     return status
 
 
+def hint(status: str) -> str:
+    """What would make an action refused in `status` legal ("unarchive it first")."""
+    return _HINTS.get(status, "")
+
+
+def why_not(status: str) -> str:
+    """The reason an action is refused in `status`, with what would make it legal (as IllegalTransition says it)."""
+    return f"it is {status}; {hint(status)}" if hint(status) else f"it is {status}"
+
+
 def allows(status: str, action: str) -> bool:
     """Whether `action` is legal in `status` (for enabling menu items)."""
     return status in TRANSITIONS.get(action, {})

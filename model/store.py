@@ -2,8 +2,10 @@
 
 A Store wraps one SQLAlchemy engine. Reads open short read transactions; every
 mutation runs in one immediate write transaction (sessionscope.db.run_write), retried on
-lock contention, and the actions are recorded in the audit log: with outcome
-"ok" in the same transaction, or "refused"/"error" afterwards when they fail.
+lock contention, and the actions are recorded in the audit log (sessionscope.audit.audited): with
+outcome "ok" in the same transaction, or "refused"/"error" afterwards when they fail. A user's
+action goes through sessionscope.ops, which checks its source's rule first; the Store never calls
+a source.
 Methods return frozen views (sessionscope.views); a Store may be used from any thread.
 """
 
@@ -23,7 +25,7 @@ from .append import HEAD, append_event
 from .errors import InvalidInput, SessionscopeError
 from .ids import new_session_id, resolve
 from .schema import EVENT, SESSION
-from .views import ChainReport, Changes, EventView, FactDiff, ResumeContext, SearchHit, SessionView
+from .views import Action, ChainReport, Changes, EventView, FactDiff, ResumeContext, SearchHit, SessionView
 
 COMPACTION = "compaction"
 
@@ -80,22 +82,9 @@ class Store:
         """Run `work(conn, …)` in one write transaction (retried on contention)."""
         return db.run_write(self.engine, work, *args, **kwargs)
 
-    def _act(self, action: str, session_id: str | None, work: Callable[[Connection], Any],
-             event_id: str | None = None, detail: Callable[[Any], dict] | None = None) -> Any:
-        """Run an audited action: recorded ok with it, or refused/error after it fails."""
-        def run(conn: Connection):
-            result = work(conn)
-            audit.record(conn, action, "ok", session_id=session_id, event_id=event_id,
-                         detail=detail(result) if detail else None)
-            return result
-        try:
-            return self.write(run)
-        except SessionscopeError as exc:
-            outcome = "refused" if not isinstance(exc, db.StoreUnavailable) else "error"
-            with contextlib.suppress(SessionscopeError):
-                self.write(audit.record, action, outcome, session_id=session_id,
-                           event_id=event_id, detail={"error": str(exc)})
-            raise
+    def audited(self, action: str, work: Callable[[Connection], Any] | None = None, **entry: Any) -> Any:
+        """`work(conn)` and its audit entry in one write transaction (sessionscope.audit.audited)."""
+        return audit.audited(self, action, work, **entry)
 
     def resolve_session(self, key: str) -> str:
         """A full session id from an id or an unambiguous prefix."""
@@ -123,7 +112,7 @@ class Store:
         def work(conn):
             sid = sessions.create_session(conn, title=title, agent=agent, meta=metadata, budget=budget, **fields)
             return reading.get_session(conn, sid)
-        return self._act("open", fields["session_id"], work, detail=lambda s: {"title": s.title})
+        return self.audited("open", work, session_id=fields["session_id"], detail=lambda s: {"title": s.title})
 
     def append(self, session_id: str, kind: str, *, role: str | None = None, text: str = "",
                payload: Any = None, **fields: Any) -> EventView:
@@ -137,14 +126,16 @@ class Store:
     def delete_fact(self, session_id: str, key: str, **fields: Any) -> EventView:
         return self.append(session_id, facts.FACT_DELETE, payload={"key": key}, **fields)
 
-    def compact(self, session_id: str, summary: str, **fields: Any) -> EventView:
+    def compact(self, session_id: str, summary: str, *, actor: str | None = None, **fields: Any) -> EventView:
         """A summary event: what came before leaves the resume context, not the log."""
-        return self._act("compact", session_id, lambda conn: append_event(
-            conn, session_id, kind=COMPACTION, role="system", text=summary, action="compact", **fields))
+        return self.audited("compact", lambda conn: append_event(
+            conn, session_id, kind=COMPACTION, role="system", text=summary, action="compact", **fields),
+            session_id=session_id, actor=actor)
 
-    def resume(self, session_id: str) -> ResumeContext:
+    def resume(self, session_id: str, *, actor: str | None = None) -> ResumeContext:
         """Make the session active and return what an agent needs to continue it."""
-        self._act("resume", session_id, lambda conn: sessions.transition(conn, session_id, "resume"))
+        self.audited("resume", lambda conn: sessions.transition(conn, session_id, "resume"), session_id=session_id,
+                     actor=actor)
         return self.resume_context(session_id)
 
     def resume_context(self, session_id: str) -> ResumeContext:
@@ -154,38 +145,44 @@ class Store:
             fold = facts.fold_at(conn, s.head_event_id)[0] if s.head_event_id else {}
         return ResumeContext(session=s, facts=fold, transcript=tuple(transcript), budget_left=_budget_left(s))
 
-    def rewind(self, session_id: str, event_id: str) -> Changes:
+    # The session's own operations, each audited with its work. A user's action reaches them through
+    # sessionscope.ops, which checks the source's rule first; an agent writing natively calls them directly.
+
+    def rewind(self, session_id: str, event_id: str, *, actor: str | None = None) -> Changes:
         """Move the head back to `event_id`; later appends branch from there."""
-        old = self._act("rewind", session_id, lambda conn: sessions.rewind(conn, session_id, event_id),
-                        event_id=event_id, detail=lambda old: {"previous_head": old})
-        return Changes("rewind", frozenset({session_id}), True, self.session(session_id), detail={"previous_head": old})
+        old = self.audited("rewind", lambda conn: sessions.rewind(conn, session_id, event_id), session_id=session_id,
+                           event_id=event_id, detail=lambda old: {"previous_head": old}, actor=actor)
+        return Changes(Action.REWIND, frozenset({session_id}), True, self.session(session_id),
+                       detail={"previous_head": old}, recorded=True)
 
-    def fork(self, session_id: str, event_id: str, title: str | None = None) -> Changes:
+    def fork(self, session_id: str, event_id: str, title: str | None = None, *, actor: str | None = None) -> Changes:
         """A new session continuing from `event_id`; the shared prefix is not copied."""
-        new = self._act("fork", session_id, lambda conn: sessions.fork(conn, session_id, event_id, title),
-                        event_id=event_id, detail=lambda sid: {"new_session": sid})
-        return Changes("fork", frozenset({session_id, new}), True, self.session(new))
+        new = self.audited("fork", lambda conn: sessions.fork(conn, session_id, event_id, title), session_id=session_id,
+                           event_id=event_id, detail=lambda sid: {"new_session": sid}, actor=actor)
+        return Changes(Action.FORK, frozenset({session_id, new}), True, self.session(new), detail={"new_session": new},
+                       recorded=True)
 
-    def _transition(self, session_id: str, action: str) -> Changes:
-        old, new = self._act(action, session_id, lambda conn: sessions.transition(conn, session_id, action),
-                             detail=lambda r: {"from": r[0], "to": r[1]})
-        return Changes(action, frozenset({session_id}), True, self.session(session_id), detail={"from": old, "to": new})
+    def _transition(self, session_id: str, action: str, actor: str | None = None) -> Changes:
+        old, new = self.audited(action, lambda conn: sessions.transition(conn, session_id, action), session_id=session_id,
+                                detail=lambda r: {"from": r[0], "to": r[1]}, actor=actor)
+        return Changes(Action(action), frozenset({session_id}), True, self.session(session_id),
+                       detail={"from": old, "to": new}, recorded=True)
 
-    def pause(self, session_id: str) -> Changes:
-        return self._transition(session_id, "pause")
+    def pause(self, session_id: str, *, actor: str | None = None) -> Changes:
+        return self._transition(session_id, "pause", actor)
 
-    def mark_idle(self, session_id: str) -> Changes:
-        return self._transition(session_id, "idle")
+    def mark_idle(self, session_id: str, *, actor: str | None = None) -> Changes:
+        return self._transition(session_id, "idle", actor)
 
-    def close_session(self, session_id: str) -> Changes:
-        return self._transition(session_id, "close")
+    def close_session(self, session_id: str, *, actor: str | None = None) -> Changes:
+        return self._transition(session_id, "close", actor)
 
-    def archive(self, session_id: str) -> Changes:
+    def archive(self, session_id: str, *, actor: str | None = None) -> Changes:
         """Read-only and hidden from the default list; unarchive brings it back."""
-        return self._transition(session_id, "archive")
+        return self._transition(session_id, "archive", actor)
 
-    def unarchive(self, session_id: str) -> Changes:
-        return self._transition(session_id, "unarchive")
+    def unarchive(self, session_id: str, *, actor: str | None = None) -> Changes:
+        return self._transition(session_id, "unarchive", actor)
 
     def report_status(self, session_id: str, action: str) -> Changes:
         """A status change a managed-agents backend reports: start, reschedule, terminate."""
@@ -193,21 +190,21 @@ class Store:
             raise InvalidInput(f"{action!r} is not a reported status change (start, reschedule, terminate)")
         return self._transition(session_id, action)
 
-    def delete(self, session_id: str) -> Changes:
+    def delete(self, session_id: str, *, actor: str | None = None) -> Changes:
         """Remove a session and its events for good (refused while running or forked from)."""
-        n = self._act("delete", session_id, lambda conn: sessions.delete(conn, session_id),
-                      detail=lambda n: {"events_removed": n})
-        return Changes("delete", frozenset({session_id}), True, detail={"events_removed": n})
+        n = self.audited("delete", lambda conn: sessions.delete(conn, session_id), session_id=session_id,
+                         detail=lambda n: {"events_removed": n}, actor=actor)
+        return Changes(Action.DELETE, frozenset({session_id}), True, detail={"events_removed": n}, recorded=True)
 
-    def rename(self, session_id: str, title: str) -> Changes:
-        self._act("rename", session_id, lambda conn: sessions.update_fields(conn, session_id, title=title),
-                  detail=lambda _: {"title": title})
-        return Changes("rename", frozenset({session_id}), True, self.session(session_id))
+    def rename(self, session_id: str, title: str, *, actor: str | None = None) -> Changes:
+        self.audited("rename", lambda conn: sessions.update_fields(conn, session_id, title=title), session_id=session_id,
+                     detail={"title": title}, actor=actor)
+        return Changes(Action.RENAME, frozenset({session_id}), True, self.session(session_id), recorded=True)
 
-    def set_tags(self, session_id: str, tags: list[str]) -> Changes:
-        self._act("tag", session_id, lambda conn: sessions.update_fields(conn, session_id, tags=tags),
-                  detail=lambda _: {"tags": sorted(set(tags))})
-        return Changes("tag", frozenset({session_id}), True, self.session(session_id))
+    def set_tags(self, session_id: str, tags: list[str], *, actor: str | None = None) -> Changes:
+        self.audited("tag", lambda conn: sessions.update_fields(conn, session_id, tags=tags), session_id=session_id,
+                     detail={"tags": sorted(set(tags))}, actor=actor)
+        return Changes(Action.TAG, frozenset({session_id}), True, self.session(session_id), recorded=True)
 
     # -- reading ------------------------------------------------------------------
 
@@ -338,21 +335,6 @@ class Store:
         with self.reader() as conn:
             reading.get_event(conn, event_id)
             return turn_end(conn, event_id)
-
-    def changed_files(self, session_id: str) -> dict[str, list[str]]:
-        """{prompt id: the files its turn changed}, from the file checkpoints its tool keeps."""
-        from .sources import session_source
-        return session_source(self, session_id).changed_files(self, session_id)
-
-    def files_at(self, session_id: str, event_id: str):
-        """(prompt, the files as its checkpoint kept them); (None, []) for a source without checkpoints."""
-        from .sources import session_source
-        return session_source(self, session_id).files_at(self, session_id, event_id)
-
-    def restore_plan(self, session_id: str, event_id: str, into: str | None = None):
-        """What restoring the files to `event_id`'s prompt would do (sessionscope.file_restore.RestorePlan)."""
-        from .sources import session_source
-        return session_source(self, session_id).restore_plan(self, session_id, event_id, into)
 
     WARM_MIN_EVENTS = 2000  # below this a session opens in a few ms anyway
 
@@ -501,7 +483,7 @@ class Store:
         """What changed after `mark` (from change_mark): the sessions that got events, and the list."""
         with self.reader() as conn:
             ids = conn.execute(sa.select(EVENT.c.session_id).distinct().where(EVENT.c.pk > mark[0])).scalars().all()
-        return Changes("store", frozenset(ids), True)
+        return Changes(Action.STORE, frozenset(ids), True)
 
     def audit_log(self, session_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
         with self.reader() as conn:
@@ -514,15 +496,15 @@ class Store:
             return retention.get_policy(conn)
 
     def set_retention_policy(self, policy: retention.RetentionPolicy) -> None:
-        self._act("retention.policy", None, lambda conn: retention.set_policy(conn, policy),
-                  detail=lambda _: {"archive_after_days": policy.archive_after_days,
+        self.audited("retention.policy", lambda conn: retention.set_policy(conn, policy),
+                     detail={"archive_after_days": policy.archive_after_days,
                                     "purge_after_days": policy.purge_after_days})
 
     def run_retention(self, now: float | None = None, dry_run: bool = False) -> dict:
         """Apply the stored policy once; recorded in the audit log (a dry run too)."""
         def work(conn):
             return retention.run(conn, retention.get_policy(conn), now, dry_run)
-        return self._act("retention.dry_run" if dry_run else "retention", None, work, detail=lambda r: r)
+        return self.audited("retention.dry_run" if dry_run else "retention", work, detail=lambda r: r)
 
 
 def _budget_left(s: SessionView) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import operator
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import orjson
@@ -169,13 +170,50 @@ class ChainReport:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}
 
 
+class Action(StrEnum):
+    """What an operation was: the name the audit log records it under (kept as the log always had it)."""
+
+    OPEN = "open"
+    FORK = "fork"
+    REWIND = "rewind"
+    COMPACT = "compact"
+    RESUME = "resume"
+    PAUSE = "pause"
+    IDLE = "idle"
+    CLOSE = "close"
+    ARCHIVE = "archive"
+    UNARCHIVE = "unarchive"
+    DELETE = "delete"
+    RENAME = "rename"
+    TAG = "tag"
+    WRITE_BACK = "restore"  # a kept session written back where its tool finds it
+    RESTORE_FILES = "restore-files"
+    UNDO_RESTORE = "restore-files.undo"
+    REDO_RESTORE = "restore-files.redo"
+    EXPORT = "export"
+    IMPORT = "import"
+    SEND = "managed.send"
+    INTERRUPT = "managed.interrupt"
+    REMOTE_DELETE = "managed.delete"  # deleted where the session lives; the copy kept here
+    REPORTED = "managed.status"
+    START = "start"
+    RESCHEDULE = "reschedule"
+    TERMINATE = "terminate"
+    RETENTION = "retention"
+    STORE = "store"  # someone else wrote the store (the watcher saw it)
+    PURGE = "purge"
+
+
 @dataclass(frozen=True, slots=True)
 class Changes:
-    """What an operation changed, so each view can decide whether to refresh."""
+    """What an operation changed, so each view can decide whether to refresh, and what to tell the user."""
 
-    action: str
+    action: Action
     session_ids: frozenset[str] = field(default_factory=frozenset)
     session_list: bool = False  # sessions appeared, disappeared or changed status
     session: SessionView | None = None  # the session the action produced or changed
     event: EventView | None = None  # the event the action appended
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, Any] = field(default_factory=dict)  # what the audit log records
+    note: str = ""  # one line for the user about how the tool did it ("new thread t-fork-1a2b in graph.db")
+    files: tuple[str, ...] = ()  # the files the action wrote, restored or removed
+    recorded: bool = False  # the audit entry was written with the work (in its transaction)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
@@ -40,7 +41,8 @@ SHAPES = {
     "retention": ("object", {"archive_after_days", "purge_after_days", "ran", "dry_run", "archived", "purged",
                              "skipped"}),
     "import": ("object", IMPORT | {"exports"}), "scan": ("object", IMPORT | {"roots"}),
-    "restore": ("object", {"session", "written", "resume"}),
+    "write-back": ("object", {"session", "written", "resume"}),
+    "restore": ("object", {"session", "written", "resume"}),  # write-back's first name
     "restore-files": ("object", {"session", "prompt", "folder", "files", "restored", "undone", "rewind"}),
     "audit": ("list", {"id", "ts", "action", "actor", "outcome", "session_id", "event_id", "detail"}),
     "pull": ("object", IMPORT | {"workspaces"}),
@@ -136,6 +138,8 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     run("restore-files", c, "--to", p1, "--only", "a.py", "--yes")
     run("restore-files", c, "--undo", "--yes")
     (home.claude / "projects" / "-proj" / f"{c}.jsonl").unlink()  # Claude Code deleted it; we kept it
+    for written_back in run("write-back", c)["written"]:
+        Path(written_back).unlink()
     run("restore", c)
     run("delete", fork["session"]["id"], "--yes")
     _managed(run)

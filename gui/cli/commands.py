@@ -7,6 +7,7 @@ import json
 import sys
 
 from .output import (
+    ACTOR,
     EXIT_FAILED,
     EXIT_USAGE,
     error,
@@ -92,67 +93,60 @@ def diff(store, args):
 
 
 def compact(store, args):
-    """The source's rule first, as the window reads it (a summary of ours would be a line Claude Code, Codex or
-    Gemini never wrote: the window greys Compact out for them, and the command refuses it)."""
-    from sessionscope import audit, sources
-    from sessionscope.errors import Refused
-    sid = store.resolve_session(args.session)
-    s = store.session(sid)
-    src = sources.session_source(store, sid)
-    if not src.allows("compact", s.status):
-        why = f"a {src.label} session is not compacted by Sessionscope (the summary would be a line {src.label} " \
-              "never wrote); compact it in the tool itself"
-        store.write(audit.record, "compact", "refused", session_id=sid, detail={"error": why})
-        raise Refused(why)
-    e = store.compact(sid, args.summary)
-    out(args, event_json(e), f"{e.id}  seq {e.seq}")
+    """Through the rule of the session's source, as in the window (a summary of ours would be a line Claude Code,
+    Codex or Gemini never wrote: refused for them, and recorded refused)."""
+    from sessionscope import ops
+    ch = ops.compact(store, store.resolve_session(args.session), args.summary, actor=ACTOR)
+    out(args, event_json(ch.event), f"{ch.event.id}  seq {ch.event.seq}")
 
 
-def _transition(method):
+def _transition(name):
     def command(store, args):
-        ch = getattr(store, method)(store.resolve_session(args.session))
+        from sessionscope import ops
+        ch = getattr(ops, name)(store, store.resolve_session(args.session), actor=ACTOR)
         out(args, ch.session.as_dict(), f"{ch.session.id[:8]} {ch.detail['from']} → {ch.detail['to']}")
     return command
 
 
-close = _transition("close_session")
+close = _transition("close")
 pause = _transition("pause")
 unarchive = _transition("unarchive")
 
 
 def archive(store, args):
     """Through the session's source: a managed-agent session is archived by the API too."""
-    from sessionscope import sources
+    from sessionscope import ops
 
     sid = store.resolve_session(args.session)
     before = store.session(sid).status
-    ch = sources.session_source(store, sid).archive(store, sid)
+    ch = ops.archive(store, sid, actor=ACTOR)
     out(args, ch.session.as_dict(), f"{sid[:8]} {before} → {ch.session.status}")
 
 
 def delete(store, args):
     """Through the session's source: a managed-agent session is deleted at Anthropic first, its copy kept
     (events_removed 0); deleting it again removes the copy."""
-    from sessionscope import sources
+    from sessionscope import ops, sources
+    from sessionscope.views import Action
 
     sid = store.resolve_session(args.session)
     s = store.session(sid)
-    src = sources.session_source(store, sid)
     if not args.yes:
         if not sys.stdin.isatty():
             error(f"deleting {sid} needs --yes when not asked at a terminal")
             return EXIT_USAGE
-        answer = input(" ".join(src.delete_prompt(s).split()) + " [y/N] ")
+        answer = input(" ".join(sources.of(s.source_kind).delete_prompt(s).split()) + " [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             print("not deleted", file=sys.stderr)
             return EXIT_FAILED
-    ch = src.delete(store, sid, remove_files=args.remove_files)
+    ch = ops.delete(store, sid, remove_files=args.remove_files, actor=ACTOR)
     n = ch.detail.get("events_removed", 0)
-    removed = ch.detail.get("files_removed", [])
-    text = f"deleted {sid} ({n} events)" if ch.action == "delete" else f"deleted {sid} at Anthropic; the copy is kept here"
+    removed = list(ch.files)
+    here = ch.action == Action.DELETE
+    text = f"deleted {sid} ({n} events)" if here else f"deleted {sid} at Anthropic; the copy is kept here"
     if removed:
         text += "\nremoved " + ", ".join(removed)
-    elif ch.action == "delete" and (left := src.written_files(store, sid)):
+    elif here and (left := ops.written_files(store, s)):
         text += "\nleft the transcript Sessionscope wrote: " + ", ".join(map(str, left)) + " (--remove-files removes it)"
     out(args, {"session": sid, "events_removed": n, "files_removed": removed}, text)
 
@@ -215,6 +209,7 @@ def search(store, args):
 
 
 def retention(store, args):
+    from sessionscope.audit import acting_as as audit_as
     from sessionscope.errors import InvalidInput
     from sessionscope.retention import RetentionPolicy
 
@@ -235,7 +230,8 @@ def retention(store, args):
     if args.archive_after is not None or args.purge_after is not None:
         policy = RetentionPolicy(days(args.archive_after, policy.archive_after_days),
                                  days(args.purge_after, policy.purge_after_days))
-        store.set_retention_policy(policy)
+        with audit_as(ACTOR):
+            store.set_retention_policy(policy)
     describe = (f"archive after {policy.archive_after_days or 'never'} idle days; "
                 f"purge archived after {policy.purge_after_days or 'never'} days")
     data = {"archive_after_days": policy.archive_after_days, "purge_after_days": policy.purge_after_days,
@@ -244,7 +240,8 @@ def retention(store, args):
     if not args.run:
         out(args, data, describe)
         return 0
-    result = store.run_retention(dry_run=args.dry_run)
+    with audit_as(ACTOR):
+        result = store.run_retention(dry_run=args.dry_run)
     verb = "would be" if args.dry_run else "were"
     text = [describe, f"{len(result['archived'])} {verb} archived, {len(result['purged'])} {verb} purged, "
                       f"{len(result['skipped'])} skipped"]

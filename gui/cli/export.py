@@ -6,13 +6,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .output import EXIT_FAILED, done_line, out, progress, terminal
+from .output import ACTOR, EXIT_FAILED, done_line, out, progress, terminal
 
 
 def export(store, args) -> int:
+    from sessionscope import ops
     from sessionscope.errors import InvalidInput
     from sessionscope.export.core import ExportRequest, scan
-    from sessionscope.export.core import export as run_export
     from sessionscope.export.redact import format_review
 
     if args.branch and len(args.sessions) != 1:
@@ -36,7 +36,7 @@ def export(store, args) -> int:
         if args.redact:
             print(terminal(format_review(findings), mark=False), file=sys.stderr)
     shown = progress(args, events)
-    report = run_export(store, request, Path(args.output) if args.output else None, progress=shown)
+    report = ops.export(store, request, Path(args.output) if args.output else None, progress=shown, actor=ACTOR)
     done_line(shown)
     text = (f"{report.events:,} events of {report.sessions} session(s) → {', '.join(report.files)} "
             f"({report.bytes / 1e6:.2f} MB, {report.seconds:.2f} s"
@@ -46,22 +46,18 @@ def export(store, args) -> int:
 
 
 def redaction(store, args) -> int:
-    from sessionscope.export.core import (
-        allowed_values,
-        redaction_patterns,
-        set_allowed_values,
-        set_redaction_patterns,
-    )
+    from sessionscope import ops
+    from sessionscope.export.core import allowed_values, redaction_patterns
 
     patterns = redaction_patterns(store)
     if args.add or args.remove or args.clear:
         patterns = [] if args.clear else patterns
         patterns = [p for p in patterns if p not in (args.remove or [])] + [p for p in args.add or [] if p not in patterns]
-        set_redaction_patterns(store, patterns)
+        ops.set_redaction_patterns(store, patterns, actor=ACTOR)
     allowed = allowed_values(store)
     if args.allow or args.disallow:
         allowed = [p for p in allowed if p not in (args.disallow or [])] + [p for p in args.allow or [] if p not in allowed]
-        set_allowed_values(store, allowed)
+        ops.set_allowed_values(store, allowed, actor=ACTOR)
     text = "\n".join(patterns) or "(no patterns of your own; the built-in detectors always run)"
     if allowed:
         text += "\nno secret (dismissed in a review): " + ", ".join(allowed)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import getpass
 import sys
 
-from .output import done_line, error, one_line, out, progress, terminal
+from .output import ACTOR, done_line, error, one_line, out, progress, terminal
 
 
 def _workspace(args) -> str | None:
@@ -43,14 +43,10 @@ def pull(store, args):
 
 
 def _act(store, args, action: str):
-    from sessionscope import sources
+    from sessionscope import ops
 
     sid = store.resolve_session(args.session)
-    src = sources.session_source(store, sid)
-    if not getattr(src, "composer", False):
-        error(f"{sid} is a {src.label} session: only managed-agent sessions take messages from here")
-        return 1
-    ch = src.send(store, sid, args.text) if action == "send" else src.interrupt(store, sid)
+    ch = ops.send(store, sid, args.text, actor=ACTOR) if action == "send" else ops.interrupt(store, sid, actor=ACTOR)
     s = ch.session
     out(args, {"session": s.as_dict(), "events_added": ch.detail["events_added"], "problems": ch.detail["problems"]},
         f"{'sent to' if action == 'send' else 'interrupted'} {one_line(s.title or s.id, 60)} · now {s.status}, "

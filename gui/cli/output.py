@@ -14,6 +14,7 @@ from typing import Any
 # a search hit's marks, the same characters sessionscope.views uses (imported from there would load the model)
 MARK_START, MARK_END = "\x02", "\x03"
 
+ACTOR = "cli"  # what the audit log names as the front end of the actions taken here (sessionscope.ops)
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2  # as git and gh: done; failed or refused; a usage mistake
 
 

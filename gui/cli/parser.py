@@ -45,20 +45,11 @@ def json_or_text(text: str) -> Any:
         return text
 
 
-def version() -> str:
-    """The installed distribution's version (the source tree's pyproject when run from it uninstalled)."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-    try:
-        return dist_version("sessionscope")
-    except PackageNotFoundError:
-        return "unknown (not installed)"
-
-
 class _Version(argparse.Action):
     """--version, looked up only when asked (importlib.metadata costs ~25 ms on every start)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
+        from sessionscope.revision import version
         print(f"sessionscope {version()}")
         parser.exit()
 
@@ -241,7 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     cmd("scan", "find and import the known places (~/.claude/projects, $CLAUDE_CONFIG_DIR, …)")
 
-    c = cmd("restore", "write a kept Claude Code session back so `claude --resume` finds it again")
+    c = cmd("write-back", "write a kept Claude Code session back so `claude --resume` finds it again "
+            "(also: restore, its first name)", aliases=["restore"])
+    COMMANDS.add("restore")
     c.add_argument("session")
     c.add_argument("--to", metavar="FOLDER", help="the folder to write the transcript into (default: Claude Code's "
                    "projects folder for the session's cwd, ~/.claude/projects/<cwd as Claude names it>)")

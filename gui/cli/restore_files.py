@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from .output import EXIT_FAILED, EXIT_USAGE, error, out, terminal
+from .output import ACTOR, EXIT_FAILED, EXIT_USAGE, error, out, terminal
 
 _MARK = {"overwrite": "M", "create": "A", "delete": "D", "unchanged": "=", "unavailable": "!"}
 
@@ -36,7 +36,7 @@ def _preview(plan, selected: set[str]) -> str:
 def restore_files(store, args) -> int:
     """With --json, one object whatever the mode: {session, prompt, folder, files (the plan, each with
     `selected`), restored, undone, rewind}; a dry run restores nothing, --undo plans nothing."""
-    from sessionscope import file_restore, sources
+    from sessionscope import ops, sources
 
     sid = store.resolve_session(args.session)
     src = sources.session_source(store, sid)
@@ -48,7 +48,7 @@ def restore_files(store, args) -> int:
         error("restore-files needs --to EVENT (or --undo)")
         return EXIT_USAGE
     event = store.resolve_event(args.to)
-    plan = src.restore_plan(store, sid, event, into=args.into)
+    plan = ops.restore_plan(store, sid, event, into=args.into)
     named = set(args.only or ())
     unknown = named - set(plan.by_path())
     if unknown:
@@ -77,11 +77,10 @@ def restore_files(store, args) -> int:
                 not in ("y", "yes"):
             print("nothing restored", file=sys.stderr)
             return EXIT_FAILED
-    detail = file_restore.apply(store, plan, selected)
-    result["restored"] = detail["files"]
-    msg = f"restored {len(detail['files'])} file(s); undo with: sessionscope restore-files {sid[:8]} --undo"
+    ch = ops.restore_files(store, plan, selected, conversation=args.conversation, actor=ACTOR)
+    result["restored"] = ch.detail["files"]
+    msg = f"restored {len(ch.files)} file(s); undo with: sessionscope restore-files {sid[:8]} --undo"
     if args.conversation:
-        ch = src.rewind(store, sid, plan.prompt_id)
         result["rewind"] = ch.session.id
         msg += f"\nconversation rewound into {ch.session.id}; resume with: {src.resume_line(ch.session)}"
     out(args, result, msg)
@@ -91,9 +90,9 @@ def restore_files(store, args) -> int:
 def _undo(store, args, sid: str, result: dict) -> int:
     """--undo (or --redo): the same preview, question and dry run as a restore; files edited since the
     restore are named first (the undo overwrites them; a --redo puts the edits back)."""
-    from sessionscope import file_restore
+    from sessionscope import ops
 
-    plan = file_restore.undo_plan(store, sid, redo=args.redo)
+    plan = ops.undo_plan(store, sid, redo=args.redo)
     what = "redo (take back the last undo)" if args.redo else "undo of the last restore"
     chosen = [c for c in plan.changes if c.action != "unchanged"]
     result |= {"files": [{"path": c.path, "target": c.target, "action": c.action, "inside": True, "escapes": "",
@@ -119,9 +118,9 @@ def _undo(store, args, sid: str, result: dict) -> int:
                 not in ("y", "yes"):
             print("nothing changed", file=sys.stderr)
             return EXIT_FAILED
-    detail = file_restore.apply_undo(store, sid, plan)
-    out(args, result | {"undone": detail["files"]},
-        f"{'redid' if args.redo else 'undid'}: {len(detail['files'])} file(s) put back; "
+    ch = ops.undo_restore(store, sid, plan, actor=ACTOR)
+    out(args, result | {"undone": ch.detail["files"]},
+        f"{'redid' if args.redo else 'undid'}: {len(ch.files)} file(s) put back; "
         f"take it back with: sessionscope restore-files {sid[:8]} {'--undo' if args.redo else '--redo'}")
     return 0
 

@@ -3,7 +3,7 @@ files, fork, rewind, resume, restore, rename, tag. Native sessions take the same
 
 from __future__ import annotations
 
-from .output import done_line, event_json, event_line, facts_text, out, progress
+from .output import ACTOR, done_line, event_json, event_line, facts_text, out, progress
 
 
 def _source(store, sid):
@@ -27,36 +27,39 @@ def _made(ch, src, text: str, new_file: bool) -> tuple[dict, str]:
     from sessionscope import sources
     d = ch.detail
     own = sources.of(ch.session.source_kind)
-    data = {"session": ch.session.as_dict(), "file": d.get("file"), "note": d.get("note"),
+    data = {"session": ch.session.as_dict(), "file": d.get("file"), "note": ch.note,
             "extended": d.get("extended"), "interrupted": d.get("interrupted"),
             "resume": _resume_line(own, ch.session)}
-    if d.get("note"):
-        text += f"\n{d['note']}"
+    if ch.note:
+        text += f"\n{ch.note}"
     if data["resume"] and (new_file or own is not src):
         text += f"\nresume with: {data['resume']}"
     return data, text
 
 
 def fork(store, args):
+    from sessionscope import ops
+
     from .commands import event_or_head
 
     sid = store.resolve_session(args.session)
     at = event_or_head(store, args.at)
     if args.end_of_turn:
         at = store.turn_end(at)
-    src = _source(store, sid)
-    ch = src.fork(store, sid, at, args.title)
-    text = ch.session.id + (f"\nwritten to {ch.detail['file']} (ends at {at[:8]})" if "file" in ch.detail else "")
-    out(args, *_made(ch, src, text, "file" in ch.detail))
+    ch = ops.fork(store, sid, at, args.title, actor=ACTOR)
+    text = ch.session.id + (f"\nwritten to {ch.files[0]} (ends at {at[:8]})" if ch.files else "")
+    out(args, *_made(ch, _source(store, sid), text, bool(ch.files)))
 
 
 def rewind(store, args):
+    from sessionscope import ops
+
     sid = store.resolve_session(args.session)
     to = store.resolve_event(args.to)
     if args.end_of_turn:
         to = store.turn_end(to)
+    ch = ops.rewind(store, sid, to, actor=ACTOR)
     src = _source(store, sid)
-    ch = src.rewind(store, sid, to)
     if ch.session.id == sid:
         text = f"{sid[:8]} head is now {ch.session.head_event_id}"
     else:
@@ -68,8 +71,11 @@ def rewind(store, args):
 def resume(store, args):
     """{session, command, cwd, resume, facts, transcript, budget_left}: a tool's session is resumed by
     the tool (`command`, run in `cwd`); a native one here (`transcript` since the last compaction)."""
+    from sessionscope import ops
+
     sid = store.resolve_session(args.session)
     s, src = store.session(sid), _source(store, sid)
+    ops.check(s, "resume")
     command = src.resume_command(s)
     if command is not None:  # the tool resumes it
         line = src.resume_line(s)
@@ -77,7 +83,8 @@ def resume(store, args):
         out(args, {"session": s.as_dict(), "command": command, "cwd": s.cwd, "resume": line, "facts": facts,
                    "transcript": [], "budget_left": {}}, line)
         return
-    ctx = store.resume(sid)
+    ops.resume(store, sid, actor=ACTOR)
+    ctx = store.resume_context(sid)
     text = [f"{ctx.session.title or '(untitled)'}  {ctx.session.id}  now {ctx.session.status}",
             "", "facts:", facts_text(ctx.facts), "", "transcript since the last compaction:"]
     text += [event_line(e) for e in ctx.transcript] or ["(empty)"]
@@ -89,27 +96,31 @@ def resume(store, args):
         "\n".join(text))
 
 
-def restore(store, args):
+def write_back(store, args):
+    """`sessionscope write-back` (or `restore`, its first name): a kept session written back where its tool
+    finds it."""
     from pathlib import Path
 
+    from sessionscope import ops
+
     sid = store.resolve_session(args.session)
-    src = _source(store, sid)
-    written = [str(p) for p in src.restore(store, sid, Path(args.to) if args.to else None)]
-    s = store.session(sid)
-    line = _resume_line(src, s)
-    out(args, {"session": s.as_dict(), "written": written, "resume": line},
-        "\n".join(written) + (f"\nresume with: {line}" if line else ""))
+    ch = ops.write_back(store, sid, Path(args.to) if args.to else None, actor=ACTOR)
+    line = _resume_line(_source(store, sid), ch.session)
+    out(args, {"session": ch.session.as_dict(), "written": list(ch.files), "resume": line},
+        "\n".join(ch.files) + (f"\nresume with: {line}" if line else ""))
 
 
 def rename(store, args):
-    sid = store.resolve_session(args.session)
-    ch = _source(store, sid).rename(store, sid, args.title)
+    from sessionscope import ops
+
+    ch = ops.rename(store, store.resolve_session(args.session), args.title, actor=ACTOR)
     out(args, ch.session.as_dict(), ch.session.title)
 
 
 def tag(store, args):
-    sid = store.resolve_session(args.session)
-    ch = _source(store, sid).tag(store, sid, list(args.tags))
+    from sessionscope import ops
+
+    ch = ops.tag(store, store.resolve_session(args.session), list(args.tags), actor=ACTOR)
     out(args, ch.session.as_dict(), " ".join(ch.session.tags) or "(no tags)")
 
 

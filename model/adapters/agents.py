@@ -71,7 +71,7 @@ def _rewind(conn, sid: str, why: str) -> dict | None:
     cut = items[-1] if why == "pop_item" else items[0]
     to, popped = path[cut - 1].id, path[items[-1]]
     sessions.rewind(conn, sid, to)
-    audit.record(conn, "rewind", "ok", session_id=sid, event_id=to,
+    audit.within(conn, "rewind", "ok", session_id=sid, event_id=to,
                  detail={"sdk": SDK, "why": why, "previous_head": path[-1].id})
     return orjson.loads(popped.payload)
 

@@ -102,7 +102,7 @@ def _delete(conn, key) -> int:
     gone = conn.execute(MIRROR_ENTRY.delete().where(_where(MIRROR_ENTRY, key, subpath=not main))).rowcount
     if main:
         conn.execute(MIRROR_SUMMARY.delete().where(_where(MIRROR_SUMMARY, key, subpath=False)))
-    audit.record(conn, "sdk.delete", "ok", session_id=key["session_id"] if gone else None,
+    audit.within(conn, "sdk.delete", "ok", session_id=key["session_id"] if gone else None,
                  detail={"sdk": SDK, "project_key": key["project_key"], "session_id": key["session_id"],
                          "subpath": key.get("subpath") or "", "entries_removed": gone,
                          "kept": "the session's events stay in the store"})

@@ -98,11 +98,10 @@ class SessionscopeSaver(BaseCheckpointSaver):
         self._browse(config)
 
     def delete_thread(self, thread_id: str) -> None:
-        from .. import audit
         self.saver.delete_thread(thread_id)
-        self.store.write(audit.record, "langgraph.delete_thread", "ok",
-                         detail={"thread_id": str(thread_id), "database": str(self.path),
-                                 "kept": "the session's events stay in the store"})
+        self.store.audited("langgraph.delete_thread",
+                           detail={"thread_id": str(thread_id), "database": str(self.path),
+                                   "kept": "the session's events stay in the store"})
 
     def get_next_version(self, current, channel):
         return self.saver.get_next_version(current, channel)

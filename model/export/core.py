@@ -22,8 +22,8 @@ from typing import IO, Any
 
 import sqlalchemy as sa
 
-from .. import audit, partfiles, reading, settings
-from ..errors import InvalidInput, NotFound, Refused, SessionscopeError
+from .. import partfiles, reading, settings
+from ..errors import InvalidInput, NotFound, Refused, SessionscopeError, failure
 from ..schema import EVENT
 from ..views import EventView, SessionView
 from .redact import Finding, Redactor
@@ -72,10 +72,6 @@ class Part:
     head: str | None
     whole_log: bool  # JSONL: every event of the session in seq order, not one branch
 
-    @property
-    def branch_head(self) -> str | None:
-        return self.head or self.session.head_event_id
-
 
 @dataclass
 class ExportReport:
@@ -88,6 +84,8 @@ class ExportReport:
     redacted: bool = False
     findings: list[Finding] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    session_ids: tuple[str, ...] = ()
+    detail: dict[str, Any] = field(default_factory=dict)  # what the audit log records of it
 
     def as_dict(self) -> dict[str, Any]:
         return {"format": self.format, "path": self.path, "sessions": self.sessions, "events": self.events,
@@ -150,8 +148,8 @@ def set_allowed_values(store, placeholders: list[str]) -> None:
     if bad:
         raise InvalidInput(f"not a placeholder of a finding: {bad[0]!r} (they look like [REDACTED:kind:1a2b3c4d])")
     value = "\n".join(dict.fromkeys(placeholders))
-    store._act("redaction.allowed", None, lambda conn: settings.put(conn, "redaction.allowed", value),
-               detail=lambda _: {"allowed": len(placeholders)})
+    store.audited("redaction.allowed", lambda conn: settings.put(conn, "redaction.allowed", value),
+                  detail={"allowed": len(placeholders)})
 
 
 class _Counting:
@@ -186,8 +184,8 @@ def set_redaction_patterns(store, patterns: list[str]) -> None:
     """Store the user's patterns (one regular expression each) for every client of the store."""
     Redactor(b"", patterns)  # raises InvalidInput naming a bad pattern
     value = "\n".join(p for p in patterns if p.strip())
-    store._act("redaction.patterns", None, lambda conn: settings.put(conn, "redaction.patterns", value),
-               detail=lambda _: {"patterns": len([p for p in patterns if p.strip()])})
+    store.audited("redaction.patterns", lambda conn: settings.put(conn, "redaction.patterns", value),
+                  detail={"patterns": len([p for p in patterns if p.strip()])})
 
 
 def _placeholder_key(store) -> bytes:
@@ -324,23 +322,23 @@ def export(store, request: ExportRequest, path: str | os.PathLike | None, *, pro
                 module.write(store, stream, sink, request)
             report.files = [str(path)]
     except (SessionscopeError, OSError) as exc:
+        # the operation that asked (sessionscope.ops.export) records the failure, with what was being written
         outcome = "cancelled" if isinstance(exc, Cancelled) else "refused" if isinstance(exc, SessionscopeError) else "error"
-        store.write(audit.record, "export", outcome, session_id=parts[0].session.id if len(parts) == 1 else None,
-                    detail=detail | {"error": str(exc)})
         if isinstance(exc, OSError):
             import errno
             full = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)  # the machine's, not a mistake
-            raise (Refused if full else InvalidInput)(f"could not write {path}: {exc.strerror or exc}") from exc
-        raise
+            raise failure((Refused if full else InvalidInput)(f"could not write {path}: {exc.strerror or exc}"),
+                          outcome, detail) from exc
+        raise failure(exc, outcome, detail)
     report.events = stream.done
     report.bytes = sum(Path(f).stat().st_size for f in report.files)
     report.seconds = time.perf_counter() - started
     report.findings = redactor.review() if redactor else []
     if redactor and request.format not in _WRITTEN_AS_STORED:
         report.findings = sink.findings(report.findings)  # what the file holds
-    store.write(audit.record, "export", "ok", session_id=parts[0].session.id if len(parts) == 1 else None,
-                detail=detail | {"events": report.events, "bytes": report.bytes, "files": report.files,
-                                 "secrets_replaced": sum(f.count for f in report.findings)})
+    report.session_ids = tuple(p.session.id for p in parts)
+    report.detail = detail | {"events": report.events, "bytes": report.bytes, "files": report.files,
+                              "secrets_replaced": sum(f.count for f in report.findings)}
     return report
 
 

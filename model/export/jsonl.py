@@ -257,7 +257,7 @@ def import_file(store, path, *, progress: Progress | None = None,
     session under the same id is refused."""
     check = verify_file(path, keep_rows=True)
     if not check.ok:
-        store.write(audit.record, "import", "refused", detail={"file": str(path), "error": check.problem})
+        audit.audited(store, "import", outcome="refused", detail={"file": str(path), "error": check.problem})
         raise InvalidInput(f"{path} does not verify, nothing imported: {check.problem}")
     result = ImportResult(str(path))
     total = sum(s.events for s in check.sessions)
@@ -272,8 +272,7 @@ def import_file(store, path, *, progress: Progress | None = None,
         if progress:
             progress(result.events, total, s.title or s.session_id)
     store.warm(result.imported)
-    store.write(audit.record, "import", "ok", detail={"file": str(path), "format": "sessionscope-jsonl"}
-                | result.as_dict())
+    audit.audited(store, "import", detail={"file": str(path), "format": "sessionscope-jsonl"} | result.as_dict())
     return result
 
 

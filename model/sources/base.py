@@ -34,15 +34,32 @@ class Source:
 
     # -- what applies -------------------------------------------------------------
 
-    def allows(self, action: str, status: str | None) -> bool:
-        """Whether `action` (resume, rewind, compact, restore_files, …) applies to a session in `status`."""
+    def refusal(self, action: str, status: str | None) -> str | None:
+        """Why `action` (resume, rewind, compact, restore_files, write_back, …) does not apply to a session in
+        `status`, in words a user can act on; None when it applies. The one rule every front end reads
+        (sessionscope.ops refuses with these words; the window greys the action out and shows them)."""
         if action == "restore_files":
-            return self.has_checkpoints
-        if action == "restore":  # writing a kept session back: only a tool whose format is written here
-            return type(self).restore is not Source.restore
+            return None if self.has_checkpoints else f"a {self.label} session keeps no file checkpoints"
+        if action == "write_back":  # only a tool whose format is written here
+            return None if type(self).write_back is not Source.write_back else \
+                f"a {self.label} session has no file of a tool's to write back"
         if action == "copy_resume":  # a line to paste exists wherever resuming does
-            return self.allows("resume", status)
-        return status is not None and lifecycle.allows(status, action)
+            return self.refusal("resume", status)
+        if action in ("send", "interrupt"):  # only an agent that runs somewhere else takes messages from here
+            return f"a {self.label} session takes no messages from Sessionscope"
+        if action not in lifecycle.TRANSITIONS:  # rename, tag, export: no rule of the lifecycle's
+            return None
+        if status is None:
+            return "no session is chosen"
+        return None if lifecycle.allows(status, action) else lifecycle.why_not(status)
+
+    def allows(self, action: str, status: str | None) -> bool:
+        """Whether `action` applies to a session in `status` (for enabling menu items)."""
+        return self.refusal(action, status) is None
+
+    def not_ours_to_compact(self) -> str:
+        return (f"a {self.label} session is not compacted by Sessionscope (the summary would be a line {self.label} "
+                f"never wrote); compact it in {self.label} itself")
 
     def fork_prompt(self, session) -> str:
         """What the app says before a fork of this session, where the tool does it its own way."""
@@ -128,11 +145,8 @@ class Source:
                 pass
             except OSError as exc:
                 raise PartlyDone(f"the session was deleted, but {path} could not be removed: {exc}") from exc
-        if removed:
-            from .. import audit
-            store.write(audit.record, "delete.files", "ok", session_id=session_id, detail={"files": removed})
         import dataclasses
-        return dataclasses.replace(ch, detail={**(ch.detail or {}), "files_removed": removed})
+        return dataclasses.replace(ch, files=tuple(removed))
 
     def written_files(self, store, session_id: str) -> list[Path]:
         """The files Sessionscope wrote for this session (a fork's or a rewind's transcript) that still exist."""
@@ -143,8 +157,8 @@ class Source:
         return (f"Delete “{session.title or session.id}” and its {session.event_count} events from the store for "
                 "good?\n\nThe deletion is recorded in the audit log. Files another tool owns are not touched.")
 
-    def restore(self, store, session_id: str, target: Path | None = None) -> list[Path]:
-        """Write a kept session back where the tool finds it."""
+    def write_back(self, store, session_id: str, target: Path | None = None) -> list[Path]:
+        """Write a kept session back where the tool finds it (as new files; returns them)."""
         raise Refused(f"a {self.label} session has no file of a tool's to write back")
 
     # -- file checkpoints -----------------------------------------------------------
@@ -181,12 +195,12 @@ class ToolSource(Source):
         import importlib
         return importlib.import_module(self.package)
 
-    def allows(self, action: str, status: str | None) -> bool:
-        if action == "resume":
-            return bool(self.resume_args)  # the tool resumes it, whatever the store's status
-        if action == "compact":
-            return False  # a summary of ours is not a line the tool wrote
-        return super().allows(action, status)
+    def refusal(self, action: str, status: str | None) -> str | None:
+        if action == "resume":  # the tool resumes it, whatever the store's status
+            return None if self.resume_args else f"{self.label} has no command that resumes a session"
+        if action == "compact":  # a summary of ours is not a line the tool wrote
+            return self.not_ours_to_compact()
+        return super().refusal(action, status)
 
     def default_roots(self) -> list[Path]:
         return self._module().default_roots()
@@ -218,7 +232,7 @@ class LibrarySource(ToolSource):
     """A tool whose sessions an application resumes through the tool's library, not a command (Agents SDK,
     LangGraph): Copy Resume gives the line of code (`resume_line`, each tool's own)."""
 
-    def allows(self, action: str, status: str | None) -> bool:
+    def refusal(self, action: str, status: str | None) -> str | None:
         if action == "copy_resume":
-            return True
-        return super().allows(action, status)
+            return None
+        return super().refusal(action, status)

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 from .. import db
 from ..schema import SOURCE, SOURCE_FILE
-from ..views import Changes
+from ..views import Action, Changes
 
 
 @dataclass
@@ -37,7 +37,24 @@ class ImportReport:
         return d
 
     def changes(self) -> Changes:
-        return Changes("import", frozenset(self.sessions), bool(self.sessions), detail=self.as_dict())
+        return Changes(Action.IMPORT, frozenset(self.sessions), bool(self.sessions), detail=self.as_dict(),
+                       recorded=True)
+
+    def finish(self, store, started: float, *, bulk: bool = True, warm: bool = True, audit_if: bool | None = None,
+               **detail) -> "ImportReport":
+        """The end of every import: the big sessions it touched warmed, the planner's statistics after a bulk
+        import, the time it took, and its audit entry (when it read anything or had problems), `detail` added."""
+        from .. import audit
+        if warm and not self.cancelled and self.events_added:
+            store.warm(sorted(self.sessions))
+        if bulk and not self.cancelled:
+            db.after_bulk_import(store.engine, self.events_added)
+        self.seconds = time.monotonic() - started
+        if (self.files_read or self.problems) if audit_if is None else audit_if:
+            entry = {k: v for k, v in self.as_dict().items() if k not in ("sessions", "problems")}
+            audit.audited(store, Action.IMPORT, outcome="cancelled" if self.cancelled else "ok",
+                          detail=entry | detail | {"problems": len(self.problems)})
+        return self
 
 
 def source_row(conn, kind: str, location: Path | str, enabled: bool = True) -> int:
@@ -129,7 +146,6 @@ def run_import(store, kind: str, paths, find, read_file, *, progress=None, cance
     """The import loop of a file source: `find(folder)` lists a folder's session files (oldest first),
     `read_file(store, root, path, source_id, known_state, report, cancel)` imports one from where its
     last scan stopped. Each folder (or file) named is a source location; progress counts bytes."""
-    from .. import audit
     started = time.monotonic()
     report = ImportReport()
     plan = []
@@ -157,16 +173,7 @@ def run_import(store, kind: str, paths, find, read_file, *, progress=None, cance
                 progress(done, total, str(path))
         if report.cancelled:
             break
-    if warm and not report.cancelled and report.events_added:
-        store.warm(sorted(report.sessions))
-    if not report.cancelled:
-        db.after_bulk_import(store.engine, report.events_added)
-    report.seconds = time.monotonic() - started
-    if report.files_read or report.problems:
-        detail = {k: v for k, v in report.as_dict().items() if k not in ("sessions", "problems")}
-        store.write(audit.record, "import", "cancelled" if report.cancelled else "ok",
-                    detail=detail | {"source": kind, "problems": len(report.problems)})
-    return report
+    return report.finish(store, started, warm=warm, source=kind)
 
 
 def importer(kind: str, find, read_file, what: str):

@@ -10,7 +10,8 @@ import orjson
 import pytest
 
 from sessionscope.errors import Refused
-from sessionscope.export.core import ExportRequest, export
+from sessionscope.export.core import ExportRequest
+from sessionscope.ops import export
 
 
 def _md(store, tmp_path, sid, **kw) -> str:

@@ -10,7 +10,8 @@ import threading
 
 import pytest
 
-from sessionscope.export.core import ExportRequest, export
+from sessionscope.export.core import ExportRequest
+from sessionscope.ops import export
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 

@@ -7,8 +7,9 @@ import pytest
 
 from sessionscope import open_store
 from sessionscope.errors import InvalidInput
-from sessionscope.export.core import ExportRequest, export
+from sessionscope.export.core import ExportRequest
 from sessionscope.export.jsonl import import_file, is_export, verify_file
+from sessionscope.ops import export
 
 
 def _events(store, session_ids):

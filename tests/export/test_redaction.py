@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sessionscope.export.core import ExportRequest, export, scan, set_redaction_patterns
+from sessionscope.export.core import ExportRequest, scan, set_redaction_patterns
 from sessionscope.export.redact import PLACEHOLDER, Redactor, format_review
+from sessionscope.ops import export
 from sessionscope.sources.claude_code import import_paths
 from tests.export.conftest import claude_session
 

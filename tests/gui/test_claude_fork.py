@@ -59,7 +59,8 @@ def test_fork_at_end_of_turn_from_the_tree(claude_window, qtbot, monkeypatch):
     window, t, ids = claude_window
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("whole turn", True))
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
-        window._tree_action("session.fork_turn", ids["mid_text"])  # what the tree menu's entry does
+        from sessionscope.gui.action_table import BY_ID  # what the tree menu's entry does, with its node's event id
+        window.run_action(BY_ID["session.fork_turn"], window.context(event=ids["mid_text"]))
     ch = blocker.args[0]
     assert [u for u, _ in read_back(ch.session.id)] == [u for u, _ in original_up_to(t.session_id, ids["reply"])]
     assert ch.session.title == "whole turn"
@@ -110,8 +111,8 @@ def test_claude_actions_through_the_window(claude_window, qtbot, monkeypatch, tm
     qtbot.waitUntil(lambda: window.session.id == t.session_id, timeout=5000)
     original = path.read_bytes()
     path.unlink()
-    assert window.qactions["session.restore"].isEnabled()
-    run("session.restore")
+    assert window.qactions["session.write_back"].isEnabled()
+    run("session.write_back")
     assert path.is_file() and len(path.read_bytes()) > 0.5 * len(original)
     assert t.session_id in {s.session_id for s in sdk.list_sessions()}
 

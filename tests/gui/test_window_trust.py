@@ -192,7 +192,7 @@ def test_an_export_the_watcher_picks_up_is_a_fork_never_part_of_its_origin(windo
 
 
 def test_help_about_names_the_version_and_the_store(window, monkeypatch):
-    from sessionscope.gui.cli.parser import version
+    from sessionscope.revision import version
     said = []
     monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: said.append(text))
     window.qactions["app.about"].trigger()

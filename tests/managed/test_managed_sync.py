@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 pytest.importorskip("anthropic")
 
-from sessionscope import sources  # noqa: E402
+from sessionscope import ops, sources  # noqa: E402
 from sessionscope.errors import IllegalTransition, Refused  # noqa: E402
 from sessionscope.sources.managed_agents import importer, location_of, sync  # noqa: E402
 from sessionscope.sources.managed_agents.client import connect  # noqa: E402
@@ -170,8 +170,8 @@ def test_terminated_session_takes_no_message_and_can_be_archived(store, api):
     s = store.session(sid)
     assert not SOURCE.allows("send", s.status) and not SOURCE.allows("rewind", s.status)
     with pytest.raises(Refused, match="terminated"):
-        SOURCE.send(store, sid, "are you there?")
-    SOURCE.archive(store, sid)
+        ops.send(store, sid, "are you there?")
+    ops.archive(store, sid)
     assert store.session(sid).status == "archived" and ws.sessions[sid]["archived_at"]
     assert not SOURCE.allows("unarchive", "archived")  # the API has no unarchive
 
@@ -181,22 +181,23 @@ def test_delete_is_refused_while_running_and_keeps_our_copy(store, api):
     sync(store, loc)
     running = ids["running"]
     with pytest.raises(IllegalTransition, match="running"):
-        SOURCE.delete(store, running)
+        ops.delete(store, running)
     assert running in ws.sessions
     # started since our last sync: the sync before a delete sees it
     idle = ids["idle"]
     ws.set_status(idle, "running")
     with pytest.raises(IllegalTransition, match="stop the running agent first"):
-        SOURCE.delete(store, idle)
+        ops.delete(store, idle)
     ws.set_status(idle, "idle")
+    sync(store, loc)  # (the rule reads the status last pulled: the window's pull every few seconds)
     # the API refusing anyway (started between our sync and the delete): its reason is the message
     ws.fault(f"/v1/sessions/{idle}", 400, method="DELETE", message="session is running: interrupt it first")
     with pytest.raises(Refused, match="the API refused to delete session .*: session is running: interrupt it first"):
-        SOURCE.delete(store, idle)
+        ops.delete(store, idle)
     assert idle in ws.sessions
     ws.event(idle, "agent.message", content=[{"type": "text", "text": "a last word"}])
     n = store.session(idle).event_count
-    SOURCE.delete(store, idle)
+    ops.delete(store, idle)
     assert idle not in ws.sessions
     kept = store.session(idle)
     assert kept.meta["managed"]["gone_at"] and kept.event_count == n + 1  # the last word was pulled first
@@ -204,7 +205,7 @@ def test_delete_is_refused_while_running_and_keeps_our_copy(store, api):
     assert "no longer at Anthropic" in SOURCE.delete_prompt(kept)
     sync(store, loc)  # the API no longer lists it: still kept
     assert store.session(idle).event_count == n + 1
-    SOURCE.delete(store, idle)  # the second delete removes the copy
+    ops.delete(store, idle)  # the second delete removes the copy
     assert all(s.id != idle for s in store.sessions(include_archived=True))
     actions = [a["action"] for a in store.audit_log(idle)]
     assert "managed.delete" in actions and "delete" in actions
@@ -225,13 +226,13 @@ def test_send_and_interrupt(store, api):
     sync(store, loc)
     sid = ids["idle"]
     assert not SOURCE.allows("interrupt", "idle")
-    ch = SOURCE.send(store, sid, "Now draft the postmortem")
+    ch = ops.send(store, sid, "Now draft the postmortem")
     assert ch.session.status == "running"
     sent = [e for e in ws.events[sid] if e["type"] == "user.message"][-1]
     assert sent["content"] == [{"type": "text", "text": "Now draft the postmortem"}]
     assert store.session(sid).head_event_id == ws.events[sid][-1]["id"]
     assert SOURCE.allows("interrupt", "running")
-    ch = SOURCE.interrupt(store, sid)
+    ch = ops.interrupt(store, sid)
     assert ch.session.status == "idle"
     assert [e.kind for e in store.branch(sid)][-2:] == ["interrupt", "system"]
     assert [a["action"] for a in store.audit_log(sid)][:3] == ["managed.status", "managed.interrupt",

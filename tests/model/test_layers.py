@@ -96,3 +96,42 @@ def test_gui_acts_on_sessions_through_the_source_registry():
         if n:
             found[path.name] = n
     assert found == _ALLOWED
+
+
+def _python_files(*folders: str):
+    for folder in folders:
+        yield from sorted((REPO / folder).rglob("*.py"))
+
+
+def test_the_audit_log_is_written_by_one_module():
+    """Entries reach the log through sessionscope.audit alone (`audited`, `failed`, `within`): no module
+    inserts rows of its own, and nobody calls the old hand-written `audit.record` or the Store's private `_act`."""
+    import re
+    offenders = {}
+    for path in _python_files("model", "gui"):
+        text = path.read_text()
+        hits = re.findall(r"audit\.record\b|audit\._record\b|\._act\(|AUDIT\.insert\(", text)
+        if hits and path.name != "audit.py":
+            offenders[str(path.relative_to(REPO))] = hits
+    assert not offenders
+
+
+def test_the_window_builds_no_changes_and_calls_no_source_action():
+    """The front ends act through sessionscope.ops: no `Changes(` is made under gui/, and no source's action
+    (fork, rewind, archive, delete, rename, tag, write back, send) is called from there."""
+    import re
+    made, called = {}, {}
+    for path in _python_files("gui"):
+        text = path.read_text()
+        if re.search(r"\bChanges\(", text):
+            made[str(path.relative_to(REPO))] = True
+        hits = re.findall(r"\bsrc\.(fork|rewind|archive|delete|rename|tag|write_back|send|interrupt|restore_plan)\(", text)
+        if hits:
+            called[str(path.relative_to(REPO))] = hits
+    assert not made and not called
+
+
+def test_the_store_never_calls_a_source():
+    """The Store is persistence and reading: sources import it, never the other way round."""
+    text = (REPO / "model" / "store.py").read_text()
+    assert "from .sources" not in text and "sessionscope.sources" not in text

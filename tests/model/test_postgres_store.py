@@ -116,7 +116,8 @@ def test_a_big_import_refreshes_the_planner_statistics(pg_store, tmp_path, monke
 def test_actions_and_exports_on_postgresql(pg_store, tmp_path):
     """Fork, append, archive, export and delete act on a PostgreSQL store as on SQLite."""
     from sessionscope.export import jsonl as jsonl_export
-    from sessionscope.export.core import ExportRequest, export
+    from sessionscope.export.core import ExportRequest
+    from sessionscope.ops import export
 
     import_paths(pg_store, [_home(tmp_path, 2)])
     s = pg_store.sessions()[0]

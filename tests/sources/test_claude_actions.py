@@ -7,7 +7,7 @@ import os
 import orjson
 import pytest
 
-from sessionscope import Refused
+from sessionscope import NotFound, Refused, ops
 from sessionscope.sources.claude_code import actions as claude_actions
 from sessionscope.sources.claude_code import import_paths
 from tests.sources.claude_factory import Transcript
@@ -49,7 +49,7 @@ def test_fork_and_rewind_read_back_by_the_sdk(store, home):
     import_paths(store, [home.parent])
     original = path.read_bytes()
 
-    fork = claude_actions.fork(store, t.session_id, branch_a[-1])
+    fork = ops.fork(store, t.session_id, branch_a[-1])
     new = fork.session
     assert new.forked_from_session == t.session_id and new.forked_from_event == branch_a[-1]
     fork_file = home / f"{new.id}.jsonl"
@@ -60,12 +60,12 @@ def test_fork_and_rewind_read_back_by_the_sdk(store, home):
     # its origin's events (each shown at the time it was written, not the fork's stamp on the last)
     assert store.branch_ids(new.id) == branch_a
 
-    rewind = claude_actions.rewind(store, t.session_id, branch_b[-1])
+    rewind = ops.rewind(store, t.session_id, branch_b[-1])
     rw = rewind.session
     rw_file = home / f"{rw.id}.jsonl"
     got = [m.uuid for m in sdk.get_session_messages(rw.id)]
     assert [_origins(rw_file, rw.id)[u] for u in got] == branch_b  # no message of the sibling branch
-    assert rewind.detail["resume"] == ["claude", "--resume", rw.id]
+    assert claude_actions.resume_command(rw) == ["claude", "--resume", rw.id] and rewind.files == (str(rw_file),)
     assert path.read_bytes() == original  # the original transcript is untouched
     listed = {s.session_id for s in sdk.list_sessions()}
     assert {t.session_id, new.id, rw.id} <= listed
@@ -81,14 +81,14 @@ def test_fork_without_the_sdk_file_still_works(store, tmp_path, home):
     run in the session's folder finds them (the same project folder), and the resume hint says so."""
     t, path, branch_a, _ = _branchy(tmp_path / "elsewhere")
     import_paths(store, [path])
-    ch = claude_actions.fork(store, t.session_id, branch_a[1])
+    ch = ops.fork(store, t.session_id, branch_a[1])
     fork_file = home / f"{ch.session.id}.jsonl"
     lines = [orjson.loads(x) for x in fork_file.read_bytes().splitlines()]
     assert [x["forkedFrom"]["messageUuid"] for x in lines if "forkedFrom" in x] == branch_a[:2]
     assert lines[-1]["type"] == "custom-title"
-    assert ch.detail["file"] == str(fork_file) and ch.detail["resume"] == ["claude", "--resume", ch.session.id]
+    assert ch.detail["file"] == str(fork_file) and ch.files == (str(fork_file),)
     assert store.session(ch.session.id).cwd == "/work/app"  # `cd /work/app && claude --resume …` finds it there
-    assert claude_actions.restore(store, t.session_id) == [home / f"{t.session_id}.jsonl"]  # the same folder
+    assert claude_actions.write_back(store, t.session_id) == [home / f"{t.session_id}.jsonl"]  # the same folder
 
 
 def test_forking_at_a_subagent_event_says_why_not(store, home):
@@ -100,7 +100,7 @@ def test_forking_at_a_subagent_event_says_why_not(store, home):
     import_paths(store, [home.parent])
     inside = next(e for e in store.events(t.session_id) if e.sidechain)
     with pytest.raises(Refused, match="subagent's run .agent a1b2c3d.*fork at the tool call"):
-        claude_actions.fork(store, t.session_id, inside.id)
+        ops.fork(store, t.session_id, inside.id)
     assert sub and path
 
 
@@ -108,9 +108,12 @@ def test_fork_refusals_are_recorded(store, home):
     t, path, branch_a, _ = _branchy(home)
     import_paths(store, [home.parent])
     native = store.open_session()
-    with pytest.raises(Exception, match="not a Claude Code session"):
+    with pytest.raises(Exception, match="not a Claude Code session"):  # the source's own check
         claude_actions.fork(store, native.id, branch_a[0])
-    assert store.audit_log(native.id)[0]["outcome"] == "refused"
+    with pytest.raises(NotFound):
+        ops.fork(store, t.session_id, "0" * 36)
+    assert store.audit_log(t.session_id)[0]["action"] == "fork"
+    assert store.audit_log(t.session_id)[0]["outcome"] == "refused"
 
 
 def test_restore_after_claude_deleted_the_transcript(store, home):
@@ -118,10 +121,10 @@ def test_restore_after_claude_deleted_the_transcript(store, home):
     import_paths(store, [home.parent])
     original = path.read_bytes()
     path.unlink()
-    written = claude_actions.restore(store, t.session_id, target=home)
+    written = claude_actions.write_back(store, t.session_id, target=home)
     assert written == [path] and path.read_bytes() == original
     with pytest.raises(Refused, match="never overwrites"):
-        claude_actions.restore(store, t.session_id, target=home)
+        claude_actions.write_back(store, t.session_id, target=home)
 
 
 def test_resume_command_and_terminal_allow_list(store, home):
@@ -157,13 +160,13 @@ def test_rename_and_tag_through_the_sdk(store, home):
     t, path, *_ = _branchy(home)
     import_paths(store, [home.parent])
     before = path.read_bytes()
-    ch = claude_actions.rename(store, t.session_id, "A better title")
+    ch = ops.rename(store, t.session_id, "A better title")
     assert ch.session.title == "A better title"
     assert path.read_bytes().startswith(before)  # the SDK appended, as Claude Code does
     info = {s.session_id: s for s in sdk.list_sessions()}[t.session_id]
     assert info.custom_title == "A better title"
-    assert claude_actions.tag(store, t.session_id, "review").session.tags == ("review",)
-    assert claude_actions.tag(store, t.session_id, None).session.tags == ()
+    assert ops.tag(store, t.session_id, ["review"]).session.tags == ("review",)
+    assert ops.tag(store, t.session_id, []).session.tags == ()
     assert [a["action"] for a in store.audit_log(t.session_id)][:3] == ["tag", "tag", "rename"]
 
 
@@ -171,7 +174,7 @@ def test_rename_without_the_file_changes_only_the_store(store, tmp_path, home):
     t, path, *_ = _branchy(tmp_path / "elsewhere")
     import_paths(store, [path])
     before = path.read_bytes()
-    assert claude_actions.rename(store, t.session_id, "Store only").session.title == "Store only"
+    assert ops.rename(store, t.session_id, "Store only").session.title == "Store only"
     assert path.read_bytes() == before
 
 
@@ -187,7 +190,7 @@ def test_a_fork_references_its_origins_events_and_no_scan_reads_it_again(store, 
     t, path, branch_a, _ = _branchy(home)
     import_paths(store, [home.parent])
     before = sum(s.event_count for s in store.sessions())
-    new = claude_actions.fork(store, t.session_id, branch_a[-1]).session
+    new = ops.fork(store, t.session_id, branch_a[-1]).session
     lines = _fork_lines(home / f"{new.id}.jsonl")
     assert [x["forkedFrom"]["messageUuid"] for x in lines[:-1]] == branch_a and lines[-1]["type"] == "custom-title"
     with pytest.raises(NotFound):
@@ -201,7 +204,7 @@ def test_a_fork_references_its_origins_events_and_no_scan_reads_it_again(store, 
 def test_what_claude_code_appends_to_a_resumed_fork_continues_its_branch(store, home):
     t, path, branch_a, _ = _branchy(home)
     import_paths(store, [home.parent])
-    new = claude_actions.fork(store, t.session_id, branch_a[-1]).session
+    new = ops.fork(store, t.session_id, branch_a[-1]).session
     origin_events = store.session(t.session_id).event_count
     fork_file = home / f"{new.id}.jsonl"
     last_copy = _fork_lines(fork_file)[-2]["uuid"]
@@ -223,11 +226,11 @@ def test_restore_writes_a_referenced_fork_back_as_it_was_written(store, home):
     sdk = pytest.importorskip("claude_agent_sdk")
     t, path, branch_a, _ = _branchy(home)
     import_paths(store, [home.parent])
-    new = claude_actions.fork(store, t.session_id, branch_a[2], title="kept fork").session
+    new = ops.fork(store, t.session_id, branch_a[2], title="kept fork").session
     fork_file = home / f"{new.id}.jsonl"
     written = _fork_lines(fork_file)
     fork_file.unlink()  # Claude Code cleaned it up
-    assert claude_actions.restore(store, new.id, target=home) == [fork_file]
+    assert claude_actions.write_back(store, new.id, target=home) == [fork_file]
     restored = _fork_lines(fork_file)
     assert len(restored) == len(written)
     for a, b in zip(written, restored):  # the same lines, but for the fork's time stamped on the last copy
@@ -243,7 +246,7 @@ def test_deleting_a_fork_drops_its_references_and_its_origin_stays_while_it_live
 
     t, path, branch_a, _ = _branchy(home)
     import_paths(store, [home.parent])
-    new = claude_actions.fork(store, t.session_id, branch_a[-1]).session
+    new = ops.fork(store, t.session_id, branch_a[-1]).session
 
     def references():
         with store.reader() as conn:
@@ -281,7 +284,7 @@ def test_a_fork_of_a_fork_holds_the_whole_branch_read_back_by_the_sdk(store, hom
     sdk = pytest.importorskip("claude_agent_sdk")
     t, path, branch_a, _ = _branchy(home)
     import_paths(store, [home.parent])
-    first = claude_actions.fork(store, t.session_id, branch_a[-1]).session
+    first = ops.fork(store, t.session_id, branch_a[-1]).session
     fork_file = home / f"{first.id}.jsonl"
     more = Transcript(session_id=first.id)
     more.last = _fork_lines(fork_file)[-2]["uuid"]
@@ -291,17 +294,17 @@ def test_a_fork_of_a_fork_holds_the_whole_branch_read_back_by_the_sdk(store, hom
         fh.write(more.text())
     import_paths(store, [home.parent])
 
-    own = claude_actions.fork(store, first.id, reply["uuid"]).session
+    own = ops.fork(store, first.id, reply["uuid"]).session
     own_file = home / f"{own.id}.jsonl"
     got = [m.uuid for m in sdk.get_session_messages(own.id)]
     assert [_origins(own_file, own.id)[u] for u in got] == branch_a + [prompt["uuid"], reply["uuid"]]
     assert store.branch_ids(own.id) == branch_a + [prompt["uuid"], reply["uuid"]]
     own_file.unlink()  # and written back from the store, it is the same branch
-    claude_actions.restore(store, own.id, target=home)
+    claude_actions.write_back(store, own.id, target=home)
     got = [m.uuid for m in sdk.get_session_messages(own.id)]
     assert [_origins(own_file, own.id)[u] for u in got] == branch_a + [prompt["uuid"], reply["uuid"]]
 
-    shared = claude_actions.fork(store, first.id, branch_a[1]).session
+    shared = ops.fork(store, first.id, branch_a[1]).session
     shared_file = home / f"{shared.id}.jsonl"
     got = [m.uuid for m in sdk.get_session_messages(shared.id)]
     assert [_origins(shared_file, shared.id)[u] for u in got] == branch_a[:2]

@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from sessionscope import Refused, file_restore
+from sessionscope import Refused, file_restore, ops
 from sessionscope.sources.claude_code import checkpoints as claude_checkpoints
 from sessionscope.sources.claude_code import import_paths
 from tests.sources.checkpoint_home import build
@@ -40,7 +40,7 @@ def test_snapshots_become_checkpoints_under_their_prompt_and_backups_are_kept(st
     assert kept and all(kept.values())
     # the checkpoint lines stay off the tree and the branch's reading; the prompt shows its files
     assert store.tree(sid).lanes == 1
-    changed = store.changed_files(sid)
+    changed = ops.changed_files(store, sid)
     assert changed[home.prompts["p1"]] == ["a.py", "new.py"]
     # the last turn: the files it began to track (a tracked file's next backup comes with the next prompt)
     assert set(changed[home.prompts["p2"]]) == {"b.py", str(home.outside / "o.txt"), "../escape.txt", "link/x.txt"}

@@ -8,7 +8,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from sessionscope.export.core import ExportRequest, export
+from sessionscope.export.core import ExportRequest
+from sessionscope.ops import export
 from sessionscope.sources.claude_code import actions as claude_actions
 from sessionscope.sources.claude_code import import_paths
 from sessionscope.sources.claude_code.fork import CANCEL_MESSAGE, INTERRUPT_MESSAGE
@@ -82,7 +83,7 @@ def test_fork_ends_where_the_user_clicked(store, home, at):
         assert [b["content"] for m in added[:1] for b in m["content"]] == [CANCEL_MESSAGE]
         assert added[-1]["content"][0]["text"] == INTERRUPT_MESSAGE
     else:
-        assert added == [] and ch.detail["note"] == ""
+        assert added == [] and ch.note == ""
     assert store.branch_ids(t.session_id, ids[at])[-1] == ids[at]  # the branch up to E ends at E
 
 
@@ -95,7 +96,7 @@ def test_a_cut_between_parallel_calls_closes_every_open_call(store, home):
     results = [b for u, m in got if u is None for b in m["content"] if b.get("type") == "tool_result"]
     calls = [b["id"] for _, m in got for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
     assert {r["tool_use_id"] for r in results} == set(calls[-2:]) and all(r["is_error"] for r in results)
-    assert ch.detail["interrupted"] == calls[-2:] and "interrupted" in ch.detail["note"]
+    assert ch.detail["interrupted"] == calls[-2:] and "interrupted" in ch.note
     # every call of the fork is answered before anything else is said
     answered = {b["tool_use_id"] for _, m in got if m["role"] == "user" and isinstance(m["content"], list)
                 for b in m["content"] if b.get("type") == "tool_result"}
@@ -109,7 +110,7 @@ def test_a_thinking_line_keeps_the_rest_of_its_reply(store, home):
     got = read_back(ch.session.id)
     assert [u for u, _ in got if u] == [ids["prompt"], ids["think"], ids["read"]]
     assert ch.detail["extended"] == [ids["read"]] and ch.detail["interrupted"]
-    assert "thinking alone" in ch.detail["note"]
+    assert "thinking alone" in ch.note
 
 
 def test_rewind_ends_at_the_event_too(store, home):

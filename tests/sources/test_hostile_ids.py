@@ -54,7 +54,7 @@ def test_a_transcripts_session_id_never_leads_out_of_the_backup_or_projects_fold
         blobs = conn.execute(sa.text("SELECT count(*) FROM file_blob")).scalar()
     assert blobs == 0  # the key was not copied into the store
 
-    written = sources.of("claude_code").restore(store, sessions[0].id)
+    written = sources.of("claude_code").write_back(store, sessions[0].id)
     projects = (home / ".claude" / "projects").resolve()
     assert written and all(projects in p.resolve().parents for p in written)
     assert not (home / ".claude" / ".ssh.jsonl").exists()
@@ -72,7 +72,7 @@ def test_a_stored_session_or_agent_id_that_is_not_a_name_is_refused_by_restore(s
     import_paths(store, [tmp_path / "home" / ".claude" / "projects"])
     (project / f"{t.session_id}.jsonl").unlink()
     with pytest.raises(Refused, match="agent id"):
-        sources.of("claude_code").restore(store, t.session_id)
+        sources.of("claude_code").write_back(store, t.session_id)
     assert not list(tmp_path.rglob("*escape*"))
 
 

@@ -8,10 +8,10 @@ import sqlite3
 
 import pytest
 
-from sessionscope import sources
+from sessionscope import ops, sources
 from sessionscope.errors import Refused
 from sessionscope.sources import importing, langgraph
-from sessionscope.sources.langgraph import actions, importer
+from sessionscope.sources.langgraph import importer
 
 pytest.importorskip("langgraph.checkpoint.sqlite")
 from tests.sources import langgraph_graph as graph  # noqa: E402  (needs langgraph)
@@ -110,7 +110,7 @@ def test_rewind_writes_langgraphs_own_copy_and_the_graph_runs_on_from_it(store, 
     to = _step(store, key, at.config["configurable"]["checkpoint_id"])
     src = sources.of("langgraph")
     assert str(db) in src.rewind_prompt(store.session(key))  # the confirmation names the file
-    ch = src.rewind(store, key, to)
+    ch = ops.rewind(store, key, to)
     assert ch.detail["file"] == str(db)
     # langgraph itself now continues from the copy: the graph runs the tool round again
     latest = app.get_state(config)
@@ -162,7 +162,7 @@ def test_fork_refuses_a_missing_database_and_records_it(store, tmp_path):
     head = store.session(key).head_event_id
     db.rename(tmp_path / "moved.sqlite")
     with pytest.raises(Refused, match="not there"):
-        actions.fork(store, key, head)
+        ops.fork(store, key, head)
     assert store.audit_log(session_id=key)[0]["outcome"] == "refused"
 
 
@@ -248,7 +248,7 @@ def test_without_the_langgraph_extra_the_import_and_the_fork_name_it(store, tmp_
         from sessionscope import open_store
         from sessionscope.errors import MissingExtra
         from sessionscope.sources import importing
-        from sessionscope.sources.langgraph import actions
+        from sessionscope import ops
         with open_store({str(db_store)!r}) as fresh:
             report = importing.import_paths(fresh, [{str(db)!r}])
             print(report.problems[0]["problem"])
@@ -256,7 +256,7 @@ def test_without_the_langgraph_extra_the_import_and_the_fork_name_it(store, tmp_
         with open_store({str(store.url)!r}) as kept:
             head = kept.session({key!r}).head_event_id
             try:
-                actions.fork(kept, {key!r}, head)
+                ops.fork(kept, {key!r}, head)
             except MissingExtra as exc:
                 print(exc)
     """)

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from ... import audit, gcpause
-from ...errors import InvalidInput, NotFound, PartlyDone, Refused
+from ... import gcpause
+from ...errors import InvalidInput, PartlyDone, Refused, failure
 from ...export.core import new_file
 from ...schema import SOURCE_FILE
 from ...store import Store
 from ...untrusted import child, resumable_id
-from ...views import Changes
+from ...views import Action, Changes
 from .adopt import adopt
 from .fork import copies_of, plan_fork
 from .importer import KIND, import_paths
@@ -110,32 +110,24 @@ def fork(store: Store, session_id: str, up_to: str, title: str | None = None, ac
 
 
 def _fork(store: Store, session_id: str, up_to: str, title: str | None, action: str) -> Changes:
+    _claude_session(store, session_id)
+    store.event(up_to)
+    plan = plan_fork(store, session_id, up_to, title)
+    path = _target_dir(store, session_id) / f"{plan.session_id}.jsonl"
     try:
-        _claude_session(store, session_id)
-        store.event(up_to)
-        plan = plan_fork(store, session_id, up_to, title)
-        path = _target_dir(store, session_id) / f"{plan.session_id}.jsonl"
         write_new_file(path, plan.lines)
-        new_id = path.stem
-    except (NotFound, InvalidInput, Refused, OSError) as exc:
-        store.write(audit.record, action, "refused" if not isinstance(exc, OSError) else "error",
-                    session_id=session_id, event_id=up_to, detail={"error": str(exc)})
-        if isinstance(exc, OSError):
-            raise Refused(f"could not write the fork: {exc}") from exc
-        raise
+    except OSError as exc:
+        raise failure(Refused(f"could not write the fork: {exc}"), "error") from exc
+    new_id = path.stem
     try:
         touched = adopt(store, path, plan, session_id)
     except Exception as exc:  # the file is there: say so, and where, rather than "nothing was changed"
-        store.write(audit.record, action, "error", session_id=session_id, event_id=up_to,
-                    detail={"file": str(path), "error": f"read back: {exc}"})
-        raise PartlyDone(f"the fork was written to {path} (claude --resume {new_id} opens it), but reading it "
-                         f"back into the store failed: {exc}; a scan will try again") from exc
+        raise failure(PartlyDone(f"the fork was written to {path} (claude --resume {new_id} opens it), but reading it "
+                                 f"back into the store failed: {exc}; a scan will try again"), "error",
+                      {"file": str(path), "error": f"read back: {exc}"}) from exc
     added = {"extended": plan.extended, "interrupted": plan.interrupted} if not plan.exact else {}
-    store.write(audit.record, action, "ok", session_id=session_id, event_id=up_to,
-                detail={"new_session": new_id, "file": str(path), **added})
-    return Changes(action, frozenset({session_id, new_id} | touched), True, store.session(new_id),
-                   detail={"file": str(path), "resume": resume_command(store.session(new_id)),
-                           "note": plan.describe(), **added})
+    return Changes(Action(action), frozenset({session_id, new_id} | touched), True, store.session(new_id),
+                   detail={"new_session": new_id, "file": str(path), **added}, note=plan.describe(), files=(str(path),))
 
 
 def written_files(store: Store, session_id: str) -> list[Path]:
@@ -199,11 +191,10 @@ def _sdk_mutation(store: Store, session_id: str, action: str, with_sdk, store_on
     try:
         with_sdk(sdk)
     except (ValueError, FileNotFoundError) as exc:
-        store.write(audit.record, action, "refused", session_id=session_id, detail={"error": str(exc)})
         raise InvalidInput(str(exc)) from exc
     report = import_paths(store, [source])
-    store.write(audit.record, action, "ok", session_id=session_id, detail={"file": str(source), "via": "claude-agent-sdk"})
-    return Changes(action, frozenset({session_id}) | report.sessions, True, store.session(session_id))
+    return Changes(Action(action), frozenset({session_id}) | report.sessions, True, store.session(session_id),
+                   detail={"file": str(source), "via": "claude-agent-sdk"})
 
 
 def rewind(store: Store, session_id: str, to: str) -> Changes:
@@ -218,7 +209,7 @@ def resume_command(session) -> list[str]:
     return ["claude", "--resume", resumable_id(session, "Claude Code")]
 
 
-def restore(store: Store, session_id: str, target: Path | None = None) -> list[Path]:
+def write_back(store: Store, session_id: str, target: Path | None = None) -> list[Path]:
     """Write a session kept here back where `claude --resume` finds it (never overwriting)."""
     _claude_session(store, session_id)
     folder = target or _target_dir(store, session_id)
@@ -243,5 +234,4 @@ def restore(store: Store, session_id: str, target: Path | None = None) -> list[P
         sub = subs[agent_id]
         write_new_file(sub, lines)
         written.append(sub)
-    store.write(audit.record, "restore", "ok", session_id=session_id, detail={"files": [str(p) for p in written]})
     return written

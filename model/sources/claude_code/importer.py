@@ -20,7 +20,6 @@ from pathlib import Path
 import orjson
 import sqlalchemy as sa
 
-from ... import audit, db
 from ...ingest import ingest
 from ...schema import EVENT, SESSION, SOURCE_FILE
 from ...store import Store
@@ -136,16 +135,7 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
             read_ahead.close()
     if summaries:
         store.write(_apply_summaries, summaries, report)
-    if warm and not report.cancelled and report.events_added:
-        store.warm(sorted(report.sessions))
-    if not report.cancelled:
-        db.after_bulk_import(store.engine, report.events_added)
-    report.seconds = time.monotonic() - started
-    if report.files_read or report.problems:
-        detail = {k: v for k, v in report.as_dict().items() if k not in ("sessions", "problems")}
-        detail["problems"] = len(report.problems)
-        store.write(audit.record, "import", "cancelled" if report.cancelled else "ok", detail=detail)
-    return report
+    return report.finish(store, started, warm=warm)
 
 
 class SharedCommits:

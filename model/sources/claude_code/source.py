@@ -25,14 +25,14 @@ class ClaudeCodeSource(Source):
                    "including this event, and nothing after it, will be written (the original stays as it is). "
                    "A tool call whose result came later is closed as interrupted, as when you press Esc.")
 
-    def allows(self, action: str, status: str | None) -> bool:
+    def refusal(self, action: str, status: str | None) -> str | None:
         # resume and rewind work on the tool's files whatever the store's status; a summary of ours
         # written into a Claude transcript would be a line Claude Code never wrote
         if action in ("resume", "rewind"):
-            return True
+            return None
         if action == "compact":
-            return False
-        return super().allows(action, status)
+            return self.not_ours_to_compact()
+        return super().refusal(action, status)
 
     def default_roots(self) -> list[Path]:
         return default_roots()
@@ -61,8 +61,8 @@ class ClaudeCodeSource(Source):
             raise InvalidInput("a Claude Code session has one tag (claude-agent-sdk's tag_session)")
         return actions.tag(store, session_id, tags[0] if tags else None)
 
-    def restore(self, store, session_id, target=None):
-        return actions.restore(store, session_id, target)
+    def write_back(self, store, session_id, target=None):
+        return actions.write_back(store, session_id, target)
 
     def written_files(self, store, session_id):
         return actions.written_files(store, session_id)

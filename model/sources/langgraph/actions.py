@@ -20,9 +20,8 @@ from pathlib import Path
 
 import orjson
 
-from ... import audit
-from ...errors import MissingExtra, NotFound, Refused
-from ...views import Changes
+from ...errors import MissingExtra, NotFound, Refused, failure
+from ...views import Action, Changes
 from . import reader
 from .importer import import_paths, session_key, step_id
 
@@ -88,12 +87,11 @@ def rewind(store, session_id: str, to: str) -> Changes:
             return _copier(sv).update_state(config, None, as_node="__copy__")["configurable"]["checkpoint_id"]
         new = _write(path, "rewind", copy)
     except Exception as exc:
-        _refused(store, "rewind", session_id, to, exc, path)
+        raise _said(exc, path) from exc
     report = import_paths(store, [path])
     detail = {"file": str(path), "thread_id": thread, "checkpoint_id": cid, "new_checkpoint": new}
-    store.write(audit.record, "rewind", "ok", session_id=session_id, event_id=to, detail=detail)
-    return Changes("rewind", frozenset({session_id}) | report.sessions, True, store.session(session_id),
-                   detail=detail | {"note": f"thread {thread} of {path.name} continues from checkpoint {cid}"})
+    return Changes(Action.REWIND, frozenset({session_id}) | report.sessions, True, store.session(session_id),
+                   detail=detail, note=f"thread {thread} of {path.name} continues from checkpoint {cid}")
 
 
 def fork(store, session_id: str, at: str, title: str | None = None) -> Changes:
@@ -118,27 +116,22 @@ def fork(store, session_id: str, at: str, title: str | None = None) -> Changes:
             return checkpoint["id"]
         new = _write(path, "fork", copy)
     except Exception as exc:
-        _refused(store, "fork", session_id, at, exc, path)
+        raise _said(exc, path) from exc
     report = import_paths(store, [path])
     new_id = session_key(path, new_thread)
     if title:
         store.rename(new_id, title)
     detail = {"file": str(path), "thread_id": thread, "checkpoint_id": cid, "new_thread": new_thread,
               "new_checkpoint": new, "new_session": new_id}
-    store.write(audit.record, "fork", "ok", session_id=session_id, event_id=at, detail=detail)
-    return Changes("fork", frozenset({session_id, new_id}) | report.sessions, True, store.session(new_id),
-                   detail=detail | {"resume": resume_line(path, new_thread),
-                                    "note": f"new thread {new_thread} in {path.name}"})
+    return Changes(Action.FORK, frozenset({session_id, new_id}) | report.sessions, True, store.session(new_id),
+                   detail=detail, note=f"new thread {new_thread} in {path.name}")
 
 
-def _refused(store, action: str, session_id: str, event_id: str, exc: Exception, path) -> None:
-    """Record a fork or rewind that did not happen, and say why (always raises)."""
-    said = isinstance(exc, (Refused, NotFound, MissingExtra))  # already one line a user can act on
-    store.write(audit.record, action, "refused" if said else "error",
-                session_id=session_id, event_id=event_id, detail={"error": str(exc), "file": str(path or "")})
-    if said:
-        raise exc
-    raise Refused(f"could not write to {path}: {type(exc).__name__}: {exc}") from exc
+def _said(exc: Exception, path) -> Exception:
+    """A fork or rewind that did not happen, as one line a user can act on, with the file it concerned."""
+    if isinstance(exc, (Refused, NotFound, MissingExtra)):  # already said
+        return failure(exc, detail={"file": str(path or "")})
+    return failure(Refused(f"could not write to {path}: {type(exc).__name__}: {exc}"), "error", {"file": str(path or "")})
 
 
 def resume_line(path: Path | str, thread_id: str) -> str:

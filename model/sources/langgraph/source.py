@@ -14,10 +14,10 @@ class LangGraphSource(LibrarySource):
     badge = ("LangGraph", "#1c3c3c")  # the session list's short name and colour
     package = "sessionscope.sources.langgraph"
 
-    def allows(self, action: str, status: str | None) -> bool:
+    def refusal(self, action: str, status: str | None) -> str | None:
         if action in ("fork", "rewind"):
-            return True  # they add a checkpoint to the tool's database, whatever the store's status
-        return super().allows(action, status)
+            return None  # they add a checkpoint to the tool's database, whatever the store's status
+        return super().refusal(action, status)
 
     def resume_line(self, session) -> str:
         from .actions import resume_line

@@ -156,7 +156,7 @@ def _set_status(conn, session_id: str, status: str, new: bool) -> None:
         return
     conn.execute(SESSION.update().where(SESSION.c.id == session_id)
                  .values(status=status, status_changed_at=time.time()))
-    audit.record(conn, "managed.status", "ok", session_id=session_id, detail={"from": None if new else old, "to": status})
+    audit.within(conn, "managed.status", "ok", session_id=session_id, detail={"from": None if new else old, "to": status})
 
 
 def sync(store, location: str, *, client=None, only: set[str] | None = None, progress=None,
@@ -219,12 +219,9 @@ def sync(store, location: str, *, client=None, only: set[str] | None = None, pro
         if gone:
             store.write(_mark_gone, gone)
             report.sessions |= set(gone)
-    report.seconds = time.monotonic() - started
-    if report.files_read:  # a pull that only failed (offline, every 30 s) is said, not audited each time
-        detail = {k: v for k, v in report.as_dict().items() if k not in ("sessions", "problems")}
-        store.write(audit.record, "import", "cancelled" if report.cancelled else "ok",
-                    detail=detail | {"source": "managed_agents", "location": location, "problems": len(report.problems)})
-    return report
+    # a pull that only failed (offline, every 30 s) is said, not audited each time
+    return report.finish(store, started, bulk=False, warm=False, audit_if=bool(report.files_read),
+                         source="managed_agents", location=location)
 
 
 def _title(s: dict) -> str:
@@ -297,7 +294,7 @@ def _mark_gone(conn, session_ids: list[str]) -> None:
         meta = json.loads(conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == sid)).scalar() or "{}")
         meta.setdefault("managed", {})["gone_at"] = now
         conn.execute(SESSION.update().where(SESSION.c.id == sid).values(meta=json.dumps(meta, default=str)))
-        audit.record(conn, "managed.gone", "ok", session_id=sid, detail={"noticed_at": now})
+        audit.within(conn, "managed.gone", "ok", session_id=sid, detail={"noticed_at": now})
 
 
 def workspaces(store) -> list[str]:
@@ -309,8 +306,6 @@ def workspaces(store) -> list[str]:
 
 def set_enabled(store, location: str, enabled: bool) -> None:
     """Pull a workspace again, or no more (its sessions stay)."""
-    def work(conn):
-        conn.execute(SOURCE.update().where(SOURCE.c.kind == "managed_agents", SOURCE.c.location == location)
-                     .values(enabled=enabled))
-        audit.record(conn, "managed.workspace", "ok", detail={"location": location, "enabled": enabled})
-    store.write(work)
+    store.audited("managed.workspace", lambda conn: conn.execute(
+        SOURCE.update().where(SOURCE.c.kind == "managed_agents", SOURCE.c.location == location).values(enabled=enabled)),
+        detail={"location": location, "enabled": enabled})

@@ -15,11 +15,11 @@ import time
 
 import sqlalchemy as sa
 
-from ... import audit, lifecycle
+from ... import lifecycle
 from ...errors import InvalidInput, Refused
 from ...schema import SESSION
 from ...schema import SOURCE as SOURCE_TABLE
-from ...views import Changes
+from ...views import Action, Changes
 from ..base import Source
 from .client import KIND, api_errors, connect
 from .importer import sync
@@ -52,13 +52,19 @@ class ManagedAgentsSource(Source):
     def client(self, location: str):
         return self.clients.get(location) or connect(location)
 
-    def allows(self, action: str, status: str | None) -> bool:
-        if action in ("rewind", "compact", "resume", "copy_resume", "restore", "unarchive"):
-            return False  # the API's log is its own; it has no unarchive
-        if action in ("send", "interrupt"):
-            return status in (lifecycle.IDLE, lifecycle.RUNNING, lifecycle.RESCHEDULING) and (
-                action == "send" or status != lifecycle.IDLE)
-        return super().allows(action, status)
+    _THE_APIS = {"rewind": "rewind", "compact": "compaction", "resume": "resume command",
+                 "copy_resume": "resume command", "write_back": "file to write back", "unarchive": "unarchive"}
+
+    def refusal(self, action: str, status: str | None) -> str | None:
+        if action in self._THE_APIS:  # the API's log is its own; it has no unarchive
+            return f"a {self.label} session's log is the API's own, and the API has no {self._THE_APIS[action]}"
+        if action == "send":
+            return None if status in (lifecycle.IDLE, lifecycle.RUNNING, lifecycle.RESCHEDULING) else \
+                f"it is {status}: it takes no more messages"
+        if action == "interrupt":
+            return None if status in (lifecycle.RUNNING, lifecycle.RESCHEDULING) else \
+                f"it is {status}: only a running agent can be interrupted"
+        return super().refusal(action, status)
 
     def delete_prompt(self, session) -> str:
         if managed(session).get("gone_at"):
@@ -76,8 +82,7 @@ class ManagedAgentsSource(Source):
         with api_errors(f"archive session {session_id}"):
             self.client(loc).beta.sessions.archive(session_id)
         sync(store, loc, client=self.client(loc), only={session_id})
-        store.write(audit.record, "archive", "ok", session_id=session_id, detail={"at": "anthropic"})
-        return Changes("archive", frozenset({session_id}), True, store.session(session_id))
+        return Changes(Action.ARCHIVE, frozenset({session_id}), True, store.session(session_id), detail={"at": "anthropic"})
 
     def delete(self, store, session_id: str, remove_files: bool = False) -> Changes:
         if managed(store.session(session_id)).get("gone_at"):
@@ -93,9 +98,9 @@ class ManagedAgentsSource(Source):
             meta = json.loads(conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == session_id)).scalar())
             meta.setdefault("managed", {})["gone_at"] = time.time()
             conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(meta=json.dumps(meta, default=str)))
-            audit.record(conn, "managed.delete", "ok", session_id=session_id, detail={"kept": True})
-        store.write(mark)
-        return Changes("managed.delete", frozenset({session_id}), False, store.session(session_id))
+        store.audited("managed.delete", mark, session_id=session_id, detail={"kept": True})
+        return Changes(Action.REMOTE_DELETE, frozenset({session_id}), False, store.session(session_id),
+                       detail={"kept": True}, recorded=True)
 
     def send(self, store, session_id: str, text: str) -> Changes:
         """A user message to the agent; the session is synced so the message (and any reply) shows."""
@@ -108,18 +113,15 @@ class ManagedAgentsSource(Source):
         return self._send(store, session_id, "interrupt", [{"type": "user.interrupt"}])
 
     def _send(self, store, session_id: str, action: str, events: list[dict]) -> Changes:
-        s = store.session(session_id)
-        if not self.allows(action, s.status):
-            raise Refused(f"cannot {action} session {session_id}: it is {s.status}"
-                          + ("; only a running agent can be interrupted" if action == "interrupt" else ""))
         loc = location(store, session_id)
         with api_errors(f"{'send a message to' if action == 'send' else 'interrupt'} session {session_id}"):
             self.client(loc).beta.sessions.events.send(session_id, events=events)
-        store.write(audit.record, f"managed.{action}", "ok", session_id=session_id,
-                    detail={"events": [e["type"] for e in events]})
+        # recorded as soon as the API took it: a pull that fails next does not unsay it
+        store.audited(f"managed.{action}", session_id=session_id, detail={"events": [e["type"] for e in events]})
         report = sync(store, loc, client=self.client(loc), only={session_id})
-        return Changes(f"managed.{action}", frozenset({session_id}), True, store.session(session_id),
-                       detail={"events_added": report.events_added, "problems": report.problems})
+        return Changes(Action.SEND if action == "send" else Action.INTERRUPT, frozenset({session_id}), True,
+                       store.session(session_id), detail={"events_added": report.events_added, "problems": report.problems},
+                       recorded=True)
 
 
 SOURCE = ManagedAgentsSource()

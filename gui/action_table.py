@@ -1,0 +1,223 @@
+"""The one action table: every action of the window, each a row with its id, text, shortcut, icon, the
+menus and context menus it appears in, when it is enabled and what it runs.
+
+Menus, the toolbar, the context menus (the branch tree's too, with the clicked node as the context), the
+shortcuts and Help ▸ Keyboard Shortcuts are all built from TABLE (Picard's MainAction registry; git-cola's
+hotkeys.py). A session action is enabled by the rule table of the operations layer (sessionscope.ops.RULES):
+the same rule the command line obeys, and a disabled item's tooltip says why not.
+
+`where` names the places a row appears in, in table order: the main menus (file, view, theme, session,
+help), the toolbar, and the context menus of the session list (sessions), the timeline, the reader, the
+branch tree (tree: a branch node; fork_node: a fork) and the composer. A place written `|place` has a
+separator before the row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QStyle
+
+from . import theme
+
+Std = QKeySequence.StandardKey
+Px = QStyle.StandardPixmap
+
+MENUS = {"file": "&File", "view": "&View", "session": "&Session", "help": "&Help"}  # the menu bar, in order
+SUBMENUS = {"theme": ("view", "&Theme")}  # a submenu, at the end of its menu
+CONTEXTS = ("toolbar", "sessions", "timeline", "reader", "tree", "fork_node", "composer")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an action acts on: the session shown, the event chosen (an EventView; in the tree's menu the
+    clicked node's event id until it is read), the tree node clicked, and the window's state."""
+
+    session: Any = None
+    event: Any = None
+    node: Any = None
+    fork_session: str | None = None  # a fork node's session
+    rows: bool = False  # the timeline shows events
+    demo: bool = False
+    shown_head: str | None = None  # the head of the branch the timeline shows
+    checked: bool = False  # a checkable action's new state
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    text: str
+    run: Callable[[Any, Context], None]  # (the window, the context)
+    shortcut: object = None  # a StandardKey or a string
+    icon: object = None  # a QStyle.StandardPixmap
+    tip: str = ""
+    short: str = ""  # the toolbar's label, where the menu's text is too long for it
+    where: str = ""
+    rule: str | None = None  # a key of sessionscope.ops.RULES
+    needs: str = ""  # "session", "event", "rows", "node", "other_branch", "demo", "not_demo"
+    checkable: bool = False
+    scope: str = "window"  # where the shortcut works: the window, or only the widget it is in ("widget", "children")
+    gesture: str = ""  # a mouse gesture listed with the shortcuts
+    places: tuple[str, ...] = field(init=False, default=())
+    separated: frozenset[str] = field(init=False, default=frozenset())
+
+    def __post_init__(self):
+        words = self.where.split()
+        object.__setattr__(self, "places", tuple(w.lstrip("|") for w in words))
+        object.__setattr__(self, "separated", frozenset(w[1:] for w in words if w.startswith("|")))
+
+    def refusal(self, ctx: Context) -> str | None:
+        """Why the row does not apply in `ctx` (None: it does)."""
+        from sessionscope import ops
+        if self.needs in ("session", "event") and ctx.session is None:
+            return "no session is chosen"
+        if self.needs == "event" and ctx.event is None:
+            return "no event is chosen"
+        if self.needs == "rows" and not ctx.rows:
+            return "the timeline is empty"
+        if self.needs in ("node", "other_branch") and ctx.node is None:
+            return "not a branch of this session"
+        if self.needs == "other_branch" and ctx.node.tip == ctx.shown_head:
+            return "this is the branch shown"
+        if self.needs == "demo" and not ctx.demo or self.needs == "not_demo" and ctx.demo:
+            return "not in this store"
+        if self.rule is not None:
+            return ops.refusal(ctx.session, self.rule)
+        return None
+
+
+def _a(name: str, *args) -> Callable[[Any, Context], None]:
+    """Run the window's session action `name` on the context's session (and event)."""
+    return lambda w, c: getattr(w.actions_, name)(c.session, *(c.event if a == "event" else a for a in args))
+
+
+_THEMES = tuple(Row(f"view.theme.{name}", name.title(), lambda w, c, name=name: theme.apply(name, remember=True),
+                    where="theme", checkable=True) for name in theme.THEMES)
+
+TABLE: tuple[Row, ...] = (
+    # File
+    Row("app.import", "&Import Folder…", lambda w, c: w.import_folder(), Std.Open, Px.SP_DialogOpenButton,
+        "Import the sessions a folder holds, each file by the tool whose format it is", where="file"),
+    Row("app.import_files", "Import &Files…", lambda w, c: w.import_files(), "Ctrl+Alt+O",
+        tip="Import session files or databases (a LangGraph or Agents SDK .db, a trajectory…)", where="file"),
+    Row("app.scan", "&Rescan Sources", lambda w, c: w.scan(), "F5", Px.SP_BrowserReload,
+        "Import what the known sources appended", "Rescan", where="file toolbar"),
+    Row("app.problems", "Import &Problems…", lambda w, c: w.show_problems(), None, Px.SP_MessageBoxWarning,
+        "What the imports could not read, file by file and line by line", where="file"),
+    Row("app.demo", "Open &Demo Store", lambda w, c: w.open_demo(), None, Px.SP_DesktopIcon, where="|file",
+        needs="not_demo"),
+    Row("app.own_store", "Back to &Your Store", lambda w, c: w.open_own_store(), None, Px.SP_DirHomeIcon,
+        "Leave the demo store for your own sessions", where="file", needs="demo"),
+    Row("app.settings", "&Settings…", lambda w, c: w.open_settings(), Std.Preferences, Px.SP_FileDialogDetailedView,
+        where="file"),
+    Row("app.quit", "&Quit", lambda w, c: w.close(), Std.Quit, where="|file"),
+    # View
+    Row("view.search", "&Search Everything", lambda w, c: w.open_search(), Std.Find, Px.SP_FileDialogContentsView,
+        short="Search", where="view toolbar"),
+    Row("view.filter", "&Filter Sessions", lambda w, c: w.filter.setFocus(), "Ctrl+L", where="view"),
+    Row("view.show_archived", "Show &Archived", lambda w, c: w._filters_changed(), where="view", checkable=True),
+    Row("timeline.next_prompt", "&Next Prompt", lambda w, c: w.jump_prompt(1), "Ctrl+Down", Px.SP_ArrowDown,
+        where="|view", needs="rows"),
+    Row("timeline.prev_prompt", "&Previous Prompt", lambda w, c: w.jump_prompt(-1), "Ctrl+Up", Px.SP_ArrowUp,
+        where="view", needs="rows"),
+    Row("timeline.find", "Find in &Session", lambda w, c: w.find_edit.setFocus(), "Ctrl+Shift+F", where="view",
+        needs="rows"),
+    Row("view.reader", "Conversation &Reader", lambda w, c: w.set_reader(c.checked), "Ctrl+Shift+R",
+        Px.SP_FileDialogInfoView, "Read the branch as a conversation, card by card (or as the table of events)",
+        "Reader", where="|view toolbar reader |timeline", checkable=True),
+    Row("view.usage", "&Usage and Cost…", lambda w, c: w.show_usage(), "Ctrl+Shift+U", Px.SP_FileDialogContentsView,
+        "Tokens and cost per day or week, by project, model or source; the costliest sessions", "Usage",
+        where="view toolbar sessions"),
+    Row("timeline.fold", "F&old Tool Output", lambda w, c: w.set_folded(c.checked), "Ctrl+Shift+O",
+        tip="Show each tool call with the first line of its output; its results fold under it", where="view",
+        checkable=True),
+    Row("timeline.toggle_pair", "Show/Hide &This Call's Output", lambda w, c: w.toggle_pair(), "Space",
+        tip="Expand or collapse the selected tool call's results (or double-click it)", where="view timeline",
+        scope="children", gesture="Double-click a tool call"),
+    *_THEMES,
+    # the reader's own
+    Row("reader.copy", "&Copy", lambda w, c: w.reader.copy(), Std.Copy, tip="Copy the selected text, or the whole card",
+        where="reader", scope="widget"),
+    # the branch tree's own (the clicked node is the context)
+    Row("tree.show_branch", "Show This Branch", lambda w, c: w.show_branch(c.node.tip, c.node.id), where="tree",
+        needs="node", gesture="Click a tree node"),
+    Row("tree.export_branch", "Export This Branch…", lambda w, c: w.tree_export(c.event), where="tree",
+        needs="event"),
+    Row("tree.compare_branch", "Compare This Branch With the One Shown",
+        lambda w, c: w.open_compare((c.session.id, c.node.tip), (c.session.id, c.shown_head)), where="|tree",
+        needs="other_branch"),
+    Row("tree.open_fork", "Open the Fork", lambda w, c: w.open_session(c.fork_session), where="fork_node",
+        gesture="Click a fork node"),
+    Row("tree.compare_fork", "Compare With This Fork",
+        lambda w, c: w.open_compare((c.session.id, None), (c.fork_session, None)), where="fork_node", needs="session"),
+    # Session
+    Row("session.resume", "&Resume", _a("resume"), "Ctrl+Return", Px.SP_MediaPlay, "Resume in the tool itself",
+        where="session |toolbar sessions", rule="resume", needs="session"),
+    Row("session.copy_resume", "&Copy Resume Command", _a("copy_resume"), "Ctrl+Shift+C", where="session sessions",
+        rule="copy_resume", needs="session"),
+    Row("session.fork", "&Fork at Event…", _a("fork", "event"), "Ctrl+Shift+K", Px.SP_FileDialogNewFolder,
+        "A new session holding the conversation up to and including the selected event", "Fork",
+        where="|session toolbar timeline reader |tree", rule="fork", needs="event"),
+    Row("session.fork_turn", "Fork at End of &Turn…", lambda w, c: w.actions_.fork(c.session, c.event, end_of_turn=True),
+        "Ctrl+Alt+K", tip="A new session holding the selected event's whole turn (up to the next prompt)",
+        where="session timeline reader tree", rule="fork", needs="event"),
+    Row("session.rewind", "Re&wind to Event…", _a("rewind", "event"), "Ctrl+Shift+Z", Px.SP_MediaSeekBackward,
+        short="Rewind", where="session toolbar timeline reader tree", rule="rewind", needs="event"),
+    Row("session.restore_files", "Restore &Code to Here…", _a("restore_files", "event"), "Ctrl+Alt+R",
+        tip="Put the files back as they were when this turn's prompt was sent (a preview first)",
+        where="|session timeline reader tree", rule="restore_files", needs="event"),
+    Row("session.restore_all", "Restore Code and Con&versation…", _a("restore_files", "event", True), "Ctrl+Alt+Shift+R",
+        tip="Restore the files and rewind the conversation to this turn's prompt", where="session timeline",
+        rule="restore_files", needs="event"),
+    Row("session.undo_restore", "&Undo Last Restore…", _a("undo_restore"),
+        tip="Put back what the last restore of this session changed", where="session", rule="undo_restore",
+        needs="session"),
+    Row("session.redo_restore", "Redo Last Undo…", lambda w, c: w.actions_.undo_restore(c.session, redo=True),
+        tip="Take back the last undo: put back what it overwrote", where="session", rule="redo_restore",
+        needs="session"),
+    Row("session.compact", "Co&mpact…", _a("compact"), where="|session", rule="compact", needs="session"),
+    Row("session.rename", "Re&name…", _a("rename"), "F2", where="session sessions", rule="rename", needs="session"),
+    Row("session.tag", "&Tags…", _a("tag"), tip="Set the session's tags (in the tool's own file where it keeps one)",
+        where="session", rule="tag", needs="session"),
+    Row("session.write_back", "Write &Back to Its Tool…", _a("write_back"),
+        tip="Write a session kept here back where its tool finds it (after the tool deleted it)", where="session",
+        rule="write_back", needs="session"),
+    Row("facts.compare", "&Compare…", lambda w, c: w.compare(), "Ctrl+D", Px.SP_FileDialogListView,
+        "Two sessions selected, a fork and its origin, or the branch shown and the head: side by side from where "
+        "they part, with what each changed, cost and ended with", "Compare",
+        where="|session toolbar sessions timeline reader", needs="session"),
+    Row("facts.compare_points", "Compare &Facts at Two Points…",
+        lambda w, c: w.compare_facts(c.event if isinstance(c.event, str) else None),
+        tip="The durable facts at any two events, branch heads or sessions' heads", where="session tree",
+        needs="session"),
+    Row("session.export", "E&xport…", lambda w, c: w.export_sessions(), Std.Save, Px.SP_DialogSaveButton,
+        "Export the selected sessions (Markdown, HTML, JSONL, Claude Code)", where="session toolbar sessions",
+        rule="export", needs="session"),
+    Row("session.export_branch", "Export This &Branch…", lambda w, c: w.export_branch(), "Ctrl+Shift+S",
+        tip="Export the branch from the root to the selected event", where="session timeline reader", rule="export",
+        needs="event"),
+    Row("session.archive", "&Archive", _a("archive"), "Ctrl+E", Px.SP_DirClosedIcon,
+        where="|session |toolbar sessions", rule="archive", needs="session"),
+    Row("session.unarchive", "&Unarchive", _a("unarchive"), "Ctrl+Shift+E", where="session sessions",
+        rule="unarchive", needs="session"),
+    Row("session.delete", "&Delete…", _a("delete"), Std.Delete, Px.SP_TrashIcon, where="session toolbar sessions",
+        rule="delete", needs="session"),
+    # the composer's (a managed-agent session)
+    Row("composer.send", "Send to the Agent", lambda w, c: w.composer.send(), "Ctrl+Return",
+        tip="Send this message to the agent at Anthropic", where="composer", scope="widget"),
+    # Help
+    Row("app.shortcuts", "&Keyboard Shortcuts", lambda w, c: w.show_shortcuts(), Std.HelpContents,
+        tip="Every shortcut of the window", where="help"),
+    Row("app.about", "&About Sessionscope", lambda w, c: w.show_about(), tip="Version, store and licence",
+        where="|help"),
+)
+
+BY_ID = {row.id: row for row in TABLE}
+assert len(BY_ID) == len(TABLE), "an action id is in the table twice"
+
+
+def in_place(place: str) -> list[Row]:
+    return [row for row in TABLE if place in row.places]

@@ -1,0 +1,40 @@
+"""Every user action, one path: the source's rule → the source's work → the audit entry → Changes.
+
+The window and the command line call only these functions (and a script may too): each takes the
+store, what the action needs and `actor` (the front end: "app", "cli", an agent's name), checks the
+rule the session's source declares (`Source.refusal`: the same words in the window's tooltip, its
+error box and the command's message), hands the work to the source, records the outcome through
+sessionscope.audit (ok with what was done; refused or error with why) and returns typed `Changes`.
+The Store below is persistence and reading; it never calls a source.
+
+    ops.fork(store, sid, at, title, actor="cli")            # Changes(Action.FORK, session=the new one, note=…)
+    ops.refusal(session, "compact")                          # None, or why not
+"""
+
+from .exporting import export, set_allowed_values, set_redaction_patterns
+from .files import changed_files, files_at, restore_files, restore_plan, undo_plan, undo_restore
+from .rules import RULES, check, refusal
+from .sessions import (
+    archive,
+    close,
+    compact,
+    delete,
+    fork,
+    interrupt,
+    pause,
+    rename,
+    resume,
+    rewind,
+    send,
+    tag,
+    unarchive,
+    write_back,
+    written_files,
+)
+
+__all__ = [
+    "RULES", "archive", "changed_files", "check", "close", "compact", "delete", "export", "files_at", "fork",
+    "interrupt", "pause", "refusal", "rename", "restore_files", "restore_plan", "resume", "rewind", "send",
+    "set_allowed_values", "set_redaction_patterns", "tag", "unarchive", "undo_plan", "undo_restore", "write_back",
+    "written_files",
+]

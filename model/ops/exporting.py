@@ -1,0 +1,38 @@
+"""Export (Markdown, HTML, JSONL, a tool's own format) and the redaction settings it reads: recorded here, as
+every action is; the writing is sessionscope.export's."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from .. import audit
+from ..export import core
+
+
+def export(store, request: core.ExportRequest, path: str | os.PathLike | None, *, progress=None,
+           cancel: threading.Event | None = None, actor: str | None = None) -> core.ExportReport:
+    """Write the export to `path` (atomically: a cancelled or failed export leaves nothing); recorded with
+    what it wrote (ok), or why it did not (refused, error, cancelled). The report says what was written."""
+    with audit.acting_as(actor):
+        try:
+            report = core.export(store, request, path, progress=progress, cancel=cancel)
+        except Exception as exc:
+            sessions = getattr(exc, "audit_detail", {}).get("sessions") or ()
+            audit.failed(store, "export", exc, session_id=sessions[0] if len(sessions) == 1 else None)
+            raise
+        audit.audited(store, "export", session_id=report.session_ids[0] if len(report.session_ids) == 1 else None,
+                      detail=report.detail)
+    return report
+
+
+def set_redaction_patterns(store, patterns: list[str], *, actor: str | None = None) -> None:
+    """The user's own patterns (a regular expression each), for every client of the store."""
+    with audit.acting_as(actor):
+        core.set_redaction_patterns(store, patterns)
+
+
+def set_allowed_values(store, placeholders: list[str], *, actor: str | None = None) -> None:
+    """The found values a user said are no secret, by their placeholders."""
+    with audit.acting_as(actor):
+        core.set_allowed_values(store, placeholders)

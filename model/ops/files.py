@@ -1,0 +1,67 @@
+"""Restore Code: the files as a session's checkpoints kept them at a prompt, put back (and the conversation
+rewound, on request), undone and redone. Reading what a checkpoint holds asks the session's source; the
+writing is sessionscope.file_restore's, whose journal (started, then ok or error) is the audit entry."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .. import file_restore, sources
+from ..views import Action, Changes
+from .rules import check
+from .sessions import act, rewind
+
+
+def changed_files(store, session_id: str) -> dict[str, list[str]]:
+    """{prompt id: the files its turn changed}, from the file checkpoints the session's tool keeps."""
+    return sources.session_source(store, session_id).changed_files(store, session_id)
+
+
+def files_at(store, session_id: str, event_id: str):
+    """(prompt, the files as its checkpoint kept them); (None, []) for a source without checkpoints."""
+    return sources.session_source(store, session_id).files_at(store, session_id, event_id)
+
+
+def restore_plan(store, session_id: str, event_id: str, into: str | None = None) -> file_restore.RestorePlan:
+    """What restoring the files to `event_id`'s prompt would do, file by file (a preview: nothing is written)."""
+    session = store.session(session_id)
+    check(session, "restore_files")
+    return sources.of(session.source_kind).restore_plan(store, session_id, event_id, into)
+
+
+def restore_files(store, plan: file_restore.RestorePlan, selected: set[str], *, conversation: bool = False,
+                  actor: str | None = None) -> Changes:
+    """Write the chosen files of a plan (what they held is kept for the undo); with `conversation`, rewind the
+    session to the plan's prompt too, as its own recorded action (`changes.session`: the session that
+    continues from there, a new one where the tool cannot move its file back)."""
+    sid = plan.session_id
+
+    def work(src, s):
+        detail = file_restore.apply(store, plan, selected)
+        return Changes(Action.RESTORE_FILES, frozenset({sid}), False, store.session(sid), detail=detail,
+                       files=tuple(f["path"] for f in detail["files"]), recorded=True)
+    restored = act(store, "restore_files", sid, work, event_id=plan.event_id, actor=actor)
+    if not conversation:
+        return restored
+    rewound = rewind(store, sid, plan.prompt_id, actor=actor)
+    return dataclasses.replace(rewound, session_ids=restored.session_ids | rewound.session_ids, files=restored.files,
+                               detail={**restored.detail, **rewound.detail})
+
+
+def undo_plan(store, session_id: str, redo: bool = False) -> file_restore.UndoPlan:
+    """What undoing the last restore (or, `redo`, taking back the last undo) would write (NotFound: none left)."""
+    check(store.session(session_id), "redo_restore" if redo else "undo_restore")
+    return file_restore.undo_plan(store, session_id, redo=redo)
+
+
+def undo_restore(store, session_id: str, plan: file_restore.UndoPlan, *, actor: str | None = None) -> Changes:
+    """Carry out an undo plan (itself undoable: a redo puts back what it overwrote)."""
+    name = "redo_restore" if plan.redo else "undo_restore"
+
+    def work(src, s):
+        detail = file_restore.apply_undo(store, session_id, plan)
+        return Changes(Action.REDO_RESTORE if plan.redo else Action.UNDO_RESTORE, frozenset({session_id}), False,
+                       store.session(session_id), detail=detail, files=tuple(f["path"] for f in detail["files"]),
+                       recorded=True)
+    return act(store, name, session_id, work, actor=actor)
+

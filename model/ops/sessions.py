@@ -1,0 +1,135 @@
+"""The actions on one session: fork, rewind, compact, resume, archive, unarchive, close, pause, delete, rename,
+tag, write back, and a managed agent's send and interrupt. Each goes the one path (`act`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+from .. import audit, sources
+from ..errors import InvalidInput
+from ..views import Action, Changes
+from .rules import RULES, check
+
+
+def act(store, name: str, session_id: str, work: Callable, *, event_id: str | None = None,
+        actor: str | None = None) -> Changes:
+    """The one path: the session, its source's rule for `name` (a key of rules.RULES), `work(source, session)`,
+    the audit entry (unless the work recorded its own with it, in one transaction), the Changes. A failure is
+    recorded (refused or error, with its message) and raised on."""
+    rule = RULES[name]
+    with audit.acting_as(actor):
+        try:
+            session = store.session(session_id)
+            check(session, name)
+            changes = work(sources.of(session.source_kind), session)
+        except Exception as exc:
+            audit.failed(store, rule.action, exc, session_id=session_id, event_id=event_id)
+            raise
+        if not changes.recorded:
+            audit.audited(store, changes.action, session_id=session_id, event_id=event_id, detail=changes.detail)
+            changes = dataclasses.replace(changes, recorded=True)
+    return changes
+
+
+def fork(store, session_id: str, at: str, title: str | None = None, *, end_of_turn: bool = False,
+         actor: str | None = None) -> Changes:
+    """A new session holding the branch up to `at` (or the end of its turn); `changes.session` is it."""
+    return act(store, "fork", session_id, lambda src, s: src.fork(
+        store, s.id, store.turn_end(at) if end_of_turn else at, title), event_id=at, actor=actor)
+
+
+def rewind(store, session_id: str, to: str, *, end_of_turn: bool = False, actor: str | None = None) -> Changes:
+    """Back to `to`: the session's head moves there, or (a tool that cannot move its file) a new session ends
+    there (`changes.session`)."""
+    return act(store, "rewind", session_id, lambda src, s: src.rewind(
+        store, s.id, store.turn_end(to) if end_of_turn else to), event_id=to, actor=actor)
+
+
+def compact(store, session_id: str, summary: str, *, actor: str | None = None) -> Changes:
+    """A summary event: what came before leaves the resume context, not the log (`changes.event`)."""
+    def work(src, s):
+        if not summary.strip():
+            raise InvalidInput("the summary is empty")
+        event = store.compact(s.id, summary.strip())
+        return Changes(Action.COMPACT, frozenset({s.id}), True, store.session(s.id), event, recorded=True)
+    return act(store, "compact", session_id, work, actor=actor)
+
+
+def resume(store, session_id: str, *, actor: str | None = None) -> Changes:
+    """A session the store resumes (its tool has no command of its own) becomes active again; the resume
+    context is `store.resume_context(id)`. A tool's own session is resumed by the tool
+    (`sources.of(kind).resume_command`): refused here with the command to run."""
+    def work(src, s):
+        command = src.resume_command(s)
+        if command is not None:
+            raise InvalidInput(f"{src.label} resumes session {s.id} itself: {src.resume_line(s)}")
+        ctx = store.resume(s.id)
+        return Changes(Action.RESUME, frozenset({s.id}), True, ctx.session, recorded=True)
+    return act(store, "resume", session_id, work, actor=actor)
+
+
+def _transition(name: str, method: str):
+    def run(store, session_id: str, *, actor: str | None = None) -> Changes:
+        return act(store, name, session_id, lambda src, s: getattr(store, method)(s.id), actor=actor)
+    run.__name__ = name
+    run.__doc__ = f"The session's status after {name} (lifecycle.TRANSITIONS); changes.detail has from and to."
+    return run
+
+
+unarchive = _transition("unarchive", "unarchive")
+close = _transition("close", "close_session")
+pause = _transition("pause", "pause")
+
+
+def archive(store, session_id: str, *, actor: str | None = None) -> Changes:
+    """Read-only and hidden from the default list (a managed agent's at Anthropic too)."""
+    return act(store, "archive", session_id, lambda src, s: src.archive(store, s.id), actor=actor)
+
+
+def delete(store, session_id: str, *, remove_files: bool = False, actor: str | None = None) -> Changes:
+    """Delete the session (a managed agent's at Anthropic, its copy kept: `changes.action` REMOTE_DELETE); with
+    `remove_files`, the transcripts Sessionscope wrote for it too (`changes.files`, recorded as delete.files)."""
+    changes = act(store, "delete", session_id, lambda src, s: src.delete(store, s.id, remove_files=remove_files),
+                  actor=actor)
+    if changes.files:
+        audit.audited(store, "delete.files", session_id=session_id, detail={"files": list(changes.files)}, actor=actor)
+    return changes
+
+
+def written_files(store, session) -> list[Path]:
+    """The files Sessionscope wrote for `session` (a SessionView: it may be deleted already), a fork's or a
+    rewind's transcript, that are still there: what Delete may remove with it."""
+    return sources.of(session.source_kind).written_files(store, session.id)
+
+
+def rename(store, session_id: str, title: str, *, actor: str | None = None) -> Changes:
+    """A new title (in the tool's own file where it keeps one: claude-agent-sdk's rename_session)."""
+    if not title.strip():
+        raise InvalidInput("the title is empty")
+    return act(store, "rename", session_id, lambda src, s: src.rename(store, s.id, title.strip()), actor=actor)
+
+
+def tag(store, session_id: str, tags: list[str], *, actor: str | None = None) -> Changes:
+    """The session's tags, all of them ([] clears them; a tool keeping one tag takes at most one)."""
+    clean = [t.strip() for t in tags if t.strip()]
+    return act(store, "tag", session_id, lambda src, s: src.tag(store, s.id, clean), actor=actor)
+
+
+def write_back(store, session_id: str, target: Path | None = None, *, actor: str | None = None) -> Changes:
+    """Write a session kept here back where its tool finds it, as new files (`changes.files`), never over one."""
+    def work(src, s):
+        written = [str(p) for p in src.write_back(store, s.id, target)]
+        return Changes(Action.WRITE_BACK, frozenset({s.id}), False, store.session(s.id), detail={"files": written},
+                       files=tuple(written))
+    return act(store, "write_back", session_id, work, actor=actor)
+
+
+def send(store, session_id: str, text: str, *, actor: str | None = None) -> Changes:
+    """A message to a managed agent; the session is pulled right after (changes.detail: events_added, problems)."""
+    return act(store, "send", session_id, lambda src, s: src.send(store, s.id, text), actor=actor)
+
+
+def interrupt(store, session_id: str, *, actor: str | None = None) -> Changes:
+    return act(store, "interrupt", session_id, lambda src, s: src.interrupt(store, s.id), actor=actor)
