@@ -302,13 +302,6 @@ class TimelineModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
         self.sig_page_loaded.emit(first)
 
-    def load_page_blocking(self, row: int) -> None:
-        """Fetch the page of `row` now (find and jumps walk the branch; not the paint path)."""
-        ids = self._page_ids(row // PAGE)
-        if ids:
-            for e in self.store.events_by_ids(ids):
-                self.cache[e.id] = e
-
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
@@ -405,16 +398,3 @@ class TimelineModel(QAbstractTableModel):
             ok = self._gen.current(token) and event_id is not None and event_id in self.ids
             done(self.ids.index(event_id) if ok else -1)
         run_task(work, found, owner=self)
-
-    def find_next(self, start: int, predicate, step: int = 1) -> int:
-        """The next row (loading pages as needed) whose event satisfies predicate, or -1."""
-        row = start + step
-        while 0 <= row < len(self.ids):
-            e = self.cache.get(self.ids[row])
-            if e is None:
-                self.load_page_blocking(row)
-                e = self.cache.get(self.ids[row])
-            if e is not None and predicate(e):
-                return row
-            row += step
-        return -1

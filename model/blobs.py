@@ -99,10 +99,6 @@ def verify_all(conn: Connection) -> list[dict]:
     return damaged
 
 
-def has(conn: Connection, h: str) -> bool:
-    return conn.execute(sa.select(FILE_BLOB.c.hash).where(FILE_BLOB.c.hash == h)).first() is not None
-
-
 def collect_garbage(conn: Connection) -> int:
     """Remove blobs nothing refers to any more (after a session is deleted); returns how many."""
     keep = set(conn.execute(sa.select(CHECKPOINT_BACKUP.c.blob_hash).where(

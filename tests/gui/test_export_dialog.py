@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import QRadioButton
 
+from tests.gui.pages import loaded
 from tests.gui.test_window import _select
 
 
@@ -96,7 +97,7 @@ def test_export_several_selected_sessions(window, qtbot, opened, tmp_path):
 
 def test_export_the_branch_to_the_selected_event(window, qtbot, opened, tmp_path):
     _select(window, qtbot, "Fix the flaky login test")
-    window.timeline_model.load_page_blocking(0)
+    loaded(window.timeline_model, qtbot, 0)
     first_prompt = next(r for r in range(window.timeline_model.rowCount())
                         if (e := window.timeline_model.event_at(r)) is not None and e.kind == "message")
     window.timeline.selectRow(first_prompt)

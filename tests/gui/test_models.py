@@ -7,6 +7,7 @@ import pytest
 from sessionscope.gui.session_model import SessionTableModel
 from sessionscope.gui.timeline_model import PAGE, TimelineModel
 from sessionscope.gui.tree_view import BranchTreeModel
+from tests.gui.pages import loaded
 
 
 def test_session_model(qtbot, qtmodeltester, demo):
@@ -39,10 +40,12 @@ def test_timeline_model_pages_lazily(qtbot, qtmodeltester, store):
         pass
     assert model.data(model.index(PAGE + 5, 3)) == f"line {PAGE + 5}"
     assert len(model.cache) == PAGE and model.pending == set()  # that page only
-    for row in range(0, model.rowCount(), PAGE):
-        model.load_page_blocking(row)
+    loaded(model, qtbot, *range(0, model.rowCount(), PAGE))
     qtmodeltester.check(model)
-    assert model.find_next(0, lambda e: e.text == "line 300") == 300
+    found = []
+    model.find_async(0, lambda e: e.text == "line 300", found.append)
+    qtbot.waitUntil(lambda: bool(found), timeout=10000)
+    assert found == [300]
 
 
 def test_timeline_folds_tool_output_and_counts_turn_tokens(qtbot, qtmodeltester, demo):
@@ -53,8 +56,7 @@ def test_timeline_folds_tool_output_and_counts_turn_tokens(qtbot, qtmodeltester,
     calls = [i for i, k in enumerate(outline.kinds) if k == "tool_call"]
     results = [i for i, k in enumerate(outline.kinds) if k == "tool_result"]
     assert results and model.rowCount() == len(outline.ids) - len(results)  # folded by default
-    for row in range(0, model.rowCount(), PAGE):
-        model.load_page_blocking(row)
+    loaded(model, qtbot, *range(0, model.rowCount(), PAGE))
     row = model.ids.index(outline.ids[calls[0]])
     assert model.data(model.index(row, 1)).startswith("▸ tool call")
     output = store.event(outline.ids[calls[0] + 1]).text.splitlines()[0]
@@ -74,8 +76,7 @@ def test_timeline_folds_tool_output_and_counts_turn_tokens(qtbot, qtmodeltester,
     nxt = next(i for i in range(1, len(outline.ids)) if outline.ids[i] in outline.turn_tokens)
     spent = sum(e.tokens_in + e.tokens_out for e in store.events_by_ids(outline.ids[:nxt]))
     assert outline.turn_tokens[first_prompt] == spent > 0
-    for row in range(0, model.rowCount(), PAGE):
-        model.load_page_blocking(row)
+    loaded(model, qtbot, *range(0, model.rowCount(), PAGE))
     assert model.data(model.index(0, 4)).startswith("turn ")
 
 
@@ -87,10 +88,9 @@ def test_branch_tree_model(qtmodeltester, demo):
     qtmodeltester.check(model)
 
 
-def _folded_pairs(model, store):
+def _folded_pairs(model, store, qtbot):
     """(call payload, [result payloads]) of every call row that folds output."""
-    for row in range(0, model.rowCount(), PAGE):
-        model.load_page_blocking(row)
+    loaded(model, qtbot, *range(0, model.rowCount(), PAGE))
     out = []
     for row in range(model.rowCount()):
         hidden = model.hidden_results(row)
@@ -111,7 +111,7 @@ def test_parallel_calls_fold_the_output_that_answers_them(qtbot, store, tmp_path
     model = TimelineModel()
     model.show_outline(store, outline.ids, outline.kinds, outline.turn_tokens, sidechain=outline.sidechain)
     qtbot.waitUntil(lambda: model.pairs is not None, timeout=10000)  # the call ids arrive from a worker
-    folded = _folded_pairs(model, store)
+    folded = _folded_pairs(model, store, qtbot)
     assert len(folded) == 2
     for call, results in folded:
         assert len(results) == 1 and set(pairing.answered(results[0])) == set(pairing.call_ids(call))
@@ -134,7 +134,7 @@ def test_generated_sessions_fold_each_result_under_its_own_call(qtbot, store, tm
         model = TimelineModel()
         model.show_outline(store, outline.ids, outline.kinds, outline.turn_tokens, sidechain=outline.sidechain)
         qtbot.waitUntil(lambda: model.pairs is not None, timeout=20000)
-        for call, results in _folded_pairs(model, store):
+        for call, results in _folded_pairs(model, store, qtbot):
             assert len(results) == 1 and set(pairing.answered(results[0])) == set(pairing.call_ids(call))
             checked += 1
     assert checked > 20
@@ -156,7 +156,7 @@ def test_corpus_sessions_fold_each_result_under_its_own_call(qtbot, corpus, stor
         model = TimelineModel()
         model.show_outline(store, outline.ids, outline.kinds, outline.turn_tokens, sidechain=outline.sidechain)
         qtbot.waitUntil(lambda: model.pairs is not None, timeout=20000)
-        for call, results in _folded_pairs(model, store):
+        for call, results in _folded_pairs(model, store, qtbot):
             for r in results:
                 named = set(pairing.answered(r))
                 if named:

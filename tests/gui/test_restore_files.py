@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from sessionscope.sources.claude_code import import_paths
+from tests.gui.pages import loaded
 from tests.sources.checkpoint_home import build
 
 
@@ -35,7 +36,7 @@ def test_prompts_show_the_files_their_turn_changed(checkpoint_window, qtbot):
     model = window.timeline_model
     qtbot.waitUntil(lambda: bool(model.changed_files), timeout=5000)
     row = model.row_of(home.prompts["p1"])
-    model.load_page_blocking(row)
+    loaded(model, qtbot, row)
     assert model.data(model.index(row, 1)).endswith("✎2")
     from PySide6.QtCore import Qt
     assert "a.py" in model.data(model.index(row, 1), Qt.ItemDataRole.ToolTipRole)

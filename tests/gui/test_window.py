@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QPushButton
 
 from tests.conftest import REPO
+from tests.gui.pages import loaded
 
 
 def _select(window, qtbot, title):
@@ -55,7 +56,7 @@ def test_prompt_jumps_and_find(window, qtbot):
     window.qactions["timeline.next_prompt"].trigger()
     qtbot.waitUntil(lambda: window.timeline.currentIndex().row() > 0, timeout=5000)
     model = window.timeline_model
-    model.load_page_blocking(window.timeline.currentIndex().row())
+    loaded(model, qtbot, window.timeline.currentIndex().row())
     e = model.event_at(window.timeline.currentIndex().row())
     assert e.kind == "message" and e.role == "user" and e.text.startswith("Show me the fixture")
     window.qactions["timeline.prev_prompt"].trigger()
@@ -64,7 +65,7 @@ def test_prompt_jumps_and_find(window, qtbot):
     window.find_next()
     assert window.timeline.currentIndex().row() == 0  # not found yet: the UI thread did not read the branch
     qtbot.waitUntil(lambda: window.timeline.currentIndex().row() > 0, timeout=5000)
-    model.load_page_blocking(window.timeline.currentIndex().row())
+    loaded(model, qtbot, window.timeline.currentIndex().row())
     assert "wait_for_cookie" in model.event_at(window.timeline.currentIndex().row()).text
     window.find_edit.setText("no event says this")
     window.find_next()
@@ -88,8 +89,9 @@ def test_archive_unarchive_and_delete(window, qtbot, monkeypatch):
     assert window.store.session(s.id).status == before == "idle"  # back as it was archived
     asked = []
     monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.Cancel)
-    window.qactions["session.delete"].trigger()
-    assert asked and "for good" in asked[0] and window.store.session(s.id)  # cancelled: still there
+    window.qactions["session.delete"].trigger()  # (the files it may remove are looked up first, on a worker)
+    qtbot.waitUntil(lambda: bool(asked), timeout=5000)
+    assert "for good" in asked[0] and window.store.session(s.id)  # cancelled: still there
     monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: QMessageBox.StandardButton.Yes)
     with _wait_changes(window, qtbot):
         window.qactions["session.delete"].trigger()
@@ -302,8 +304,7 @@ def test_tool_output_folds_under_its_call(window, qtbot):
         window.timeline_label.text() and "other branches" in window.timeline_label.toolTip()
     assert window.qactions["timeline.fold"].isChecked() and model.folded
     rows = model.rowCount()
-    for row in range(rows):
-        model.load_page_blocking(row)
+    loaded(model, qtbot, *range(rows))
     marked = [r for r in range(rows) if model.data(model.index(r, 1)).endswith("⎇")]
     tips = [model.data(model.index(r, 1), Qt.ItemDataRole.ToolTipRole) for r in marked]
     assert marked and all("branch point" in t or "forked into" in t for t in tips)
@@ -314,7 +315,7 @@ def test_tool_output_folds_under_its_call(window, qtbot):
     qtbot.mouseClick(window.timeline.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.mouseDClick(window.timeline.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert model.rowCount() == rows + 1 and window.timeline.currentIndex().row() == call
-    model.load_page_blocking(call + 1)
+    loaded(model, qtbot, call + 1)
     assert model.event_at(call + 1).kind == "tool_result"
     window.qactions["timeline.toggle_pair"].trigger()  # Space on the selected call folds it again
     assert model.rowCount() == rows
