@@ -7,6 +7,6 @@ if __name__ == "__main__":
         from sessionscope.sources.claude_code.reader import main as reader_main
 
         sys.exit(reader_main())
-    from sessionscope.gui.cli.main import main
+    from sessionscope.cli.main import main
 
     sys.exit(main())

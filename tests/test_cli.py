@@ -18,7 +18,7 @@ def cli(tmp_path):
     env = {**os.environ, "SESSIONSCOPE_STORE": str(tmp_path / "cli.db")}
 
     def run(*args, ok=True):
-        out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", *args], cwd=REPO, env=env,
+        out = subprocess.run([sys.executable, "-m", "sessionscope.cli", *args], cwd=REPO, env=env,
                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
         if ok:
             assert out.returncode == 0, out.stderr
@@ -121,7 +121,7 @@ def test_verify_names_the_broken_event_and_exits_1(cli):
 def test_damaged_store_is_one_line(tmp_path):
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"garbage" * 1000)
-    out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(bad), "list"], cwd=REPO,
+    out = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(bad), "list"], cwd=REPO,
                          capture_output=True, text=True)
     assert out.returncode == 1 and "not a database" in out.stderr and "Traceback" not in out.stderr
 
@@ -175,7 +175,7 @@ def _env(**changes):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="X11/Wayland are Linux's")
 def test_no_display_is_one_line_and_exit_1(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(tmp_path / "s.db")], cwd=REPO,
+    out = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(tmp_path / "s.db")], cwd=REPO,
                          env=_env(), capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and out.stderr.count("\n") == 1 and "no display" in out.stderr
 
@@ -184,7 +184,7 @@ def test_ctrl_c_closes_the_window_cleanly(tmp_path):
     import signal
     import time
     pytest.importorskip("PySide6.QtWidgets")
-    proc = subprocess.Popen([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(tmp_path / "s.db")], cwd=REPO,
+    proc = subprocess.Popen([sys.executable, "-m", "sessionscope.cli", "--store", str(tmp_path / "s.db")], cwd=REPO,
                             env=_env(QT_QPA_PLATFORM="offscreen"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     deadline = time.monotonic() + 30
@@ -202,7 +202,7 @@ def test_ctrl_c_closes_the_window_cleanly(tmp_path):
 
 def test_version_and_a_missing_path_fails(cli, tmp_path):
     import tomllib
-    out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--version"], cwd=REPO, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--version"], cwd=REPO, capture_output=True, text=True)
     expected = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     assert out.returncode == 0 and out.stdout.strip() in (f"sessionscope {expected}",
                                                           "sessionscope unknown (not installed)")
@@ -255,7 +255,7 @@ def test_a_reader_that_stops_early_ends_the_listing_quietly(tmp_path):
         sid = store.open_session(title="long").id
         for i in range(1500):  # ~200 KB of listing: more than a pipe holds
             store.append(sid, "message", role="user", text=f"line {i} " + "x" * 80)
-    proc = subprocess.Popen([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(tmp_path / "s.db"), "show",
+    proc = subprocess.Popen([sys.executable, "-m", "sessionscope.cli", "--store", str(tmp_path / "s.db"), "show",
                              sid], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     first = proc.stdout.readline()
     proc.stdout.close()  # what `head -1` does after its line
@@ -284,7 +284,7 @@ def test_a_mistyped_store_path_is_said(tmp_path):
     """#29 item 31: reading from a --store that does not exist is refused (no empty store is made); a command
     that adds to it makes one and says so."""
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(tmp_path / "typo.db"), *args],
+        return subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(tmp_path / "typo.db"), *args],
                               cwd=REPO, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     listed = run("list")
     assert listed.returncode == 2 and "no store at" in listed.stderr and not (tmp_path / "typo.db").exists()
@@ -299,7 +299,7 @@ def test_short_prefixes_hidden_lines_separators_and_a_full_disk(cli, tmp_path, m
     lines counted, --all lists them); counts have separators; a full disk is exit 1, not a usage mistake."""
     import errno
 
-    from sessionscope.gui.cli.main import main
+    from sessionscope.cli.main import main
     sid = cli("new", "--title", "prefixes").stdout.strip()
     cli("append", sid, "--kind", "message", "--role", "user", "--text", "hello")
     for _ in range(3):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sessionscope.gui.cli.main import main
-from sessionscope.gui.cli.parser import COMMANDS, build_parser
+from sessionscope.cli.main import main
+from sessionscope.cli.parser import COMMANDS, build_parser
 from tests.sources import checkpoint_home
 
 SESSION = {"id", "tool_id", "title", "source_kind", "status", "project", "cwd", "git_branch", "model", "agent",

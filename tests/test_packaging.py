@@ -63,7 +63,7 @@ def test_the_wheel_installs_only_the_sessionscope_import_name(dists):
     assert {f"sessionscope/packaging/{APP_ID}.desktop", f"sessionscope/packaging/{APP_ID}.metainfo.xml"} <= set(names)
     assert not any("/screenshots/" in n for n in names)  # README's pictures stay in the sdist
     entry = zipfile.ZipFile(dists[0]).read(f"sessionscope-{version}.dist-info/entry_points.txt").decode()
-    assert "sessionscope = sessionscope.gui.cli:main" in entry
+    assert "sessionscope = sessionscope.cli:main" in entry
 
 
 def test_the_sdist_carries_the_tests_and_what_they_read(dists):

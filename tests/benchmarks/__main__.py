@@ -159,11 +159,11 @@ def cli_times(db: Path, biggest: str) -> dict:
         times = []
         for _ in range(5):
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(db), *args], cwd=REPO,
+            subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(db), *args], cwd=REPO,
                            capture_output=True, check=True)
             times.append(time.perf_counter() - t)
         return min(times)
-    listed = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(db), "--json", "list"],
+    listed = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(db), "--json", "list"],
                             cwd=REPO, capture_output=True, text=True, check=True)
     sessions = sorted(json.loads(listed.stdout), key=lambda s: s["event_count"])
     median = sessions[len(sessions) // 2]

@@ -9,8 +9,8 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
 
 from sessionscope import ops
+from sessionscope.cli.main import main
 from sessionscope.gui.action_table import BY_ID, CONTEXTS, MENUS, SUBMENUS, TABLE
-from sessionscope.gui.cli.main import main
 from sessionscope.sources.claude_code import import_paths
 from tests.sources.test_claude_fidelity import tool_loop
 

@@ -235,7 +235,7 @@ def test_screenshot_command(tmp_path):
     out = tmp_path / "shot.png"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(tmp_path / "data"),
            "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    run = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--demo", "--screenshot", str(out)], cwd=REPO,
+    run = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--demo", "--screenshot", str(out)], cwd=REPO,
                          env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert out.stat().st_size > 20_000 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

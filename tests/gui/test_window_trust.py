@@ -203,8 +203,8 @@ def test_sessionscope_file_opens_the_window_on_it(window, qtbot, tmp_path):
     """What the .desktop file's `Exec=sessionscope %F` does: the files are imported (an export here) and
     the session they hold is shown."""
     from sessionscope import open_store
+    from sessionscope.cli.parser import file_arguments
     from sessionscope.export.core import ExportRequest, export
-    from sessionscope.gui.cli.parser import file_arguments
     other = open_store(tmp_path / "elsewhere.db")
     s = other.open_session(title="brought over")
     other.append(s.id, "message", role="user", text="hello from elsewhere")

@@ -30,7 +30,7 @@ def _store(path, sessions=3, events=30):
 
 
 def _cli(path, *args):
-    return subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(path), *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(path), *args], cwd=REPO,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
 
 

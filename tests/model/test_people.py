@@ -46,7 +46,7 @@ def test_sessions_record_who_brought_them_in(tmp_path, monkeypatch):
     assert store.session(alice[0]).imported_by == f"alice@{host}"
     store.close()
 
-    out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(tmp_path / "team.db"),
+    out = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(tmp_path / "team.db"),
                           "--json", "list", "--by", f"bob@{host}"], cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     import json

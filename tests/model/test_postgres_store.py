@@ -68,7 +68,7 @@ def test_writers_on_several_machines_neither_lose_nor_double_an_event(postgres_s
 as three people."""
     url = postgres_server.fresh_database()
     shared, own_a, own_b = _home(tmp_path / "shared", 4), _home(tmp_path / "a", 2), _home(tmp_path / "b", 2)
-    cli = [sys.executable, "-m", "sessionscope.gui.cli", "--store", url, "import"]
+    cli = [sys.executable, "-m", "sessionscope.cli", "--store", url, "import"]
     runs = [subprocess.Popen([*cli, str(home)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env={**os.environ, "LOGNAME": user})
             for home, user in ((shared, "carol"), (shared, "carol"), (own_a, "alice"), (own_b, "bob"))]
@@ -94,10 +94,10 @@ as three people."""
 def test_the_command_line_takes_a_postgresql_url(postgres_server, tmp_path, command):
     url = postgres_server.fresh_database()
     home = _home(tmp_path, 1)
-    run = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", url, "import", str(home)],
+    run = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", url, "import", str(home)],
                          cwd=REPO, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
-    run = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", url, *command],
+    run = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", url, *command],
                          cwd=REPO, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert {"list": "fix the flaky login", "search": "flaky", "verify": "intact"}[command[0]] in run.stdout

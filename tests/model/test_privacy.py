@@ -42,7 +42,7 @@ def test_an_existing_store_open_to_others_is_said_by_the_cli(tmp_path):
     warning = exposure(str(path))
     assert warning and "0644" in warning and f"chmod 600 '{path}'*" in warning
     for command in (["list"], ["search", "x"]):  # the quick reader and the full store both say it
-        run = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(path), *command],
+        run = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(path), *command],
                              capture_output=True, text=True, timeout=60)
         assert run.returncode == 0, run.stderr
         assert "warning: the store" in run.stderr and "chmod 600" in run.stderr

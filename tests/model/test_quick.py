@@ -93,7 +93,7 @@ def test_it_steps_aside_for_what_the_store_must_open(stores, tmp_path):
 def test_list_and_show_import_no_sqlalchemy(stores):
     """What makes `sessionscope list` and `show` whole-process times ~0.1 s (README's benchmark row)."""
     _, _, sid, path = stores
-    script = ("import sys\nfrom sessionscope.gui.cli import main\n"
+    script = ("import sys\nfrom sessionscope.cli import main\n"
               f"assert main(['--store', {str(path)!r}, 'list']) == 0\n"
               f"assert main(['--store', {str(path)!r}, 'show', {sid!r}]) == 0\n"
               "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'sqlmodel', 'PySide6')))")

@@ -195,7 +195,7 @@ def test_restore_files_through_the_cli(home, tmp_path):
     env = {**os.environ, "SESSIONSCOPE_STORE": str(tmp_path / "cli.db")}
 
     def cli(*args, code=0):
-        out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", *args], cwd=REPO, env=env, capture_output=True,
+        out = subprocess.run([sys.executable, "-m", "sessionscope.cli", *args], cwd=REPO, env=env, capture_output=True,
                              text=True, stdin=subprocess.DEVNULL)
         assert out.returncode == code, out.stderr
         return out.stdout
@@ -226,7 +226,7 @@ def test_undo_previews_asks_warns_about_edits_and_is_itself_undoable(store, home
     env = {**os.environ, "SESSIONSCOPE_STORE": str(tmp_path / "cli.db")}
 
     def cli(*args, code=0):
-        out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", *args], cwd=REPO, env=env,
+        out = subprocess.run([sys.executable, "-m", "sessionscope.cli", *args], cwd=REPO, env=env,
                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
         assert out.returncode == code, out.stderr
         return out.stdout

@@ -154,7 +154,7 @@ def test_cli_fork_says_what_it_kept(store, home, tmp_path):
     env = {**os.environ, "SESSIONSCOPE_STORE": str(db)}
 
     def cli(*args):
-        out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", *args], cwd=REPO, env=env, capture_output=True,
+        out = subprocess.run([sys.executable, "-m", "sessionscope.cli", *args], cwd=REPO, env=env, capture_output=True,
                              text=True, stdin=subprocess.DEVNULL)
         assert out.returncode == 0, out.stderr
         return out.stdout

@@ -178,7 +178,7 @@ def test_a_fork_only_the_store_holds_is_resumed_by_sessionscope_not_codex(store,
     env = {**__import__("os").environ, "SESSIONSCOPE_STORE": str(db)}
 
     def cli(*args):
-        out = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--json", *args], cwd=REPO, env=env,
+        out = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--json", *args], cwd=REPO, env=env,
                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout)

@@ -49,7 +49,7 @@ def _consistent(store) -> None:
 
 
 def _import_process(store_path, home) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "sessionscope.gui.cli", "--store", str(store_path), "import",
+    return subprocess.Popen([sys.executable, "-m", "sessionscope.cli", "--store", str(store_path), "import",
                              str(home)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
 

@@ -48,12 +48,12 @@ def test_a_fifo_and_a_link_to_dev_zero_are_never_read_and_the_good_file_imports(
     t = _good(project)
     env = {**os.environ, "SESSIONSCOPE_STORE": str(tmp_path / "s.db")}
     for command in (["import", str(tmp_path / "projects")], ["scan"]):
-        run = subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--json", *command], cwd=REPO,
+        run = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--json", *command], cwd=REPO,
                              env={**env, "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path)},
                              capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
                              preexec_fn=_limit_memory)
         assert run.returncode in (0, 1), run.stderr
-    listed = json.loads(subprocess.run([sys.executable, "-m", "sessionscope.gui.cli", "--json", "list"], cwd=REPO,
+    listed = json.loads(subprocess.run([sys.executable, "-m", "sessionscope.cli", "--json", "list"], cwd=REPO,
                                        env=env, capture_output=True, text=True, timeout=60).stdout)
     assert [s["id"] for s in listed if s["id"] == t.session_id] == [t.session_id]
 

@@ -27,7 +27,7 @@ def _command() -> str:
     """How the desktop starts this installation: its `sessionscope` script, else this Python's module."""
     script = Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "sessionscope" else None
     found = script if script and script.exists() else shutil.which("sessionscope")
-    return shlex.quote(str(found)) if found else f"{shlex.quote(sys.executable)} -m sessionscope.gui.cli"
+    return shlex.quote(str(found)) if found else f"{shlex.quote(sys.executable)} -m sessionscope.cli"
 
 
 def targets(data_home: Path) -> dict[str, Path]:

@@ -5,4 +5,4 @@ Modules depend one way: `main` parses (`parser`) and dispatches to the command m
 (`commands`, `tools`, `export`, `restore_files`), which print through `output`; nothing imports `main`.
 """
 
-from .main import main  # noqa: F401  (the console script's entry point: sessionscope.gui.cli:main)
+from .main import main  # noqa: F401  (the console script's entry point: sessionscope.cli:main)

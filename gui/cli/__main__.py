@@ -1,7 +1,0 @@
-"""`python -m sessionscope.gui.cli`: the same as the `sessionscope` command."""
-
-import sys
-
-from .main import main
-
-sys.exit(main())

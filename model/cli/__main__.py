@@ -1,0 +1,7 @@
+"""`python -m sessionscope.cli`: the same as the `sessionscope` command."""
+
+import sys
+
+from .main import main
+
+sys.exit(main())
