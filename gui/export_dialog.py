@@ -37,7 +37,12 @@ from PySide6.QtWidgets import (
 from .workers import ACTOR, run_task
 
 FORMATS = [("md", "Markdown (readable transcript)"), ("html", "HTML (one self-contained page)"),
-           ("jsonl", "JSONL (lossless, re-importable, verifiable)"), ("claude", "Claude Code transcript (resumable)")]
+           ("jsonl", "JSONL (lossless, re-importable, verifiable)")]  # and each tool's own (Source.export_formats)
+
+
+def _tool_formats() -> dict:
+    from sessionscope import sources
+    return {f.key: f for f in sources.export_formats()}
 DETAILS = [("full", "Everything: tool calls, results, thinking"), ("conversation", "The conversation"),
            ("prompts", "User prompts only")]
 
@@ -94,7 +99,8 @@ class ExportDialog(QDialog):
         self.what.idToggled.connect(self._changed)
 
         self.format = QComboBox()
-        for key, text in FORMATS:
+        self.tool_formats = _tool_formats()  # a tool's own format goes to a folder, or the tool's own place
+        for key, text in FORMATS + [(f.key, f.label) for f in self.tool_formats.values()]:
             self.format.addItem(text, key)
         self.format.setCurrentIndex(max(0, self.format.findData(settings.value("export/format", "html"))))
         self.detail = QComboBox()
@@ -195,8 +201,8 @@ class ExportDialog(QDialog):
         current = self.path.text().strip()
         folder = Path(current).parent if current else Path(
             QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or Path.home())
-        if fmt == "claude":
-            self.path.setPlaceholderText("a folder (empty: where claude --resume looks)")
+        if fmt in self.tool_formats:
+            self.path.setPlaceholderText(self.tool_formats[fmt].folder_hint)
             if current.endswith((".md", ".html", ".jsonl")):
                 self.path.setText("")
             return
@@ -218,8 +224,8 @@ class ExportDialog(QDialog):
         return safe.replace(" ", "-") or "session"
 
     def _browse(self) -> None:
-        if self.format.currentData() == "claude":
-            folder = QFileDialog.getExistingDirectory(self, "Export Claude Code transcripts to")
+        if self.format.currentData() in self.tool_formats:
+            folder = QFileDialog.getExistingDirectory(self, self.tool_formats[self.format.currentData()].browse_title)
             if folder:
                 self.path.setText(folder)
             return
@@ -238,7 +244,7 @@ class ExportDialog(QDialog):
             self.status.setText(html.escape(str(exc)))
             return
         target = self.path.text().strip()
-        if not target and request.format != "claude":
+        if not target and request.format not in self.tool_formats:
             self.status.setText("Choose where to write the export.")
             return
         if request.redact and self.findings is None:

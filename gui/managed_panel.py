@@ -1,5 +1,6 @@
-"""Anthropic managed-agent sessions in the window: the background pull of every workspace, the composer
-under the timeline (a message to the agent, an interrupt), and the workspaces in Settings.
+"""Sessions that live behind an API (a source with `workspaces`, Anthropic's managed agents today) in the
+window: the background pull of every workspace, the composer under the timeline (a message to the agent,
+an interrupt: a source that `takes_messages`), and the workspaces in Settings. Nothing here names a tool.
 
 The pull runs on a worker every 30 s, every 3 s while the session shown is running (what it does shows
 as it happens); what it writes reaches the views through the store watcher, as any other writer's."""
@@ -25,24 +26,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sessionscope import ops
+from sessionscope import ops, sources
 
 from .workers import ACTOR, run_task
 
 SLOW_MS, FAST_MS = 30_000, 3_000
-LIVE = ("running", "rescheduling")
 
 
 def _pull_all(store) -> list[dict]:
-    """Pull every workspace that has a key; the problems of all of them."""
-    from sessionscope.sources.managed_agents import importer
-    from sessionscope.sources.managed_agents.client import api_key
-
-    problems = []
-    for loc in importer.workspaces(store):
-        if api_key(loc):
-            problems += importer.sync(store, loc).problems
-    return problems
+    """Pull every workspace of every source that has them; the problems of all of them."""
+    return [p for src in sources.with_workspaces() for p in src.workspaces.pull_all(store)]
 
 
 class ManagedSync(QObject):
@@ -67,8 +60,8 @@ class ManagedSync(QObject):
         self.timer.stop()
 
     def follow(self, session) -> None:
-        """Pull often while the session shown is running at Anthropic."""
-        live = session is not None and session.source_kind == "managed_agents" and session.status in LIVE
+        """Pull often while the session shown is running elsewhere (its source's live_statuses)."""
+        live = session is not None and session.status in sources.of(session.source_kind).live_statuses
         interval = FAST_MS if live else SLOW_MS
         if self.timer.interval() != interval:
             self.timer.setInterval(interval)
@@ -83,13 +76,13 @@ class ManagedSync(QObject):
             self.busy = False
             text = "; ".join(p["problem"] for p in problems[:2])
             if text and text != self.last_problem:
-                self.sig_problem.emit(f"⚠ Managed agents: {text}")
+                self.sig_problem.emit(f"⚠ Pulling sessions: {text}")
             self.last_problem = text
 
         def failed(exc) -> None:
             self.busy = False
             if str(exc) != self.last_problem:
-                self.sig_problem.emit(f"⚠ Managed agents: {exc}")
+                self.sig_problem.emit(f"⚠ Pulling sessions: {exc}")
             self.last_problem = str(exc)
         run_task(lambda: _pull_all(store), done, failed, owner=self)
 
@@ -108,7 +101,7 @@ class Composer(QWidget):
         self.edit = QPlainTextEdit(placeholderText="Message the agent (Ctrl+Return sends)")
         self.edit.setMaximumHeight(64)
         self.send_button = QPushButton("Send")
-        self.send_button.setToolTip("Send this message to the agent at Anthropic (Ctrl+Return)")
+        self.send_button.setToolTip("Send this message to the agent (Ctrl+Return)")
         self.interrupt_button = QPushButton("Interrupt")
         self.interrupt_button.setToolTip("Stop what the agent is doing; it waits for your next message")
         self.state = QLabel("")
@@ -132,26 +125,29 @@ class Composer(QWidget):
         self.hide()
 
     def show_session(self, store, session) -> None:
-        """Shown for a managed-agent session only."""
+        """Shown for a session whose source takes messages only."""
         self.store, self.session = store, session
-        managed = session is not None and session.source_kind == "managed_agents"
-        self.setVisible(managed)
-        if managed:
+        takes = session is not None and sources.of(session.source_kind).takes_messages
+        self.setVisible(takes)
+        if takes:
             self._refresh()
 
     def _refresh(self) -> None:
         s = self.session
-        if s is None or s.source_kind != "managed_agents":
+        if s is None or not sources.of(s.source_kind).takes_messages:
             return
-        gone = bool((s.meta or {}).get("managed", {}).get("gone_at"))
+        gone = sources.of(s.source_kind).only_a_copy(s)
         can_send = ops.refusal(s, "send") is None and not gone and not self.sending
         self.edit.setEnabled(can_send)
         self.send_button.setEnabled(can_send and bool(self.edit.toPlainText().strip()))
         self.interrupt_button.setEnabled(ops.refusal(s, "interrupt") is None and not gone and not self.sending)
-        why = ("deleted at Anthropic: this is the copy kept here" if gone else
+        src = sources.of(s.source_kind)
+        why = (gone if gone else
                "it takes no more messages" if ops.refusal(s, "send") else
-               "sending…" if self.sending else "the agent is working" if s.status in LIVE else "waiting for you")
-        self.state.setText(f"<b>{s.status}</b> at Anthropic · {why}")
+               "sending…" if self.sending else "the agent is working" if s.status in src.live_statuses else
+               "waiting for you")
+        home = src.remote_home
+        self.state.setText(f"<b>{s.status}</b>{f' at {home}' if home else ''} · {why}")
 
     def send(self) -> None:
         text = self.edit.toPlainText()
@@ -185,14 +181,14 @@ class Composer(QWidget):
 
 
 class WorkspacesBox(QGroupBox):
-    """Settings: the Anthropic workspaces pulled, where each one's key comes from; add one, set its key,
+    """Settings: a source's workspaces pulled, where each one's key comes from; add one, set its key,
     stop pulling it (its sessions stay)."""
 
     sig_added = Signal()
 
-    def __init__(self, store, parent=None):
-        super().__init__("Anthropic managed agents (workspaces whose sessions are pulled)", parent)
-        self.store = store
+    def __init__(self, store, workspaces, parent=None):
+        super().__init__(workspaces.title, parent)
+        self.store, self.workspaces = store, workspaces
         self.list = QListWidget()
         self.list.setMaximumHeight(70)
         add = QPushButton("Add Workspace…")
@@ -221,13 +217,9 @@ class WorkspacesBox(QGroupBox):
         if self.store is None:
             self._buttons()
             return
-        store = self.store
-
-        def read():
-            from sessionscope.sources.managed_agents import importer
-            from sessionscope.sources.managed_agents.client import key_origin
-            return [(loc, key_origin(loc)) for loc in importer.workspaces(store)]
-        run_task(read, self._show, lambda exc: self.list.addItem(f"(could not read: {exc})"), owner=self)
+        store, workspaces = self.store, self.workspaces
+        run_task(lambda: workspaces.listed(store), self._show,
+                 lambda exc: self.list.addItem(f"(could not read: {exc})"), owner=self)
 
     def _show(self, rows) -> None:
         self.list.clear()
@@ -238,21 +230,11 @@ class WorkspacesBox(QGroupBox):
         self._buttons()
 
     def _add(self) -> None:
-        dialog = WorkspaceDialog(self)
+        dialog = WorkspaceDialog(self, title=self.workspaces.add_title)
         if not dialog.exec():
             return
-        store, (base, workspace, key) = self.store, dialog.values()
-
-        def add():
-            from sessionscope.sources.managed_agents import location_of
-            from sessionscope.sources.managed_agents.client import set_api_key
-            from sessionscope.sources.scan import source_row
-            loc = location_of(base or None, workspace or None)
-            if key:
-                set_api_key(loc, key)
-            store.write(source_row, "managed_agents", loc)
-            return loc
-        run_task(add, lambda _loc: (self.reload(), self.sig_added.emit()),
+        store, workspaces, (base, workspace, key) = self.store, self.workspaces, dialog.values()
+        run_task(lambda: workspaces.add(store, base, workspace, key), lambda _loc: (self.reload(), self.sig_added.emit()),
                  lambda exc: QMessageBox.warning(self, "Add workspace", str(exc)), owner=self)
 
     def _set_key(self) -> None:
@@ -260,29 +242,23 @@ class WorkspacesBox(QGroupBox):
         dialog = WorkspaceDialog(self, location=loc)
         if not dialog.exec():
             return
-        key = dialog.values()[2]
-
-        def keep():
-            from sessionscope.sources.managed_agents.client import set_api_key
-            set_api_key(loc, key or None)
-        run_task(keep, lambda _: self.reload(), lambda exc: QMessageBox.warning(self, "API key", str(exc)), owner=self)
+        key, workspaces = dialog.values()[2], self.workspaces
+        run_task(lambda: workspaces.set_key(loc, key), lambda _: self.reload(),
+                 lambda exc: QMessageBox.warning(self, "API key", str(exc)), owner=self)
 
     def _stop(self) -> None:
         loc = self.list.currentItem().data(Qt.ItemDataRole.UserRole)
-        store = self.store
-
-        def stop():
-            from sessionscope.sources.managed_agents import importer
-            importer.set_enabled(store, loc, False)
-        run_task(stop, lambda _: self.reload(), lambda exc: QMessageBox.warning(self, "Workspace", str(exc)), owner=self)
+        store, workspaces = self.store, self.workspaces
+        run_task(lambda: workspaces.stop(store, loc), lambda _: self.reload(),
+                 lambda exc: QMessageBox.warning(self, "Workspace", str(exc)), owner=self)
 
 
 class WorkspaceDialog(QDialog):
     """The API's address, the workspace (optional) and the key; with `location`, only the key."""
 
-    def __init__(self, parent=None, location: str | None = None):
+    def __init__(self, parent=None, location: str | None = None, title: str = "Add a workspace"):
         super().__init__(parent)
-        self.setWindowTitle("API key" if location else "Add an Anthropic workspace")
+        self.setWindowTitle("API key" if location else title)
         self.base = QLineEdit(placeholderText="https://api.anthropic.com")
         self.workspace = QLineEdit(placeholderText="wrkspc_… (only for a key that reaches several)")
         self.key = QLineEdit(placeholderText="sk-ant-… (kept in the system keyring; blank: $ANTHROPIC_API_KEY)")

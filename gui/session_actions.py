@@ -225,5 +225,6 @@ class SessionActions(RestoreActions, QObject):
             self._run("delete", lambda: ops.delete(store, session.id, remove_files=remove_files, actor=ACTOR),
                       lambda ch: self.sig_message.emit(
                           f"Deleted {session.title or session.id[:8]}" if ch.action == Action.DELETE else
-                          f"Deleted {session.title or session.id[:8]} at Anthropic; the copy stays here"))
+                          f"Deleted {session.title or session.id[:8]} at {src.remote_home or 'its tool'}; "
+                          "the copy stays here"))
 

@@ -1,11 +1,12 @@
 """The Session tab: what a session is, as a person asks it (where it came from, its state, what it
-cost), and for a managed-agent session what the API says: status, usage with cache reads and writes,
-run time, and its resources (files, memory stores, repositories)."""
+cost), and what its source says of it beyond that (`Source.describe`: a managed agent's status at the
+API, usage with cache reads and writes, run time, resources)."""
 
 from __future__ import annotations
 
 import html
 
+from sessionscope import sources
 from sessionscope.untrusted import printable
 
 from .session_model import tokens_text, when
@@ -16,32 +17,28 @@ def _row(label: str, value) -> str:
         if value not in (None, "", [], {}) else ""
 
 
-def _resource(r: dict) -> str:
-    t = r.get("type")
-    if t == "file":
-        return f"file <code>{html.escape(str(r.get('mount_path', '')))}</code> ({html.escape(str(r.get('file_id', '')))})"
-    if t == "memory_store":
-        access = " read only" if r.get("access") == "read_only" else ""
-        return (f"memory store <b>{html.escape(str(r.get('name') or r.get('memory_store_id', '')))}</b>{access} "
-                f"<code>{html.escape(str(r.get('mount_path') or ''))}</code>")
-    if t == "github_repository":
-        checkout = r.get("checkout") if isinstance(r.get("checkout"), dict) else {}
-        at = checkout.get("name") or checkout.get("sha") or ""
-        return (f"repository {html.escape(str(r.get('url', '')))}{' @ ' + html.escape(str(at)) if at else ''} "
-                f"<code>{html.escape(str(r.get('mount_path', '')))}</code>")
-    return html.escape(str(t))
+_STYLES = {"": "{}", "strong": "<b>{}</b>", "code": "<code>{}</code>", "warning": "<span style='color:#c62828'>{}</span>"}
 
 
-def _seconds(v) -> str:
-    if not isinstance(v, (int, float)):
-        return ""
-    return f"{v / 60:.1f} min" if v >= 90 else f"{v:.1f} s"
+def _line(line) -> str:
+    return _row(line.label, _STYLES[line.style].format(html.escape(line.text)) if line.text.strip() else "")
+
+
+def _section_html(section) -> str:
+    """A source's section (sessionscope.sources.describe.Section) as the tab shows it."""
+    out = f"<h4 style='margin-bottom:2px'>{html.escape(section.title)}</h4><table>{''.join(map(_line, section.lines))}</table>"
+    if section.items:
+        listed = "".join(f"<li>{html.escape(i.label)} {_STYLES[i.style].format(html.escape(i.text))}</li>"
+                         for i in section.items)
+        out += f"<h4 style='margin-bottom:2px'>{html.escape(section.items_title)}</h4><ul style='margin-top:0'>{listed}</ul>"
+    elif section.empty:
+        out += f"<p style='color:#666'>{html.escape(section.empty)}</p>"
+    return out
 
 
 def session_html(s) -> str:
     if s is None:
         return ""
-    meta = s.meta if isinstance(s.meta, dict) else {}
     rows = [
         _row("Title", html.escape(printable(s.title or "(untitled)"))),  # a bidi override shown, not obeyed
         _row("Source", html.escape(s.source_kind.replace("_", " "))),
@@ -59,42 +56,4 @@ def session_html(s) -> str:
         _row("Forked from", f"<code>{html.escape(s.forked_from_session)}</code>" if s.forked_from_session else ""),
     ]
     out = f"<table>{''.join(rows)}</table>"
-    managed = meta.get("managed")
-    if isinstance(managed, dict):
-        out += _managed_html(managed)
-    return out
-
-
-def _managed_html(m: dict) -> str:
-    usage = m.get("usage") or {}
-    cache = usage.get("cache_creation") if isinstance(usage.get("cache_creation"), dict) else {}
-    writes = sum(int(v or 0) for v in cache.values() if isinstance(v, (int, float))) if cache else \
-        int(usage.get("cache_creation_input_tokens") or 0)
-    cost = usage.get("list_cost") if isinstance(usage.get("list_cost"), dict) else None
-    stats = m.get("stats") or {}
-    agent = m.get("agent") or {}
-    gone = m.get("gone_at")
-    rows = [
-        _row("API status", f"<b>{html.escape(str(m.get('status') or ''))}</b>"
-             + (" · archived" if m.get("archived_at") else "")),
-        _row("At Anthropic", f"<span style='color:#c62828'>deleted (noticed {when(gone)}): this is the copy kept "
-                             "here</span>" if gone else ""),
-        _row("Agent", html.escape(f"{agent.get('name') or ''} v{agent.get('version')}".strip())
-             + (" · multi-agent" if agent.get("multiagent") else "") if agent.get("name") else ""),
-        _row("Input tokens", f"{int(usage.get('input_tokens') or 0):,}" if usage else ""),
-        _row("Output tokens", f"{int(usage.get('output_tokens') or 0):,}" if usage else ""),
-        _row("Cache reads", f"{int(usage.get('cache_read_input_tokens') or 0):,}" if usage else ""),
-        _row("Cache writes", f"{writes:,}" if usage else ""),
-        _row("List cost", html.escape(f"{cost.get('amount')} {cost.get('currency', '')}") if cost else ""),
-        _row("Active time", _seconds(usage.get("active_seconds") or stats.get("active_seconds"))),
-        _row("Duration", _seconds(stats.get("duration_seconds"))),
-        _row("Environment", f"<code>{html.escape(str(m.get('environment_id') or ''))}</code>"
-             if m.get("environment_id") else ""),
-        _row("Metadata", html.escape(", ".join(f"{k}={v}" for k, v in (m.get("metadata") or {}).items()))),
-    ]
-    resources = m.get("resources") or []
-    listed = "".join(f"<li>{_resource(r)}</li>" for r in resources if isinstance(r, dict))
-    return ("<h4 style='margin-bottom:2px'>Managed agent</h4>"
-            f"<table>{''.join(rows)}</table>"
-            + (f"<h4 style='margin-bottom:2px'>Resources</h4><ul style='margin-top:0'>{listed}</ul>" if listed else
-               "<p style='color:#666'>No resources mounted.</p>"))
+    return out + "".join(_section_html(section) for section in sources.of(s.source_kind).describe(s))

@@ -10,6 +10,7 @@ import datetime as dt
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 
+from sessionscope import sources
 from sessionscope.untrusted import printable
 
 from .workers import Generation, run_task
@@ -99,23 +100,6 @@ def money(v: float | None) -> str:
 
 def tokens_text(n: int) -> str:
     return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.1f}k" if n >= 1e3 else str(n)
-
-
-def managed_tip(m: dict) -> str:
-    """A managed-agent session's state at Anthropic in a few lines: status, usage, resources."""
-    u = m.get("usage") or {}
-    names = []
-    for r in m.get("resources") or []:
-        if isinstance(r, dict):
-            where = r.get("name") or r.get("url") or r.get("mount_path") or r.get("type")
-            names.append(f"{r.get('type', '').replace('_', ' ')} {str(where).rstrip('/').rsplit('/', 1)[-1]}")
-    lines = [f"{m.get('status') or '?'} at Anthropic" + (" · archived" if m.get("archived_at") else "")
-             + (" · deleted there, kept here" if m.get("gone_at") else "")]
-    if u:
-        lines.append(f"{int(u.get('input_tokens') or 0):,} in, {int(u.get('cache_read_input_tokens') or 0):,} cache "
-                     f"reads, {int(u.get('output_tokens') or 0):,} out")
-    lines.append(f"resources: {', '.join(names)}" if names else "no resources")
-    return "\n".join(lines)
 
 
 class SessionTableModel(QAbstractTableModel):
@@ -211,8 +195,9 @@ class SessionTableModel(QAbstractTableModel):
             if s.forked_from_session:
                 made = f"\na {'rewind' if lineage_mark(s).startswith('↶') else 'fork'} of {s.forked_from_session}"
             return f"{printable(s.title)}\n{s.id}{made}" if key == "title" else s.project
-        if role == Qt.ItemDataRole.ToolTipRole and key in ("status", "tokens", "source") and "managed" in s.meta:
-            return managed_tip(s.meta["managed"])
+        if role == Qt.ItemDataRole.ToolTipRole and key in ("status", "tokens", "source") and \
+                (said := sources.of(s.source_kind).summary(s)):
+            return said
         if key == "source" and role in (Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole):
             from PySide6.QtGui import QColor
             colour = badge(s.source_kind)[1]

@@ -84,13 +84,17 @@ class SettingsDialog(QDialog):
         if store is not None:
             self.ok.setEnabled(False)  # until the store's settings are shown: nothing to save over them yet
             run_task(lambda: _read(store), self._show, self._failed, owner=self)
+        from sessionscope import sources as registry
+
         from .managed_panel import WorkspacesBox
-        self.workspaces = WorkspacesBox(store)
+        # a box for each source whose sessions live behind an API (the first: `workspaces`, for the window)
+        self.workspace_boxes = [WorkspacesBox(store, src.workspaces) for src in registry.with_workspaces()]
+        self.workspaces = self.workspace_boxes[0] if self.workspace_boxes else None
         main = QVBoxLayout(self)
         row = QHBoxLayout()
         row.addWidget(resume)
         row.addWidget(retention)
-        for w in (sources, self.workspaces):
+        for w in (sources, *self.workspace_boxes):
             main.addWidget(w)
         main.addLayout(row)
         main.addWidget(redaction)

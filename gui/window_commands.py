@@ -254,7 +254,8 @@ class WindowCommands:
         from .settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self.store, self)
-        dialog.workspaces.sig_added.connect(self.managed_sync.pull)
+        for box in dialog.workspace_boxes:
+            box.sig_added.connect(self.managed_sync.pull)
         if dialog.exec() and dialog.added and self.store is not None:
             self.job.start(self.store, dialog.added)
 
@@ -296,7 +297,7 @@ class WindowCommands:
                  self._error("find the places to scan"), owner=self)
 
     def _scan(self, roots: list[str]) -> None:
-        self.managed_sync.pull()  # and the Anthropic workspaces, if any
+        self.managed_sync.pull()  # and the workspaces of sessions behind an API, if any
         if not roots:
             QMessageBox.information(self, "Scan", "None of the tools Sessionscope reads keeps sessions on this "
                                                   "machine where it looks, and nothing was imported yet: use File ▸ "

@@ -39,5 +39,15 @@ def tools() -> list[Source]:
     return [of(kind) for kind in _REGISTRY]
 
 
+def with_workspaces() -> list[Source]:
+    """The tools whose sessions live behind an API, in workspaces a user adds."""
+    return [src for src in tools() if src.workspaces is not None]
+
+
+def export_formats():
+    """The tools' own formats an export can write (sessionscope.sources.base.ToolFormat)."""
+    return [f for src in tools() for f in src.export_formats]
+
+
 def session_source(store, session_id: str) -> Source:
     return of(store.session(session_id).source_kind)

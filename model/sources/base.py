@@ -9,6 +9,7 @@ transcript; a native session's head just moves).
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,18 @@ from .. import lifecycle
 from ..errors import InvalidInput, PartlyDone, Refused
 from ..untrusted import resumable_id
 from ..views import Changes
+from .describe import Section
+
+
+@dataclass(frozen=True)
+class ToolFormat:
+    """A tool's own format an export can write (Claude Code's transcript): where it goes by default is the
+    tool's own place, so the export asks for a folder, or none."""
+
+    key: str  # ExportRequest.format
+    label: str
+    folder_hint: str  # the path box's placeholder
+    browse_title: str
 
 
 class Source:
@@ -28,6 +41,12 @@ class Source:
     resume_programs: tuple[str, ...] = ()
     has_checkpoints = False  # keeps file checkpoints: Restore Code to Here applies
     single_tag = False  # the tool keeps one tag a session (claude-agent-sdk's tag_session)
+    # -- what the front ends offer for it (capabilities; the window never names a tool) --
+    takes_messages = False  # the window offers a message box (the composer) under its timeline
+    remote_home = ""  # where its sessions run, when not on this machine ("Anthropic")
+    live_statuses: tuple[str, ...] = ()  # statuses in which it changes elsewhere: pulled often while it is shown
+    workspaces = None  # sessions behind an API: the workspaces pulled (Settings lists them; the window pulls them)
+    export_formats: tuple[ToolFormat, ...] = ()  # the tool's own formats an export writes
     # what the app says before a fork or rewind, where the tool does it its own way
     fork_note = ""
     rewind_note = "The session's head moves back to this event; what follows stays visible as a branch."
@@ -60,6 +79,18 @@ class Source:
     def not_ours_to_compact(self) -> str:
         return (f"a {self.label} session is not compacted by Sessionscope (the summary would be a line {self.label} "
                 f"never wrote); compact it in {self.label} itself")
+
+    def describe(self, session) -> list[Section]:
+        """What the tool says of the session beyond the store's fields (the Session tab's sections)."""
+        return []
+
+    def summary(self, session) -> str:
+        """A few lines for the session list's tooltip ("" for none)."""
+        return ""
+
+    def only_a_copy(self, session) -> str:
+        """Why the session is only the copy kept here, the tool having deleted it ("" while the tool has it)."""
+        return ""
 
     def fork_prompt(self, session) -> str:
         """What the app says before a fork of this session, where the tool does it its own way."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..base import Source
+from ..base import Source, ToolFormat
 from . import actions
 from .importer import KIND, default_roots, import_paths
 from .lines import CHAIN_TYPES, CHECKPOINT_TYPES, META_TYPES
@@ -19,6 +19,8 @@ class ClaudeCodeSource(Source):
     resume_programs = actions.ALLOWED_RESUME
     has_checkpoints = True
     single_tag = True
+    export_formats = (ToolFormat("claude", "Claude Code transcript (resumable)",
+                                 "a folder (empty: where claude --resume looks)", "Export Claude Code transcripts to"),)
     fork_note = ("A tool call whose result came after that point is closed as interrupted, as when you press "
                  "Esc in Claude Code; a reply cut after its thinking keeps the rest of that reply.")
     rewind_note = ("Claude Code cannot move a transcript back: a new session holding the conversation up to and "

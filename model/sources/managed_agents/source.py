@@ -21,13 +21,11 @@ from ...schema import SESSION
 from ...schema import SOURCE as SOURCE_TABLE
 from ...views import Action, Changes
 from ..base import Source
+from . import describe
 from .client import KIND, api_errors, connect
+from .describe import managed
 from .importer import sync
-
-
-def managed(session) -> dict:
-    meta = session.meta if isinstance(session.meta, dict) else {}
-    return meta.get("managed") or {}
+from .workspaces import Workspaces
 
 
 def location(store, session_id: str) -> str:
@@ -43,11 +41,23 @@ class ManagedAgentsSource(Source):
     kind = KIND
     label = "Claude managed agents"
     badge = ("Managed", "#a04b08")  # the session list's short name and colour
-    composer = True  # the app offers a message box under the timeline
+    takes_messages = True  # the composer under the timeline
+    remote_home = "Anthropic"
+    live_statuses = (lifecycle.RUNNING, lifecycle.RESCHEDULING)
+    workspaces = Workspaces()
     fork_note = "The fork is a session of Sessionscope's own: the API has no fork, the session at Anthropic is untouched."
 
     def __init__(self):
         self.clients: dict[str, object] = {}  # tests hand a client per location; otherwise connect()
+
+    def describe(self, session):
+        return describe.describe(session)
+
+    def summary(self, session) -> str:
+        return describe.summary(session)
+
+    def only_a_copy(self, session) -> str:
+        return describe.gone(session)
 
     def client(self, location: str):
         return self.clients.get(location) or connect(location)
