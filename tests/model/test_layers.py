@@ -85,6 +85,7 @@ def test_gui_names_no_tool():
     (takes_messages, workspaces, export_formats, describe, summary, only_a_copy): no module of gui/ imports
     a tool's package or names a tool, so a new tool adds its package and one registry line."""
     import re
+
     from sessionscope import sources
     tools = "|".join(k for k in sources.kinds() if k != "native")
     pattern = rf"sessionscope\.sources\.({tools})\b|[\"'](?:{tools})[\"']|\[[\"']managed[\"']\]|claude_actions|== [\"']claude"
