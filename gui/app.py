@@ -74,9 +74,9 @@ def main(args) -> int:
     screenshot = getattr(args, "screenshot", None)
     if screenshot:
         window.resize(1440, 860)
-        window.sig_timeline_ready.connect(lambda: _shoot_when_shown(window, screenshot))
+        window.branch.sig_ready.connect(lambda: _shoot_when_shown(window, screenshot))
         # an empty store shows its empty page instead of a timeline
-        window.sessions_model.sig_loaded.connect(
+        window.sessions.model.sig_loaded.connect(
             lambda rows: rows == 0 and QTimer.singleShot(600, lambda: _shoot(window, screenshot)))
         QTimer.singleShot(60_000, lambda: (print("sessionscope: the window did not load in 60 s", file=sys.stderr),
                                            app.exit(1)))
@@ -102,8 +102,8 @@ def main(args) -> int:
 def _shoot_when_shown(window: MainWindow, path: str, waited_ms: int = 0) -> None:
     """Once the timeline's current row has its event (a big session's page arrives after the timeline
     is ready: shot at once, it showed placeholder rows), or after 10 s; then a moment for the rest."""
-    row = window.timeline.currentIndex().row()
-    if row >= 0 and window.timeline_model.event_at(row) is None and waited_ms < 10_000:
+    row = window.branch.timeline.currentIndex().row()
+    if row >= 0 and window.branch.timeline_model.event_at(row) is None and waited_ms < 10_000:
         QTimer.singleShot(100, lambda: _shoot_when_shown(window, path, waited_ms + 100))
         return
     QTimer.singleShot(600, lambda: _shoot(window, path))
@@ -111,10 +111,10 @@ def _shoot_when_shown(window: MainWindow, path: str, waited_ms: int = 0) -> None
 
 def _shoot(window: MainWindow, path: str) -> None:
     pixmap = window.grab()  # first: stopping the import below would put "(cancelled)" in the status bar
-    window.watcher.stop()
-    window.job.cancel()  # an import still running stops here (safe: batches are committed)
-    if getattr(window.job, "process", None) is not None:
-        window.job.process.waitForFinished(5000)
+    window.imports.watcher.stop()
+    window.imports.job.cancel()  # an import still running stops here (safe: batches are committed)
+    if getattr(window.imports.job, "process", None) is not None:
+        window.imports.job.process.waitForFinished(5000)
     ok = pixmap.save(os.fspath(path))
     print(f"sessionscope: {'wrote' if ok else 'could not write'} {path}", file=sys.stderr)
     QApplication.instance().exit(0 if ok else 1)

@@ -1,4 +1,6 @@
-"""The main window: only assembles the parts and routes selections and Changes between them."""
+"""The main window: it assembles the parts (the sidebar, the session list, the branch pane, the imports, the
+session actions, the action table's menus) and routes between them: the session chosen, what an action or
+an import changed (`apply_changes` fans each Changes out to every part that shows it)."""
 
 from __future__ import annotations
 
@@ -6,86 +8,90 @@ import dataclasses
 import sys
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
-    QMainWindow,
-    QMessageBox,
-    QProgressBar,
-    QPushButton,
-    QSizePolicy,
-    QSplitter,
-    QStackedWidget,
-    QTableView,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
 
 from . import menus
-from .action_table import Context
-from .detail_view import EventDetail
-from .jobs import ImportJob, SourceWatcher
-from .managed_panel import Composer, ManagedSync
-from .reader_view import ReaderView
+from .action_table import BY_ID, Context
+from .branch_pane import BranchPane
+from .import_controller import ImportController
 from .session_actions import SessionActions
-from .session_model import SessionTableModel
-from .session_panes import SessionPanes
+from .session_list import SessionListPane
 from .sidebar import Sidebar
-from .timeline_model import TimelineModel
-from .tree_view import BranchTreeView
 from .window_commands import WindowCommands
-from .workers import Generation, run_task, set_error_reporter
+from .workers import run_task, set_error_reporter
 
 
-class MainWindow(SessionPanes, WindowCommands, QMainWindow):
+class MainWindow(WindowCommands, QMainWindow):
     """Threading: everything here runs on the UI thread; store work goes through run_task."""
-
-    sig_timeline_ready = Signal()
 
     def __init__(self):
         super().__init__()
         self.setWindowTitle("Sessionscope")
         self.store = None
-        self.session = None
-        self.branch_label = ""  # the timeline header before the tree's branch count joins it
-        self.import_problems: list[dict] = []  # the last import's problems (File ▸ Import Problems…)
-        self.tree_session, self.tree_stale = None, False
+        self.is_demo = False
         self.usage_view = None  # View ▸ Usage and Cost, once opened
-        self._branch_gen = Generation()
         self.actions_ = SessionActions(self)
         self.actions_.sig_changes.connect(self.apply_changes)
         self.actions_.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         self.actions_.sig_busy.connect(self._busy)
         self.qactions = menus.build(self, self._triggered)
         set_error_reporter(self._report_worker_error)
-        self._build_views()
+
+        self.sidebar = Sidebar()
+        self.sidebar.sig_filter.connect(self._sidebar_filter)
+        a = self.qactions
+        self.sessions = SessionListPane(a["view.show_archived"], [a["app.scan"], a["app.import"], a["app.demo"]])
+        self.sessions.sig_chosen.connect(self._session_chosen)
+        self.sessions.sig_none.connect(self.clear_panes)
+        self.branch = BranchPane(cost_of=self.sessions.model.cost_of)
+        self.branch.sig_chosen.connect(self._update_actions)
+        self.branch.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
+        self.branch.sig_open_session.connect(lambda sid: self.open_session(sid))
+        self.branch.sig_node_menu.connect(self._tree_menu)
+        self.branch.sig_fork_menu.connect(self._tree_fork_menu)
+        self.branch.composer.sig_changes.connect(self.apply_changes)
+        self.branch.composer.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
+        self.center = QSplitter(Qt.Orientation.Horizontal)
+        self.center.addWidget(self.sessions)
+        self.center.addWidget(self.branch)
+        self.main_split = QSplitter(Qt.Orientation.Horizontal)
+        self.main_split.addWidget(self.sidebar)
+        self.main_split.addWidget(self.center)
+        for split in (self.main_split, self.center):
+            split.setChildrenCollapsible(False)  # a pane dragged too far stops at its minimum, never vanishes
+        self.main_split.setSizes([190, 1200])
+        self.center.setSizes([600, 650])
+        self.setCentralWidget(self.main_split)
+        self.busy_label = QLabel("")  # what a running action is doing (fork, rewind, delete …)
+        self.busy_label.setObjectName("busy-label")
+        self.busy_label.hide()
+        self.statusBar().addPermanentWidget(self.busy_label)
+
+        self.imports = ImportController(self.statusBar(), self)
+        self.imports.sig_changes.connect(self.apply_changes)
+        self.imports.sig_tick.connect(self._import_tick)
+        self.imports.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
+        # sessions on their way: the list, not "No sessions yet"
+        self.imports.sig_first_run.connect(lambda: self.sessions.setCurrentWidget(self.sessions.listed))
+        self.sessions.importing = lambda: self.imports.busy
         self._build_menus()
-        self.job = ImportJob(self)
-        self.job.sig_progress.connect(self._progress)
-        self.job.sig_tick.connect(self._import_tick)
-        self.job.sig_finished.connect(self._import_finished)
-        self.job.sig_failed.connect(lambda exc: (self._progress_done(), QMessageBox.warning(
-            self, "Import failed", f"{exc}\n\nWhat was imported before the failure is kept.")))
-        self.watcher = SourceWatcher(self.job, self)
-        self.watcher.sig_store_changed.connect(self.apply_changes)
-        self.managed_sync = ManagedSync(self)
-        self.managed_sync.sig_problem.connect(lambda m: self.statusBar().showMessage(m, 20000))
         self._restore_layout()
         self._update_actions()
 
-    # -- construction -------------------------------------------------------------
+    # -- what is shown -----------------------------------------------------------------
+
+    @property
+    def session(self):
+        """The session shown (the branch pane's), or None."""
+        return self.branch.session
 
     def context(self, **more) -> Context:
         """What the window's actions act on now: the session shown, the event chosen, the branch shown."""
-        return Context(**{"session": self.session, "event": self.detail.current_event,
-                          "rows": self.timeline_model.rowCount() > 0, "demo": getattr(self, "is_demo", False),
-                          "shown_head": getattr(self, "shown_head", None), **more})
+        return Context(**{"session": self.session, "event": self.branch.detail.current_event,
+                          "rows": self.branch.timeline_model.rowCount() > 0, "demo": self.is_demo,
+                          "shown_head": self.branch.shown_head, **more})
 
     def _triggered(self, row, checked: bool) -> None:
         self.run_action(row, self.context(checked=checked))
@@ -100,145 +106,66 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
             return
         row.run(self, ctx)
 
-    def _build_views(self) -> None:
-        self.sidebar = Sidebar()
-        self.sidebar.sig_filter.connect(self._sidebar_filter)
-        self.sidebar_filters: dict = {}
+    def _session_chosen(self, session) -> None:
+        self.sessions.shown = session.id
+        self.branch.choose(session)
 
-        self.sessions_model = SessionTableModel(self)
-        self.sessions_model.sig_loaded.connect(self._sessions_loaded)
-        self.sessions_view = _table(self.sessions_model, sortable=True)
-        # several sessions can be selected for an export; the current one is what the other views show
-        self.sessions_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.sessions_view.selectionModel().currentRowChanged.connect(self._session_selected)
-        self.sessions_view.selectionModel().selectionChanged.connect(self._selection_changed)
-        _fit_columns(self.sessions_view, stretch=0, stretch_width=210)
-        self.filter = QLineEdit(placeholderText="Filter sessions (title, id, project)")
-        self.filter.setClearButtonEnabled(True)
-        self._filter_timer = QTimer(self, singleShot=True, interval=200)
-        self._filter_timer.timeout.connect(self._filters_changed)
-        self.filter.textChanged.connect(lambda: self._filter_timer.start())
-        self.status_filter = QComboBox()
-        self.status_filter.addItems(["any status", "active", "idle", "paused", "closed", "running", "terminated"])
-        self.status_filter.currentIndexChanged.connect(self._filters_changed)
-        list_box = QWidget()
-        lay = QVBoxLayout(list_box)
-        lay.setContentsMargins(0, 0, 0, 0)
-        row = QHBoxLayout()
-        row.addWidget(self.filter)
-        row.addWidget(self.status_filter)
-        lay.addLayout(row)
-        lay.addWidget(self.sessions_view)
+    def clear_panes(self) -> None:
+        """No session: the timeline, tree and detail empty, the session's actions off."""
+        self.branch.clear()
 
-        self.empty = QWidget()
-        empty_lay = QVBoxLayout(self.empty)
-        empty_lay.addStretch()
-        msg = QLabel("<h2>No sessions yet</h2><p>Sessionscope looks for the sessions of Claude Code, Codex CLI, "
-                     "Gemini CLI and Cline where those tools keep them. A LangGraph or Agents SDK database, an "
-                     "Aider repository or OpenHands trajectories come in with Import; Anthropic managed-agent "
-                     "sessions from a workspace you add in Settings.</p>")
-        msg.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        msg.setWordWrap(True)  # unwrapped, its width became the session list's minimum and squeezed the timeline
-        empty_lay.addWidget(msg)
-        for text, slot in (("Scan for sessions", self.scan), ("Import a folder…", self.import_folder),
-                           ("Open the demo store", self.open_demo)):
-            b = QPushButton(text)
-            b.clicked.connect(slot)
-            b.setObjectName(text)
-            empty_lay.addWidget(b, 0, Qt.AlignmentFlag.AlignHCenter)
-        empty_lay.addStretch()
-        self.list_stack = QStackedWidget()
-        self.list_stack.addWidget(list_box)
-        self.list_stack.addWidget(self.empty)
+    def open_session(self, session_id: str, event_id: str | None = None) -> None:
+        """Show a session (listing everything first when a filter hides it), at an event if one is named."""
+        if not self.sessions.select(session_id):
+            self.sessions.select_when_listed(session_id, event_id, self.open_session)
+            return
+        if event_id:
+            self.branch.show_branch(self.sessions.model.session_at(self.sessions.model.row_of(session_id)).head_event_id,
+                                    event_id)
 
-        self.timeline_model = TimelineModel(self)
-        self.timeline_model.sig_page_loaded.connect(self._page_loaded)
-        self.timeline = _table(self.timeline_model)
-        _fit_columns(self.timeline, stretch=3, fixed={2: 96})  # "agent explore-1" must not take the Text's width
-        self.timeline.selectionModel().currentRowChanged.connect(self._event_selected)
-        self.timeline_label = QLabel("")
-        self.timeline_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.timeline_label.setWordWrap(True)  # a long header takes a second line instead of running under the find box
-        self.find_edit = QLineEdit(placeholderText="Find in session")
-        self.find_edit.setMaximumWidth(200)  # the header beside it is the session's title
-        self.find_edit.setClearButtonEnabled(True)
-        self.find_edit.returnPressed.connect(self.find_next)
-        tl_box = QWidget()
-        lay = QVBoxLayout(tl_box)
-        lay.setContentsMargins(0, 0, 0, 0)
-        row = QHBoxLayout()
-        row.addWidget(self.timeline_label, 1)
-        row.addWidget(self.find_edit)
-        lay.addLayout(row)
-        # the reader is the same branch as cards; the table keeps the selection both follow
-        self.reader = ReaderView(self.timeline_model)
-        self.reader.sig_event_chosen.connect(self._reader_chose)
-        self.timeline.selectionModel().currentRowChanged.connect(
-            lambda index: self.reader.follow(index.row()))
-        self.find_edit.textChanged.connect(lambda text: text.strip() or self.reader.set_needle(""))
-        self.timeline_stack = QStackedWidget()
-        self.timeline_stack.addWidget(self.timeline)
-        self.timeline_stack.addWidget(self.reader)
-        lay.addWidget(self.timeline_stack, 1)
-        self.composer = Composer()  # only for a managed-agent session
-        self.composer.sig_changes.connect(self.apply_changes)
-        self.composer.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
-        lay.addWidget(self.composer)
+    def apply_changes(self, changes) -> None:
+        """One place fans out what an operation or an import changed: the list, the sidebar, the branch shown."""
+        from sessionscope.views import Action
+        shown = self.session
+        if changes.session is not None and (changes.action in (Action.FORK, Action.REWIND) or
+                                            shown is not None and changes.session.id == shown.id):
+            self.branch.session = changes.session  # a fork or a rewind's new session is the one shown next
+            self.sessions.shown = changes.session.id
+        if changes.session_list:
+            self.sessions.model.reload()
+            self.sidebar.refresh()
+        shown = self.session
+        if shown is not None and changes.action in (Action.DELETE, Action.PURGE) and shown.id in changes.session_ids:
+            self.clear_panes()  # the list reloads and picks what to show next
+        elif shown is not None and shown.id in changes.session_ids:
+            store, sid = self.store, shown.id
+            run_task(lambda: store.session(sid), self.branch.refreshed, self._refresh_failed, owner=self)
+        self._update_actions()
 
-        self.tree = BranchTreeView()
-        self.tree.sig_show_branch.connect(self.show_branch)
-        self.tree.sig_open_session.connect(lambda sid: self.open_session(sid))
-        self.tree.sig_menu.connect(self._tree_menu)
-        self.tree.sig_fork_menu.connect(self._tree_fork_menu)
-        self.detail = EventDetail()
-
-        self.bottom = QSplitter(Qt.Orientation.Horizontal)
-        self.bottom.addWidget(self.tree)
-        self.bottom.addWidget(self.detail)
-        self.right = QSplitter(Qt.Orientation.Vertical)
-        self.right.addWidget(tl_box)
-        self.right.addWidget(self.bottom)
-        self.center = QSplitter(Qt.Orientation.Horizontal)
-        self.center.addWidget(self.list_stack)
-        self.center.addWidget(self.right)
-        self.main_split = QSplitter(Qt.Orientation.Horizontal)
-        self.main_split.addWidget(self.sidebar)
-        self.main_split.addWidget(self.center)
-        for split in (self.main_split, self.center, self.right, self.bottom):
-            split.setChildrenCollapsible(False)  # a pane dragged too far stops at its minimum, never vanishes
-        self.sessions_view.setMinimumWidth(260)
-        self.main_split.setSizes([190, 1200])
-        self.center.setSizes([600, 650])
-        self.right.setSizes([430, 300])
-        self.bottom.setSizes([330, 400])
-        self.setCentralWidget(self.main_split)
-
-        self.progress = QProgressBar(maximumWidth=220)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(lambda: self.job.cancel())
-        self.busy_label = QLabel("")  # what a running action is doing (fork, rewind, delete …)
-        self.busy_label.setObjectName("busy-label")
-        for w in (self.busy_label, self.progress, self.cancel_button):
-            w.hide()
-            self.statusBar().addPermanentWidget(w)
+    def _refresh_failed(self, exc: BaseException) -> None:
+        from sessionscope.errors import NotFound
+        if isinstance(exc, NotFound):  # it went away meanwhile (deleted elsewhere, purged): show nothing of it
+            self.clear_panes()
+            self.sessions.model.reload()
+        else:
+            self._error("refresh the session")(exc)
 
     def _build_menus(self) -> None:
         """Everything that acts comes from the action table (gui/action_table.py) through gui/menus.py."""
         from . import theme
-        a = self.qactions
+        a, b = self.qactions, self.branch
         a["timeline.fold"].setChecked(QSettings().value("timeline/fold", True, type=bool))
-        self.timeline_model.folded = a["timeline.fold"].isChecked()
+        b.timeline_model.folded = a["timeline.fold"].isChecked()
         a["view.reader"].setChecked(QSettings().value("timeline/reader", False, type=bool))
-        self.timeline_stack.setCurrentWidget(self.reader if a["view.reader"].isChecked() else self.timeline)
+        b.timeline_stack.setCurrentWidget(b.reader if a["view.reader"].isChecked() else b.timeline)
         a[f"view.theme.{theme.saved()}"].setChecked(True)
-        self.timeline.doubleClicked.connect(lambda index: self.toggle_pair(index.row()))
         menus.install_menus(self, a)
         bar = self.addToolBar("Main")
         bar.setObjectName("main-toolbar")
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextUnderIcon)  # an icon alone is a guess
         menus.fill(bar, "toolbar", a)
-        for widget, place in ((self.sessions_view, "sessions"), (self.timeline, "timeline"), (self.reader, "reader"),
-                              (self.composer.edit, "composer")):
+        for widget, place in ((self.sessions.view, "sessions"), (b.timeline, "timeline"), (b.reader, "reader"),
+                              (b.composer.edit, "composer")):
             widget.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
             menus.fill(widget, place, a)
 
@@ -261,47 +188,30 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
             elif self.statusBar().currentMessage().startswith("⚠ The store"):
                 self.statusBar().clearMessage()  # fixed since it was said
         self.actions_.store = store
-        self.sessions_model.set_store(store)
+        self.branch.set_store(store)
+        self.sessions.set_store(store)
         self.sidebar.set_store(store)
-        self.watcher.watch(store)
-        self.managed_sync.watch(store)
+        self.imports.watch(store)
         if self.usage_view is not None:
             self.usage_view.store = store
             self.usage_view.refresh()
         if first_run:
-            run_task(lambda: _first_run_roots(store), self._first_run, owner=self)
+            self.imports.first_run(store)
         if not demo:  # the store is the only copy of what the tools deleted: a copy a day, in the background
             from sessionscope import backup
             run_task(lambda: backup.scheduled(store.url), lambda made: None,
                      lambda exc: self.statusBar().showMessage(f"⚠ The daily backup of the store failed: {exc}", 60000),
                      owner=self)
 
-    def _first_run(self, roots) -> None:
-        """First run on a store: import the known places with a progress bar, then watch them."""
-        if roots:
-            self.statusBar().showMessage("Importing your agents' sessions; browse while it runs", 10000)
-            if self.job.start(self.store, roots):
-                self.list_stack.setCurrentWidget(self.list_stack.widget(0))  # they are on their way
-
     def _sidebar_filter(self, filters: dict) -> None:
-        self.sidebar_filters = filters
-        self._filters_changed()
-
-    def _filters_changed(self, *_):
-        filters = dict(self.sidebar_filters)
-        status = self.status_filter.currentText()
-        if status != "any status":
-            filters["status"] = status
-        filters["text"] = self.filter.text().strip()
-        filters["include_archived"] = self.qactions["view.show_archived"].isChecked()
-        self.sessions_model.set_filters(**filters)
+        self.sessions.sidebar_filters = filters
+        self.sessions.refilter()
 
     def _update_actions(self) -> None:
         """Each action enabled by its row's rule for what is chosen; a disabled one's tooltip says why not."""
-        from .action_table import BY_ID
-        self.composer.show_session(self.store, self.session)
-        self.managed_sync.follow(self.session)
-        self.detail.show_session(self.session)
+        self.branch.composer.show_session(self.store, self.session)
+        self.imports.managed_sync.follow(self.session)
+        self.branch.detail.show_session(self.session)
         ctx = self.context()
         for action_id, action in self.qactions.items():
             row = BY_ID[action_id]
@@ -353,81 +263,21 @@ class MainWindow(SessionPanes, WindowCommands, QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1440, 860)
-        for name in ("main_split", "center", "right", "bottom"):
+        for name, split in self._splits().items():
             state = s.value(f"window/{name}")
             if isinstance(state, QByteArray):
-                getattr(self, name).restoreState(state)
+                split.restoreState(state)
 
     def closeEvent(self, event) -> None:
         s = QSettings()
         s.setValue("window/geometry", self.saveGeometry())
-        for name in ("main_split", "center", "right", "bottom"):
-            s.setValue(f"window/{name}", getattr(self, name).saveState())
-        self.watcher.stop()
-        self.managed_sync.stop()
-        self.sessions_model.stop()
-        self.job.cancel()
+        for name, split in self._splits().items():
+            s.setValue(f"window/{name}", split.saveState())
+        self.imports.stop()
+        self.sessions.model.stop()
         super().closeEvent(event)
 
-
-def _first_run_roots(store) -> list:
-    """The default places, if this store has never imported from any of them."""
-    from sessionscope.sources.importing import default_roots
-
-    known = set(store.source_locations())
-    roots = default_roots()
-    return [] if any(str(r) in known for r in roots) else roots
-
-
-def _fit_columns(view: QTableView, stretch: int, stretch_width: int = 0, fixed: dict[int, int] | None = None) -> None:
-    """The others fit their contents (measured on the rows in view) whenever the rows are replaced or
-    added; `stretch` takes the rest. With `stretch_width` the column starts that wide and the user
-    resizes it instead; `fixed` columns start at their width and are never fitted.
-
-    Fitted by hand rather than with ResizeToContents, which measures again on every dataChanged: a
-    cost column priced a batch at a time in a list of 20,000 sessions held the UI for 30 ms a batch.
-    """
-    header, fixed = view.horizontalHeader(), fixed or {}
-    header.setResizeContentsPrecision(50)
-    count = view.model().columnCount()
-    fitted = [c for c in range(count) if c != stretch and c not in fixed]
-    for col in range(count):
-        header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
-    for col, width in fixed.items():
-        header.resizeSection(col, width)
-    due: set[int] = set()  # the columns to measure on the next turn of the event loop
-
-    def fit() -> None:
-        for c in sorted(due):
-            view.resizeColumnToContents(c)
-        due.clear()
-    refit = QTimer(view, singleShot=True, interval=0, timeout=fit)
-
-    def columns(first: int, last: int) -> None:
-        due.update(c for c in fitted if first <= c <= last)
-        refit.start()
-    for signal in (view.model().modelReset, view.model().rowsInserted, view.model().layoutChanged):
-        signal.connect(lambda *_: columns(0, count - 1))
-    # changed cells (a cost priced) measure only their own columns
-    view.model().dataChanged.connect(lambda tl, br, *_: columns(tl.column(), br.column()))
-    if stretch_width:
-        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(stretch, stretch_width)
-    else:
-        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
-
-
-def _table(model, sortable: bool = False) -> QTableView:
-    view = QTableView()
-    view.setModel(model)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.verticalHeader().hide()
-    view.verticalHeader().setDefaultSectionSize(22)
-    view.setShowGrid(False)
-    view.setAlternatingRowColors(True)
-    view.setWordWrap(False)
-    if sortable:
-        view.setSortingEnabled(True)
-        view.sortByColumn(4, Qt.SortOrder.DescendingOrder)
-    return view
+    def _splits(self) -> dict:
+        """The splitters whose sizes the window remembers, by the names they were always saved under."""
+        return {"main_split": self.main_split, "center": self.center, "right": self.branch.right,
+                "bottom": self.branch.bottom}

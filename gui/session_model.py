@@ -11,6 +11,7 @@ import datetime as dt
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 
 from sessionscope import sources
+from sessionscope.sources.describe import moment
 from sessionscope.untrusted import printable
 
 from .workers import Generation, run_task
@@ -24,14 +25,7 @@ COLUMNS = [
 COST_BATCH = 200  # sessions priced at a time, for the rows painted
 
 
-def when(ts: float) -> str:
-    if not ts:
-        return ""
-    d = dt.datetime.fromtimestamp(ts)
-    today = dt.date.today()
-    if d.date() == today:
-        return d.strftime("%H:%M")
-    return d.strftime("%b %d %H:%M") if d.year == today.year else d.strftime("%Y-%m-%d")
+when = moment  # a time as short as it can be said (the Session tab's and the list's)
 
 
 def lineage_mark(s) -> str:

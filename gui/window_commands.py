@@ -1,4 +1,6 @@
-"""The window's commands: navigation, find, dialogs, import and scan (a mixin of MainWindow)."""
+"""The window's commands that open something (compare, facts, export, search, settings, usage, about, the
+shortcuts, the problems, the tree's menus) or import (a folder, files, a rescan): a mixin of MainWindow,
+over its parts (`sessions`, `branch`, `imports`)."""
 
 from __future__ import annotations
 
@@ -19,38 +21,9 @@ LIVE_RELOAD_S = 3.0
 
 
 class WindowCommands:
-    """Needs the MainWindow's views, store, job and actions; runs on the UI thread."""
+    """Needs the MainWindow's parts, store and actions; runs on the UI thread."""
 
     # -- commands -------------------------------------------------------------------
-
-    def jump_prompt(self, step: int) -> None:
-        def found(row: int) -> None:
-            if row >= 0:
-                self.timeline.selectRow(row)
-        self.timeline_model.find_async(self.timeline.currentIndex().row(),
-                                       lambda e: e.kind == "message" and e.role == "user" and not e.sidechain,
-                                       found, step)
-
-    def set_folded(self, on: bool) -> None:
-        from PySide6.QtCore import QSettings
-
-        QSettings().setValue("timeline/fold", on)
-        current = self.detail.current_event
-        self.timeline_model.set_folded(on)
-        self._reselect(current.id if current else None)
-
-    def set_reader(self, on: bool) -> None:
-        """The branch as cards (the reader) or as the table; remembered for the next window."""
-        from PySide6.QtCore import QSettings
-
-        QSettings().setValue("timeline/reader", on)
-        self.timeline_stack.setCurrentWidget(self.reader if on else self.timeline)
-        current = self.timeline.currentIndex()  # (invalid: row -1, nothing to follow)
-        if on:
-            self.reader.follow(current.row())
-            self.reader.setFocus()
-        else:
-            self.timeline.setFocus()
 
     def show_usage(self) -> None:
         from .usage_view import UsageView
@@ -72,54 +45,19 @@ class WindowCommands:
         self.sidebar.clearSelection()
         self.sidebar.setCurrentItem(None)
         self.sidebar.blockSignals(False)
-        self.sidebar_filters = dict(filters)
+        self.sessions.sidebar_filters = dict(filters)
         self.qactions["view.show_archived"].setChecked(True)  # what was spent in archived sessions too
-        self._filters_changed()
+        self.sessions.refilter()
         n = len(filters["session_ids"]) if "session_ids" in filters else None
         self.statusBar().showMessage(f"Listing {f'the {n} sessions of ' if n is not None else ''}{words}; "
                                      "All sessions in the sidebar lists everything again", 15000)
-
-    def _reader_chose(self, event_id: str) -> None:
-        row = self.timeline_model.row_of(event_id)
-        if row >= 0 and row != self.timeline.currentIndex().row():
-            self.timeline.selectRow(row)
-
-    def toggle_pair(self, row: int | None = None) -> None:
-        row = self.timeline.currentIndex().row() if row is None else row
-        if row < 0 or row >= self.timeline_model.rowCount():
-            return
-        event_id = self.timeline_model.ids[row]
-        if self.timeline_model.toggle(row):
-            self._reselect(event_id)
-
-    def _reselect(self, event_id: str | None) -> None:
-        row = self.timeline_model.row_of(event_id) if event_id else -1
-        if row >= 0:
-            self.timeline.selectRow(row)
-            self.timeline.scrollTo(self.timeline_model.index(row, 0))
-
-    def find_next(self) -> None:
-        needle = self.find_edit.text().strip().lower()
-        if not needle:
-            return
-        shown = self.find_edit.text()
-        self.reader.set_needle(shown.strip())
-
-        def found(row: int) -> None:
-            if row >= 0:
-                self.timeline.selectRow(row)
-            else:
-                self.statusBar().showMessage(f"“{shown}” is not in this branch", 5000)
-        self.statusBar().showMessage(f"Looking for “{shown}”…", 2000)
-        self.timeline_model.find_async(self.timeline.currentIndex().row(), lambda e: needle in e.text.lower(), found,
-                                       wrap=True)
 
     def _tree_menu(self, event_id: str, pos) -> None:
         """A branch node's menu, from the action table's tree rows with the clicked node as the context."""
         from . import menus
         if self.session is None:
             return
-        layout = self.tree.tree_model.layout_
+        layout = self.branch.tree.tree_model.layout_
         node = next((n for n in (layout.nodes if layout else ()) if n.id == event_id and not n.fork_session), None)
         self.tree_menu = menus.popup(self, "tree", self.context(event=event_id, node=node), self.run_action)
         self.tree_menu.popup(pos)
@@ -149,12 +87,12 @@ class WindowCommands:
         if s.forked_from_session:
             self.open_compare((s.forked_from_session, None), (s.id, None))
             return
-        shown = getattr(self, "shown_head", None)
+        shown = self.branch.shown_head
         if shown and shown != s.head_event_id:
             self.open_compare((s.id, None), (s.id, shown))
             return
         store = self.store
-        layout = self.tree.tree_model.layout_ if self.tree_session == s.id else None
+        layout = self.branch.tree_layout()
         head_tip = next((n.tip for n in (layout.nodes if layout else ()) if n.kind == "head"), s.head_event_id)
         lanes = [n.tip for n in (layout.nodes if layout else ()) if not n.fork_session and n.tip
                  and n.tip not in (s.head_event_id, head_tip)]
@@ -192,20 +130,20 @@ class WindowCommands:
     def _open_compared(self, session_id: str, head: str) -> None:
         self.open_session(session_id)
         if head and self.session is not None and self.session.id == session_id:
-            self.show_branch(head, head)
+            self.branch.show_branch(head, head)
 
     def compare_facts(self, a: str | None = None) -> None:
         if self.session is None:
             return
         points = []
-        if self.detail.current_event is not None:
-            e = self.detail.current_event
+        if self.branch.detail.current_event is not None:
+            e = self.branch.detail.current_event
             points.append((f"selected event #{e.seq}: {e.text[:40]}", e.id))
-        layout = self.tree.tree_model.layout_
+        layout = self.branch.tree.tree_model.layout_
         for node in (layout.nodes if layout else ()):
             if not node.fork_session:
                 points.append((f"{node.kind} · {node.label[:50]}", node.id))
-        for s in self.sessions_model.rows[:200]:
+        for s in self.sessions.model.rows[:200]:
             if s.head_event_id:
                 points.append((f"head of {s.title or s.id[:8]}", s.head_event_id))
         if not points:
@@ -214,8 +152,7 @@ class WindowCommands:
         FactsDiffDialog(self.store, points, a or points[0][1], b, self).exec()
 
     def selected_session_ids(self) -> list[str]:
-        rows = sorted({i.row() for i in self.sessions_view.selectionModel().selectedRows()})
-        ids = [self.sessions_model.rows[r].id for r in rows if r < len(self.sessions_model.rows)]
+        ids = self.sessions.selected_ids()
         if self.session is not None and self.session.id not in ids:
             ids = [self.session.id] if not ids else ids
         return ids
@@ -228,7 +165,7 @@ class WindowCommands:
         ids = [] if search else self.selected_session_ids()
         if not ids and not search:
             return
-        titles = {r.id: r.title for r in self.sessions_model.rows if r.id in set(ids)}
+        titles = {r.id: r.title for r in self.sessions.model.rows if r.id in set(ids)}
         if self.session is not None:
             titles.setdefault(self.session.id, self.session.title)
         ExportDialog(self.store, self, session_ids=ids, search=search, titles=titles).exec()
@@ -236,7 +173,7 @@ class WindowCommands:
     def export_branch(self) -> None:
         from .export_dialog import ExportDialog
 
-        e = self.detail.current_event
+        e = self.branch.detail.current_event
         if self.store is None or self.session is None or e is None:
             return
         ExportDialog(self.store, self, session_ids=[self.session.id], head=e.id,
@@ -255,9 +192,9 @@ class WindowCommands:
 
         dialog = SettingsDialog(self.store, self)
         for box in dialog.workspace_boxes:
-            box.sig_added.connect(self.managed_sync.pull)
+            box.sig_added.connect(self.imports.pull)
         if dialog.exec() and dialog.added and self.store is not None:
-            self.job.start(self.store, dialog.added)
+            self.imports.start(self.store, dialog.added)
 
     def import_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Import the sessions of a folder")
@@ -272,19 +209,18 @@ class WindowCommands:
             self._import(files)
 
     def _import(self, paths: list[str]) -> None:
-        if self.store is not None and not self.job.start(self.store, paths):
-            self.statusBar().showMessage("An import is already running", 5000)
+        self.imports.start(self.store, paths)
 
     def open_paths(self, paths: list[str]) -> None:
         """Files given on the command line (a file manager's Open With): imported, then the newest
         session they hold is shown."""
         def shown(report) -> None:
-            self.job.sig_finished.disconnect(shown)
+            self.imports.sig_finished.disconnect(shown)
             if report.sessions:
                 store, ids = self.store, sorted(report.sessions)
                 run_task(lambda: max((store.session(i) for i in ids), key=lambda s: s.updated_at or 0).id,
                          self.open_session, self._error("open the imported session"), owner=self)
-        self.job.sig_finished.connect(shown)
+        self.imports.sig_finished.connect(shown)
         self._import(paths)
 
     def scan(self) -> None:
@@ -297,13 +233,13 @@ class WindowCommands:
                  self._error("find the places to scan"), owner=self)
 
     def _scan(self, roots: list[str]) -> None:
-        self.managed_sync.pull()  # and the workspaces of sessions behind an API, if any
+        self.imports.pull()  # and the workspaces of sessions behind an API, if any
         if not roots:
             QMessageBox.information(self, "Scan", "None of the tools Sessionscope reads keeps sessions on this "
                                                   "machine where it looks, and nothing was imported yet: use File ▸ "
                                                   "Import Folder… or Import Files….")
             return
-        self.job.start(self.store, roots)
+        self.imports.start(self.store, roots)
 
     def show_about(self) -> None:
         from sessionscope.revision import version
@@ -338,7 +274,7 @@ class WindowCommands:
         """What the imports could not read: this run's report, and every file's kept problems."""
         from .problems_dialog import ProblemsDialog
         if self.store is not None:
-            ProblemsDialog(self.store, list(self.import_problems), self).exec()
+            ProblemsDialog(self.store, list(self.imports.problems), self).exec()
 
     def open_demo(self) -> None:
         from .app import open_demo_store
@@ -354,41 +290,13 @@ class WindowCommands:
         run_task(lambda: open_user_store(url), lambda store: self.set_store(store, first_run=True),
                  self._error("open your store"), owner=self)
 
-    def _progress(self, done: int, total: int, _path: str) -> None:
-        if self.job.quiet:
-            return
-        self.progress.show()
-        self.cancel_button.show()
-        self.progress.setRange(0, max(1, total >> 10))
-        self.progress.setValue(done >> 10)
-
     def _import_tick(self) -> None:
         """During a user's import, list what it committed so far: a first run on a big home is browsable
         from its first seconds, and a big file's session shows from its first batch."""
-        now, rows = time.monotonic(), self.sessions_model.rowCount()
+        now, rows = time.monotonic(), self.sessions.model.rowCount()
         since = now - getattr(self, "_live_reload_at", 0.0)
         if rows and since < (LIVE_RELOAD_S if rows > 2000 else LIVE_EVERY_S):
             return
         self._live_reload_at = now
-        self.sessions_model.reload()
+        self.sessions.model.reload()
         self.sidebar.refresh()
-
-    def _progress_done(self) -> None:
-        self.progress.hide()
-        self.cancel_button.hide()
-
-    def _import_finished(self, report) -> None:
-        self._progress_done()
-        if report.problems:
-            self.import_problems = list(report.problems)
-            self.qactions["app.problems"].setEnabled(True)
-        if report.events_added or not self.job.quiet:
-            self.apply_changes(report.changes())
-        if not self.job.quiet:
-            text = (f"Imported {report.events_added:,} events from {report.files_read} files"
-                    f"{' (cancelled)' if report.cancelled else ''}")
-            if report.bad_lines or report.problems:
-                text += (f"; {report.bad_lines} bad lines skipped, {len(report.problems)} problems "
-                         "(File ▸ Import Problems…)")
-            self.statusBar().showMessage(text, 15000)
-

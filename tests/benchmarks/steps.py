@@ -255,13 +255,13 @@ def gui(db: str, home: str) -> dict:
     w = MainWindow()
     w.show()
     w.set_store(store)
-    wait_until(lambda: w.sessions_model.rowCount() >= 20_000)
+    wait_until(lambda: w.sessions.model.rowCount() >= 20_000)
     window = time.perf_counter() - t0
 
     t1 = time.perf_counter()
     w.open_session(big)
-    wait_until(lambda: bool(w.session and w.session.id == big and w.timeline_model.rowCount() == 200_000
-                            and w.timeline_model.event_at(0) is not None))
+    wait_until(lambda: bool(w.session and w.session.id == big and w.branch.timeline_model.rowCount() == 200_000
+                            and w.branch.timeline_model.event_at(0) is not None))
     timeline = time.perf_counter() - t1
     reader, reader_busy, reader_stall = _reader(w, wait_until)
 
@@ -274,14 +274,14 @@ def gui(db: str, home: str) -> dict:
     timer.timeout.connect(beat)
     timer.start(5)
     done = []
-    w.job.sig_finished.connect(done.append)
-    w.job.start(store, [home])
+    w.imports.job.sig_finished.connect(done.append)
+    w.imports.job.start(store, [home])
     t2 = time.perf_counter()
     wait_until(lambda: bool(done))
     import_s = time.perf_counter() - t2
     timer.stop()
     size = sum(p.stat().st_size for p in Path(home).rglob("*.jsonl")) / 1e6
-    w.watcher.stop()
+    w.imports.watcher.stop()
     w.close()
     QApplication.processEvents()
 
@@ -311,15 +311,15 @@ def _reader(w, wait_until) -> tuple[float, float, float]:
     text, and the longest UI stall while it scrolls (a page every 20 ms, a jump of the scroll bar every
     tenth step; the longest gap of a 5 ms heartbeat): first while the branch tree of the same 200,000
     events is still laid out on a worker (it opens with the branch), then once it is done."""
-    r = w.reader
+    r = w.branch.reader
     t0 = time.perf_counter()
-    w.set_reader(True)
+    w.branch.set_reader(True)
     wait_until(lambda: bool(r.cards) and all(r.doc(n) is not None for n, _ in r.visible()))
     first = time.perf_counter() - t0
     busy = _scroll_stall(r, wait_until)
-    wait_until(lambda: w.tree.tree_model.layout_ is not None)
+    wait_until(lambda: w.branch.tree.tree_model.layout_ is not None)
     calm = _scroll_stall(r, wait_until)
-    w.set_reader(False)
+    w.branch.set_reader(False)
     return first, busy, calm
 
 

@@ -69,7 +69,7 @@ def window(qtbot, demo):
     w = MainWindow()
     qtbot.addWidget(w)
     w.show()
-    with qtbot.waitSignal(w.sig_timeline_ready, timeout=10000):
+    with qtbot.waitSignal(w.branch.sig_ready, timeout=10000):
         w.set_store(store)
     yield w
     w.close()  # as the user would: its closeEvent stops the watcher and any import

@@ -37,14 +37,14 @@ def test_every_action_of_every_menu_comes_from_the_table(window, qtbot):
             continue
         for a in _acting(widget.actions()):
             seen.setdefault(a.objectName(), type(widget).__name__)
-    qtbot.waitUntil(lambda: window.tree.tree_model.rowCount() > 0, timeout=5000)
-    nodes = window.tree.tree_model.layout_.nodes
-    window.tree.sig_menu.emit(next(n for n in nodes if not n.fork_session).id, QPoint(0, 0))
+    qtbot.waitUntil(lambda: window.branch.tree.tree_model.rowCount() > 0, timeout=5000)
+    nodes = window.branch.tree.tree_model.layout_.nodes
+    window.branch.tree.sig_menu.emit(next(n for n in nodes if not n.fork_session).id, QPoint(0, 0))
     seen.update({a.objectName(): "the tree's menu" for a in _acting(window.tree_menu.actions())})
     window.tree_menu.close()
     fork = next((n for n in nodes if n.fork_session), None)
     assert fork is not None  # the demo's first session has a fork
-    window.tree.sig_fork_menu.emit(fork.fork_session, QPoint(0, 0))
+    window.branch.tree.sig_fork_menu.emit(fork.fork_session, QPoint(0, 0))
     seen.update({a.objectName(): "a fork node's menu" for a in _acting(window.tree_menu.actions())})
     window.tree_menu.close()
     strays = {name: where for name, where in seen.items() if name not in BY_ID}
@@ -83,13 +83,13 @@ def test_the_window_and_the_command_line_refuse_alike(window, qtbot, tmp_path, m
     refusals = 0
     for session in (store.session(t.session_id), archived, native):
         window.qactions["view.show_archived"].setChecked(True)
-        window._filters_changed()
-        qtbot.waitUntil(lambda s=session: window.sessions_model.row_of(s.id) >= 0, timeout=10000)
-        with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+        window.sessions.refilter()
+        qtbot.waitUntil(lambda s=session: window.sessions.model.row_of(s.id) >= 0, timeout=10000)
+        with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
             window.open_session(session.id)
-        window.timeline.selectRow(0)
-        qtbot.waitUntil(lambda: window.detail.current_event is not None, timeout=5000)
-        first = window.detail.current_event.id
+        window.branch.timeline.selectRow(0)
+        qtbot.waitUntil(lambda: window.branch.detail.current_event is not None, timeout=5000)
+        first = window.branch.detail.current_event.id
         for rule in ops.RULES:
             why = ops.refusal(session, rule)
             action = window.qactions.get(WINDOW.get(rule, ""))

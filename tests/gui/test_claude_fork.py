@@ -16,9 +16,9 @@ def claude_window(window, qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     t, ids = tool_loop(tmp_path / "claude" / "projects" / "-work-app")
     import_paths(window.store, [tmp_path / "claude" / "projects"])
-    window.sessions_model.reload()
-    qtbot.waitUntil(lambda: window.sessions_model.row_of(t.session_id) >= 0, timeout=10000)
-    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+    window.sessions.model.reload()
+    qtbot.waitUntil(lambda: window.sessions.model.row_of(t.session_id) >= 0, timeout=10000)
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
         window.open_session(t.session_id)
     return window, t, ids
 
@@ -26,15 +26,15 @@ def claude_window(window, qtbot, tmp_path, monkeypatch):
 def _select_event(window, qtbot, event_id):
     """Select an event and let the window settle: the watcher reading the tool's own writes may re-show
     the branch meanwhile (it keeps the selection; while it reloads, nothing is selected)."""
-    model = window.timeline_model
+    model = window.branch.timeline_model
     window.qactions["timeline.fold"].setChecked(False)
 
     def chosen() -> bool:
-        e = window.detail.current_event
+        e = window.branch.detail.current_event
         if e is not None and e.id == event_id:
             return True
         if model.row_of(event_id) >= 0:
-            window.timeline.selectRow(model.row_of(event_id))
+            window.branch.timeline.selectRow(model.row_of(event_id))
         return False
     qtbot.waitUntil(chosen, timeout=5000)
     qtbot.wait(2500)  # one look of the watcher (every 2 s)
@@ -106,7 +106,7 @@ def test_claude_actions_through_the_window(claude_window, qtbot, monkeypatch, tm
     # Claude Code deleted the original: written back from the store, under its own id
     # the window moves on to the rewound copy once the list has it; then back to the original
     qtbot.waitUntil(lambda: window.session is not None and window.session.id == rewound.session.id
-                    and window.sessions_model.row_of(rewound.session.id) >= 0, timeout=10000)
+                    and window.sessions.model.row_of(rewound.session.id) >= 0, timeout=10000)
     window.open_session(t.session_id)
     qtbot.waitUntil(lambda: window.session.id == t.session_id, timeout=5000)
     original = path.read_bytes()
@@ -130,7 +130,7 @@ def test_a_fork_of_an_old_session_did_not_run_until_today_and_compare_finds_it(c
     times = [e.ts for e in window.store.events(fork.id)]
     origin_times = [e.ts for e in window.store.events(t.session_id)]
     assert max(times) <= max(origin_times) + 1  # (the originals are from 2026-03-01; none is stamped today)
-    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
         window.open_session(t.session_id)
     window.compare()
     qtbot.waitUntil(lambda: getattr(window, "compare_view", None) is not None, timeout=10000)
@@ -156,8 +156,8 @@ def test_deleting_a_fork_offers_to_remove_the_transcript_sessionscope_wrote(clau
         box.checkBox().setChecked(True)
         return QMessageBox.StandardButton.Yes
     monkeypatch.setattr(QMessageBox, "exec", answer)
-    qtbot.waitUntil(lambda: window.sessions_model.row_of(fork.id) >= 0, timeout=10000)
-    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+    qtbot.waitUntil(lambda: window.sessions.model.row_of(fork.id) >= 0, timeout=10000)
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
         window.open_session(fork.id)
     qtbot.waitUntil(lambda: window.session is not None and window.session.id == fork.id, timeout=10000)
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000):

@@ -12,7 +12,7 @@ from tests.sources.claude_factory import Transcript
 
 
 def _demo_pair(window):
-    rows = window.sessions_model.rows
+    rows = window.sessions.model.rows
     main = next(r for r in rows if r.title == "Fix the flaky login test")
     fork = next(r for r in rows if r.forked_from_session == main.id)
     return main, fork
@@ -26,10 +26,10 @@ def _wait_compared(window, qtbot):
 
 def test_two_sessions_selected_compare_from_the_fork_point(window, qtbot):
     main, fork = _demo_pair(window)
-    sm = window.sessions_view.selectionModel()
+    sm = window.sessions.view.selectionModel()
     flags = QItemSelectionModel.SelectionFlag
-    sm.select(window.sessions_model.index(window.sessions_model.row_of(main.id), 0), flags.ClearAndSelect | flags.Rows)
-    sm.select(window.sessions_model.index(window.sessions_model.row_of(fork.id), 0), flags.Select | flags.Rows)
+    sm.select(window.sessions.model.index(window.sessions.model.row_of(main.id), 0), flags.ClearAndSelect | flags.Rows)
+    sm.select(window.sessions.model.index(window.sessions.model.row_of(fork.id), 0), flags.Select | flags.Rows)
     window.qactions["facts.compare"].trigger()  # Ctrl+D
     view = _wait_compared(window, qtbot)
     c = view.result
@@ -56,18 +56,18 @@ def test_two_sessions_selected_compare_from_the_fork_point(window, qtbot):
 
 def test_a_fork_alone_compares_with_its_origin_and_the_tree_offers_it(window, qtbot):
     main, fork = _demo_pair(window)
-    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
         window.open_session(fork.id)
     window.qactions["facts.compare"].trigger()
     view = _wait_compared(window, qtbot)
     assert (view.result.a.session_id, view.result.b.session_id) == (main.id, fork.id)
     view.close()
     window.compare_view = None
-    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
         window.open_session(main.id)
-    qtbot.waitUntil(lambda: window.tree.tree_model.layout_ is not None and any(
-        n.fork_session == fork.id for n in window.tree.tree_model.layout_.nodes), timeout=10000)
-    node = next(n for n in window.tree.tree_model.layout_.nodes if n.fork_session == fork.id)
+    qtbot.waitUntil(lambda: window.branch.tree.tree_model.layout_ is not None and any(
+        n.fork_session == fork.id for n in window.branch.tree.tree_model.layout_.nodes), timeout=10000)
+    node = next(n for n in window.branch.tree.tree_model.layout_.nodes if n.fork_session == fork.id)
     window._tree_fork_menu(fork.id, window.mapToGlobal(window.rect().center()))
     action = next(a for a in window.tree_menu.actions() if a.objectName() == "tree.compare_fork")
     window.tree_menu.close()

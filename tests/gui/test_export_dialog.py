@@ -75,9 +75,9 @@ def test_a_finding_dismissed_in_the_review_is_left_as_it_is(window, qtbot, opene
 
 def test_export_several_selected_sessions(window, qtbot, opened, tmp_path):
     _select(window, qtbot, "Fix the flaky login test")
-    other = next(i for i, s in enumerate(window.sessions_model.rows) if s.title == "Try retry-on-failure instead")
-    window.sessions_view.selectionModel().select(
-        window.sessions_model.index(other, 0),
+    other = next(i for i, s in enumerate(window.sessions.model.rows) if s.title == "Try retry-on-failure instead")
+    window.sessions.view.selectionModel().select(
+        window.sessions.model.index(other, 0),
         QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
     window.qactions["session.export"].trigger()
     dialog = opened[-1]
@@ -97,12 +97,12 @@ def test_export_several_selected_sessions(window, qtbot, opened, tmp_path):
 
 def test_export_the_branch_to_the_selected_event(window, qtbot, opened, tmp_path):
     _select(window, qtbot, "Fix the flaky login test")
-    loaded(window.timeline_model, qtbot, 0)
-    first_prompt = next(r for r in range(window.timeline_model.rowCount())
-                        if (e := window.timeline_model.event_at(r)) is not None and e.kind == "message")
-    window.timeline.selectRow(first_prompt)
-    qtbot.waitUntil(lambda: window.detail.current_event is not None, timeout=5000)
-    head = window.detail.current_event
+    loaded(window.branch.timeline_model, qtbot, 0)
+    first_prompt = next(r for r in range(window.branch.timeline_model.rowCount())
+                        if (e := window.branch.timeline_model.event_at(r)) is not None and e.kind == "message")
+    window.branch.timeline.selectRow(first_prompt)
+    qtbot.waitUntil(lambda: window.branch.detail.current_event is not None, timeout=5000)
+    head = window.branch.detail.current_event
     window.qactions["session.export_branch"].trigger()
     dialog = opened[-1]
     qtbot.addWidget(dialog)

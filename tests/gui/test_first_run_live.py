@@ -36,20 +36,20 @@ def test_sessions_appear_while_the_import_runs(qtbot, tmp_path):
     w.show()
     try:
         w.set_store(store, first_run=False)
-        qtbot.waitUntil(lambda: w.list_stack.currentWidget() is w.empty, timeout=5000)  # nothing yet, no import
-        w._first_run([home])  # as a first run does with the default places
-        assert w.job.running and w.list_stack.currentWidget() is not w.empty
+        qtbot.waitUntil(lambda: w.sessions.currentWidget() is w.sessions.empty, timeout=5000)  # nothing yet, no import
+        w.imports.import_first(store, [home])  # as a first run does with the default places
+        assert w.imports.job.running and w.sessions.currentWidget() is not w.sessions.empty
         seen_empty = []
-        w.sessions_model.sig_loaded.connect(lambda _rows: seen_empty.append(w.list_stack.currentWidget() is w.empty))
-        qtbot.waitUntil(lambda: w.sessions_model.rowCount() > 0, timeout=20000)
-        assert w.job.running, "the import had finished before any session was listed: the home is too small to tell"
-        first = w.sessions_model.rowCount()
+        w.sessions.model.sig_loaded.connect(lambda _rows: seen_empty.append(w.sessions.currentWidget() is w.sessions.empty))
+        qtbot.waitUntil(lambda: w.sessions.model.rowCount() > 0, timeout=20000)
+        assert w.imports.job.running, "the import had finished before any session was listed: the home is too small to tell"
+        first = w.sessions.model.rowCount()
         row = 0
-        w.sessions_view.selectRow(row)  # an imported session can be read during the import
-        qtbot.waitUntil(lambda: w.session is not None and w.timeline_model.rowCount() > 0, timeout=10000)
-        qtbot.waitUntil(lambda: not w.job.running, timeout=120000)
-        qtbot.waitUntil(lambda: w.sessions_model.rowCount() == store.count_sessions(), timeout=10000)
-        assert w.sessions_model.rowCount() > first and not any(seen_empty)
+        w.sessions.view.selectRow(row)  # an imported session can be read during the import
+        qtbot.waitUntil(lambda: w.session is not None and w.branch.timeline_model.rowCount() > 0, timeout=10000)
+        qtbot.waitUntil(lambda: not w.imports.job.running, timeout=120000)
+        qtbot.waitUntil(lambda: w.sessions.model.rowCount() == store.count_sessions(), timeout=10000)
+        assert w.sessions.model.rowCount() > first and not any(seen_empty)
     finally:
         w.close()
         store.close()

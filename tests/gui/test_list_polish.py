@@ -27,7 +27,7 @@ def test_the_list_shows_them(window, qtbot):
 
     from sessionscope.gui.session_model import COLUMNS
     col = {key: i for i, (key, *_r) in enumerate(COLUMNS)}
-    m = window.sessions_model
+    m = window.sessions.model
     import re
     cell = m.index(0, col["updated"])  # the demo's newest session: minutes or hours ago
     assert re.fullmatch(r"just now|\d+ min ago|\d+ h ago|yesterday", cell.data()), cell.data()
@@ -53,6 +53,6 @@ def test_the_sidebar_lists_people_on_a_store_several_import_into(window, qtbot):
     bob = next(people.child(i) for i in range(people.childCount()) if people.child(i).text(0) == "bob@laptop")
     assert bob.text(1) == "2"
     window.sidebar.setCurrentItem(bob)
-    qtbot.waitUntil(lambda: window.sessions_model.rowCount() == 2, timeout=5000)
+    qtbot.waitUntil(lambda: window.sessions.model.rowCount() == 2, timeout=5000)
     with store.reader() as conn:
         assert set(conn.execute(sa.select(SESSION.c.id).where(SESSION.c.imported_by == "bob@laptop")).scalars()) == set(ids[:2])

@@ -36,17 +36,17 @@ def test_a_session_an_agent_mirrors_appears_live_and_grows(window, qtbot, demo):
     t = Transcript(cwd="/work/app")
     t.user("mirror me into the open window")
     t.assistant("on it")
-    qtbot.waitUntil(lambda: window.watcher.mark is not None, timeout=5000)
+    qtbot.waitUntil(lambda: window.imports.watcher.mark is not None, timeout=5000)
     _mirror(db, t.session_id, t.lines)
-    qtbot.waitUntil(lambda: window.sessions_model.row_of(t.session_id) >= 0, timeout=5000)
+    qtbot.waitUntil(lambda: window.sessions.model.row_of(t.session_id) >= 0, timeout=5000)
 
-    window.sessions_view.selectRow(window.sessions_model.row_of(t.session_id))
+    window.sessions.view.selectRow(window.sessions.model.row_of(t.session_id))
     qtbot.waitUntil(lambda: window.session is not None and window.session.id == t.session_id
-                    and window.timeline_model.rowCount() == 2, timeout=5000)
+                    and window.branch.timeline_model.rowCount() == 2, timeout=5000)
     t.user("and a second turn")
     t.assistant("still here")
     _mirror(db, t.session_id, t.lines[2:])
-    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 4, timeout=5000)
+    qtbot.waitUntil(lambda: window.branch.timeline_model.rowCount() == 4, timeout=5000)
 
 
 def test_three_sdks_writing_at_once_all_show_up_live(window, qtbot, demo):
@@ -54,12 +54,12 @@ def test_three_sdks_writing_at_once_all_show_up_live(window, qtbot, demo):
     pytest.importorskip("agents")
     pytest.importorskip("langgraph.checkpoint.sqlite")
     store, _ = demo
-    qtbot.waitUntil(lambda: window.watcher.mark is not None, timeout=5000)
+    qtbot.waitUntil(lambda: window.imports.watcher.mark is not None, timeout=5000)
     out = subprocess.run([sys.executable, "-m", "tests.adapters.live_agents", store.url.removeprefix("sqlite:///")],
                          cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     ids = out.stdout.split()
     assert len(ids) == 3
-    qtbot.waitUntil(lambda: all(window.sessions_model.row_of(i) >= 0 for i in ids), timeout=5000)
-    kinds = {window.sessions_model.session_at(window.sessions_model.row_of(i)).source_kind for i in ids}
+    qtbot.waitUntil(lambda: all(window.sessions.model.row_of(i) >= 0 for i in ids), timeout=5000)
+    kinds = {window.sessions.model.session_at(window.sessions.model.row_of(i)).source_kind for i in ids}
     assert kinds == {"claude_code", "native", "langgraph"}

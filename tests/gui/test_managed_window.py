@@ -26,33 +26,33 @@ def workspace(demo, monkeypatch):
 
 
 def _select(window, qtbot, sid):
-    window.managed_sync.pull()
-    qtbot.waitUntil(lambda: window.sessions_model.row_of(sid) >= 0, timeout=10000)
-    window.sessions_view.selectRow(window.sessions_model.row_of(sid))
+    window.imports.managed_sync.pull()
+    qtbot.waitUntil(lambda: window.sessions.model.row_of(sid) >= 0, timeout=10000)
+    window.sessions.view.selectRow(window.sessions.model.row_of(sid))
     qtbot.waitUntil(lambda: window.session is not None and window.session.id == sid, timeout=5000)
     title = window.session.title
-    qtbot.waitUntil(lambda: title in window.timeline_label.text(), timeout=5000)  # the timeline shows it
+    qtbot.waitUntil(lambda: title in window.branch.timeline_label.text(), timeout=5000)  # the timeline shows it
 
 
 def test_pulled_sessions_show_status_usage_and_resources(window, qtbot, workspace):
     from sessionscope.gui.session_model import COLUMNS
     ws, ids = workspace
     _select(window, qtbot, ids["idle"])
-    row = window.sessions_model.row_of(ids["idle"])
-    cell = {key: window.sessions_model.index(row, i).data() for i, (key, *_rest) in enumerate(COLUMNS)}
+    row = window.sessions.model.row_of(ids["idle"])
+    cell = {key: window.sessions.model.index(row, i).data() for i, (key, *_rest) in enumerate(COLUMNS)}
     assert (cell["source"], cell["status"], cell["tokens"]) == ("Managed", "idle", "2.2k")
     from PySide6.QtCore import Qt
-    tip = window.sessions_model.index(row, [c[0] for c in COLUMNS].index("status")).data(Qt.ItemDataRole.ToolTipRole)
+    tip = window.sessions.model.index(row, [c[0] for c in COLUMNS].index("status")).data(Qt.ItemDataRole.ToolTipRole)
     assert tip.splitlines() == ["idle at Anthropic", "1,200 in, 900 cache reads, 80 out",
                                 "resources: file incidents.csv, memory store team-notes, github repository ops"]
-    running = window.sessions_model.row_of(ids["running"])
-    assert window.sessions_model.index(running, [c[0] for c in COLUMNS].index("status")).data() == "running"
-    info = window.detail.session_info.toPlainText()
+    running = window.sessions.model.row_of(ids["running"])
+    assert window.sessions.model.index(running, [c[0] for c in COLUMNS].index("status")).data() == "running"
+    info = window.branch.detail.session_info.toPlainText()
     for text in ("Cache reads", "900", "Researcher v3", "/mnt/data/incidents.csv", "team-notes",
                  "https://github.com/acme/ops @ main", "Active time"):
         assert text in info, text
-    assert window.composer.isVisible() and window.composer.edit.isEnabled()
-    assert not window.composer.interrupt_button.isEnabled()  # idle: nothing to interrupt
+    assert window.branch.composer.isVisible() and window.branch.composer.edit.isEnabled()
+    assert not window.branch.composer.interrupt_button.isEnabled()  # idle: nothing to interrupt
     assert not window.qactions["session.rewind"].isEnabled() and not window.qactions["session.unarchive"].isEnabled()
 
 
@@ -60,25 +60,25 @@ def test_the_composer_sends_and_interrupts(window, qtbot, workspace):
     ws, ids = workspace
     sid = ids["idle"]
     _select(window, qtbot, sid)
-    rows = window.timeline_model.rowCount()
-    window.composer.edit.setPlainText("Now draft the postmortem")
-    assert window.composer.send_button.isEnabled()
-    window.composer.send_button.click()
-    qtbot.waitUntil(lambda: window.composer.edit.toPlainText() == "", timeout=10000)
+    rows = window.branch.timeline_model.rowCount()
+    window.branch.composer.edit.setPlainText("Now draft the postmortem")
+    assert window.branch.composer.send_button.isEnabled()
+    window.branch.composer.send_button.click()
+    qtbot.waitUntil(lambda: window.branch.composer.edit.toPlainText() == "", timeout=10000)
     assert ws.events[sid][-2]["content"] == [{"type": "text", "text": "Now draft the postmortem"}]
-    qtbot.waitUntil(lambda: window.session.status == "running" and window.composer.interrupt_button.isEnabled(),
+    qtbot.waitUntil(lambda: window.session.status == "running" and window.branch.composer.interrupt_button.isEnabled(),
                     timeout=10000)
-    qtbot.waitUntil(lambda: window.timeline_model.rowCount() > rows, timeout=10000)
-    assert window.managed_sync.timer.interval() == 3000  # a running session is followed closely
+    qtbot.waitUntil(lambda: window.branch.timeline_model.rowCount() > rows, timeout=10000)
+    assert window.imports.managed_sync.timer.interval() == 3000  # a running session is followed closely
     ws.reply(sid, "Draft ready: see postmortem.md")  # the agent answers at Anthropic
-    window.managed_sync.pull()
+    window.imports.managed_sync.pull()
     qtbot.waitUntil(lambda: window.session.status == "idle", timeout=10000)
-    assert window.managed_sync.timer.interval() == 30000
-    window.composer.edit.setPlainText("one more")
-    window.composer.send_button.click()
-    qtbot.waitUntil(lambda: window.composer.interrupt_button.isEnabled(), timeout=10000)
-    window.composer.interrupt_button.click()
-    qtbot.waitUntil(lambda: window.session.status == "idle" and not window.composer.interrupt_button.isEnabled(),
+    assert window.imports.managed_sync.timer.interval() == 30000
+    window.branch.composer.edit.setPlainText("one more")
+    window.branch.composer.send_button.click()
+    qtbot.waitUntil(lambda: window.branch.composer.interrupt_button.isEnabled(), timeout=10000)
+    window.branch.composer.interrupt_button.click()
+    qtbot.waitUntil(lambda: window.session.status == "idle" and not window.branch.composer.interrupt_button.isEnabled(),
                     timeout=10000)
     assert ws.events[sid][-2]["type"] == "user.interrupt"
 
@@ -86,13 +86,13 @@ def test_the_composer_sends_and_interrupts(window, qtbot, workspace):
 def test_the_composer_is_only_for_managed_sessions(window, qtbot, workspace, demo):
     ws, ids = workspace
     _select(window, qtbot, ids["terminated"])
-    assert window.composer.isVisible() and not window.composer.edit.isEnabled()
-    assert "takes no more messages" in window.composer.state.text()
+    assert window.branch.composer.isVisible() and not window.branch.composer.edit.isEnabled()
+    assert "takes no more messages" in window.branch.composer.state.text()
     store, demo_ids = demo
     other = next(s for s in store.sessions() if s.source_kind != "managed_agents")
-    window.sessions_view.selectRow(window.sessions_model.row_of(other.id))
+    window.sessions.view.selectRow(window.sessions.model.row_of(other.id))
     qtbot.waitUntil(lambda: window.session.id == other.id, timeout=5000)
-    assert not window.composer.isVisible()
+    assert not window.branch.composer.isVisible()
 
 
 def test_delete_goes_to_anthropic_first_and_keeps_the_copy(window, qtbot, workspace, dialogs, monkeypatch):
@@ -106,8 +106,8 @@ def test_delete_goes_to_anthropic_first_and_keeps_the_copy(window, qtbot, worksp
     window.qactions["session.delete"].trigger()
     qtbot.waitUntil(lambda: sid not in ws.sessions, timeout=10000)
     assert "at Anthropic?" in asked[0]
-    qtbot.waitUntil(lambda: "deleted (noticed" in window.detail.session_info.toPlainText(), timeout=10000)
-    assert window.sessions_model.row_of(sid) >= 0 and not window.composer.edit.isEnabled()
+    qtbot.waitUntil(lambda: "deleted (noticed" in window.branch.detail.session_info.toPlainText(), timeout=10000)
+    assert window.sessions.model.row_of(sid) >= 0 and not window.branch.composer.edit.isEnabled()
 
 
 def test_settings_add_a_workspace_and_stop_pulling_it(qtbot, store, monkeypatch):

@@ -90,10 +90,10 @@ def test_slash_commands_read_as_typed(qapp):
 def test_the_text_column_gets_the_width_and_panes_never_vanish(window, qtbot):
     window.resize(1280, 800)
     qtbot.wait(100)
-    header = window.timeline.horizontalHeader()
+    header = window.branch.timeline.horizontalHeader()
     assert header.sectionSize(3) > 2 * header.sectionSize(2)  # Text, not Who
-    assert not window.center.childrenCollapsible() and window.sessions_view.minimumWidth() == 260
-    assert window.list_stack.minimumSizeHint().width() < 600
+    assert not window.center.childrenCollapsible() and window.sessions.view.minimumWidth() == 260
+    assert window.sessions.minimumSizeHint().width() < 600
 
 
 def test_source_badges_keep_white_text_readable():

@@ -45,13 +45,13 @@ def reader(window, qtbot, tmp_path):
     project = tmp_path / "claude" / "projects" / "-work-app"
     t = _claude_session(project)
     import_paths(window.store, [project])
-    window.sessions_model.reload()
-    qtbot.waitUntil(lambda: window.sessions_model.row_of(t.session_id) >= 0, timeout=10000)
-    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+    window.sessions.model.reload()
+    qtbot.waitUntil(lambda: window.sessions.model.row_of(t.session_id) >= 0, timeout=10000)
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
         window.open_session(t.session_id)
     window.qactions["view.reader"].setChecked(True)
-    window.set_reader(True)
-    r = window.reader
+    window.branch.set_reader(True)
+    r = window.branch.reader
     r.resize(900, 700)
     qtbot.waitUntil(lambda: r.cards and all(r.event_id(n) in r.events for n in range(len(r.cards))), timeout=10000)
     return window, r, t
@@ -68,7 +68,7 @@ def _text(r, n) -> str:
 
 def test_the_reader_draws_the_branch_as_cards(reader):
     window, r, _t = reader
-    assert window.timeline_stack.currentWidget() is r
+    assert window.branch.timeline_stack.currentWidget() is r
     first = r.doc(0)
     html = first.toHtml()
     assert "Plan" in first.toPlainText() and "<table" in html  # Markdown: a heading, a list, a table
@@ -130,9 +130,9 @@ def test_reader_and_timeline_keep_one_selection(reader, qtbot):
     r.setFocus()
     r.choose(0)
     qtbot.keyClick(r, Qt.Key.Key_Down)
-    current = window.timeline.currentIndex().row()
-    assert window.timeline_model.ids[current] == r.event_id(r.current)
-    assert window.detail.current_event is None or window.detail.current_event.id == r.event_id(r.current)
+    current = window.branch.timeline.currentIndex().row()
+    assert window.branch.timeline_model.ids[current] == r.event_id(r.current)
+    assert window.branch.detail.current_event is None or window.branch.detail.current_event.id == r.event_id(r.current)
     # Ctrl+Down (the window's next-prompt command) walks the timeline; the reader follows
     prompts = [n for n, c in enumerate(r.cards) if c.kind == "event" and r.events[r.event_id(n)].role == "user"]
     window.qactions["timeline.next_prompt"].trigger()
@@ -146,16 +146,16 @@ def test_reader_and_timeline_keep_one_selection(reader, qtbot):
 def test_find_highlights_and_steps_through_matches(reader, qtbot):
     window, r, _t = reader
     r.choose(0)
-    window.find_edit.setText("redirect")
-    window.find_next()
+    window.branch.find_edit.setText("redirect")
+    window.branch.find_next()
     qtbot.waitUntil(lambda: r.current > 0 and "redirect" in _text(r, r.current).lower(), timeout=5000)
     first = r.current
     html = r.doc(first).toHtml().lower()
     assert "background-color:#ffe066" in html.replace(" ", "")
-    window.find_next()
+    window.branch.find_next()
     qtbot.waitUntil(lambda: r.current != first, timeout=5000)
     assert "redirect" in (_text(r, r.current) + r.tm.store.event(r.event_id(r.current)).text).lower()
-    window.find_edit.clear()
+    window.branch.find_edit.clear()
     assert r.needle == "" and "ffe066" not in r.doc(r.current).toHtml()
 
 
@@ -177,11 +177,11 @@ def test_text_is_selectable_and_copyable(reader, qtbot, qapp):
 def test_the_choice_of_reader_is_remembered(window):
     from PySide6.QtCore import QSettings
     window.qactions["view.reader"].setChecked(False)
-    window.set_reader(False)
-    assert window.timeline_stack.currentWidget() is window.timeline
+    window.branch.set_reader(False)
+    assert window.branch.timeline_stack.currentWidget() is window.branch.timeline
     window.qactions["view.reader"].trigger()
     assert QSettings().value("timeline/reader", type=bool) is True
-    assert window.timeline_stack.currentWidget() is window.reader
+    assert window.branch.timeline_stack.currentWidget() is window.branch.reader
     window.qactions["view.reader"].trigger()
     assert QSettings().value("timeline/reader", type=bool) is False
 
@@ -233,16 +233,16 @@ def test_a_pasted_image_shows_as_a_thumbnail(window, qtbot, tmp_path):
     project = tmp_path / "claude" / "projects" / "-work-app"
     t.write(project)
     import_paths(window.store, [project])
-    window.sessions_model.reload()
-    qtbot.waitUntil(lambda: window.sessions_model.row_of(t.session_id) >= 0, timeout=10000)
-    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+    window.sessions.model.reload()
+    qtbot.waitUntil(lambda: window.sessions.model.row_of(t.session_id) >= 0, timeout=10000)
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
         window.open_session(t.session_id)
-    window.set_reader(True)
-    r = window.reader
+    window.branch.set_reader(True)
+    r = window.branch.reader
     qtbot.waitUntil(lambda: bool(r.cards) and r.doc(0) is not None, timeout=10000)
     d = r.doc(0)
     assert "<img" in d.toHtml() and "What is wrong" in d.toPlainText()
     thumb = d.resource(QTextDocument.ResourceType.ImageResource, QUrl(f"img:{r.event_id(0)}:0"))
     assert thumb is not None and thumb.width() == 240 and thumb.height() == 180  # scaled, its shape kept
     assert r.height_of(0) > 180
-    window.set_reader(False)
+    window.branch.set_reader(False)

@@ -16,38 +16,38 @@ def checkpoint_window(window, qtbot, tmp_path, monkeypatch):
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     home = build(tmp_path)
     import_paths(window.store, [home.claude / "projects"])
-    window.sessions_model.reload()
-    qtbot.waitUntil(lambda: window.sessions_model.row_of(home.t.session_id) >= 0, timeout=10000)
-    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+    window.sessions.model.reload()
+    qtbot.waitUntil(lambda: window.sessions.model.row_of(home.t.session_id) >= 0, timeout=10000)
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
         window.open_session(home.t.session_id)
     return window, home
 
 
 def _select(window, qtbot, event_id):
-    model = window.timeline_model
+    model = window.branch.timeline_model
     qtbot.waitUntil(lambda: model.row_of(event_id) >= 0, timeout=5000)
-    window.timeline.selectRow(model.row_of(event_id))
-    qtbot.waitUntil(lambda: window.detail.current_event is not None and window.detail.current_event.id == event_id,
+    window.branch.timeline.selectRow(model.row_of(event_id))
+    qtbot.waitUntil(lambda: window.branch.detail.current_event is not None and window.branch.detail.current_event.id == event_id,
                     timeout=5000)
 
 
 def test_prompts_show_the_files_their_turn_changed(checkpoint_window, qtbot):
     window, home = checkpoint_window
-    model = window.timeline_model
+    model = window.branch.timeline_model
     qtbot.waitUntil(lambda: bool(model.changed_files), timeout=5000)
     row = model.row_of(home.prompts["p1"])
     loaded(model, qtbot, row)
     assert model.data(model.index(row, 1)).endswith("✎2")
     from PySide6.QtCore import Qt
     assert "a.py" in model.data(model.index(row, 1), Qt.ItemDataRole.ToolTipRole)
-    assert window.tree.tree_model.changed_files == model.changed_files
+    assert window.branch.tree.tree_model.changed_files == model.changed_files
 
 
 def test_files_tab_shows_the_checkpoint(checkpoint_window, qtbot):
     window, home = checkpoint_window
     _select(window, qtbot, home.prompts["p1"])
-    tab = window.detail.files_tab
-    window.detail.setCurrentWidget(tab)
+    tab = window.branch.detail.files_tab
+    window.branch.detail.setCurrentWidget(tab)
     qtbot.waitUntil(lambda: tab.files.count() == 6, timeout=5000)
     row = next(i for i in range(tab.files.count()) if tab.files.item(i).text() == "a.py")
     tab.files.setCurrentRow(row)

@@ -110,7 +110,7 @@ def test_an_unknown_model_has_no_cost_and_says_so(store):
 def test_the_usage_view_filters_the_list(window, qtbot, usage_store):
     store, a, b = usage_store
     window.set_store(store, first_run=False)
-    qtbot.waitUntil(lambda: window.sessions_model.row_of(a.session_id) >= 0, timeout=10000)
+    qtbot.waitUntil(lambda: window.sessions.model.row_of(a.session_id) >= 0, timeout=10000)
     window.qactions["view.usage"].trigger()
     u = window.usage_view
     qtbot.waitUntil(lambda: u.report is not None and u.top.rowCount() == 2, timeout=10000)
@@ -121,15 +121,15 @@ def test_the_usage_view_filters_the_list(window, qtbot, usage_store):
     rect, bucket, group = next(h for h in u.chart.hits if h[2] == "/work/blog")
     from PySide6.QtCore import Qt
     qtbot.mouseClick(u.chart, Qt.MouseButton.LeftButton, pos=rect.center().toPoint())
-    qtbot.waitUntil(lambda: window.sessions_model.rowCount() == 1, timeout=10000)
-    assert window.sessions_model.session_at(0).id == b.session_id
+    qtbot.waitUntil(lambda: window.sessions.model.rowCount() == 1, timeout=10000)
+    assert window.sessions.model.session_at(0).id == b.session_id
     assert "/work/blog" in window.statusBar().currentMessage()
     # the legend's project lists the project; All sessions lists everything again
     item = next(u.legend.item(i) for i in range(u.legend.count())
                 if u.legend.item(i).data(Qt.ItemDataRole.UserRole) == "/work/shop")
     u._legend_clicked(item)
-    qtbot.waitUntil(lambda: window.sessions_model.rowCount() == 1
-                    and window.sessions_model.session_at(0).id == a.session_id, timeout=10000)
+    qtbot.waitUntil(lambda: window.sessions.model.rowCount() == 1
+                    and window.sessions.model.session_at(0).id == a.session_id, timeout=10000)
     # tokens instead of cost, per week: the chart follows
     u.show_as.setCurrentIndex(1)
     u.by.setCurrentIndex(1)
@@ -144,17 +144,17 @@ def test_the_list_and_the_header_show_the_cost(window, qtbot, usage_store):
     from sessionscope.gui.session_model import COLUMNS
     store, a, b = usage_store
     window.set_store(store, first_run=False)
-    qtbot.waitUntil(lambda: window.sessions_model.row_of(a.session_id) >= 0, timeout=10000)
+    qtbot.waitUntil(lambda: window.sessions.model.row_of(a.session_id) >= 0, timeout=10000)
     col = [c[0] for c in COLUMNS].index("cost")
-    m = window.sessions_model
+    m = window.sessions.model
     expected = store.session_costs([a.session_id])[a.session_id]
     qtbot.waitUntil(lambda: m.index(m.row_of(a.session_id), col).data() == f"${expected:.3f}", timeout=10000)
     assert [c[0] for c in COLUMNS][:4] == ["title", "updated", "events", "cost"]  # visible without scrolling
     assert m.index(m.row_of(a.session_id), [c[0] for c in COLUMNS].index("source")).data() == "Claude"
-    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
         window.open_session(a.session_id)
-    assert MODEL in window.timeline_label.text() and "main" in window.timeline_label.text()
-    assert f"${expected:.3f}" in window.timeline_label.text()
+    assert MODEL in window.branch.timeline_label.text() and "main" in window.branch.timeline_label.text()
+    assert f"${expected:.3f}" in window.branch.timeline_label.text()
 
 
 def test_an_older_demo_store_is_replaced_by_one_the_usage_view_can_price(tmp_path):

@@ -7,18 +7,18 @@ import subprocess
 import sys
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QInputDialog, QMessageBox, QPushButton
+from PySide6.QtWidgets import QInputDialog, QMessageBox, QToolButton
 
 from tests.conftest import REPO
 from tests.gui.pages import loaded
 
 
 def _select(window, qtbot, title):
-    row = next(i for i, s in enumerate(window.sessions_model.rows) if s.title == title)
-    if window.sessions_view.currentIndex().row() != row:
-        with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
-            window.sessions_view.selectRow(row)
-    return window.sessions_model.rows[row]
+    row = next(i for i, s in enumerate(window.sessions.model.rows) if s.title == title)
+    if window.sessions.view.currentIndex().row() != row:
+        with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
+            window.sessions.view.selectRow(row)
+    return window.sessions.model.rows[row]
 
 
 def _wait_changes(window, qtbot):
@@ -28,47 +28,47 @@ def _wait_changes(window, qtbot):
 def test_session_list_timeline_detail_and_tree(window, qtbot):
     s = _select(window, qtbot, "Fix the flaky login test")
     assert window.session.id == s.id
-    model = window.timeline_model
+    model = window.branch.timeline_model
     qtbot.waitUntil(lambda: model.event_at(0) is not None, timeout=5000)
     assert model.data(model.index(0, 3)) == "The login test fails one run in five. Find out why."
-    assert "Fix the flaky login test" in window.timeline_label.text()
+    assert "Fix the flaky login test" in window.branch.timeline_label.text()
     # stepping through the timeline replays the facts
     row = next(r for r in range(model.rowCount()) if model.event_at(r) and model.event_at(r).kind == "fact.set")
-    window.timeline.selectRow(row)
-    qtbot.waitUntil(lambda: window.detail.facts.topLevelItemCount() >= 1, timeout=5000)
-    assert window.detail.current_event.kind == "fact.set"
-    assert "todos" in window.detail.rendered.toPlainText() or "decision" in window.detail.rendered.toPlainText()
+    window.branch.timeline.selectRow(row)
+    qtbot.waitUntil(lambda: window.branch.detail.facts.topLevelItemCount() >= 1, timeout=5000)
+    assert window.branch.detail.current_event.kind == "fact.set"
+    assert "todos" in window.branch.detail.rendered.toPlainText() or "decision" in window.branch.detail.rendered.toPlainText()
     # the tree shows the rewind's abandoned branch; clicking its tip shows that branch
-    qtbot.waitUntil(lambda: window.tree.tree_model.rowCount() > 3, timeout=5000)
-    nodes = window.tree.tree_model.layout_.nodes
+    qtbot.waitUntil(lambda: window.branch.tree.tree_model.rowCount() > 3, timeout=5000)
+    nodes = window.branch.tree.tree_model.layout_.nodes
     other = next(n for n in nodes if n.kind == "tip" and n.lane != 0 and not n.fork_session)
-    index = window.tree.tree_model.index(nodes.index(other), 0)
-    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
-        window.tree.clicked.emit(index)
-    assert "another branch" in window.timeline_label.text()
+    index = window.branch.tree.tree_model.index(nodes.index(other), 0)
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
+        window.branch.tree.clicked.emit(index)
+    assert "another branch" in window.branch.timeline_label.text()
     assert any(n.fork_session for n in nodes)
 
 
 def test_prompt_jumps_and_find(window, qtbot):
     """They read the branch on a worker: the window answers at once, the row is selected when found."""
     _select(window, qtbot, "Fix the flaky login test")
-    window.timeline.selectRow(0)
+    window.branch.timeline.selectRow(0)
     window.qactions["timeline.next_prompt"].trigger()
-    qtbot.waitUntil(lambda: window.timeline.currentIndex().row() > 0, timeout=5000)
-    model = window.timeline_model
-    loaded(model, qtbot, window.timeline.currentIndex().row())
-    e = model.event_at(window.timeline.currentIndex().row())
+    qtbot.waitUntil(lambda: window.branch.timeline.currentIndex().row() > 0, timeout=5000)
+    model = window.branch.timeline_model
+    loaded(model, qtbot, window.branch.timeline.currentIndex().row())
+    e = model.event_at(window.branch.timeline.currentIndex().row())
     assert e.kind == "message" and e.role == "user" and e.text.startswith("Show me the fixture")
     window.qactions["timeline.prev_prompt"].trigger()
-    qtbot.waitUntil(lambda: window.timeline.currentIndex().row() == 0, timeout=5000)
-    window.find_edit.setText("wait_for_cookie")
-    window.find_next()
-    assert window.timeline.currentIndex().row() == 0  # not found yet: the UI thread did not read the branch
-    qtbot.waitUntil(lambda: window.timeline.currentIndex().row() > 0, timeout=5000)
-    loaded(model, qtbot, window.timeline.currentIndex().row())
-    assert "wait_for_cookie" in model.event_at(window.timeline.currentIndex().row()).text
-    window.find_edit.setText("no event says this")
-    window.find_next()
+    qtbot.waitUntil(lambda: window.branch.timeline.currentIndex().row() == 0, timeout=5000)
+    window.branch.find_edit.setText("wait_for_cookie")
+    window.branch.find_next()
+    assert window.branch.timeline.currentIndex().row() == 0  # not found yet: the UI thread did not read the branch
+    qtbot.waitUntil(lambda: window.branch.timeline.currentIndex().row() > 0, timeout=5000)
+    loaded(model, qtbot, window.branch.timeline.currentIndex().row())
+    assert "wait_for_cookie" in model.event_at(window.branch.timeline.currentIndex().row()).text
+    window.branch.find_edit.setText("no event says this")
+    window.branch.find_next()
     qtbot.waitUntil(lambda: "is not in this branch" in window.statusBar().currentMessage(), timeout=5000)
 
 
@@ -77,11 +77,11 @@ def test_archive_unarchive_and_delete(window, qtbot, monkeypatch):
     before = s.status
     with _wait_changes(window, qtbot):
         window.qactions["session.archive"].trigger()
-    qtbot.waitUntil(lambda: all(r.id != s.id for r in window.sessions_model.rows), timeout=5000)
+    qtbot.waitUntil(lambda: all(r.id != s.id for r in window.sessions.model.rows), timeout=5000)
     assert window.store.session(s.id).status == "archived"
     window.qactions["view.show_archived"].setChecked(True)
-    window._filters_changed()
-    qtbot.waitUntil(lambda: any(r.id == s.id for r in window.sessions_model.rows), timeout=5000)
+    window.sessions.refilter()
+    qtbot.waitUntil(lambda: any(r.id == s.id for r in window.sessions.model.rows), timeout=5000)
     _select(window, qtbot, "Write the release notes for 2.4")
     assert not window.qactions["session.archive"].isEnabled() and window.qactions["session.unarchive"].isEnabled()
     with _wait_changes(window, qtbot):
@@ -101,9 +101,9 @@ def test_archive_unarchive_and_delete(window, qtbot, monkeypatch):
 
 def test_fork_rewind_compact_rename(window, qtbot, monkeypatch):
     s = _select(window, qtbot, "Nightly triage bot")
-    window.timeline.selectRow(1)
-    qtbot.waitUntil(lambda: window.detail.current_event is not None, timeout=5000)
-    event = window.detail.current_event
+    window.branch.timeline.selectRow(1)
+    qtbot.waitUntil(lambda: window.branch.detail.current_event is not None, timeout=5000)
+    event = window.branch.detail.current_event
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("triage, take two", True))
     busy = []
     window.actions_.sig_busy.connect(lambda what: busy.append((what, window.busy_label.isVisible())))
@@ -114,11 +114,11 @@ def test_fork_rewind_compact_rename(window, qtbot, monkeypatch):
     assert [w for w, _ in busy] == ["fork", ""] and window.busy_label.isHidden()
     assert fork.forked_from_event == event.id and fork.title == "triage, take two"
     # the window moves on to the new session once the list has it
-    qtbot.waitUntil(lambda: window.sessions_view.currentIndex().row() == window.sessions_model.row_of(fork.id)
+    qtbot.waitUntil(lambda: window.sessions.view.currentIndex().row() == window.sessions.model.row_of(fork.id)
                     and window.session.id == fork.id, timeout=5000)
     _select(window, qtbot, "Nightly triage bot")
-    window.timeline.selectRow(1)
-    qtbot.waitUntil(lambda: window.detail.current_event is not None and window.detail.current_event.id == event.id,
+    window.branch.timeline.selectRow(1)
+    qtbot.waitUntil(lambda: window.branch.detail.current_event is not None and window.branch.detail.current_event.id == event.id,
                     timeout=5000)
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     with _wait_changes(window, qtbot):
@@ -168,12 +168,12 @@ def test_search_opens_the_hit(window, qtbot):
     qtbot.waitUntil(lambda: dialog.results.topLevelItemCount() == 1, timeout=5000)
     group = dialog.results.topLevelItem(0)
     assert group.text(0) == "Try retry-on-failure instead" and "«retried»" in group.child(0).text(2)
-    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
         dialog.results.itemActivated.emit(group.child(0), 0)
     assert window.session.title == "Try retry-on-failure instead"
-    row = window.timeline.currentIndex().row()
-    qtbot.waitUntil(lambda: window.timeline_model.event_at(row) is not None, timeout=5000)
-    assert "retried" in window.timeline_model.event_at(row).text
+    row = window.branch.timeline.currentIndex().row()
+    qtbot.waitUntil(lambda: window.branch.timeline_model.event_at(row) is not None, timeout=5000)
+    assert "retried" in window.branch.timeline_model.event_at(row).text
 
 
 def test_empty_store_offers_scan_and_demo(qtbot, tmp_path):
@@ -184,14 +184,14 @@ def test_empty_store_offers_scan_and_demo(qtbot, tmp_path):
     make_app()
     w = MainWindow()
     qtbot.addWidget(w)
-    with qtbot.waitSignal(w.sessions_model.sig_loaded, timeout=10000):
+    with qtbot.waitSignal(w.sessions.model.sig_loaded, timeout=10000):
         w.set_store(open_store(tmp_path / "empty.db"))
-    assert w.list_stack.currentWidget() is w.empty
-    demo_button = w.empty.findChild(QPushButton, "Open the demo store")
-    with qtbot.waitSignal(w.sessions_model.sig_loaded, timeout=40000):
+    assert w.sessions.currentWidget() is w.sessions.empty
+    demo_button = w.sessions.empty.findChild(QToolButton, "empty.app.demo")  # the action table's Open Demo Store
+    with qtbot.waitSignal(w.sessions.model.sig_loaded, timeout=40000):
         demo_button.click()
-    qtbot.waitUntil(lambda: w.sessions_model.rowCount() >= 6, timeout=30000)
-    w.watcher.stop()
+    qtbot.waitUntil(lambda: w.sessions.model.rowCount() >= 6, timeout=30000)
+    w.imports.watcher.stop()
 
 
 def test_import_with_progress_then_watch_follows_new_lines(qtbot, tmp_path):
@@ -209,26 +209,27 @@ def test_import_with_progress_then_watch_follows_new_lines(qtbot, tmp_path):
     path = t.write(project)
     w = MainWindow()
     qtbot.addWidget(w)
-    with qtbot.waitSignal(w.sessions_model.sig_loaded, timeout=10000):
+    with qtbot.waitSignal(w.sessions.model.sig_loaded, timeout=10000):
         w.set_store(open_store(tmp_path / "s.db"))
     progress = []
-    w.job.sig_progress.connect(lambda d, total, f: progress.append((d, total)))
-    with qtbot.waitSignal(w.job.sig_finished, timeout=20000):
-        w.job.start(w.store, [tmp_path / "projects"])
+    w.imports.job.sig_progress.connect(lambda d, total, f: progress.append((d, total)))
+    with qtbot.waitSignal(w.imports.job.sig_finished, timeout=20000):
+        w.imports.job.start(w.store, [tmp_path / "projects"])
     assert progress and progress[-1][0] == progress[-1][1]
-    qtbot.waitUntil(lambda: w.sessions_model.rowCount() == 1, timeout=5000)
-    w.sessions_view.selectRow(0)  # (the list may have selected it already on loading)
-    qtbot.waitUntil(lambda: w.session is not None and w.timeline_model.rowCount() == 60, timeout=10000)
-    n = w.timeline_model.rowCount()
-    w.timeline.selectRow(n - 1)  # at the end: the timeline follows new events
+    qtbot.waitUntil(lambda: w.sessions.model.rowCount() == 1, timeout=5000)
+    w.sessions.view.selectRow(0)  # (the list may have selected it already on loading)
+    qtbot.waitUntil(lambda: w.session is not None and w.branch.timeline_model.rowCount() == 60, timeout=10000)
+    n = w.branch.timeline_model.rowCount()
+    w.branch.timeline.selectRow(n - 1)  # at the end: the timeline follows new events
     t.lines = []
     t.user("a new prompt, written while we watch")
     with open(path, "a") as fh:
         fh.write(t.text())
-    qtbot.waitUntil(lambda: w.timeline_model.rowCount() > n, timeout=15000)  # the watch ticks every 2 s; slack for a loaded CI
-    last = w.timeline_model.rowCount() - 1
-    qtbot.waitUntil(lambda: w.timeline.currentIndex().row() == last, timeout=5000)
-    w.watcher.stop()
+    # the watch ticks every 2 s; slack for a loaded CI
+    qtbot.waitUntil(lambda: w.branch.timeline_model.rowCount() > n, timeout=15000)
+    last = w.branch.timeline_model.rowCount() - 1
+    qtbot.waitUntil(lambda: w.branch.timeline.currentIndex().row() == last, timeout=5000)
+    w.imports.watcher.stop()
 
 
 def test_screenshot_command(tmp_path):
@@ -255,11 +256,11 @@ def test_first_run_imports_the_default_places(qtbot, tmp_path, monkeypatch):
     make_app()
     w = MainWindow()
     qtbot.addWidget(w)
-    with qtbot.waitSignal(w.job.sig_finished, timeout=20000):
+    with qtbot.waitSignal(w.imports.job.sig_finished, timeout=20000):
         w.set_store(open_store(tmp_path / "s.db"))
-    qtbot.waitUntil(lambda: w.sessions_model.rowCount() == 1, timeout=10000)
-    assert w.sessions_model.rows[0].title == "found on first run"
-    w.watcher.stop()
+    qtbot.waitUntil(lambda: w.sessions.model.rowCount() == 1, timeout=10000)
+    assert w.sessions.model.rows[0].title == "found on first run"
+    w.imports.watcher.stop()
 
 
 def test_import_runs_in_a_child_process_and_can_be_cancelled(qtbot, tmp_path):
@@ -294,14 +295,14 @@ def test_import_runs_in_a_child_process_and_can_be_cancelled(qtbot, tmp_path):
 
 def test_tool_output_folds_under_its_call(window, qtbot):
     _select(window, qtbot, "Fix the flaky login test")
-    model = window.timeline_model
+    model = window.branch.timeline_model
     qtbot.waitUntil(lambda: bool(model.fork_points), timeout=5000)  # rewinds and the fork, marked
     assert any("forked into “Try retry-on-failure instead”" in n for notes in model.fork_points.values() for n in notes)
     # the header counts branches as the tree draws them (lanes), and says why the session has more events
-    qtbot.waitUntil(lambda: "branches" in window.timeline_label.text(), timeout=5000)
-    lanes = window.tree.tree_model.layout_.lanes
-    assert f"· {lanes} branches" in window.timeline_label.text() and " of 37 events · head branch" in \
-        window.timeline_label.text() and "other branches" in window.timeline_label.toolTip()
+    qtbot.waitUntil(lambda: "branches" in window.branch.timeline_label.text(), timeout=5000)
+    lanes = window.branch.tree.tree_model.layout_.lanes
+    assert f"· {lanes} branches" in window.branch.timeline_label.text() and " of 37 events · head branch" in \
+        window.branch.timeline_label.text() and "other branches" in window.branch.timeline_label.toolTip()
     assert window.qactions["timeline.fold"].isChecked() and model.folded
     rows = model.rowCount()
     loaded(model, qtbot, *range(rows))
@@ -310,19 +311,19 @@ def test_tool_output_folds_under_its_call(window, qtbot):
     assert marked and all("branch point" in t or "forked into" in t for t in tips)
     call = next(r for r in range(rows) if model.data(model.index(r, 1)).startswith("▸ tool call"))
     assert "→" in model.data(model.index(call, 3))  # the output's first line, inline
-    window.timeline.scrollTo(model.index(call, 3))
-    rect = window.timeline.visualRect(model.index(call, 3))
-    qtbot.mouseClick(window.timeline.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    qtbot.mouseDClick(window.timeline.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    assert model.rowCount() == rows + 1 and window.timeline.currentIndex().row() == call
+    window.branch.timeline.scrollTo(model.index(call, 3))
+    rect = window.branch.timeline.visualRect(model.index(call, 3))
+    qtbot.mouseClick(window.branch.timeline.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(window.branch.timeline.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert model.rowCount() == rows + 1 and window.branch.timeline.currentIndex().row() == call
     loaded(model, qtbot, call + 1)
     assert model.event_at(call + 1).kind == "tool_result"
     window.qactions["timeline.toggle_pair"].trigger()  # Space on the selected call folds it again
     assert model.rowCount() == rows
     window.qactions["timeline.fold"].trigger()  # unfold everything
     assert not model.folded and model.rowCount() > rows + 1
-    assert window.detail.current_event is not None and model.ids[window.timeline.currentIndex().row()] == \
-        window.detail.current_event.id
+    assert window.branch.detail.current_event is not None and model.ids[window.branch.timeline.currentIndex().row()] == \
+        window.branch.detail.current_event.id
     window.qactions["timeline.fold"].trigger()
     assert model.folded
 
@@ -330,10 +331,10 @@ def test_tool_output_folds_under_its_call(window, qtbot):
 def test_marks_of_a_session_deleted_meanwhile_are_dropped_quietly(window, qtbot, dialogs):
     from sessionscope.errors import NotFound, StoreUnavailable
 
-    token = window._branch_gen.value
-    window._marks_failed(token)(NotFound("no session with id 'x' in this store"))
+    token = window.branch._gen.value
+    window.branch._marks_failed(token)(NotFound("no session with id 'x' in this store"))
     assert dialogs == []  # nothing to tell: the session is gone
-    window._marks_failed(token)(StoreUnavailable("the store could not be used: disk I/O error"))
+    window.branch._marks_failed(token)(StoreUnavailable("the store could not be used: disk I/O error"))
     assert dialogs and "disk I/O error" in dialogs[-1][1]
     dialogs.expected = len(dialogs)
 
@@ -341,12 +342,12 @@ def test_marks_of_a_session_deleted_meanwhile_are_dropped_quietly(window, qtbot,
 def test_facts_of_an_event_whose_session_was_deleted_meanwhile_are_dropped(window, qtbot):
     """The detail's facts task can outlive the session it reads (deleted, purged): no error escapes."""
     s = _select(window, qtbot, "Fix the flaky login test")
-    qtbot.waitUntil(lambda: window.detail.current_event is not None, timeout=5000)
-    e = window.detail.current_event
+    qtbot.waitUntil(lambda: window.branch.detail.current_event is not None, timeout=5000)
+    e = window.branch.detail.current_event
     store = window.store
     from sessionscope.schema import EVENT
     # the event vanishes, as a purge in another process would remove it
     store.write(lambda conn: conn.execute(EVENT.delete().where(EVENT.c.id == e.id)))
-    window.detail.show_event(store, e)
-    qtbot.waitUntil(lambda: window.detail.facts.topLevelItemCount() == 0, timeout=5000)
+    window.branch.detail.show_event(store, e)
+    qtbot.waitUntil(lambda: window.branch.detail.facts.topLevelItemCount() == 0, timeout=5000)
     assert s.id

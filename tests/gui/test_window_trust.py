@@ -14,12 +14,12 @@ def test_the_tree_menu_offers_the_registry_actions_as_they_apply(window, qtbot, 
     with _wait_changes(window, qtbot):
         window.qactions["session.archive"].trigger()
     window.qactions["view.show_archived"].setChecked(True)
-    window._filters_changed()
-    qtbot.waitUntil(lambda: any(r.id == s.id for r in window.sessions_model.rows), timeout=5000)
+    window.sessions.refilter()
+    qtbot.waitUntil(lambda: any(r.id == s.id for r in window.sessions.model.rows), timeout=5000)
     _select(window, qtbot, "Write the release notes for 2.4")
-    qtbot.waitUntil(lambda: window.tree.tree_model.rowCount() > 0, timeout=5000)
-    node = window.tree.tree_model.layout_.nodes[0]
-    window.tree.sig_menu.emit(node.id, QPoint(0, 0))
+    qtbot.waitUntil(lambda: window.branch.tree.tree_model.rowCount() > 0, timeout=5000)
+    node = window.branch.tree.tree_model.layout_.nodes[0]
+    window.branch.tree.sig_menu.emit(node.id, QPoint(0, 0))
     menu = window.tree_menu
     items = {a.objectName(): a for a in menu.actions()}
     assert not items["session.rewind"].isEnabled()  # an archived session is not rewound: not offered
@@ -33,16 +33,16 @@ def test_the_tree_from_the_keyboard_and_a_fork_node_opens_the_fork(window, qtbot
 
     from sessionscope.gui.session_model import lineage_mark
     s = _select(window, qtbot, "Fix the flaky login test")
-    qtbot.waitUntil(lambda: window.tree.tree_model.rowCount() > 0, timeout=5000)
-    nodes = window.tree.tree_model.layout_.nodes
+    qtbot.waitUntil(lambda: window.branch.tree.tree_model.rowCount() > 0, timeout=5000)
+    nodes = window.branch.tree.tree_model.layout_.nodes
     branch = next(n for n in nodes if not n.fork_session and n.tip != s.head_event_id)
-    window.tree.setFocus()
-    window.tree.setCurrentIndex(window.tree.tree_model.index(branch.row))
-    qtbot.keyClick(window.tree, Qt.Key.Key_Return)  # Enter shows that node's branch, as a click does
-    qtbot.waitUntil(lambda: "another branch" in window.timeline_label.text(), timeout=5000)
+    window.branch.tree.setFocus()
+    window.branch.tree.setCurrentIndex(window.branch.tree.tree_model.index(branch.row))
+    qtbot.keyClick(window.branch.tree, Qt.Key.Key_Return)  # Enter shows that node's branch, as a click does
+    qtbot.waitUntil(lambda: "another branch" in window.branch.timeline_label.text(), timeout=5000)
     fork = next(n for n in nodes if n.fork_session)
-    window.tree.setCurrentIndex(window.tree.tree_model.index(fork.row))
-    window.tree.customContextMenuRequested.emit(window.tree.viewport().rect().bottomRight() * 4)  # the Menu key
+    window.branch.tree.setCurrentIndex(window.branch.tree.tree_model.index(fork.row))
+    window.branch.tree.customContextMenuRequested.emit(window.branch.tree.viewport().rect().bottomRight() * 4)  # the Menu key
     items = {a.objectName(): a for a in window.tree_menu.actions()}
     items["tree.open_fork"].trigger()
     qtbot.waitUntil(lambda: window.session.id == fork.fork_session, timeout=5000)
@@ -78,8 +78,8 @@ def test_the_timeline_gets_its_share_of_the_window_at_first_start(qtbot, tmp_pat
     w.resize(1440, 860)
     w.show()
     qtbot.waitExposed(w)
-    for i in range(w.list_stack.count()):
-        assert w.list_stack.widget(i).minimumSizeHint().width() < 500
+    for i in range(w.sessions.count()):
+        assert w.sessions.widget(i).minimumSizeHint().width() < 500
     w.center.setSizes([600, 650])
     list_width, right_width = w.center.sizes()
     assert right_width >= 0.45 * (list_width + right_width)
@@ -88,35 +88,35 @@ def test_the_timeline_gets_its_share_of_the_window_at_first_start(qtbot, tmp_pat
 def test_an_empty_list_clears_the_panes_and_session_actions_hit_nothing(window, qtbot):
     s = _select(window, qtbot, "Fix the flaky login test")
     assert window.qactions["session.archive"].isEnabled()
-    with qtbot.waitSignal(window.sessions_model.sig_loaded, timeout=10000):
-        window.filter.setText("no session is called this")
-    assert window.sessions_model.rowCount() == 0
-    assert window.session is None and window.timeline_model.rowCount() == 0 and window.detail.current_event is None
+    with qtbot.waitSignal(window.sessions.model.sig_loaded, timeout=10000):
+        window.sessions.filter.setText("no session is called this")
+    assert window.sessions.model.rowCount() == 0
+    assert window.session is None and window.branch.timeline_model.rowCount() == 0 and window.branch.detail.current_event is None
     assert not window.qactions["session.archive"].isEnabled() and not window.qactions["session.export"].isEnabled()
     window.qactions["session.archive"].trigger()  # Ctrl+E with nothing shown
     assert window.store.session(s.id).status != "archived"
-    with qtbot.waitSignal(window.sig_timeline_ready, timeout=10000):
-        window.filter.clear()  # the list comes back, and the panes with it
-    assert window.session is not None and window.timeline_model.rowCount() > 0
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
+        window.sessions.filter.clear()  # the list comes back, and the panes with it
+    assert window.session is not None and window.branch.timeline_model.rowCount() > 0
 
 
 def test_the_panes_show_the_highlighted_session(window, qtbot):
     from PySide6.QtCore import QItemSelectionModel as Sel
-    view, rows = window.sessions_view, window.sessions_model.rows
+    view, rows = window.sessions.view, window.sessions.model.rows
     sm = view.selectionModel()
     _select(window, qtbot, rows[0].title)
 
     def ctrl_click(row):  # what the view does on Ctrl+click: the row becomes current, its selection toggles
-        sm.setCurrentIndex(window.sessions_model.index(row, 0), Sel.SelectionFlag.Toggle | Sel.SelectionFlag.Rows)
+        sm.setCurrentIndex(window.sessions.model.index(row, 0), Sel.SelectionFlag.Toggle | Sel.SelectionFlag.Rows)
 
     ctrl_click(1)  # adds row 1: it is current, highlighted and shown
     qtbot.waitUntil(lambda: window.session.id == rows[1].id, timeout=5000)
     ctrl_click(1)  # takes row 1 out again: the panes go back to what stays highlighted
     qtbot.waitUntil(lambda: window.session.id == rows[0].id, timeout=5000)
     assert window.selected_session_ids() == [rows[0].id]
-    last = window.sessions_model.rowCount() - 1
+    last = window.sessions.model.rowCount() - 1
     # Ctrl+End moves the current row only: it joins the selection, so an export offers what is shown
-    sm.setCurrentIndex(window.sessions_model.index(last, 0), Sel.SelectionFlag.NoUpdate)
+    sm.setCurrentIndex(window.sessions.model.index(last, 0), Sel.SelectionFlag.NoUpdate)
     qtbot.waitUntil(lambda: window.session.id == rows[last].id, timeout=5000)
     assert rows[last].id in window.selected_session_ids()
 
@@ -149,7 +149,7 @@ def test_import_problems_are_shown_where_the_status_bar_says(window, qtbot, monk
     shown = []
     monkeypatch.setattr(ProblemsDialog, "exec", lambda self: shown.append(self) or self.show() or 0)
     finished = []
-    window.job.sig_finished.connect(finished.append)
+    window.imports.job.sig_finished.connect(finished.append)
     window._import([str(tmp_path / "p")])
     qtbot.waitUntil(lambda: bool(finished), timeout=30000)
     assert "File ▸ Import Problems…" in window.statusBar().currentMessage()
@@ -176,7 +176,7 @@ def test_an_export_the_watcher_picks_up_is_a_fork_never_part_of_its_origin(windo
     before = window.store.session(s.id)
     report = export(window.store, ExportRequest("claude", (s.id,)), None)
     copy_id = Path(report.files[0]).stem
-    assert window.watcher.timer.isActive()
+    assert window.imports.watcher.timer.isActive()
 
     def arrived():
         try:
@@ -235,34 +235,34 @@ def test_settings_read_and_save_the_store_off_the_ui_thread(window, qtbot):
 
 def test_new_events_keep_the_readers_place_unless_they_follow_the_end(window, qtbot):
     s = _select(window, qtbot, "Fix the flaky login test")
-    qtbot.waitUntil(lambda: window.timeline_model.rowCount() > 5, timeout=5000)
-    rows = window.timeline_model.rowCount()
-    window.timeline.selectRow(2)
-    qtbot.waitUntil(lambda: window.detail.current_event is not None, timeout=5000)
-    reading = window.detail.current_event.id
-    qtbot.waitUntil(lambda: window.watcher.mark is not None, timeout=5000)
+    qtbot.waitUntil(lambda: window.branch.timeline_model.rowCount() > 5, timeout=5000)
+    rows = window.branch.timeline_model.rowCount()
+    window.branch.timeline.selectRow(2)
+    qtbot.waitUntil(lambda: window.branch.detail.current_event is not None, timeout=5000)
+    reading = window.branch.detail.current_event.id
+    qtbot.waitUntil(lambda: window.imports.watcher.mark is not None, timeout=5000)
     window.store.append(s.id, "message", role="user", text="another writer adds a prompt")  # as an agent would
-    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == rows + 1, timeout=10000)
+    qtbot.waitUntil(lambda: window.branch.timeline_model.rowCount() == rows + 1, timeout=10000)
     qtbot.wait(200)
-    assert window.detail.current_event.id == reading  # not thrown back to the first row
-    window.timeline.selectRow(rows)  # the last row: the reader follows what comes
-    qtbot.waitUntil(lambda: getattr(window.detail.current_event, "text", None) == "another writer adds a prompt",
+    assert window.branch.detail.current_event.id == reading  # not thrown back to the first row
+    window.branch.timeline.selectRow(rows)  # the last row: the reader follows what comes
+    qtbot.waitUntil(lambda: getattr(window.branch.detail.current_event, "text", None) == "another writer adds a prompt",
                     timeout=5000)
     window.store.append(s.id, "message", role="assistant", text="and a reply")
-    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == rows + 2, timeout=10000)
-    qtbot.waitUntil(lambda: getattr(window.detail.current_event, "text", None) == "and a reply", timeout=5000)
+    qtbot.waitUntil(lambda: window.branch.timeline_model.rowCount() == rows + 2, timeout=10000)
+    qtbot.waitUntil(lambda: getattr(window.branch.detail.current_event, "text", None) == "and a reply", timeout=5000)
 
 
 def test_a_bidi_override_in_a_title_is_shown_not_obeyed(window, qtbot):
     """#29 item 2: `‮exe.txt` would read as `txt.exe`; the list, its tooltip and the timeline's header show it."""
     from PySide6.QtCore import Qt
 
-    rows = window.sessions_model.rows
+    rows = window.sessions.model.rows
     window.store.rename(rows[0].id, "\u202eexe.txt\x1b[2J")
-    window.sessions_model.reload()
-    qtbot.waitUntil(lambda: any((r.title or "").startswith("\u202e") for r in window.sessions_model.rows), timeout=10000)
-    row = next(i for i, r in enumerate(window.sessions_model.rows) if (r.title or "").startswith("\u202e"))
-    model = window.sessions_model
+    window.sessions.model.reload()
+    qtbot.waitUntil(lambda: any((r.title or "").startswith("\u202e") for r in window.sessions.model.rows), timeout=10000)
+    row = next(i for i, r in enumerate(window.sessions.model.rows) if (r.title or "").startswith("\u202e"))
+    model = window.sessions.model
     shown = model.data(model.index(row, 0))
     tip = model.data(model.index(row, 0), Qt.ItemDataRole.ToolTipRole)
     for text in (shown, tip):
@@ -283,12 +283,12 @@ def test_a_damaged_store_is_said_with_what_to_do(window, qtbot, monkeypatch):
 def test_rewind_quotes_its_event_and_another_session_opens_at_its_start(window, qtbot, monkeypatch):
     """#29 item 25: the question names the event (number, time, its words) as Fork does; switching sessions
     from the last row of one opens the next at its start, not at its end."""
-    rows = window.sessions_model.rows
+    rows = window.sessions.model.rows
     first = _select(window, qtbot, rows[0].title)
-    last = window.timeline_model.rowCount() - 1
-    window.timeline.selectRow(last)
-    qtbot.waitUntil(lambda: window.detail.current_event is not None, timeout=10000)
-    event = window.detail.current_event
+    last = window.branch.timeline_model.rowCount() - 1
+    window.branch.timeline.selectRow(last)
+    qtbot.waitUntil(lambda: window.branch.detail.current_event is not None, timeout=10000)
+    event = window.branch.detail.current_event
     asked = []
     monkeypatch.setattr(QMessageBox, "question", lambda _p, title, text, *a: asked.append(text)
                         or QMessageBox.StandardButton.No)
@@ -297,7 +297,7 @@ def test_rewind_quotes_its_event_and_another_session_opens_at_its_start(window, 
     assert f"event #{event.seq}" in asked[0] and words in asked[0]
     other = next(s for s in rows if s.id != first.id and s.event_count > 3)
     _select(window, qtbot, other.title)
-    assert window.timeline.currentIndex().row() == 0
+    assert window.branch.timeline.currentIndex().row() == 0
 
 
 def test_a_source_chosen_in_the_sidebar_stays_chosen_as_its_counts_refresh(window, qtbot):
@@ -309,12 +309,12 @@ def test_a_source_chosen_in_the_sidebar_stays_chosen_as_its_counts_refresh(windo
                                 for it in sidebar._items()), timeout=10000)
     native = next(it for it in sidebar._items() if it.data(0, Qt.ItemDataRole.UserRole) == {"source_kind": "native"})
     sidebar.setCurrentItem(native)
-    assert window.sidebar_filters == {"source_kind": "native"}
+    assert window.sessions.sidebar_filters == {"source_kind": "native"}
     emitted = []
     sidebar.sig_filter.connect(emitted.append)
     for _ in range(2):
         sidebar.refresh()
         qtbot.wait(300)
-    assert window.sidebar_filters == {"source_kind": "native"} and emitted == []
+    assert window.sessions.sidebar_filters == {"source_kind": "native"} and emitted == []
     assert sidebar.currentItem().data(0, Qt.ItemDataRole.UserRole) == {"source_kind": "native"}
-    assert window.sessions_view.currentIndex().row() == 0 and window.session is not None  # a row is highlighted
+    assert window.sessions.view.currentIndex().row() == 0 and window.session is not None  # a row is highlighted
