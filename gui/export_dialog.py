@@ -12,7 +12,7 @@ import html
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QSettings, QStandardPaths, Qt, QUrl, Signal
+from PySide6.QtCore import QSettings, QStandardPaths, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .workers import ACTOR, run_task
+from .workers import ACTOR, run_cancellable, run_task
 
 FORMATS = [("md", "Markdown (readable transcript)"), ("html", "HTML (one self-contained page)"),
            ("jsonl", "JSONL (lossless, re-importable, verifiable)")]  # and each tool's own (Source.export_formats)
@@ -45,10 +45,6 @@ def _tool_formats() -> dict:
     return {f.key: f for f in sources.export_formats()}
 DETAILS = [("full", "Everything: tool calls, results, thinking"), ("conversation", "The conversation"),
            ("prompts", "User prompts only")]
-
-
-class _Relay(QObject):
-    sig_progress = Signal(int, int, str)
 
 
 def _short(title: str, width: int = 50) -> str:
@@ -70,8 +66,6 @@ class ExportDialog(QDialog):
         self.findings = None  # the review of the current choices, once scanned
         self.cancel_flag: threading.Event | None = None
         self.report = None
-        self.relay = _Relay(self)
-        self.relay.sig_progress.connect(self._progress)
         settings = QSettings()
 
         self.what = QButtonGroup(self)
@@ -248,32 +242,31 @@ class ExportDialog(QDialog):
             self.status.setText("Choose where to write the export.")
             return
         if request.redact and self.findings is None:
-            self._start("Scanning for secrets…", lambda cancel: self._scan(request, cancel), self._scanned)
+            self._start("Scanning for secrets…", lambda progress, cancel: self._scan(request, progress, cancel), self._scanned)
             return
         settings = QSettings()
         settings.setValue("export/format", request.format)
         settings.setValue("export/redact", request.redact)
-        self._start("Exporting…", lambda cancel: self._export(request, target or None, cancel), self._exported)
+        self._start("Exporting…", lambda progress, cancel: self._export(request, target or None, progress, cancel),
+                    self._exported)
 
-    def _scan(self, request, cancel):
+    def _scan(self, request, progress, cancel):
         from sessionscope.export.core import scan
-        return scan(self.store, request, progress=self.relay.sig_progress.emit, cancel=cancel)
+        return scan(self.store, request, progress=progress, cancel=cancel)
 
-    def _export(self, request, target, cancel):
+    def _export(self, request, target, progress, cancel):
         from sessionscope import ops
-        return ops.export(self.store, request, Path(target) if target else None,
-                          progress=self.relay.sig_progress.emit, cancel=cancel, actor=ACTOR)
+        return ops.export(self.store, request, Path(target) if target else None, progress=progress, cancel=cancel,
+                          actor=ACTOR)
 
     def _start(self, what: str, fn, done) -> None:
-        self.cancel_flag = threading.Event()
-        cancel = self.cancel_flag
         self.status.setText(what)
         self.bar.setRange(0, 0)
         self.bar.show()
         self.cancel_button.show()
         self.show_button.hide()
         self.go.setEnabled(False)
-        run_task(lambda: fn(cancel), lambda r: self._finished(done, r), self._failed, owner=self)
+        self.cancel_flag = run_cancellable(fn, self._progress, lambda r: self._finished(done, r), self._failed, self)
 
     def _progress(self, done: int, total: int, label: str) -> None:
         self.bar.setRange(0, max(1, total))

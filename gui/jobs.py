@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 
 from sessionscope import gcpause
 
-from .workers import report_error, run_task
+from .workers import report_error, run_cancellable, run_task
 
 WATCH_MS = 2000
 LIVE_TICK_MS = 250  # how often the window looks at what a user's import has committed (window_commands)
@@ -56,12 +56,9 @@ class ImportJob(QObject):
             return True
         from sessionscope.sources.importing import import_paths
 
-        cancel = self.cancel_event
-
-        def work():
-            return import_paths(store, paths, progress=lambda d, t, f: self.sig_progress.emit(d, t, f), cancel=cancel,
-                                warm=False)
-        run_task(work, self._done, self._failed, owner=self)
+        self.cancel_event = run_cancellable(
+            lambda progress, cancel: import_paths(store, paths, progress=progress, cancel=cancel, warm=False),
+            self.sig_progress.emit, self._done, self._failed, self)
         return True
 
     def _start_process(self, store, paths) -> None:

@@ -8,6 +8,7 @@ clicking through sessions) keeps a `Generation` and drops stale answers.
 
 from __future__ import annotations
 
+import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -103,3 +104,26 @@ class Generation:
 
     def current(self, token: int) -> bool:
         return token == self.value
+
+
+class _Progress(QObject):
+    sig_progress = Signal(int, int, str)
+
+
+def run_cancellable(fn: Callable[[Callable[[int, int, str], None], threading.Event], Any],
+                    on_progress: Callable[[int, int, str], None], on_done: Callable[[Any], None],
+                    on_error: Callable[[BaseException], None], owner: QObject) -> threading.Event:
+    """A long model function with progress and Cancel: `fn(progress, cancel)` runs on a worker; each
+    `progress(done, total, label)` reaches `on_progress` on the UI thread (queued), and setting the returned
+    Event cancels it (the model functions check it between batches). One relay for every long job."""
+    cancel = threading.Event()
+    relay = _Progress(owner)
+    relay.sig_progress.connect(on_progress)
+
+    def finished(callback):
+        def call(value) -> None:
+            relay.deleteLater()
+            callback(value)
+        return call
+    run_task(lambda: fn(relay.sig_progress.emit, cancel), finished(on_done), finished(on_error), owner=owner)
+    return cancel
