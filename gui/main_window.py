@@ -31,7 +31,13 @@ class MainWindow(WindowCommands, QMainWindow):
         self.setWindowTitle("Sessionscope")
         self.store = None
         self.is_demo = False
+        self.own_store_url: str | None = None  # where File ▸ Back to Your Store goes (--store), set by the app
         self.usage_view = None  # View ▸ Usage and Cost, once opened
+        self.compare_view = None  # the newest comparison opened (a second Compare opens another beside it)
+        self.shortcuts_dialog = None  # Help ▸ Keyboard Shortcuts, once opened (raised again, not opened twice)
+        self.tree_menu = None  # the tree's context menu, while it is up
+        self._live_reload_at = 0.0  # when a running import last listed what it committed
+        self._said_damaged = False  # a damaged store is said once, with what to do
         self.actions_ = SessionActions(self)
         self.actions_.sig_changes.connect(self.apply_changes)
         self.actions_.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
@@ -241,7 +247,7 @@ class MainWindow(WindowCommands, QMainWindow):
         text = str(exc)
         if "malformed" in text or "store file is damaged" in text:  # said once, with what to do
             self.statusBar().showMessage("⚠ The store is damaged: sessionscope repair rebuilds it", 0)
-            if not getattr(self, "_said_damaged", False):
+            if not self._said_damaged:
                 self._said_damaged = True
                 from sessionscope.db import DAMAGED_ADVICE
                 advice = text if "store file is damaged" in text else DAMAGED_ADVICE.format(problem="SQLite: " + text)

@@ -59,14 +59,19 @@ class WindowCommands:
             return
         layout = self.branch.tree.tree_model.layout_
         node = next((n for n in (layout.nodes if layout else ()) if n.id == event_id and not n.fork_session), None)
-        self.tree_menu = menus.popup(self, "tree", self.context(event=event_id, node=node), self.run_action)
-        self.tree_menu.popup(pos)
+        self._popup(menus.popup(self, "tree", self.context(event=event_id, node=node), self.run_action), pos)
 
     def _tree_fork_menu(self, session_id: str, pos) -> None:
         """A fork node's menu: the fork is another session."""
         from . import menus
-        self.tree_menu = menus.popup(self, "fork_node", self.context(fork_session=session_id), self.run_action)
-        self.tree_menu.popup(pos)
+        self._popup(menus.popup(self, "fork_node", self.context(fork_session=session_id), self.run_action), pos)
+
+    def _popup(self, menu, pos) -> None:
+        """One tree menu at a time: the one before is let go (each click makes its own)."""
+        if self.tree_menu is not None:
+            self.tree_menu.deleteLater()
+        self.tree_menu = menu
+        menu.popup(pos)
 
     def tree_export(self, e) -> None:
         """Export the branch from the root to a tree node's event (it need not be on the timeline)."""
@@ -124,7 +129,7 @@ class WindowCommands:
         view = CompareView(self.store, a, b, self)
         view.sig_open.connect(lambda sid, head: self._open_compared(sid, head))
         view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.compare_view = view  # tests look at it
+        self.compare_view = view
         view.show()
 
     def _open_compared(self, session_id: str, head: str) -> None:
@@ -253,6 +258,10 @@ class WindowCommands:
         from PySide6.QtWidgets import QDialog, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout
 
         from . import menus
+        if self.shortcuts_dialog is not None and self.shortcuts_dialog.isVisible():
+            self.shortcuts_dialog.raise_()
+            self.shortcuts_dialog.activateWindow()
+            return
         rows = menus.shortcut_rows()
         dialog = QDialog(self)
         dialog.setWindowTitle("Keyboard shortcuts")
@@ -267,7 +276,7 @@ class WindowCommands:
         table.resizeColumnToContents(1)
         QVBoxLayout(dialog).addWidget(table)
         dialog.resize(520, 560)
-        self.shortcuts_dialog = dialog  # tests look at it
+        self.shortcuts_dialog = dialog
         dialog.show()
 
     def show_problems(self) -> None:
@@ -286,7 +295,7 @@ class WindowCommands:
         """From the demo back to the user's store (the default one, or --store / $SESSIONSCOPE_STORE)."""
         from .app import open_user_store
 
-        url = getattr(self, "own_store_url", None)
+        url = self.own_store_url
         run_task(lambda: open_user_store(url), lambda store: self.set_store(store, first_run=True),
                  self._error("open your store"), owner=self)
 
@@ -294,7 +303,7 @@ class WindowCommands:
         """During a user's import, list what it committed so far: a first run on a big home is browsable
         from its first seconds, and a big file's session shows from its first batch."""
         now, rows = time.monotonic(), self.sessions.model.rowCount()
-        since = now - getattr(self, "_live_reload_at", 0.0)
+        since = now - self._live_reload_at
         if rows and since < (LIVE_RELOAD_S if rows > 2000 else LIVE_EVERY_S):
             return
         self._live_reload_at = now
