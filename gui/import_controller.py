@@ -14,7 +14,7 @@ from .workers import run_task
 
 
 class ImportController(QObject):
-    sig_changes = Signal(object)  # sessionscope.views.Changes: what an import or another writer changed
+    sig_changes = Signal(object)  # sessionscope.read_models.Changes: what an import or another writer changed
     sig_tick = Signal()  # while a user's import runs: what it committed so far may be listed
     sig_finished = Signal(object)  # a user's import ended: its report
     sig_message = Signal(str, int)  # a line for the status bar, for so many ms

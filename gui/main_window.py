@@ -131,7 +131,7 @@ class MainWindow(WindowCommands, QMainWindow):
 
     def apply_changes(self, changes) -> None:
         """One place fans out what an operation or an import changed: the list, the sidebar, the branch shown."""
-        from sessionscope.views import Action
+        from sessionscope.read_models import Action
         shown = self.session
         if changes.session is not None and (changes.action in (Action.FORK, Action.REWIND) or
                                             shown is not None and changes.session.id == shown.id):

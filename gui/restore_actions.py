@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from sessionscope import ops
-from sessionscope.views import Changes
+from sessionscope.read_models import Changes
 
 from .workers import ACTOR, run_task
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from sessionscope.views import MARK_END, MARK_START
+from sessionscope.read_models import MARK_END, MARK_START
 
 from .session_model import when
 from .workers import Generation, run_task

@@ -14,8 +14,8 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
 from sessionscope import ops
+from sessionscope.read_models import Action
 from sessionscope.untrusted import printable
-from sessionscope.views import Action
 
 from .restore_actions import RestoreActions
 from .workers import ACTOR, run_task
@@ -24,7 +24,7 @@ DEFAULT_TERMINAL = "x-terminal-emulator -e {command}"
 
 
 class SessionActions(RestoreActions, QObject):
-    sig_changes = Signal(object)  # sessionscope.views.Changes
+    sig_changes = Signal(object)  # sessionscope.read_models.Changes
     sig_message = Signal(str)
     sig_busy = Signal(str)  # an action started ("" when it ended): a fork of a big transcript takes seconds
 

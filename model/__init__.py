@@ -6,7 +6,7 @@
     store.append(s.id, "message", role="user", text="hello")
 
 The store (and SQLModel, ~0.6 s to import) loads on first use, so light modules
-such as sessionscope.lifecycle and sessionscope.views can be imported by a window before its
+such as sessionscope.lifecycle and sessionscope.read_models can be imported by a window before its
 first paint.
 """
 

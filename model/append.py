@@ -13,8 +13,8 @@ from sqlalchemy.engine import Connection
 from . import chain, facts, lifecycle, search
 from .errors import InvalidInput, NotFound
 from .ids import native_event_id
+from .read_models import EventView
 from .schema import EVENT, SESSION
-from .views import EventView
 
 HEAD = object()  # sentinel: hang the new event under the session's head
 

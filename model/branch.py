@@ -24,8 +24,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from . import gcpause
+from .read_models import EventView
 from .schema import EVENT, SESSION
-from .views import EventView
 
 _CHUNK = 500
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from . import cards, usage
-from .views import EventView, FactDiff
+from .read_models import EventView, FactDiff
 
 EDITS = cards.EDIT | cards.WRITE | cards.PATCH
 

@@ -11,8 +11,8 @@ import zstandard
 from sqlalchemy.engine import Connection
 
 from . import chain, db, reading
+from .read_models import ChainReport, SessionView
 from .schema import EVENT, SESSION
-from .views import ChainReport, SessionView
 
 # what reading a damaged row raises: a page that cannot be read, text that is not UTF-8, a payload that no longer
 # decompresses (or whose damaged header claims a size no machine has)

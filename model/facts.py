@@ -15,9 +15,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from .errors import InvalidInput, NotFound
+from .read_models import FactDiff
 from .reading import MAX_WALK
 from .schema import EVENT, FACT_SNAPSHOT
-from .views import FactDiff
 
 FACT_SET, FACT_DELETE = "fact.set", "fact.delete"
 FACT_KINDS = (FACT_SET, FACT_DELETE)

@@ -14,8 +14,8 @@ import sqlite3
 from pathlib import Path
 
 from .errors import InvalidInput, NotFound
+from .read_models import EventView, SessionView
 from .revision import HEAD_REVISION
-from .views import EventView, SessionView
 
 _SESSIONS = ("SELECT session.*, source.kind AS source_kind FROM session "
              "LEFT OUTER JOIN source ON session.source_id = source.id")

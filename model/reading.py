@@ -11,8 +11,8 @@ from sqlalchemy.engine import Connection
 from . import gcpause
 from .errors import InvalidInput, NotFound
 from .lifecycle import ARCHIVED
+from .read_models import EventView, SessionView
 from .schema import EVENT, SESSION, SOURCE
-from .views import EventView, SessionView
 
 _SESSION_COLUMNS = [*SESSION.c, SOURCE.c.kind.label("source_kind")]
 _SESSION_FROM = SESSION.outerjoin(SOURCE, SESSION.c.source_id == SOURCE.c.id)

@@ -9,8 +9,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from .errors import InvalidInput
+from .read_models import MARK_END, MARK_START, SearchHit
 from .schema import EVENT, SESSION
-from .views import MARK_END, MARK_START, SearchHit
 
 SNIPPET_TOKENS = 16
 

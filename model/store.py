@@ -6,7 +6,7 @@ lock contention, and the actions are recorded in the audit log (sessionscope.aud
 outcome "ok" in the same transaction, or "refused"/"error" afterwards when they fail. A user's
 action goes through sessionscope.ops, which checks its source's rule first; the Store never calls
 a source.
-Methods return frozen views (sessionscope.views); a Store may be used from any thread.
+Methods return frozen views (sessionscope.read_models); a Store may be used from any thread.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from . import audit, damage, db, facts, reading, retention, search, sessions
 from .append import HEAD, append_event
 from .errors import InvalidInput, SessionscopeError
 from .ids import new_session_id, resolve
+from .read_models import Action, ChainReport, Changes, EventView, FactDiff, ResumeContext, SearchHit, SessionView
 from .schema import EVENT, SESSION
-from .views import Action, ChainReport, Changes, EventView, FactDiff, ResumeContext, SearchHit, SessionView
 
 COMPACTION = "compaction"
 

@@ -127,7 +127,7 @@ def delete(store, args):
     """Through the session's source: a managed-agent session is deleted at Anthropic first, its copy kept
     (events_removed 0); deleting it again removes the copy."""
     from sessionscope import ops, sources
-    from sessionscope.views import Action
+    from sessionscope.read_models import Action
 
     sid = store.resolve_session(args.session)
     s = store.session(sid)

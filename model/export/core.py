@@ -24,8 +24,8 @@ import sqlalchemy as sa
 
 from .. import partfiles, reading, settings
 from ..errors import InvalidInput, NotFound, Refused, SessionscopeError, failure
+from ..read_models import EventView, SessionView
 from ..schema import EVENT
-from ..views import EventView, SessionView
 from .redact import Finding, Redactor
 
 FORMATS = ("md", "html", "jsonl", "claude")

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from .. import pairing
-from ..views import EventView
+from ..read_models import EventView
 
 # kinds shown at each detail level
 LEVELS = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from .. import file_restore, sources
-from ..views import Action, Changes
+from ..read_models import Action, Changes
 from .rules import check
 from .sessions import act, rewind
 

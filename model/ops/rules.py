@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .. import lifecycle, sources
 from ..errors import IllegalTransition, Refused
-from ..views import Action
+from ..read_models import Action
 
 
 @dataclass(frozen=True)

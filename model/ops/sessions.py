@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .. import audit, sources
 from ..errors import InvalidInput
-from ..views import Action, Changes
+from ..read_models import Action, Changes
 from .rules import RULES, check
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from .. import lifecycle
 from ..errors import InvalidInput, PartlyDone, Refused
+from ..read_models import Changes
 from ..untrusted import resumable_id
-from ..views import Changes
 from .describe import Section
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from .. import db
+from ..read_models import Action, Changes
 from ..schema import SOURCE, SOURCE_FILE
-from ..views import Action, Changes
 
 
 @dataclass

@@ -29,7 +29,7 @@ def test_code_follows_the_palette_and_ansi_codes_are_not_text(qapp):
 
     from sessionscope.gui.detail_view import code_html, event_html
     from sessionscope.gui.timeline_model import first_line
-    from sessionscope.views import EventView
+    from sessionscope.read_models import EventView
 
     assert first_line("\x1b[31mFAILED\x1b[0m tests/test_app.py \x1b]0;title\x07done") == "FAILED tests/test_app.py done"
     light = code_html('{"a": 1}')

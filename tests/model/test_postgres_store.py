@@ -12,9 +12,9 @@ import pytest
 import sqlalchemy as sa
 
 from sessionscope import open_store
+from sessionscope.read_models import MARK_END, MARK_START
 from sessionscope.schema import EVENT
 from sessionscope.sources.claude_code import import_paths
-from sessionscope.views import MARK_END, MARK_START
 from tests.conftest import REPO
 from tests.sources.claude_factory import Transcript
 

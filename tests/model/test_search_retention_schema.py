@@ -8,8 +8,8 @@ import time
 import pytest
 
 from sessionscope import InvalidInput, SchemaTooNew, open_store
+from sessionscope.read_models import MARK_END, MARK_START
 from sessionscope.retention import DAY, RetentionPolicy
-from sessionscope.views import MARK_END, MARK_START
 
 
 def test_search_returns_newest_hits_with_snippets(store):

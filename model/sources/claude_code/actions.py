@@ -23,10 +23,10 @@ import sqlalchemy as sa
 from ... import gcpause
 from ...errors import InvalidInput, PartlyDone, Refused, failure
 from ...export.core import new_file
+from ...read_models import Action, Changes
 from ...schema import SOURCE_FILE
 from ...store import Store
 from ...untrusted import child, resumable_id
-from ...views import Action, Changes
 from .adopt import adopt
 from .fork import copies_of, plan_fork
 from .importer import KIND, import_paths

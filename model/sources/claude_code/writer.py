@@ -32,8 +32,8 @@ import orjson
 from ...errors import InvalidInput
 from ...export.core import EventStream, new_file
 from ...export.render import describe
+from ...read_models import EventView
 from ...untrusted import child
-from ...views import EventView
 
 CLAUDE = "claude_code"
 VERSION = "2.0.0"  # the transcript version stamped on converted lines

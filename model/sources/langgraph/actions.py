@@ -21,7 +21,7 @@ from pathlib import Path
 import orjson
 
 from ...errors import MissingExtra, NotFound, Refused, failure
-from ...views import Action, Changes
+from ...read_models import Action, Changes
 from . import reader
 from .importer import import_paths, session_key, step_id
 

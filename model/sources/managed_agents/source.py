@@ -17,9 +17,9 @@ import sqlalchemy as sa
 
 from ... import lifecycle
 from ...errors import InvalidInput, Refused
+from ...read_models import Action, Changes
 from ...schema import SESSION
 from ...schema import SOURCE as SOURCE_TABLE
-from ...views import Action, Changes
 from ..base import Source
 from . import describe
 from .client import KIND, api_errors, connect
