@@ -68,7 +68,7 @@ def test_a_fork_alone_compares_with_its_origin_and_the_tree_offers_it(window, qt
     qtbot.waitUntil(lambda: window.branch.tree.tree_model.layout_ is not None and any(
         n.fork_session == fork.id for n in window.branch.tree.tree_model.layout_.nodes), timeout=10000)
     node = next(n for n in window.branch.tree.tree_model.layout_.nodes if n.fork_session == fork.id)
-    window._tree_fork_menu(fork.id, window.mapToGlobal(window.rect().center()))
+    window.branch.sig_fork_menu.emit(fork.id, window.mapToGlobal(window.rect().center()))  # a fork node's right-click
     action = next(a for a in window.tree_menu.actions() if a.objectName() == "tree.compare_fork")
     window.tree_menu.close()
     action.trigger()

@@ -150,7 +150,7 @@ def test_import_problems_are_shown_where_the_status_bar_says(window, qtbot, monk
     monkeypatch.setattr(ProblemsDialog, "exec", lambda self: shown.append(self) or self.show() or 0)
     finished = []
     window.imports.job.sig_finished.connect(finished.append)
-    window._import([str(tmp_path / "p")])
+    window.imports.start(window.store, [str(tmp_path / "p")])
     qtbot.waitUntil(lambda: bool(finished), timeout=30000)
     assert "File ▸ Import Problems…" in window.statusBar().currentMessage()
     window.qactions["app.problems"].trigger()
@@ -274,8 +274,9 @@ def test_a_damaged_store_is_said_with_what_to_do(window, qtbot, monkeypatch):
     from sessionscope.db import DAMAGED_ADVICE, StoreUnavailable
     said = []
     monkeypatch.setattr(QMessageBox, "warning", lambda _parent, title, text, *a: said.append((title, text)))
-    window._report_worker_error(StoreUnavailable(DAMAGED_ADVICE.format(problem="row 7 missing from index")))
-    window._report_worker_error(StoreUnavailable(DAMAGED_ADVICE.format(problem="again")))
+    from sessionscope.gui.workers import report_error  # where a worker's unhandled error goes: the window
+    report_error(StoreUnavailable(DAMAGED_ADVICE.format(problem="row 7 missing from index")))
+    report_error(StoreUnavailable(DAMAGED_ADVICE.format(problem="again")))
     assert len(said) == 1 and said[0][0] == "The store is damaged" and "repair" in said[0][1]
     assert "repair" in window.statusBar().currentMessage()
 
