@@ -73,12 +73,16 @@ class SessionListPane(QStackedWidget):
         msg.setAlignment(Qt.AlignmentFlag.AlignCenter)
         msg.setWordWrap(True)  # unwrapped, its width became the session list's minimum and squeezed the timeline
         empty_lay.addWidget(msg)
+        buttons = []
         for action in empty_actions:  # the table's own actions, as buttons
             b = QToolButton()
             b.setDefaultAction(action)
             b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             b.setObjectName(f"empty.{action.objectName()}")
             empty_lay.addWidget(b, 0, Qt.AlignmentFlag.AlignHCenter)
+            buttons.append(b)
+        for b in buttons:  # one column of equal buttons
+            b.setMinimumWidth(max(x.sizeHint().width() for x in buttons) + 24)
         empty_lay.addStretch()
         self.listed = listed
         self.addWidget(listed)
