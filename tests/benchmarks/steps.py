@@ -291,14 +291,14 @@ def gui(db: str, home: str) -> dict:
     w2.show()
     w2.set_store(fresh, first_run=False)
     finished = []
-    w2.job.sig_finished.connect(finished.append)
+    w2.imports.job.sig_finished.connect(finished.append)
     t3 = time.perf_counter()
-    w2._first_run([home])
-    wait_until(lambda: w2.sessions_model.rowCount() > 0 or bool(finished))
+    w2.imports.import_first(fresh, [home])
+    wait_until(lambda: w2.sessions.model.rowCount() > 0 or bool(finished))
     first_listed = time.perf_counter() - t3
     wait_until(lambda: bool(finished))
     first_import = time.perf_counter() - t3
-    w2.watcher.stop()
+    w2.imports.watcher.stop()
     w2.close()
     QApplication.processEvents()
     return {"window": window, "timeline": timeline, "reader": reader, "reader_stall": reader_stall, "reader_busy": reader_busy,
