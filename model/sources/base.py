@@ -65,7 +65,7 @@ class Source:
         if action == "copy_resume":  # a line to paste exists wherever resuming does
             return self.refusal("resume", status)
         if action in ("send", "interrupt"):  # only an agent that runs somewhere else takes messages from here
-            return f"a {self.label} session takes no messages from Sessionscope"
+            return f"only an agent that runs elsewhere takes messages from here, and this is a {self.label} session"
         if action not in lifecycle.TRANSITIONS:  # rename, tag, export: no rule of the lifecycle's
             return None
         if status is None:
