@@ -46,6 +46,25 @@ def _is_item(e) -> bool:
     return e.kind in ITEM_KINDS and bool(e.payload) and START not in e.payload[:64]
 
 
+def _last_items(conn, sid: str, limit: int) -> list[dict]:
+    """The last `limit` items on the path to the head, walked back from the head one event at a time: what
+    `get_items(limit=10)` asks on every turn costs ten lookups, not the whole history (#31)."""
+    from ..schema import EVENT
+    cur = conn.execute(sa.select(SESSION.c.head_event_id).where(SESSION.c.id == sid)).scalar()
+    found: list[dict] = []
+    q = sa.select(EVENT.c.parent_id, EVENT.c.kind, EVENT.c.payload)
+    for _ in range(reading.MAX_WALK):
+        if cur is None or len(found) >= limit:
+            break
+        row = conn.execute(q.where(EVENT.c.id == cur)).first()
+        if row is None:
+            break
+        if _is_item(row):
+            found.append(orjson.loads(row.payload))
+        cur = row.parent_id
+    return found[::-1]
+
+
 def _add(conn, session_id: str, sid: str, items: list[dict]) -> None:
     if conn.execute(sa.select(SESSION.c.id).where(SESSION.c.id == sid)).first() is None:
         sessions.create_session(conn, session_id=sid, tool_id=session_id, agent=SDK,
@@ -94,12 +113,12 @@ class SessionscopeSession:
             self.store.close()
 
     async def get_items(self, limit: int | None = None) -> list[dict[str, Any]]:
+        if limit is not None:
+            return await asyncio.to_thread(self._read, lambda conn: _last_items(conn, self.id, limit)) if limit > 0 else []
+
         def read(conn):
             return [orjson.loads(e.payload) for e in _path(conn, self.id) if _is_item(e)]
-        with_items = await asyncio.to_thread(self._read, read)
-        if limit is None:
-            return with_items
-        return with_items[-limit:] if limit > 0 else []
+        return await asyncio.to_thread(self._read, read)
 
     async def add_items(self, items: list[dict[str, Any]]) -> None:
         if items:

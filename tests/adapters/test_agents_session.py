@@ -83,3 +83,24 @@ def test_a_runner_keeps_its_history_in_the_store(tmp_path):
     texts = [e.text for e in store.branch(store_session_id("chat-1")) if e.kind == "message"]
     assert texts == ["hello", "heard 1 items", "again", "heard 3 items"]
     store.close()
+
+
+def test_the_last_items_walked_back_from_the_head_are_the_whole_histories_last(tmp_path):
+    """get_items(limit=…) walks back from the head (#31: it read the whole path on every turn): across pops,
+    a clear and the branches they leave, it answers what the whole history's tail is."""
+    session = SessionscopeSession("user-42", tmp_path / "s.db")
+
+    async def check() -> None:
+        for n in range(1, 13):
+            await session.add_items([{"role": "user", "content": f"prompt {n}"},
+                                     {"role": "assistant", "content": f"reply {n}"}])
+            if n % 4 == 0:
+                await session.pop_item()  # a branch left behind
+            if n == 9:
+                await session.clear_session()
+            whole = await session.get_items()
+            for limit in (1, 2, 3, 7, 50):
+                assert await session.get_items(limit=limit) == whole[-limit:], (n, limit)
+            assert await session.get_items(limit=0) == []
+    asyncio.run(check())
+    session.close()
