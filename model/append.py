@@ -99,3 +99,61 @@ def append_event(
     if depth % facts.SNAPSHOT_EVERY == 0 and depth > 0:
         facts.store_snapshots(conn, facts.fold_at(conn, row["id"])[1])
     return EventView(**row)
+
+
+def append_events(conn: Connection, session_id: str, events: list[dict[str, Any]], *, action: str = "append") -> int:
+    """Append several events under the session's head, each under the one before, in the caller's write
+    transaction: what `append_event` would do for each in turn (seq, parent, depth, hash, the session's
+    counts and head, fact snapshots), with one insert, one search index pass and one update of the session
+    for all of them (an SDK's batch of items: #31). Each event is a dict of kind, role, text, payload and
+    optionally ts, tokens_in, tokens_out; facts go through `append_event`, which checks their payload."""
+    if not events:
+        return 0
+    from .ingest import insert_rows
+    s = conn.execute(sa.select(SESSION).where(SESSION.c.id == session_id)).mappings().first()
+    if s is None:
+        raise NotFound(f"no session with id {session_id!r} in this store")
+    status = lifecycle.next_status(session_id, s["status"], action)
+    parent = s["head_event_id"]
+    depth = 0
+    if parent is not None:
+        depth = conn.execute(sa.select(EVENT.c.depth).where(EVENT.c.id == parent)).scalar() + 1
+    first_pk = (conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar() or 0) + 1
+    seq, last_hash, now = s["last_seq"], s["last_hash"], time.time()
+    rows = []
+    for i, ev in enumerate(events):
+        kind = ev.get("kind")
+        if not isinstance(kind, str) or not kind.strip() or kind in facts.FACT_KINDS:
+            raise InvalidInput(f"a batch takes events of a kind (message, tool_call, …), not {kind!r}")
+        seq += 1
+        ts = ev.get("ts")
+        row = {"pk": first_pk + i, "id": native_event_id(session_id, seq), "session_id": session_id,
+               "parent_id": parent, "seq": seq, "depth": depth, "ts": now if ts is None else float(ts),
+               "kind": kind, "role": ev.get("role"), "text": ev.get("text") or "",
+               "payload": encode_payload(ev.get("payload")), "tokens_in": int(ev.get("tokens_in", 0)),
+               "tokens_out": int(ev.get("tokens_out", 0)), "sidechain": False, "agent_id": None}
+        row["hash"] = last_hash = chain.link(last_hash, row)
+        rows.append(row)
+        parent, depth = row["id"], depth + 1
+    taken = conn.execute(sa.select(EVENT.c.id).where(EVENT.c.id.in_([r["id"] for r in rows]))).scalars().first()
+    if taken is not None:
+        raise InvalidInput(f"event id {taken!r} is already in this store")
+    insert_rows(conn, rows)
+    search.index_range(conn, first_pk, first_pk + len(rows) - 1)
+    newest, oldest = max(r["ts"] for r in rows), min(r["ts"] for r in rows)
+    values = {
+        "last_seq": seq, "last_hash": last_hash, "head_event_id": parent,
+        "event_count": SESSION.c.event_count + len(rows),
+        "tokens_in": SESSION.c.tokens_in + sum(r["tokens_in"] for r in rows),
+        "tokens_out": SESSION.c.tokens_out + sum(r["tokens_out"] for r in rows),
+        "updated_at": newest if s["event_count"] == 0 else max(s["updated_at"], newest),
+    }
+    if oldest < s["created_at"]:
+        values["created_at"] = oldest
+    if status != s["status"]:
+        values |= {"status": status, "status_changed_at": now}
+    conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(**values))
+    for r in rows:
+        if r["depth"] % facts.SNAPSHOT_EVERY == 0 and r["depth"] > 0:
+            facts.store_snapshots(conn, facts.fold_at(conn, r["id"])[1])
+    return len(rows)

@@ -21,7 +21,7 @@ import orjson
 import sqlalchemy as sa
 
 from .. import audit, reading, sessions
-from ..append import append_event
+from ..append import append_event, append_events
 from ..schema import SESSION
 from ..sources.agents_sdk.importer import item_kind
 
@@ -71,12 +71,12 @@ def _add(conn, session_id: str, sid: str, items: list[dict]) -> None:
                                 meta={"sdk": SDK, "session_id": session_id})
         append_event(conn, sid, kind="meta", text=f"{SDK} session {session_id}",
                      payload={"type": START, "session_id": session_id})
-    title = None
+    batch = []
     for item in items:
         kind, role, text = item_kind(item)
-        append_event(conn, sid, kind=kind, role=role, text=text, payload=item)
-        if title is None and kind == "message" and role == "user" and text:
-            title = text
+        batch.append({"kind": kind, "role": role, "text": text, "payload": item})
+    append_events(conn, sid, batch)  # one insert for the batch (#31: five statements an item before)
+    title = next((e["text"] for e in batch if e["kind"] == "message" and e["role"] == "user" and e["text"]), None)
     if title and not conn.execute(sa.select(SESSION.c.title).where(SESSION.c.id == sid)).scalar():
         sessions.update_fields(conn, sid, title=" ".join(title.split())[:120])  # the first prompt, as elsewhere
 
