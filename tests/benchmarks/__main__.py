@@ -134,6 +134,16 @@ def main(argv=None) -> int:
     row("export of a 100,000-event session to HTML", f"{ex['events']:,} events → {ex['bytes'] / 1e6:.0f} MB",
         f"{ex['seconds']:.2f} s", f"{ex['events'] / ex['seconds']:,.0f} events/s", f"{ex['peak_mb']:.0f} MB",
         "constant memory")
+    ab = child("agents_backend", str(work))
+    ours, sdk = ab["ours"], ab["sdk"]
+    row("Agents SDK session: append, 1 item a call", "300 items", f"{ours['single'] / 300 * 1000:.2f} ms an item",
+        f"{sdk['single'] / ours['single']:.2f}× SQLiteSession ({sdk['single'] / 300 * 1000:.2f} ms)", "", "≥ 0.5×")
+    row("Agents SDK session: append, 50 items a call", "8,000 items", f"{ours['batch']:.2f} s",
+        f"{sdk['batch'] / ours['batch']:.2f}× SQLiteSession ({sdk['batch']:.2f} s)", "", "≥ 0.5×")
+    row("Agents SDK session: get_items(limit=10)", "300 / 8,000 items",
+        f"{ours['read_short'] * 1000:.1f} / {ours['read_long'] * 1000:.1f} ms",
+        f"{sdk['read_long'] / ours['read_long']:.2f}× SQLiteSession ({sdk['read_long'] * 1000:.1f} ms on 8,000)", "",
+        "≥ 0.5×, flat")
     if not args.no_gui:
         gui = child("gui", str(work / "gui.db"), str(home))
         row("GUI: window with 20,000 sessions", "20,000 sessions", f"{gui['window'] * 1000:.0f} ms", "", "", "≤ 1.5 s")

@@ -359,9 +359,52 @@ def export(db: str, session: str, fmt: str, redact: str, out: str) -> dict:
             "baseline_mb": baseline, "secrets": sum(f.count for f in report.findings)}
 
 
+def agents_backend(work: str) -> dict:
+    """The store as the OpenAI Agents SDK's Session beside the SDK's own SQLiteSession, on files in `work`
+    (#31): items appended one a call and fifty a call, and `get_items(limit=10)` on a short and a long
+    session (it must not grow with the session). Each side's best of two."""
+    import asyncio
+
+    from agents import SQLiteSession
+
+    from sessionscope.adapters.agents import SessionscopeSession
+
+    def item(n: int) -> dict:
+        return {"role": "user" if n % 2 == 0 else "assistant", "content": f"message {n}: " + "lorem ipsum " * 8}
+
+    def measure(make, tag: str) -> dict:
+        out = {}
+        for attempt in range(2):
+            one, many = make(f"{tag}-one-{attempt}"), make(f"{tag}-many-{attempt}")
+
+            async def run():
+                t = time.perf_counter()
+                for n in range(300):
+                    await one.add_items([item(n)])
+                single = time.perf_counter() - t
+                t = time.perf_counter()
+                for n in range(0, 8000, 50):
+                    await many.add_items([item(n + k) for k in range(50)])
+                batch = time.perf_counter() - t
+                reads = {}
+                for name, session in (("short", one), ("long", many)):
+                    t = time.perf_counter()
+                    for _ in range(50):
+                        await session.get_items(limit=10)
+                    reads[name] = (time.perf_counter() - t) / 50
+                return single, batch, reads
+            single, batch, reads = asyncio.run(run())
+            best = {"single": single, "batch": batch, "read_short": reads["short"], "read_long": reads["long"]}
+            out = {k: min(v, out.get(k, v)) for k, v in best.items()}
+        return out
+    ours = measure(lambda sid: SessionscopeSession(sid, os.path.join(work, "agents-ours.db")), "ours")
+    theirs = measure(lambda sid: SQLiteSession(sid, os.path.join(work, "agents-sdk.db")), "sdk")
+    return {"ours": ours, "sdk": theirs}
+
+
 STEPS = {"generate": generate, "other_tool": other_tool, "floor": floor, "import": do_import, "queries": queries,
          "postgres": postgres, "facts": facts, "gui": gui,
-         "export": export}
+         "export": export, "agents_backend": agents_backend}
 
 if __name__ == "__main__":
     print(json.dumps(STEPS[sys.argv[1]](*sys.argv[2:])))
