@@ -12,7 +12,6 @@ Methods return frozen views (sessionscope.read_models); a Store may be used from
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -367,29 +366,10 @@ class Store:
             return events_by_ids(conn, ids)
 
     def tree(self, session_id: str):
-        """The session's branch tree, compressed and laid out in lanes (sessionscope.tree)."""
-        from . import gcpause, tree
-        from .schema import AUDIT
+        """The session's branch tree, compressed and laid out in lanes (sessionscope.tree_reading)."""
+        from . import gcpause, tree_reading
         with self.reader() as conn, gcpause.paused():
-            s = reading.get_session(conn, session_id)
-            q = (sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role,
-                           sa.func.substr(EVENT.c.text, 1, 200))
-                 .where(EVENT.c.session_id == session_id, EVENT.c.sidechain.is_(False),
-                        EVENT.c.kind.not_like("fact.%"))
-                 .order_by(EVENT.c.seq))
-            made_by_rewind = {json.loads(d or "{}").get("new_session") for d in conn.execute(sa.select(AUDIT.c.detail).where(
-                AUDIT.c.session_id == session_id, AUDIT.c.action == "rewind", AUDIT.c.outcome == "ok")).scalars()}
-            forks = [tree.Fork(r.forked_from_event, r.id, r.title, "rewind" if r.id in made_by_rewind else "fork")
-                     for r in conn.execute(sa.select(SESSION.c.id, SESSION.c.title, SESSION.c.forked_from_event)
-                                           .where(SESSION.c.forked_from_session == session_id))]
-            own = [tree.TreeInput(*r) for r in conn.execute(q)]
-            # a fork's tree starts with the history it shares (referenced, not copied: else a fork's tree is blank)
-            shared = [tree.TreeInput(*r) for r in reading.shared_prefix(conn, s)]
-            rows, forks = tree.through_hidden(shared + own, forks)
-            rewound = frozenset(conn.execute(sa.select(AUDIT.c.event_id).where(
-                AUDIT.c.session_id == session_id, AUDIT.c.action == "rewind", AUDIT.c.outcome == "ok",
-                AUDIT.c.event_id.is_not(None))).scalars())
-            return tree.layout(rows, s.head_event_id, forks, rewound)
+            return tree_reading.session_tree(conn, session_id)
 
     def forks_of(self, session_id: str) -> list[str]:
         """The sessions forked (or, for a tool that writes one, rewound) from this one, oldest first."""
@@ -409,23 +389,11 @@ class Store:
         return list(reversed(out))
 
     def branch_points(self, session_id: str) -> dict[str, list[str]]:
-        """Where other branches leave the session's tree (its origins' too): {event id: notes}.
-
-        A rewind shows as two user prompts under one event; a fork as a session forked there.
-        """
+        """Where other branches leave the session's tree (its origins' too): {event id: notes}."""
+        from . import tree_reading
         ids = [s.id for s in self.lineage(session_id)]
-        marks: dict[str, list[str]] = {}
         with self.reader() as conn:
-            for parent, n in conn.execute(
-                    sa.select(EVENT.c.parent_id, sa.func.count()).where(
-                        EVENT.c.session_id.in_(ids), EVENT.c.kind == "message", EVENT.c.role == "user",
-                        EVENT.c.sidechain.is_(False), EVENT.c.parent_id.is_not(None))
-                    .group_by(EVENT.c.parent_id).having(sa.func.count() > 1)):
-                marks.setdefault(parent, []).append(f"branch point: {n} branches continue from here")
-            for sid, title, at in conn.execute(sa.select(SESSION.c.id, SESSION.c.title, SESSION.c.forked_from_event)
-                                               .where(SESSION.c.forked_from_session.in_(ids))):
-                marks.setdefault(at, []).append(f"forked into “{title or sid[:8]}” ({sid[:8]})")
-        return marks
+            return tree_reading.branch_points(conn, ids)
 
     def leaves(self, session_id: str) -> list[str]:
         with self.reader() as conn:
