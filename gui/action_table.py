@@ -69,6 +69,15 @@ class Row:
         object.__setattr__(self, "places", tuple(w.lstrip("|") for w in words))
         object.__setattr__(self, "separated", frozenset(w[1:] for w in words if w.startswith("|")))
 
+    @property
+    def name(self) -> str:
+        """The text as a sentence names it: no mnemonic, no ellipsis ("Fork at Event")."""
+        return self.text.replace("&", "").rstrip("…")
+
+    def tooltip(self, why: str | None) -> str:
+        """What hovering says: the tip, or why it does not apply now."""
+        return (self.tip or self.name) if why is None else f"{self.name}: not now ({why})"
+
     def refusal(self, ctx: Context) -> str | None:
         """Why the row does not apply in `ctx` (None: it does)."""
         from sessionscope import ops

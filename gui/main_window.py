@@ -225,8 +225,7 @@ class MainWindow(WindowCommands, QMainWindow):
                 continue
             why = row.refusal(ctx)
             action.setEnabled(why is None)
-            action.setToolTip(row.tip or row.text.replace("&", "").rstrip("…") if why is None else
-                              f"{row.text.replace('&', '').rstrip('…')}: not now ({why})")
+            action.setToolTip(row.tooltip(why))
 
     def _busy(self, what: str) -> None:
         """While an action runs: say so, with a busy bar (an import's own bar takes precedence)."""

@@ -86,7 +86,7 @@ def popup(parent: QWidget, place: str, ctx: Context, run: Callable[[Row, Context
         why = row.refusal(ctx)
         a.setEnabled(why is None)
         if why:
-            a.setToolTip(f"{row.text.replace('&', '').rstrip('…')}: not now ({why})")
+            a.setToolTip(row.tooltip(why))
         menu.addAction(a)
     return menu
 
@@ -97,7 +97,7 @@ def shortcut_rows() -> list[tuple[str, str]]:
     for row in TABLE:
         keys = QKeySequence(row.shortcut).toString(QKeySequence.SequenceFormat.NativeText) if row.shortcut else ""
         keys = " or ".join(k for k in (keys, row.gesture) if k)
-        what = row.text.replace("&", "").rstrip("…")
+        what = row.name
         if keys and (what, keys) not in seen:
             seen.add((what, keys))
             rows.append((what, keys))

@@ -74,24 +74,24 @@ def failure_outcome(exc: BaseException) -> str:
 
 
 def audited(store, action: str, work: Callable[[Connection], Any] | None = None, *,
-            session_id: str | Callable[[Any], str | None] | None = None, event_id: str | None = None,
+            session_id: str | None = None, event_id: str | None = None,
             detail: dict | Callable[[Any], dict] | None = None, outcome: str = "ok", actor: str | None = None) -> Any:
     """Run `work(conn)` and record it in one write transaction; returns work's result (without work: the
-    entry alone, for what was done outside the store; returns the entry's id). `detail` and
-    `session_id` may be computed from work's result. When the work fails with a SessionscopeError, the
+    entry alone, for what was done outside the store; returns the entry's id). `detail` may be computed
+    from work's result. When the work fails with a SessionscopeError, the
     failure is recorded after it (refused or error, with its message) and the error, marked `audited`,
     raised on: whoever records failures (sessionscope.ops) does not record it twice."""
     from .errors import SessionscopeError
 
     def run(conn: Connection):
         result = work(conn) if work is not None else None
-        entry = _record(conn, action, outcome, session_id=session_id(result) if callable(session_id) else session_id,
-                        event_id=event_id, detail=detail(result) if callable(detail) else detail, actor=actor)
+        entry = _record(conn, action, outcome, session_id=session_id, event_id=event_id,
+                        detail=detail(result) if callable(detail) else detail, actor=actor)
         return result if work is not None else entry
     try:
         return store.write(run)
     except SessionscopeError as exc:
-        if work is not None and not callable(session_id):
+        if work is not None:
             failed(store, action, exc, session_id=session_id, event_id=event_id, actor=actor)
         raise
 
