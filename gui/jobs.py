@@ -18,6 +18,7 @@ from sessionscope import gcpause
 from .workers import report_error, run_cancellable, run_task
 
 WATCH_MS = 2000
+CATCH_UP_SETTLE_S = 5.0  # a thread an agent is writing now is shown by its own process
 LIVE_TICK_MS = 250  # how often the window looks at what a user's import has committed (window_commands)
 
 
@@ -158,7 +159,9 @@ class SourceWatcher(QObject):
         self.asking = True  # the places come from the store: read on a worker, never on the UI thread
 
         def look():
+            from sessionscope.sources.importing import catch_up
             roots = sorted({Path(r) for r in store.source_locations() if Path(r).exists()})
+            catch_up(store, settle=CATCH_UP_SETTLE_S)  # what an agent writing here left unshown (killed mid-save)
             mark = store.change_mark()
             return roots, mark, store.changes_since(before) if before is not None and mark != before else None
 

@@ -37,8 +37,9 @@ def _lookup(conn: Connection, key, value, values: list[str]) -> dict[str, Any]:
     if conn.dialect.name == "sqlite":
         # one JSON parameter instead of hundreds of bound literals (SQLAlchemy coerces each)
         sql = f"SELECT {key.name}, {value.name} FROM {key.table.name} WHERE {key.name} IN (SELECT value FROM json_each(?))"
+        raw = db.driver(conn)
         for i in range(0, len(values), 20_000):
-            found.update(dict(conn.exec_driver_sql(sql, (json.dumps(values[i:i + 20_000]),)).all()))
+            found.update(dict(raw.execute(sql, (json.dumps(values[i:i + 20_000]),)).fetchall()))
         return found
     for i in range(0, len(values), _CHUNK):
         found.update(dict(conn.execute(sa.select(key, value).where(key.in_(values[i:i + _CHUNK]))).all()))
@@ -54,8 +55,10 @@ def _aliases(conn: Connection, values: list[str]) -> dict[str, str]:
     """{id: the event it copies} for the values kept as references (almost always none: one query then)."""
     if not values:
         return {}
-    if conn.exec_driver_sql("SELECT 1 FROM event_alias LIMIT 1").first() is None:  # (plain SQL: a Core
-        return {}                                                                     # statement costs more)
+    raw = db.driver(conn)
+    if (raw.execute("SELECT 1 FROM event_alias LIMIT 1") if raw else conn.exec_driver_sql(
+            "SELECT 1 FROM event_alias LIMIT 1")).fetchone() is None:  # (plain SQL: a Core statement costs more)
+        return {}
     return _lookup(conn, EVENT_ALIAS.c.id, EVENT_ALIAS.c.event_id, values)
 
 
@@ -126,7 +129,9 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
     _resolve_logical_parents(conn, fresh, batch_ids, depth, s["head_event_id"])
     _cut_forward_links(fresh, depth, problems)
 
-    first_pk = (conn.exec_driver_sql("SELECT max(pk) FROM event").scalar() or 0) + 1
+    raw = db.driver(conn)
+    first_pk = ((raw.execute("SELECT max(pk) FROM event") if raw else conn.exec_driver_sql(
+        "SELECT max(pk) FROM event")).fetchone()[0] or 0) + 1
     seq, last_hash = s["last_seq"], s["last_hash"]
     rows = []
     for i, e in enumerate(fresh):
@@ -168,7 +173,7 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
     if conn.dialect.name == "sqlite":
         # plain executemany: SQLAlchemy's insertmanyvalues costs ~30 µs a row here; big payloads
         # compressed (sessionscope.payloads): fewer pages to write than bytes to compress
-        conn.exec_driver_sql(INSERT_SQL, [_BEFORE_PAYLOAD(r) + (_packed(r),) + _AFTER_PAYLOAD(r) for r in rows])
+        db.driver(conn).executemany(INSERT_SQL, [_BEFORE_PAYLOAD(r) + (_packed(r),) + _AFTER_PAYLOAD(r) for r in rows])
     else:
         conn.execute(EVENT.insert(), [{c: r[c] for c in COLUMNS} for r in rows] if "packed" in rows[0] else rows)
         if conn.dialect.name == "postgresql":

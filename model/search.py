@@ -37,7 +37,7 @@ def index_range(conn: Connection, first_pk: int, last_pk: int) -> None:
     """Index the events with first_pk <= pk <= last_pk (SQLite only)."""
     if conn.dialect.name != "sqlite":
         return
-    conn.exec_driver_sql(
+    conn.connection.driver_connection.execute(  # (the driver's own: see sessionscope.db.driver)
         f"INSERT INTO event_fts(rowid, text) SELECT pk, {_FTS_TEXT} FROM event "
         f"WHERE pk BETWEEN ? AND ? AND {_FTS_WHERE}",
         (first_pk, last_pk),

@@ -5,12 +5,15 @@
 
 The checkpoints live in the store's own file, in the tables of langgraph's SqliteSaver, written and
 read by SqliteSaver itself (its serializer, its queries: nothing of langgraph's format is re-done
-here). After every put the thread is read by the LangGraph importer, as if the store were a
-checkpointer database the user imported: each checkpoint becomes a `step` event, the messages it
-added the conversation's events, the state's keys facts; `update_state` on an old checkpoint is a
-branch in the tree. So a graph's run is browsable while it runs. The session's fork and rewind are
-the LangGraph source's (they write into this same file through langgraph). `delete_thread` removes
-the checkpoints, as langgraph asks, and is recorded in the audit log; the session stays.
+here). After every put the thread's new rows are read as the LangGraph importer reads a checkpointer
+database the user imported (a mirror per thread, sessionscope.sources.langgraph.mirror, decodes only
+what the save added): each checkpoint becomes a `step` event, the messages it added the
+conversation's events, the state's keys facts; `update_state` on an old checkpoint is a branch in the
+tree. So a graph's run is browsable while it runs. A process killed between a save and its showing
+leaves the checkpoint unshown until the next saver opens the store or the app scans (`catch_up`).
+The session's fork and rewind are the LangGraph source's (they write into this same file through
+langgraph). `delete_thread` removes the checkpoints, as langgraph asks, and is recorded in the audit
+log; the session stays.
 
 SQLite stores only for now: on PostgreSQL the same shape would wrap langgraph's PostgresSaver.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
@@ -30,6 +34,10 @@ try:
     from langgraph.checkpoint.sqlite import SqliteSaver
 except ImportError as exc:  # the [langgraph] extra is not installed
     raise MissingExtra("the LangGraph checkpointer", "langgraph", exc.name or "langgraph") from exc
+
+from ..sources.langgraph.importer import catch_up
+from ..sources.langgraph.mirror import ThreadMirror
+from ..sources.langgraph.reader import SHOWN_WRITES
 
 log = logging.getLogger(__name__)
 
@@ -53,34 +61,49 @@ class SessionscopeSaver(BaseCheckpointSaver):
                                f"{self.store.url.split('://')[0]} is not supported yet")
         self.path = path
         self._conn = sqlite3.connect(path, check_same_thread=False, timeout=30.0)
+        self._conn.execute("PRAGMA synchronous=NORMAL")  # as the store's own connections (WAL: crash-safe)
         self.saver = SqliteSaver(self._conn, serde=self.serde)
         self.saver.setup()
         self._source = self.store.write(source_row, "langgraph", f"langgraph-saver://{path}", enabled=False)
+        # the app's view of each thread is kept by a mirror that reads only what each save added, through the
+        # same strict reader an import of this file uses (sessionscope.sources.langgraph.mirror)
+        from ..sources.langgraph import reader
+        self._read_conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self._reader = reader.saver(self._read_conn)
+        self._mirrors: dict[str, ThreadMirror] = {}
+        self._mirror_lock = threading.Lock()
+        catch_up(self.store)  # what a process killed between a save and its showing left unshown
 
     def close(self) -> None:
         self._conn.close()
+        self._read_conn.close()
         if self._owned:
             self.store.close()
 
     # -- langgraph's saver does the storing; we make each thread a session ----------
 
-    def _browse(self, config) -> None:
-        """Turn what is new in the config's thread into the session's events. A failure here is logged
-        and never fails the graph: the checkpoint itself is already stored."""
-        from ..sources import jsonl
-        from ..sources.langgraph.importer import commit_threads, read_threads
+    def _browse(self, thread_id: str) -> None:
+        """Turn what is new in the thread into the session's events. A failure here is logged and never
+        fails the graph: the checkpoint itself is already stored, and the next save, or the app's next
+        scan (`catch_up`), shows it."""
+        from ..sources.langgraph.importer import commit_mirror
 
-        thread_id = str(config["configurable"]["thread_id"])
-        state = jsonl.ReadState()
-        try:
-            by_thread = read_threads(self.store, self.path, state, only=thread_id)
-            if by_thread:
-                # no project: the store's file name says nothing of the graph
-                self.store.write(commit_threads, self.path, self._source, by_thread, "")
-        except Exception:  # noqa: BLE001 - see the docstring
-            log.exception("sessionscope: thread %s was checkpointed but could not be shown as a session", thread_id)
-        for p in state.problems:
-            log.warning("sessionscope: thread %s: %s", thread_id, p.get("problem"))
+        # under SqliteSaver's own lock: langgraph saves from several threads at once, and a save waiting on
+        # this file's write lock in SQLite sleeps in steps of milliseconds; on this lock it wakes at once
+        with self.saver.lock, self._mirror_lock:
+            mirror = self._mirrors.get(thread_id)
+            if mirror is None:
+                mirror = self._mirrors[thread_id] = ThreadMirror(self.path, thread_id)
+            try:
+                events, problems, notes = mirror.read_new(self._reader, self._read_conn)
+                self.store.write(commit_mirror, self.path, self._source, mirror, events)
+            except Exception:  # noqa: BLE001 - see the docstring
+                self._mirrors.pop(thread_id, None)  # read again from the start next time (stored events stay)
+                log.exception("sessionscope: thread %s was checkpointed but could not be shown as a session",
+                              thread_id)
+                return
+        for p in problems + notes:
+            log.warning("sessionscope: thread %s: %s", thread_id, p)
 
     def get_tuple(self, config):
         return self.saver.get_tuple(config)
@@ -90,15 +113,18 @@ class SessionscopeSaver(BaseCheckpointSaver):
 
     def put(self, config, checkpoint, metadata, new_versions):
         out = self.saver.put(config, checkpoint, metadata, new_versions)
-        self._browse(out)
+        self._browse(str(out["configurable"]["thread_id"]))
         return out
 
     def put_writes(self, config, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
         self.saver.put_writes(config, writes, task_id, task_path)
-        self._browse(config)
+        if any(channel in SHOWN_WRITES for channel, _value in writes):  # a task's channel writes show nowhere
+            self._browse(str(config["configurable"]["thread_id"]))
 
     def delete_thread(self, thread_id: str) -> None:
-        self.saver.delete_thread(thread_id)
+        with self._mirror_lock:
+            self.saver.delete_thread(thread_id)
+            self._mirrors.pop(str(thread_id), None)
         self.store.audited("langgraph.delete_thread",
                            detail={"thread_id": str(thread_id), "database": str(self.path),
                                    "kept": "the session's events stay in the store"})

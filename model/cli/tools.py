@@ -126,12 +126,14 @@ def tag(store, args):
 
 def _import_report(store, args, paths, extra: dict) -> int:
     """Import `paths` and print the report: {files_seen, …, problems, …} plus `extra`."""
-    from sessionscope.sources.importing import import_paths
+    from sessionscope.sources.importing import catch_up, import_paths, merge
     from sessionscope.sources.scan import ImportReport
 
     shown = progress(args, lambda done, total, _: f"{done >> 20} of {total >> 20} MB")
     report = import_paths(store, paths, progress=shown) if paths else ImportReport()
     done_line(shown)
+    if "roots" in extra:  # a scan also shows what agents wrote into this store and no session shows yet
+        merge(report, catch_up(store))
     lines = [f"{report.files_read} of {report.files_seen} files read, {report.bytes_read / 1e6:.1f} MB, "
              f"{report.events_added} new events in {len(report.sessions)} sessions, "
              f"{report.bad_lines} bad lines, {report.seconds:.2f} s"]

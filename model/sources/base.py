@@ -118,6 +118,12 @@ class Source:
         """Import files or folders of this tool's sessions (only the files in `only`, when given)."""
         raise Refused(f"{self.label} sessions are not imported from files")
 
+    def catch_up(self, store, settle: float = 0.0):
+        """What this tool wrote into the store itself (as an agent's backend) and no session shows yet, shown
+        now (an ImportReport), or None. Asked every few seconds by the app, so cheap when nothing is new;
+        what changed less than `settle` seconds ago is left to the agent's own process, still writing it."""
+        return None
+
     # -- acting ---------------------------------------------------------------------
 
     def resume_command(self, session) -> list[str] | None:

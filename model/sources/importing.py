@@ -185,6 +185,17 @@ def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progres
     return report
 
 
+def catch_up(store, settle: float = 0.0) -> ImportReport:
+    """What the tools wrote into this store as their agents' backend and no session shows yet (a process
+    killed between a save and its showing), shown now: asked by `scan` and by the app's watcher (which
+    passes `settle`: see Source.catch_up)."""
+    report = ImportReport()
+    for tool in tools():
+        if (part := tool.catch_up(store, settle)) is not None:
+            merge(report, part)
+    return report
+
+
 def _our_export(path: Path) -> bool:
     from ..export.jsonl import is_export
     return path.suffix == ".jsonl" and is_export(path)

@@ -80,3 +80,111 @@ def test_async_graphs_write_through_it_too(tmp_path):
     assert store.head_facts(store.sessions()[0].id)["approved"] is False
     saver.close()
     store.close()
+
+
+def _whole_read(path, thread_id: str) -> list[tuple]:
+    """The events an import of the file makes of a thread, read whole (no mirror)."""
+    from sessionscope.sources import jsonl
+    from sessionscope.sources.langgraph.importer import read_threads
+
+    scratch = open_store(path.parent / f"scratch-{uuid.uuid4().hex}.db")  # (asked only for stored marks)
+    built, _mark = read_threads(scratch, path, jsonl.ReadState(), only=thread_id)[thread_id]
+    scratch.close()
+    return sorted((e.id, e.parent_id, e.kind, e.text) for e in built.events)
+
+
+def _shown(store, session_id: str) -> list[tuple]:
+    return sorted((e.id, e.parent_id, e.kind, e.text) for e in store.events(session_id))
+
+
+def test_what_the_saver_shows_equals_a_whole_read_of_its_file(tmp_path):
+    """Each save is read on its own (a mirror per thread): the session it makes must be, event for event
+    and link for link, what reading the thread whole makes, through interrupts, resumes, time travel to a
+    checkpoint older than the mirror keeps decoded, and a second saver (another process) on the thread."""
+    from sessionscope.sources.langgraph.mirror import KEEP
+
+    path = tmp_path / "s.db"
+    store = open_store(path)
+    saver = SessionscopeSaver(store)
+    app = graph.builder().compile(checkpointer=saver)
+    config = {"configurable": {"thread_id": "t1"}}
+    app.invoke({"messages": [HumanMessage("what is in a.txt?")]}, config)
+    app.invoke(Command(resume="yes"), config)
+    for n in range(KEEP + 4):  # more checkpoints than the mirror keeps decoded
+        app.update_state(config, {"todo": [f"item {n}"]})
+    early = list(app.get_state_history(config))[-3]
+    app.update_state(early.config, {"todo": ["back in time"]})  # its state is brought back from the file
+    other = SessionscopeSaver(store)  # another writer of the same thread: both mirrors read its rows
+    graph.builder().compile(checkpointer=other).update_state(config, {"todo": ["from elsewhere"]})
+    app.update_state(config, {"todo": ["and back"]})
+    (session,) = store.sessions()
+    assert _shown(store, session.id) == _whole_read(path, "t1")
+    assert store.head_facts(session.id)["todo"] == ["and back"]
+    for s in (saver, other):
+        s.close()
+    store.close()
+
+
+KILLED_WRITER = """
+import sys, time
+from pathlib import Path
+from langchain_core.messages import HumanMessage
+from sessionscope.adapters.langgraph import SessionscopeSaver
+from tests.sources import langgraph_graph as graph
+
+path, flag, rounds = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+saver = SessionscopeSaver(path)
+browse = SessionscopeSaver._browse
+def slow(self, thread_id):  # a checkpoint is saved; its showing is about to start: the parent kills us here
+    if self._mirrors.get(thread_id) is not None:  # (the first one is shown; langgraph saves from other
+        flag.write_text("saved")                  # threads too, and none of theirs is shown after it)
+        time.sleep(60)
+    browse(self, thread_id)
+SessionscopeSaver._browse = slow
+app = graph.builder().compile(checkpointer=saver)
+app.invoke({"messages": [HumanMessage(f"round {rounds}")]}, {"configurable": {"thread_id": f"t{rounds}"}})
+"""
+
+
+def test_a_graph_killed_between_a_save_and_its_showing_is_shown_by_the_next_scan(tmp_path):
+    """kill -9 after langgraph committed a checkpoint and before the store showed it, five times: the app's
+    next look (the watcher's catch-up, `sessionscope scan`, a new saver) shows every checkpoint saved."""
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from sessionscope.sources.importing import catch_up
+    from sessionscope.sources.langgraph.importer import session_key, step_id
+
+    path = tmp_path / "s.db"
+    open_store(path).close()
+    root = Path(__file__).resolve().parents[2]
+    for r in range(5):
+        flag = tmp_path / f"saved-{r}"
+        child = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(path), str(flag), str(r)], cwd=root,
+                                 env={**os.environ, "PYTHONPATH": str(root)})
+        deadline = time.monotonic() + 120
+        while not flag.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert flag.exists(), "the writer never reached a save"
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+
+        store = open_store(path)
+        con = sqlite3.connect(path)
+        saved = con.execute("SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = ?", (f"t{r}",)).fetchall()
+        con.close()
+        key = session_key(path, f"t{r}")
+        wanted = {step_id(key, ns, cid) for ns, cid in saved}
+        shown = lambda: {e.id for e in store.events(key)} if store.session(key) else set()  # noqa: E731
+        assert wanted - shown(), "the kill left nothing unshown: the test proves nothing"
+        assert catch_up(store, settle=60).events_added == 0  # a thread still moving is left to its writer
+        report = catch_up(store)  # what the app's watcher runs once the thread has settled, and `scan`
+        assert report.events_added > 0 and not report.problems
+        assert wanted <= shown()
+        assert catch_up(store).events_added == 0  # nothing is shown twice
+        store.close()

@@ -16,6 +16,8 @@ thread again adds only what is new.
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -34,7 +36,7 @@ from . import values as v
 
 KIND = "langgraph"
 NS = uuid.UUID("3f0c1d52-7b4e-4a8f-b1d6-92e5c0a4f718")
-INTERNAL_WRITES = {"__interrupt__": "interrupt", "__resume__": "resume", "__error__": "error"}
+INTERNAL_WRITES = dict(zip(reader.SHOWN_WRITES, ("interrupt", "resume", "error")))  # channel → what it shows
 
 
 def default_roots() -> list[Path]:
@@ -92,6 +94,8 @@ class _ThreadEvents:
         self.states: dict[tuple[str, str], dict[str, Any]] = {}
         self.messages: dict[tuple[str, str], list[Any]] = {}
         self.values: dict[tuple[str, str], dict[str, Any]] = {}
+        self.before_pending: dict[tuple[str, str], str] = {}  # the last event of a group before its pending writes
+        self.pending_ids: set[str] = set()  # the pending writes' events made so far (a mirror adds late ones)
         self.counted: set[str] = set()  # message ids whose usage is counted (a fork repeats them)
         self.title = ""
         self.model = ""
@@ -187,14 +191,53 @@ class _ThreadEvents:
                 tail = e.id
 
         # what the graph stopped on after this checkpoint, and the answer it resumed with
+        self.before_pending[me] = tail
         for e in self._pending(t.pending_writes or [], sid, tail, ts, where, side, agent):
             self.events.append(e)
+            self.pending_ids.add(e.id)
             tail = e.id
         if not side:  # the thread's latest checkpoint is its head: the last event of its group
             next(e for e in self.events[group:] if e.id == tail).head = True
         self.tail[me], self.states[me], self.values[me] = tail, state, channels
         if not ns:
             self.last_main.append(me)
+
+    def add_pending(self, t) -> None:
+        """Writes that reached a checkpoint after it was read (an interrupt, the answer it resumed with, an
+        error): their events, under what the checkpoint's group already holds, as a whole read would place
+        them (their ids and links do not depend on when they are read)."""
+        conf = t.config["configurable"]
+        ns, cid = conf.get("checkpoint_ns", ""), conf["checkpoint_id"]
+        me = (ns, cid)
+        if me not in self.before_pending:
+            return
+        ts = parse_ts(t.checkpoint.get("ts")) or self.path.stat().st_mtime
+        where = {"checkpoint_id": cid, "checkpoint_ns": ns}
+        fresh = [e for e in self._pending(t.pending_writes or [], step_id(self.key, ns, cid), self.before_pending[me],
+                                          ts, where, bool(ns), ns.split(":", 1)[0] if ns else None)
+                 if e.id not in self.pending_ids]
+        if not fresh:
+            return
+        for e in fresh:
+            self.pending_ids.add(e.id)
+        if not ns:
+            fresh[-1].head = True
+        self.events += fresh
+        self.tail[me] = fresh[-1].id
+
+    def recall(self, me: tuple[str, str], cp: dict[str, Any]) -> None:
+        """Bring back a checkpoint's state after `forget` dropped it (a new checkpoint hangs under it)."""
+        channels = cp.get("channel_values") or {}
+        self.states[me], self.values[me] = _state(cp), channels
+        self.messages[me] = [m for k in v.message_channels(channels) for m in channels[k]]
+
+    def forget(self, keep: int) -> None:
+        """Keep the decoded state of the newest `keep` checkpoints only (a mirror lives as long as its
+        graph runs; `recall` brings an older one back when it is needed again). Ids stay: they are small."""
+        for table in (self.states, self.messages, self.values):
+            for k in list(table)[:-keep] if len(table) > keep else ():
+                if k[0] != "origin":
+                    del table[k]
 
     def _before(self, ns: str, cid: str) -> tuple[str, str] | None:
         earlier = [k for k in self.tail if k[0] == ns and k[1] < cid]
@@ -344,6 +387,74 @@ def commit_threads(conn, path: Path, source_id: int, by_thread: dict[str, tuple[
                            forked_from_event=built.forked_from[1] if built.forked_from else None)
         added += ingest(conn, info, built.events)
     return added
+
+
+def commit_mirror(conn, path: Path, source_id: int, mirror, events: list[NewEvent]) -> int:
+    """Store what a thread mirror read since its last call (the caller's write transaction), with its mark,
+    as an import of the file would store it; returns the events added."""
+    built = mirror.built
+    return commit_threads(conn, path, source_id, {mirror.thread_id: (_Read(built, events), mirror.mark)}, "")
+
+
+class _Read:
+    """A mirror's thread with only the events read by its last call (what commit_threads stores)."""
+
+    def __init__(self, built: _ThreadEvents, events: list[NewEvent]):
+        self.key, self.title, self.model, self.forked_from = built.key, built.title, built.model, built.forked_from
+        self.events = events
+
+
+_quiet: dict[str, tuple[int, int]] = {}  # path → its tables' newest rowids when everything in it was shown
+_stale_since: dict[tuple[str, str, str], float] = {}  # (path, thread, mark) → when first seen unshown
+
+
+def catch_up(store, settle: float = 0.0) -> ImportReport:
+    """Show what the store's own LangGraph checkpointer saved and no session shows yet: a graph process
+    killed between a save and its showing leaves a checkpoint behind. A thread is read whole, only when its
+    mark moved and has not moved for `settle` seconds (a graph still running shows its own saves); nothing
+    is read when no row was added since everything was last found shown (two queries)."""
+    from ...quick import sqlite_path
+    from ...schema import SOURCE
+    report = ImportReport()
+    own = sqlite_path(store.url)
+    if own is None or not own.exists():
+        return report
+    with store.reader() as conn:
+        ours = conn.execute(sa.select(SOURCE.c.id).where(
+            SOURCE.c.kind == KIND, SOURCE.c.location == f"langgraph-saver://{own}")).scalar()
+    if ours is None:
+        return report  # no checkpointer ever wrote into this store
+    state = jsonl.ReadState()
+    try:
+        con = sqlite3.connect(f"file:{own}?mode=ro", uri=True)  # (never `immutable`: agents write it)
+        try:
+            tops = tuple(con.execute(f"SELECT max(rowid) FROM {t}").fetchone()[0] or 0 for t in ("checkpoints", "writes"))
+            if _quiet.get(str(own)) == tops:
+                return report
+            marks = reader.thread_marks(con)
+        finally:
+            con.close()
+        stored = _stored_marks(store, [session_key(own, t) for t in marks])
+        now = time.monotonic()
+        stale = {(str(own), t, m) for t, m in marks.items() if stored.get(session_key(own, t)) != m}
+        for k in [k for k in _stale_since if k[0] == str(own) and k not in stale]:
+            del _stale_since[k]
+        waiting = False
+        for _path, thread_id, mark in sorted(stale):
+            if now - _stale_since.setdefault((_path, thread_id, mark), now) < settle:
+                waiting = True
+                continue
+            by_thread = read_threads(store, own, state, only=thread_id)
+            if by_thread:
+                report.events_added += store.write(commit_threads, own, ours, by_thread, "")
+                report.sessions |= {built.key for built, _ in by_thread.values()}
+        if not waiting:
+            _quiet[str(own)] = tops
+    except Exception as exc:  # noqa: BLE001 - a locked or damaged table: said, never fatal to a scan
+        report.problems.append({"path": str(own), "line": None, "offset": None,
+                                "problem": f"the LangGraph checkpointer's threads: {exc}"})
+    report.problems += [{"path": str(own), **p} for p in state.problems]
+    return report
 
 
 def _import_db(store, _root: Path, path: Path, source_id: int, known, report: ImportReport, _cancel) -> None:

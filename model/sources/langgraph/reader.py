@@ -56,21 +56,31 @@ def saver(con: sqlite3.Connection):
                                                      pickle_fallback=False))
 
 
+# the writes that become events (sessionscope.sources.langgraph.importer.INTERNAL_WRITES); a task's own channel
+# writes show nowhere, so they do not make a thread "changed"
+SHOWN_WRITES = ("__interrupt__", "__resume__", "__error__")
+
+
 def thread_marks(con: sqlite3.Connection, only: str | None = None) -> dict[str, str]:
-    """{thread_id: a mark that changes whenever a checkpoint or a write is added to the thread}; of
-    every thread, or `only` that one."""
+    """{thread_id: a mark that changes whenever a checkpoint, or a write that is shown, is added to the
+    thread}; of every thread, or `only` that one. It is the newest rowid of each (rowids only grow;
+    langgraph replaces a write by deleting and inserting it), so a mirror that has read up to a rowid
+    knows the same mark without asking (sessionscope.sources.langgraph.mirror)."""
     if LEGACY_COLUMN in columns(con, "checkpoints"):
         raise Unreadable("written by LangGraph before 0.2 (checkpoints.thread_ts): the current saver cannot "
                          "read this schema; open it with the langgraph version that wrote it and migrate")
-    where, args = ("WHERE thread_id = ?", (only,)) if only is not None else ("", ())
-    marks: dict[str, list[str]] = {}
-    for thread, n, top in con.execute(f"SELECT thread_id, count(*), max(rowid) FROM checkpoints {where} "
-                                      "GROUP BY thread_id", args):
-        marks[str(thread)] = [f"{n}.{top}"]
-    for thread, n, top in con.execute(f"SELECT thread_id, count(*), max(rowid) FROM writes {where} "
-                                      "GROUP BY thread_id", args):
-        marks.setdefault(str(thread), ["0"]).append(f"{n}.{top}")
-    return {t: "/".join(m) for t, m in marks.items()}
+    where, args = ("AND thread_id = ?", (only,)) if only is not None else ("", ())
+    shown = ", ".join("?" * len(SHOWN_WRITES))
+    marks = {str(t): [top, 0] for t, top in con.execute(
+        f"SELECT thread_id, max(rowid) FROM checkpoints WHERE 1 {where} GROUP BY thread_id", args)}
+    for t, top in con.execute(f"SELECT thread_id, max(rowid) FROM writes WHERE channel IN ({shown}) {where} "
+                              "GROUP BY thread_id", SHOWN_WRITES + args):
+        marks.setdefault(str(t), [0, 0])[1] = top
+    return {t: mark(*m) for t, m in marks.items()}
+
+
+def mark(checkpoints_rowid: int, writes_rowid: int) -> str:
+    return f"{checkpoints_rowid}/{writes_rowid}"
 
 
 @dataclass

@@ -33,6 +33,10 @@ class LangGraphSource(LibrarySource):
                 "(langgraph's update_state): the next run of the graph continues from it; what came after "
                 "stays in the thread's history as a branch.")
 
+    def catch_up(self, store, settle: float = 0.0):
+        from .importer import catch_up
+        return catch_up(store, settle)
+
     def fork(self, store, session_id, at, title=None):
         from .actions import fork
         return fork(store, session_id, at, title)
