@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 import time
 from typing import Any
 
 import orjson
 import sqlalchemy as sa
 
-from .. import audit
+from .. import audit, db
 from ..errors import MissingExtra
 from ..schema import MIRROR_ENTRY, MIRROR_SUMMARY
 
@@ -43,51 +44,105 @@ def _where(table, key, subpath: bool = True):
     return cond
 
 
-def _append(conn, key, entries: list[dict[str, Any]], now: float) -> int:
+class _Mirror:
+    """What reading a key's lines so far taught the Claude Code importer (its FileContext: the title found,
+    the facts last extracted, the tokens counted per message), so that each append goes on from there as a
+    file import reading the same lines in one go does, and `last_row`, the newest entry it has read."""
+
+    def __init__(self, key, source_id: int):
+        project, session, subpath = key["project_key"], key["session_id"], key.get("subpath") or ""
+        from ..sources.claude_code.lines import FileContext
+        agent = _AGENT.search(subpath)
+        self.ctx = FileContext(file_key=f"{project}/{session}/{subpath}.jsonl" if subpath else f"{project}/{session}.jsonl",
+                               file_session=session, agent_id=agent.group(1) if agent else (subpath or None),
+                               source_id=source_id)
+        self.last_row = 0
+        self.unfinished = False  # an append's transaction began and was not seen to commit: read again
+
+    def forget_sent(self) -> None:
+        """Drop what was handed to the store (events, this batch's tokens); keep what the next lines need."""
+        for st in self.ctx.sessions.values():
+            st.events.clear()
+            st.info.meta.pop("usage_by_model", None)  # (added up by the store: sent once per line)
+        self.ctx.summaries.clear()
+        self.ctx.backups.clear()
+
+
+def _sql(conn, sqlite: str, params: tuple):
+    """One small statement with `?` placeholders, on SQLite's own driver (sessionscope.db.driver)."""
+    raw = db.driver(conn)
+    if raw is not None:
+        return raw.execute(sqlite, params)
+    return conn.exec_driver_sql(sqlite.replace("?", "%s"), params)
+
+
+_KEY = "sdk = ? AND project_key = ? AND session_id = ? AND subpath = ?"
+
+
+def _append(conn, key, entries: list[dict[str, Any]], now: float, mirrors: dict) -> int:
     """Keep the entries not already here (by uuid), fold the summary, build the events; returns how many."""
     from ..sources.claude_code.importer import ingest_converted
-    from ..sources.claude_code.lines import FileContext, convert
+    from ..sources.claude_code.lines import convert
     from ..sources.scan import source_row
 
     project, session, subpath = key["project_key"], key["session_id"], key.get("subpath") or ""
+    where = (SDK, project, session, subpath)
+    mirror = mirrors.get(where)
+    if mirror is None or mirror.unfinished:  # (a retried or failed transaction: read everything again)
+        source = source_row(conn, "claude_code", f"claude-agent-sdk://{project}", enabled=False)
+        mirror = mirrors[where] = _Mirror(key, source)
+    mirror.unfinished = True
+    # lines written since this process last read the key (another process, or before it started): read
+    # for what they teach (title, facts, tokens), never stored twice
+    for row_id, raw in _sql(conn, f"SELECT id, entry FROM mirror_entry WHERE {_KEY} AND id > ? ORDER BY id",
+                            (*where, mirror.last_row)).fetchall():
+        convert(row_id, raw, orjson.loads(raw), mirror.ctx)
+        mirror.last_row = row_id
+    mirror.forget_sent()
+
     uuids = [e["uuid"] for e in entries if isinstance(e.get("uuid"), str) and e["uuid"]]
-    seen = set(conn.execute(sa.select(MIRROR_ENTRY.c.uuid).where(_where(MIRROR_ENTRY, key),
-                                                                 MIRROR_ENTRY.c.uuid.in_(uuids))).scalars()) \
-        if uuids else set()
-    kept: list[tuple[int, str, dict]] = []
+    seen = {u for (u,) in _sql(conn, f"SELECT uuid FROM mirror_entry WHERE {_KEY} AND uuid IN "
+                                     f"(SELECT value FROM json_each(?))", (*where, orjson.dumps(uuids).decode()))} \
+        if uuids and db.driver(conn) is not None else set(conn.execute(sa.select(MIRROR_ENTRY.c.uuid).where(
+            _where(MIRROR_ENTRY, key), MIRROR_ENTRY.c.uuid.in_(uuids))).scalars()) if uuids else set()
+    kept: list[tuple[str | None, str, dict]] = []
     for e in entries:
         uid = e["uuid"] if isinstance(e.get("uuid"), str) and e["uuid"] else None
         if uid is not None:
             if uid in seen:
                 continue  # the SDK retries a batch that may have landed: idempotent on uuid
             seen.add(uid)
-        raw = orjson.dumps(e).decode()
-        row_id = conn.execute(MIRROR_ENTRY.insert().values(
-            sdk=SDK, project_key=project, session_id=session, subpath=subpath, uuid=uid, entry=raw,
-            written=now)).inserted_primary_key[0]
-        kept.append((row_id, raw, e))
+        kept.append((uid, orjson.dumps(e).decode(), e))
     if not kept:
+        mirror.unfinished = False
         return 0
+    # numbered here, under the store's write lock, so the events of uuid-less lines are named by their row
+    first = (_sql(conn, "SELECT max(id) FROM mirror_entry", ()).fetchone()[0] or 0) + 1
+    rows = [(first + i, SDK, project, session, subpath, uid, raw, now) for i, (uid, raw, _e) in enumerate(kept)]
+    insert = "INSERT INTO mirror_entry (id, sdk, project_key, session_id, subpath, uuid, entry, written) " \
+             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    if (raw_conn := db.driver(conn)) is not None:
+        raw_conn.executemany(insert, rows)
+    else:
+        conn.exec_driver_sql(insert.replace("?", "%s"), rows)
+        conn.execute(sa.text("SELECT setval(pg_get_serial_sequence('mirror_entry', 'id'), :id)"), {"id": rows[-1][0]})
     if not subpath:  # a subagent's lines must not touch the main session's summary
-        prev = conn.execute(sa.select(MIRROR_SUMMARY).where(_where(MIRROR_SUMMARY, key, subpath=False))).first()
-        before = {"session_id": session, "mtime": int(prev.written * 1000), "data": orjson.loads(prev.data)} \
-            if prev else None
-        folded = _fold()(before, key, [e for _, _, e in kept])
-        data = orjson.dumps(folded["data"]).decode()
+        prev = _sql(conn, "SELECT written, data FROM mirror_summary WHERE sdk = ? AND project_key = ? AND "
+                          "session_id = ?", where[:3]).fetchone()
+        before = {"session_id": session, "mtime": int(prev[0] * 1000), "data": orjson.loads(prev[1])} if prev else None
+        data = orjson.dumps(_fold()(before, key, [e for _, _, e in kept])["data"]).decode()
         if prev:
-            conn.execute(MIRROR_SUMMARY.update().where(_where(MIRROR_SUMMARY, key, subpath=False))
-                         .values(written=now, data=data))
+            _sql(conn, "UPDATE mirror_summary SET written = ?, data = ? WHERE sdk = ? AND project_key = ? AND "
+                       "session_id = ?", (now, data, *where[:3]))
         else:
-            conn.execute(MIRROR_SUMMARY.insert().values(sdk=SDK, project_key=project, session_id=session,
-                                                        written=now, data=data))
-    # the browsable session, as if these were the lines of <project>/<session>.jsonl (or its subagent's file)
-    agent = _AGENT.search(subpath)
-    ctx = FileContext(file_key=f"{project}/{session}/{subpath}.jsonl" if subpath else f"{project}/{session}.jsonl",
-                      file_session=session, agent_id=agent.group(1) if agent else (subpath or None),
-                      source_id=source_row(conn, "claude_code", f"claude-agent-sdk://{project}", enabled=False))
-    for row_id, raw, e in kept:
-        convert(row_id, raw, e, ctx)
-    ingest_converted(conn, ctx, [])
+            _sql(conn, "INSERT INTO mirror_summary (sdk, project_key, session_id, written, data) VALUES (?, ?, ?, ?, ?)",
+                 (*where[:3], now, data))
+    # the browsable session, as if these were the next lines of <project>/<session>.jsonl (or its subagent's)
+    for (row_id, *_rest), (_uid, raw, e) in zip(rows, kept):
+        convert(row_id, raw, e, mirror.ctx)
+    ingest_converted(conn, mirror.ctx, [])
+    mirror.forget_sent()
+    mirror.last_row = rows[-1][0]
     return len(kept)
 
 
@@ -120,6 +175,9 @@ class ClaudeSessionStore:
         from ..store import Store, open_store
         self._owned = not isinstance(store, Store)
         self.store = open_store(store) if self._owned else store
+        self._mirrors: dict[tuple, _Mirror] = {}  # each key's reading so far (see _Mirror)
+        self._lock = threading.Lock()  # one append at a time reads and moves a key's _Mirror
+        _fold()  # the SDK (already loaded by its user): said at once when it is missing
 
     def close(self) -> None:
         if self._owned:
@@ -127,7 +185,14 @@ class ClaudeSessionStore:
 
     async def append(self, key, entries) -> None:
         if entries:
-            await asyncio.to_thread(self.store.write, _append, dict(key), list(entries), time.time())
+            await asyncio.to_thread(self._append, dict(key), list(entries))
+
+    def _append(self, key, entries) -> None:
+        with self._lock:
+            self.store.write(_append, key, entries, time.time(), self._mirrors)
+            mirror = self._mirrors.get((SDK, key["project_key"], key["session_id"], key.get("subpath") or ""))
+            if mirror is not None:
+                mirror.unfinished = False  # committed: what it read is stored
 
     async def load(self, key) -> list[dict] | None:
         return await asyncio.to_thread(self._read, _load, dict(key))
@@ -146,7 +211,15 @@ class ClaudeSessionStore:
                 for r in rows]
 
     async def delete(self, key) -> None:
-        await asyncio.to_thread(self.store.write, _delete, dict(key))
+        await asyncio.to_thread(self._delete, dict(key))
+
+    def _delete(self, key) -> None:
+        with self._lock:
+            self.store.write(_delete, key)
+            main = not key.get("subpath")
+            for k in [k for k in self._mirrors if k[1:3] == (key["project_key"], key["session_id"])
+                      and (main or k[3] == key.get("subpath"))]:
+                del self._mirrors[k]
 
     async def list_subkeys(self, key) -> list[str]:
         q = (sa.select(MIRROR_ENTRY.c.subpath).distinct()

@@ -104,3 +104,10 @@ def test_the_last_items_walked_back_from_the_head_are_the_whole_histories_last(t
             assert await session.get_items(limit=0) == []
     asyncio.run(check())
     session.close()
+
+
+def test_it_answers_as_the_sdks_own_sqlite_session_on_postgresql_too(postgres_server):
+    ours = SessionscopeSession("user-42", postgres_server.fresh_database(migrated=True))
+    theirs = agents.SQLiteSession("user-42")
+    assert asyncio.run(_script(ours)) == asyncio.run(_script(theirs))
+    ours.close()

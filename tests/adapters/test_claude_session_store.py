@@ -104,3 +104,73 @@ def test_delete_removes_the_mirror_and_is_recorded_but_the_session_stays(tmp_pat
     entry = store.audit_log(t.session_id)[0]
     assert entry["action"] == "sdk.delete" and entry["detail"]["entries_removed"] == 4
     store.close()
+
+
+def test_a_mirrored_session_equals_a_file_import_of_the_same_lines(tmp_path):
+    """The same 50 lines appended through the adapter (in batches of 1 to 9, half through a second
+    adapter as another process would) and imported as a file: the same title (the first prompt, not the
+    latest), the same events and derived facts (cwd and model extracted where they change, not after
+    every line), the same tokens (a reply's lines share one usage) and the same facts at the head."""
+    t = Transcript(cwd=str(tmp_path / "app"))
+    for turn in range(12):
+        if turn == 6:
+            t.cwd = str(tmp_path / "app" / "sub")  # a `cd`: one more extracted fact, once
+        t.user(f"prompt number {turn}: please look at module {turn}")
+        call = t.assistant(tool=("Bash", {"command": f"ls {turn}"}), msg_id=f"msg_{turn}", usage=(100 + turn, 9))
+        t.tool_result(call, f"file{turn}.py")
+        t.assistant(f"done with {turn}", msg_id=f"msg_{turn}", usage=(100 + turn, 20),  # the same reply, grown
+                    model="claude-opus-4-1" if turn >= 9 else "claude-sonnet-4-5")
+    t.meta("permission-mode", permissionMode="plan")  # a line without uuid: its facts hang on the chain
+    t.user("and one more thing")
+    assert len(t.lines) == 50
+
+    filed = open_store(tmp_path / "filed.db")
+    importing.import_paths(filed, [t.write(tmp_path / "projects" / "proj")])
+    (want,) = filed.sessions()
+
+    mirrored = open_store(tmp_path / "mirrored.db")
+    key = {"project_key": "proj", "session_id": t.session_id}
+    first, second = ClaudeSessionStore(mirrored), ClaudeSessionStore(mirrored)
+
+    async def append():
+        at, sizes = 0, itertools.cycle([1, 3, 9, 2, 7, 1, 5])
+        while at < len(t.lines):
+            n = next(sizes)
+            backend = first if at < 25 or at % 2 else second  # two writers take turns on the same key
+            await backend.append(key, t.lines[at:at + n])
+            at += n
+    asyncio.run(append())
+    got = mirrored.session(t.session_id)
+
+    assert got.title == want.title == "prompt number 0: please look at module 0"
+    assert (got.event_count, got.tokens_in, got.tokens_out) == (want.event_count, want.tokens_in, want.tokens_out)
+    assert got.model == want.model == "claude-opus-4-1" and got.cwd == want.cwd
+    assert mirrored.head_facts(got.id) == filed.head_facts(want.id)
+
+    def shape(store, sid):
+        return sorted((e.kind, e.role or "", e.text) for e in store.events(sid))
+    assert shape(mirrored, got.id) == shape(filed, want.id)
+    extracted = [e.text for e in mirrored.events(got.id) if e.kind == "fact.set" and e.text.startswith("cwd")]
+    assert len(extracted) == 2
+    for s in (first, second, mirrored, filed):
+        s.close()
+
+
+def test_it_passes_the_conformance_suite_on_postgresql_too(postgres_server):
+    made = []
+
+    def fresh():
+        made.append(ClaudeSessionStore(postgres_server.fresh_database(migrated=True)))
+        return made[-1]
+    asyncio.run(run_session_store_conformance(fresh))
+    t = Transcript()
+    t.user("on a team store")
+    t.assistant("yes", msg_id="m1")
+    t.assistant("yes, twice", msg_id="m1", usage=(100, 40))
+    backend = made[-1]
+    asyncio.run(backend.append({"project_key": "p", "session_id": t.session_id}, t.lines[:2]))
+    asyncio.run(backend.append({"project_key": "p", "session_id": t.session_id}, t.lines[2:]))
+    s = backend.store.session(t.session_id)
+    assert (s.title, len(_lines(backend.store, s.id)), s.tokens_out) == ("on a team store", 3, 40)
+    for b in made:
+        b.close()
