@@ -10,7 +10,7 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import chain, facts, lifecycle, search
+from . import chain, db, facts, lifecycle, search
 from .errors import InvalidInput, NotFound
 from .ids import native_event_id
 from .read_models import EventView
@@ -109,16 +109,19 @@ def append_events(conn: Connection, session_id: str, events: list[dict[str, Any]
     optionally ts, tokens_in, tokens_out; facts go through `append_event`, which checks their payload."""
     if not events:
         return 0
-    from .ingest import insert_rows
-    s = conn.execute(sa.select(SESSION).where(SESSION.c.id == session_id)).mappings().first()
+    from .ingest import _existing, insert_rows
+    # (small statements on SQLite's own driver where it runs: an agent's backend pays them on every call)
+    s = db.row(conn, SESSION, id=session_id)
     if s is None:
         raise NotFound(f"no session with id {session_id!r} in this store")
     status = lifecycle.next_status(session_id, s["status"], action)
     parent = s["head_event_id"]
     depth = 0
     if parent is not None:
-        depth = conn.execute(sa.select(EVENT.c.depth).where(EVENT.c.id == parent)).scalar() + 1
-    first_pk = (conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar() or 0) + 1
+        depth = _existing(conn, [parent])[parent] + 1
+    raw = db.driver(conn)
+    first_pk = ((raw.execute("SELECT max(pk) FROM event").fetchone()[0] if raw else
+                 conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar()) or 0) + 1
     seq, last_hash, now = s["last_seq"], s["last_hash"], time.time()
     rows = []
     for i, ev in enumerate(events):
@@ -135,25 +138,34 @@ def append_events(conn: Connection, session_id: str, events: list[dict[str, Any]
         row["hash"] = last_hash = chain.link(last_hash, row)
         rows.append(row)
         parent, depth = row["id"], depth + 1
-    taken = conn.execute(sa.select(EVENT.c.id).where(EVENT.c.id.in_([r["id"] for r in rows]))).scalars().first()
-    if taken is not None:
-        raise InvalidInput(f"event id {taken!r} is already in this store")
+    taken = _existing(conn, [r["id"] for r in rows])
+    if taken:
+        raise InvalidInput(f"event id {next(iter(taken))!r} is already in this store")
     insert_rows(conn, rows)
     search.index_range(conn, first_pk, first_pk + len(rows) - 1)
     newest, oldest = max(r["ts"] for r in rows), min(r["ts"] for r in rows)
+    added = {"event_count": len(rows), "tokens_in": sum(r["tokens_in"] for r in rows),
+             "tokens_out": sum(r["tokens_out"] for r in rows)}
     values = {
         "last_seq": seq, "last_hash": last_hash, "head_event_id": parent,
-        "event_count": SESSION.c.event_count + len(rows),
-        "tokens_in": SESSION.c.tokens_in + sum(r["tokens_in"] for r in rows),
-        "tokens_out": SESSION.c.tokens_out + sum(r["tokens_out"] for r in rows),
+        # the row read above is current on SQLite (this transaction holds the write lock), as in ingest
+        **{k: (s[k] + n if raw else SESSION.c[k] + n) for k, n in added.items()},
         "updated_at": newest if s["event_count"] == 0 else max(s["updated_at"], newest),
     }
     if oldest < s["created_at"]:
         values["created_at"] = oldest
     if status != s["status"]:
         values |= {"status": status, "status_changed_at": now}
-    conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(**values))
-    for r in rows:
-        if r["depth"] % facts.SNAPSHOT_EVERY == 0 and r["depth"] > 0:
-            facts.store_snapshots(conn, facts.fold_at(conn, r["id"])[1])
+    db.update(conn, SESSION, values, id=session_id)
+    due = [r["id"] for r in rows if r["depth"] % facts.SNAPSHOT_EVERY == 0 and r["depth"] > 0]
+    if due and not s["forked_from_session"] and not _has_facts(conn, session_id):
+        facts.store_snapshots(conn, [(i, "{}") for i in due])  # (no fact on any path of it: no walk to fold)
+    else:
+        for i in due:
+            facts.store_snapshots(conn, facts.fold_at(conn, i)[1])
     return len(rows)
+
+
+def _has_facts(conn: Connection, session_id: str) -> bool:
+    return conn.execute(sa.select(EVENT.c.pk).where(EVENT.c.session_id == session_id,
+                                                    EVENT.c.kind.in_(facts.FACT_KINDS)).limit(1)).first() is not None

@@ -20,8 +20,9 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
-from .. import audit, reading, sessions
+from .. import audit, db, reading, sessions
 from ..append import append_event, append_events
+from ..payloads import unpack
 from ..schema import SESSION
 from ..sources.agents_sdk.importer import item_kind
 
@@ -50,23 +51,37 @@ def _last_items(conn, sid: str, limit: int) -> list[dict]:
     """The last `limit` items on the path to the head, walked back from the head one event at a time: what
     `get_items(limit=10)` asks on every turn costs ten lookups, not the whole history (#31)."""
     from ..schema import EVENT
-    cur = conn.execute(sa.select(SESSION.c.head_event_id).where(SESSION.c.id == sid)).scalar()
+    raw = db.driver(conn)  # (SQLite's own driver where it runs: ten tiny lookups a turn)
+    if raw is not None:
+        head = raw.execute("SELECT head_event_id FROM session WHERE id = ?", (sid,)).fetchone()
+        cur = head[0] if head else None
+
+        def step(event_id):
+            return raw.execute("SELECT parent_id, kind, payload FROM event WHERE id = ?", (event_id,)).fetchone()
+    else:
+        cur = conn.execute(sa.select(SESSION.c.head_event_id).where(SESSION.c.id == sid)).scalar()
+        q = sa.select(EVENT.c.parent_id, EVENT.c.kind, EVENT.c.payload)
+
+        def step(event_id):
+            return conn.execute(q.where(EVENT.c.id == event_id)).first()
     found: list[dict] = []
-    q = sa.select(EVENT.c.parent_id, EVENT.c.kind, EVENT.c.payload)
     for _ in range(reading.MAX_WALK):
         if cur is None or len(found) >= limit:
             break
-        row = conn.execute(q.where(EVENT.c.id == cur)).first()
+        row = step(cur)
         if row is None:
             break
-        if _is_item(row):
-            found.append(orjson.loads(row.payload))
-        cur = row.parent_id
+        parent_id, kind, payload = row
+        payload = unpack(payload)
+        if kind in ITEM_KINDS and payload and START not in payload[:64]:
+            found.append(orjson.loads(payload))
+        cur = parent_id
     return found[::-1]
 
 
 def _add(conn, session_id: str, sid: str, items: list[dict]) -> None:
-    if conn.execute(sa.select(SESSION.c.id).where(SESSION.c.id == sid)).first() is None:
+    s = db.row(conn, SESSION, id=sid)
+    if s is None:
         sessions.create_session(conn, session_id=sid, tool_id=session_id, agent=SDK,
                                 meta={"sdk": SDK, "session_id": session_id})
         append_event(conn, sid, kind="meta", text=f"{SDK} session {session_id}",
@@ -77,7 +92,7 @@ def _add(conn, session_id: str, sid: str, items: list[dict]) -> None:
         batch.append({"kind": kind, "role": role, "text": text, "payload": item})
     append_events(conn, sid, batch)  # one insert for the batch (#31: five statements an item before)
     title = next((e["text"] for e in batch if e["kind"] == "message" and e["role"] == "user" and e["text"]), None)
-    if title and not conn.execute(sa.select(SESSION.c.title).where(SESSION.c.id == sid)).scalar():
+    if title and not (s and s["title"]):
         sessions.update_fields(conn, sid, title=" ".join(title.split())[:120])  # the first prompt, as elsewhere
 
 
