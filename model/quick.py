@@ -151,6 +151,12 @@ class QuickReader:
             raise NotFound(f"no session with id {session_id!r} in this store")
         return found[0]
 
+    def same_tool_id(self, session: SessionView) -> list[SessionView]:
+        """As Store.same_tool_id."""
+        if not session.tool_id:
+            return []
+        return self._sessions("WHERE session.tool_id = ? AND session.id != ?", [session.tool_id, session.id])
+
     def resolve_session(self, key: str) -> str:
         """A full session id from an id or an unambiguous prefix (≥ MIN_PREFIX characters)."""
         if not key:

@@ -37,6 +37,16 @@ def get_session(conn: Connection, session_id: str) -> SessionView:
     return SessionView.from_row(row)
 
 
+def same_tool_id(conn, session: SessionView) -> list[SessionView]:
+    """Other sessions that carry this one's tool id: an id an SDK's user chose ("user-42") is unique only
+    within that SDK, so two SDKs writing into one store may both carry it (`show` says so)."""
+    if not session.tool_id:
+        return []
+    rows = conn.execute(sa.select(*_SESSION_COLUMNS).select_from(_SESSION_FROM).where(
+        SESSION.c.tool_id == session.tool_id, SESSION.c.id != session.id).order_by(SESSION.c.id)).mappings().all()
+    return [SessionView.from_row(r) for r in rows]
+
+
 def session_query(
     *,
     status: str | None = None,

@@ -228,6 +228,11 @@ class Store:
         rows, damaged = self._tolerant(lambda conn: reading.list_sessions(conn, **filters))
         return [damage.marked(s) for s in rows] if damaged else rows
 
+    def same_tool_id(self, session: SessionView) -> list[SessionView]:
+        """Other sessions carrying the session's tool id (sessionscope.reading.same_tool_id)."""
+        with self.reader() as conn:
+            return reading.same_tool_id(conn, session)
+
     def count_sessions(self, **filters: Any) -> int:
         with self.reader() as conn:
             return reading.count_sessions(conn, **filters)

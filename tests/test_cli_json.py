@@ -25,7 +25,7 @@ MADE = {"session", "file", "note", "extended", "interrupted", "resume"}  # fork,
 SHAPES = {
     "new": ("object", SESSION), "append": ("object", EVENT), "fact": ("object", EVENT),
     "compact": ("object", EVENT),
-    "list": ("list", SESSION), "show": ("object", {"session", "events"}),
+    "list": ("list", SESSION), "show": ("object", {"session", "events", "same_tool_id"}),
     "facts": ("object", {"event", "facts"}), "diff": ("object", {"a", "b", "added", "removed", "changed"}),
     "fork": ("object", MADE), "rewind": ("object", MADE | {"moved"}),
     "resume": ("object", {"session", "command", "cwd", "resume", "facts", "transcript", "budget_left"}),

@@ -72,8 +72,10 @@ def show(store, args):
         # a line an event reads only the start of its text: the payloads are fetched for --json alone
         events = store.events(sid, from_seq=args.from_seq, to_seq=args.to_seq, since=args.since, until=args.until,
                               brief=not args.json)
-    out(args, lambda: {"session": s.as_dict(), "events": [event_json(e) for e in events]},
-        lambda: show_text(s, events, args.branch, every=args.all))
+    twins = store.same_tool_id(s)  # the same tool id from another SDK or tool: said, never merged
+    out(args, lambda: {"session": s.as_dict(), "events": [event_json(e) for e in events],
+                       "same_tool_id": [t.id for t in twins]},
+        lambda: show_text(s, events, args.branch, every=args.all, twins=twins))
 
 
 def facts(store, args):

@@ -162,7 +162,7 @@ def session_table(rows, short: dict[str, str] | None = None) -> str:
 HIDDEN_KINDS = ("progress", "meta", "opaque", "checkpoint")  # not the conversation: `show --all` lists them
 
 
-def show_text(s, events, branch: bool = False, every: bool = False) -> str:
+def show_text(s, events, branch: bool = False, every: bool = False, twins=()) -> str:
     """`show`: the session's heading, then one line an event (the conversation's, unless `every`)."""
     hidden = 0
     if not every:
@@ -174,6 +174,9 @@ def show_text(s, events, branch: bool = False, every: bool = False) -> str:
         head += f"  forked from {s.forked_from_session[:8]} at {(s.forked_from_event or '-')[:8]}"
         if not branch:  # a fork's events are its own; the history it shares is its origin's
             head += " (--branch shows the history it shares)"
+    for t in twins:
+        head += (f"\nalso tool id {s.tool_id!r}: {t.id} ({t.source_kind or 'native'}, "
+                 f"{t.title or '(untitled)'}): another session, not this one")
     body = "\n".join(event_line(e) for e in events) or "(no events in this range)"
     if hidden:
         body += f"\n({hidden:,} progress, metadata and checkpoint lines not shown: --all lists them)"

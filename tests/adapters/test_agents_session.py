@@ -111,3 +111,36 @@ def test_it_answers_as_the_sdks_own_sqlite_session_on_postgresql_too(postgres_se
     theirs = agents.SQLiteSession("user-42")
     assert asyncio.run(_script(ours)) == asyncio.run(_script(theirs))
     ours.close()
+
+
+def test_show_says_when_another_sdks_session_carries_the_same_id(tmp_path):
+    """An SDK's session id is its user's string ("shared-id"), unique only within that SDK: a Claude SDK
+    session and an Agents SDK session may both carry it. `show` names the other one, in text and JSON, on
+    both of its paths (the quick reader for text, the store for --json)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from sessionscope.adapters.claude import ClaudeSessionStore
+    from tests.conftest import REPO
+    from tests.sources.claude_factory import Transcript
+
+    pytest.importorskip("claude_agent_sdk")
+    path = tmp_path / "s.db"
+    store = open_store(path)
+    agents_side = SessionscopeSession("shared-id", store)
+    asyncio.run(agents_side.add_items(ITEMS[:1]))
+    t = Transcript(session_id="shared-id")
+    t.user("from the claude side")
+    claude_side = ClaudeSessionStore(store)
+    asyncio.run(claude_side.append({"project_key": "p", "session_id": "shared-id"}, t.lines))
+    store.close()
+
+    def show(*args):
+        out = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(path), "show", "shared-id", *args],
+                             cwd=REPO, env=dict(os.environ), capture_output=True, text=True, check=True)
+        return out.stdout
+    text = show()
+    assert "from the claude side" in text and f"also tool id 'shared-id': {store_session_id('shared-id')}" in text
+    assert json.loads(show("--json"))["same_tool_id"] == [store_session_id("shared-id")]
