@@ -12,6 +12,8 @@ from pygments.lexers import JsonLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 from PySide6.QtWidgets import QTabWidget, QTextBrowser, QTreeWidget, QTreeWidgetItem
 
+from sessionscope.untrusted import scrubbed
+
 from .session_model import when
 from .workers import Generation, run_task
 
@@ -32,7 +34,8 @@ def code_html(text: str, language: str = "json") -> str:
 
 def _pretty(payload: str) -> tuple[str, bool]:
     try:
-        return json.dumps(json.loads(payload), indent=2, ensure_ascii=False), True
+        # (a lone surrogate an SDK kept, "\\ud800", is shown as U+FFFD: Qt's text cannot hold it either)
+        return json.dumps(scrubbed(json.loads(payload)), indent=2, ensure_ascii=False), True
     except (ValueError, TypeError):
         return payload, False
 

@@ -15,6 +15,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
 from sessionscope import pairing
+from sessionscope.untrusted import scrubbed
 
 from .session_model import tokens_text
 from .workers import Generation, run_task
@@ -366,7 +367,7 @@ class TimelineModel(QAbstractTableModel):
             return e.text
         if e.kind in ("progress", "meta", "opaque", "attachment"):
             try:
-                body = json.loads(e.payload)
+                body = scrubbed(json.loads(e.payload))
                 return str(body.get("type", "")) + " " + str((body.get("data") or {}).get("type", ""))
             except (ValueError, AttributeError):
                 return ""

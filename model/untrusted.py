@@ -7,12 +7,19 @@ a program or reaches a terminal.
 - A path built under a folder must stay inside it once resolved (`child`).
 - Text printed for a person shows control characters and bidi overrides visibly (`printable`), as git shows
   them, so a transcript cannot write the clipboard (OSC 52), set the window title or clear the screen.
+- A lone surrogate ("\\ud800": Python and JSON hold it, UTF-8 cannot) is kept where an SDK keeps it, as JSON's
+  own escape (`dumps`/`loads`: orjson refuses it both ways), and shown as U+FFFD wherever the store keeps
+  text to show and search (`scrubbed`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 from .errors import Refused
 
@@ -87,3 +94,65 @@ def shown(value: object, limit: int = 80) -> str:
     """A value quoted for a message: printable and at most `limit` characters."""
     text = printable(value if isinstance(value, str) else repr(value))
     return "'" + (text if len(text) <= limit else text[: limit - 1] + "…") + "'"
+
+
+def dumps(value: Any) -> str:
+    """JSON text of `value`, as an SDK's own store writes it: a lone surrogate, which orjson refuses, is
+    written as its `\\uXXXX` escape (by the json module, whose output is then plain ASCII)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError as exc:
+        if "surrogates" not in str(exc):
+            raise
+        return json.dumps(value)
+
+
+def loads(text: str | bytes) -> Any:
+    """What `dumps` wrote, read back as it was given (a lone surrogate included)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        if "surrogate" not in str(exc):
+            raise
+        return json.loads(text)
+
+
+def _fixed(text: str) -> str:
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:  # a lone surrogate: U+FFFD instead (pairs written as two halves joined first)
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def scrubbed(value: Any) -> Any:
+    """`value` with every string UTF-8 can hold: a lone surrogate becomes U+FFFD (what the store keeps as
+    text to show and search; the item itself keeps it, through `dumps`)."""
+    if isinstance(value, str):
+        return _fixed(value)
+    if isinstance(value, dict):
+        return {scrubbed(k): scrubbed(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrubbed(v) for v in value]
+    return value
+
+
+def dumped(value: Any) -> tuple[str, Any]:
+    """(JSON text of `value` as `dumps` writes it, `value` as text to show may hold it): `value` itself in
+    the usual case, where orjson took it (so it holds no lone surrogate), else `scrubbed(value)`."""
+    try:
+        return orjson.dumps(value).decode(), value
+    except TypeError:
+        return dumps(value), scrubbed(value)
+
+
+def loaded(text: str | bytes) -> tuple[Any, Any]:
+    """(the value `text` holds, as `loads` reads it; that value as text to show may hold it)."""
+    try:
+        value = orjson.loads(text)
+        return value, value
+    except orjson.JSONDecodeError:
+        value = loads(text)
+        return value, scrubbed(value)

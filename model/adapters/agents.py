@@ -17,10 +17,9 @@ import asyncio
 import uuid
 from typing import Any
 
-import orjson
 import sqlalchemy as sa
 
-from .. import audit, db, reading, sessions
+from .. import audit, db, reading, sessions, untrusted
 from ..append import append_event, append_events
 from ..payloads import unpack
 from ..schema import SESSION
@@ -74,7 +73,7 @@ def _last_items(conn, sid: str, limit: int) -> list[dict]:
         parent_id, kind, payload = row
         payload = unpack(payload)
         if kind in ITEM_KINDS and payload and START not in payload[:64]:
-            found.append(orjson.loads(payload))
+            found.append(untrusted.loads(payload))
         cur = parent_id
     return found[::-1]
 
@@ -89,7 +88,8 @@ def _add(conn, session_id: str, sid: str, items: list[dict]) -> None:
     batch = []
     for item in items:
         kind, role, text = item_kind(item)
-        batch.append({"kind": kind, "role": role, "text": text, "payload": item})
+        # (the payload keeps a lone surrogate as the SDK gave it; the text shown and searched has U+FFFD)
+        batch.append({"kind": kind, "role": role, "text": untrusted.scrubbed(text), "payload": item})
     append_events(conn, sid, batch)  # one insert for the batch (#31: five statements an item before)
     title = next((e["text"] for e in batch if e["kind"] == "message" and e["role"] == "user" and e["text"]), None)
     if title and not (s and s["title"]):
@@ -107,7 +107,7 @@ def _rewind(conn, sid: str, why: str) -> dict | None:
     sessions.rewind(conn, sid, to)
     audit.within(conn, "rewind", "ok", session_id=sid, event_id=to,
                  detail={"sdk": SDK, "why": why, "previous_head": path[-1].id})
-    return orjson.loads(popped.payload)
+    return untrusted.loads(popped.payload)
 
 
 class SessionscopeSession:
@@ -132,7 +132,7 @@ class SessionscopeSession:
             return await asyncio.to_thread(self._read, lambda conn: _last_items(conn, self.id, limit)) if limit > 0 else []
 
         def read(conn):
-            return [orjson.loads(e.payload) for e in _path(conn, self.id) if _is_item(e)]
+            return [untrusted.loads(e.payload) for e in _path(conn, self.id) if _is_item(e)]
         return await asyncio.to_thread(self._read, read)
 
     async def add_items(self, items: list[dict[str, Any]]) -> None:

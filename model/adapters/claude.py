@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
-from .. import audit, db
+from .. import audit, db, untrusted
 from ..errors import MissingExtra
 from ..schema import MIRROR_ENTRY, MIRROR_SUMMARY
 
@@ -96,7 +96,7 @@ def _append(conn, key, entries: list[dict[str, Any]], now: float, mirrors: dict)
     # for what they teach (title, facts, tokens), never stored twice
     for row_id, raw in _sql(conn, f"SELECT id, entry FROM mirror_entry WHERE {_KEY} AND id > ? ORDER BY id",
                             (*where, mirror.last_row)).fetchall():
-        convert(row_id, raw, orjson.loads(raw), mirror.ctx)
+        convert(row_id, raw, untrusted.loaded(raw)[1], mirror.ctx)
         mirror.last_row = row_id
     mirror.forget_sent()
 
@@ -105,14 +105,16 @@ def _append(conn, key, entries: list[dict[str, Any]], now: float, mirrors: dict)
                                      f"(SELECT value FROM json_each(?))", (*where, orjson.dumps(uuids).decode()))} \
         if uuids and db.driver(conn) is not None else set(conn.execute(sa.select(MIRROR_ENTRY.c.uuid).where(
             _where(MIRROR_ENTRY, key), MIRROR_ENTRY.c.uuid.in_(uuids))).scalars()) if uuids else set()
-    kept: list[tuple[str | None, str, dict]] = []
+    kept: list[tuple[str | None, str, dict]] = []  # (uuid, the line as stored, the line as shown)
+    given: list[dict] = []  # the kept lines as the SDK gave them (what its summary folds)
     for e in entries:
         uid = e["uuid"] if isinstance(e.get("uuid"), str) and e["uuid"] else None
         if uid is not None:
             if uid in seen:
                 continue  # the SDK retries a batch that may have landed: idempotent on uuid
             seen.add(uid)
-        kept.append((uid, orjson.dumps(e).decode(), e))
+        kept.append((uid, *untrusted.dumped(e)))  # (a lone surrogate kept as the SDK gave it; shown as U+FFFD)
+        given.append(e)
     if not kept:
         mirror.unfinished = False
         return 0
@@ -129,8 +131,8 @@ def _append(conn, key, entries: list[dict[str, Any]], now: float, mirrors: dict)
     if not subpath:  # a subagent's lines must not touch the main session's summary
         prev = _sql(conn, "SELECT written, data FROM mirror_summary WHERE sdk = ? AND project_key = ? AND "
                           "session_id = ?", where[:3]).fetchone()
-        before = {"session_id": session, "mtime": int(prev[0] * 1000), "data": orjson.loads(prev[1])} if prev else None
-        data = orjson.dumps(_fold()(before, key, [e for _, _, e in kept])["data"]).decode()
+        before = {"session_id": session, "mtime": int(prev[0] * 1000), "data": untrusted.loads(prev[1])} if prev else None
+        data = untrusted.dumps(_fold()(before, key, given)["data"])
         if prev:
             _sql(conn, "UPDATE mirror_summary SET written = ?, data = ? WHERE sdk = ? AND project_key = ? AND "
                        "session_id = ?", (now, data, *where[:3]))
@@ -149,7 +151,7 @@ def _append(conn, key, entries: list[dict[str, Any]], now: float, mirrors: dict)
 def _load(conn, key) -> list[dict] | None:
     rows = conn.execute(sa.select(MIRROR_ENTRY.c.entry).where(_where(MIRROR_ENTRY, key))
                         .order_by(MIRROR_ENTRY.c.id)).scalars().all()
-    return [orjson.loads(r) for r in rows] if rows else None
+    return [untrusted.loads(r) for r in rows] if rows else None
 
 
 def _delete(conn, key) -> int:
@@ -207,7 +209,7 @@ class ClaudeSessionStore:
     async def list_session_summaries(self, project_key: str) -> list[dict]:
         q = sa.select(MIRROR_SUMMARY).where(MIRROR_SUMMARY.c.sdk == SDK, MIRROR_SUMMARY.c.project_key == project_key)
         rows = await asyncio.to_thread(self._read, lambda conn: conn.execute(q).all())
-        return [{"session_id": r.session_id, "mtime": int(r.written * 1000), "data": orjson.loads(r.data)}
+        return [{"session_id": r.session_id, "mtime": int(r.written * 1000), "data": untrusted.loads(r.data)}
                 for r in rows]
 
     async def delete(self, key) -> None:

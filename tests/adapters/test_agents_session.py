@@ -144,3 +144,21 @@ def test_show_says_when_another_sdks_session_carries_the_same_id(tmp_path):
     text = show()
     assert "from the claude side" in text and f"also tool id 'shared-id': {store_session_id('shared-id')}" in text
     assert json.loads(show("--json"))["same_tool_id"] == [store_session_id("shared-id")]
+
+
+def test_a_lone_surrogate_is_kept_as_the_sdk_keeps_it_and_shown_safely(tmp_path):
+    """"\\ud800" alone is a Python and JSON string but no UTF-8: SQLiteSession keeps it (json's escape), and
+    so do we; the session's title and text show U+FFFD, and search still works."""
+    items = [{"role": "user", "content": "broken \ud800 text"}, {"role": "assistant", "content": "ok \udfff"}]
+    ours = SessionscopeSession("user-s", tmp_path / "s.db")
+    theirs = agents.SQLiteSession("user-s")
+
+    async def run(session):
+        await session.add_items(items)
+        return await session.get_items(), await session.get_items(limit=1), await session.pop_item()
+    assert asyncio.run(run(ours)) == asyncio.run(run(theirs)) == (items, items[1:], items[1])
+    s = ours.store.session(ours.id)
+    assert s.title == "broken \ufffd text"
+    assert [e.text for e in ours.store.events(ours.id) if e.kind == "message"][0] == "broken \ufffd text"
+    assert ours.store.search("broken")
+    ours.close()

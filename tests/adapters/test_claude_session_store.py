@@ -174,3 +174,24 @@ def test_it_passes_the_conformance_suite_on_postgresql_too(postgres_server):
     assert (s.title, len(_lines(backend.store, s.id)), s.tokens_out) == ("on a team store", 3, 40)
     for b in made:
         b.close()
+
+
+def test_a_lone_surrogate_in_a_line_is_kept_for_the_sdk_and_shown_safely(tmp_path):
+    t = Transcript()
+    t.user("half a pair \ud83d here")
+    t.assistant("fine \udc00", msg_id="m1")
+    backend = ClaudeSessionStore(tmp_path / "s.db")
+    key = {"project_key": "p", "session_id": t.session_id}
+    asyncio.run(backend.append(key, t.lines[:1]))
+    asyncio.run(backend.append(key, t.lines[1:]))
+    assert asyncio.run(backend.load(key)) == t.lines  # what the SDK gave, exactly
+    (summary,) = asyncio.run(backend.list_session_summaries("p"))
+    assert summary["session_id"] == t.session_id
+    s = backend.store.session(t.session_id)
+    assert s.title == "half a pair \ufffd here"
+    assert "fine \ufffd" in [e.text for e in backend.store.events(s.id)]
+    other = ClaudeSessionStore(backend.store)  # a second writer reads the stored lines back to go on
+    t.user("and on")
+    asyncio.run(other.append(key, t.lines[2:]))
+    assert backend.store.session(s.id).title == "half a pair \ufffd here"
+    backend.close()
