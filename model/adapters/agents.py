@@ -14,6 +14,8 @@ in the tree, and the next items hang under the new head.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import threading
 import uuid
 from typing import Any
 
@@ -46,14 +48,33 @@ def _is_item(e) -> bool:
     return e.kind in ITEM_KINDS and bool(e.payload) and START not in e.payload[:64]
 
 
+_WALK_UP = """WITH RECURSIVE up(id, parent_id, kind, payload, n) AS (
+    SELECT e.id, e.parent_id, e.kind, e.payload, 0 FROM event e
+     WHERE e.id = (SELECT head_event_id FROM session WHERE id = ?)
+    UNION ALL
+    SELECT e.id, e.parent_id, e.kind, e.payload, up.n + 1 FROM up JOIN event e ON e.id = up.parent_id
+     WHERE up.n + 1 < ?)
+SELECT parent_id, kind, payload FROM up ORDER BY n"""
+
+
 def _last_items(conn, sid: str, limit: int) -> list[dict]:
-    """The last `limit` items on the path to the head, walked back from the head one event at a time: what
-    `get_items(limit=10)` asks on every turn costs ten lookups, not the whole history (#31)."""
+    """The last `limit` items on the path to the head, walked back from the head: what `get_items(limit=10)`
+    asks on every turn costs about ten index lookups, not the whole history (#31); on SQLite in one
+    statement (the head and the events above it), on another engine one lookup an event."""
     from ..schema import EVENT
-    raw = db.driver(conn)  # (SQLite's own driver where it runs: ten tiny lookups a turn)
+    raw = conn if isinstance(conn, sqlite3.Connection) else db.driver(conn)
+    found: list[dict] = []
+
+    def take(parent_id, kind, payload) -> None:
+        payload = unpack(payload)
+        if kind in ITEM_KINDS and payload and START not in payload[:64]:
+            found.append(untrusted.loads(payload))
     if raw is not None:
-        head = raw.execute("SELECT head_event_id FROM session WHERE id = ?", (sid,)).fetchone()
-        cur = head[0] if head else None
+        rows = raw.execute(_WALK_UP, (sid, limit + 2)).fetchall()  # (+2: the session's start, a spare)
+        for row in rows:
+            if len(found) < limit:
+                take(*row)
+        cur = rows[-1][0] if rows and len(rows) == limit + 2 and len(found) < limit else None
 
         def step(event_id):
             return raw.execute("SELECT parent_id, kind, payload FROM event WHERE id = ?", (event_id,)).fetchone()
@@ -63,18 +84,14 @@ def _last_items(conn, sid: str, limit: int) -> list[dict]:
 
         def step(event_id):
             return conn.execute(q.where(EVENT.c.id == event_id)).first()
-    found: list[dict] = []
-    for _ in range(reading.MAX_WALK):
+    for _ in range(reading.MAX_WALK):  # (on SQLite: only when the path holds more than items)
         if cur is None or len(found) >= limit:
             break
         row = step(cur)
         if row is None:
             break
-        parent_id, kind, payload = row
-        payload = unpack(payload)
-        if kind in ITEM_KINDS and payload and START not in payload[:64]:
-            found.append(untrusted.loads(payload))
-        cur = parent_id
+        take(*row)
+        cur = row[0]
     return found[::-1]
 
 
@@ -122,14 +139,23 @@ class SessionscopeSession:
         self.id = store_session_id(session_id)
         self._owned = not isinstance(store, Store)
         self.store = open_store(store) if self._owned else store
+        from ..quick import sqlite_path
+        self._path = sqlite_path(self.store.url)
+        self._local = threading.local()  # a plain read-only connection per worker thread, on SQLite
+        self._opened: list[sqlite3.Connection] = []
+        self._opened_lock = threading.Lock()
 
     def close(self) -> None:
+        with self._opened_lock:
+            for c in self._opened:
+                c.close()
+            self._opened.clear()
         if self._owned:
             self.store.close()
 
     async def get_items(self, limit: int | None = None) -> list[dict[str, Any]]:
         if limit is not None:
-            return await asyncio.to_thread(self._read, lambda conn: _last_items(conn, self.id, limit)) if limit > 0 else []
+            return await asyncio.to_thread(self._last, limit) if limit > 0 else []
 
         def read(conn):
             return [untrusted.loads(e.payload) for e in _path(conn, self.id) if _is_item(e)]
@@ -148,3 +174,21 @@ class SessionscopeSession:
     def _read(self, work):
         with self.store.reader() as conn:
             return work(conn)
+
+    def _last(self, limit: int) -> list[dict[str, Any]]:
+        """get_items(limit): asked on every turn, so on SQLite through a plain read-only connection of this
+        worker thread (a pooled SQLAlchemy connection and its transaction cost twice the walk itself)."""
+        if self._path is None:
+            return self._read(lambda conn: _last_items(conn, self.id, limit))
+        raw = getattr(self._local, "conn", None)
+        if raw is None:
+            raw = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, isolation_level=None,
+                                  check_same_thread=False, timeout=30.0)
+            self._local.conn = raw
+            with self._opened_lock:
+                self._opened.append(raw)
+        raw.execute("BEGIN")  # one snapshot for the walk
+        try:
+            return _last_items(raw, self.id, limit)
+        finally:
+            raw.execute("COMMIT")
