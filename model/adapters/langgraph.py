@@ -122,9 +122,9 @@ class SessionscopeSaver(BaseCheckpointSaver):
             self._browse(str(config["configurable"]["thread_id"]))
 
     def delete_thread(self, thread_id: str) -> None:
+        self.saver.delete_thread(thread_id)  # (takes SqliteSaver's lock, which _browse takes before ours)
         with self._mirror_lock:
-            self.saver.delete_thread(thread_id)
-            self._mirrors.pop(str(thread_id), None)
+            self._mirrors.pop(str(thread_id), None)  # a new mirror reads the thread again from its start
         self.store.audited("langgraph.delete_thread",
                            detail={"thread_id": str(thread_id), "database": str(self.path),
                                    "kept": "the session's events stay in the store"})
