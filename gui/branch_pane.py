@@ -297,9 +297,11 @@ class BranchPane(QWidget):
         self.timeline_model.set_folded(on)
         self.reselect(current.id if current else None)
 
-    def set_reader(self, on: bool) -> None:
-        """The branch as cards (the reader) or as the table; remembered for the next window."""
-        QSettings().setValue("timeline/reader", on)
+    def set_reader(self, on: bool, remember: bool = True) -> None:
+        """The branch as cards (the reader) or as the table; remembered for the next window (not while
+        reading mode shows the reader for a while)."""
+        if remember:
+            QSettings().setValue("timeline/reader", on)
         self.timeline_stack.setCurrentWidget(self.reader if on else self.timeline)
         current = self.timeline.currentIndex()  # (invalid: row -1, nothing to follow)
         if on:

@@ -16,6 +16,7 @@ from . import menus
 from .action_table import BY_ID, Context
 from .branch_pane import BranchPane
 from .import_controller import ImportController
+from .layout import PaneLayout
 from .session_actions import SessionActions
 from .session_list import SessionListPane
 from .sidebar import Sidebar
@@ -83,7 +84,10 @@ class MainWindow(WindowCommands, QMainWindow):
         self.imports.sig_first_run.connect(lambda: self.sessions.setCurrentWidget(self.sessions.listed))
         self.sessions.importing = lambda: self.imports.busy
         self._build_menus()
+        self.layout_ = PaneLayout(self, {"sidebar": self.sidebar, "list": self.sessions, "tree": self.branch.bottom},
+                                  self.toolbar, self.branch, self.qactions)
         self._restore_layout()
+        self.layout_.restore()
         self._update_actions()
 
     # -- what is shown -----------------------------------------------------------------
@@ -166,7 +170,7 @@ class MainWindow(WindowCommands, QMainWindow):
         b.timeline_stack.setCurrentWidget(b.reader if a["view.reader"].isChecked() else b.timeline)
         a[f"view.theme.{theme.saved()}"].setChecked(True)
         menus.install_menus(self, a)
-        bar = self.addToolBar("Main")
+        bar = self.toolbar = self.addToolBar("Main")
         bar.setObjectName("main-toolbar")
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextUnderIcon)  # an icon alone is a guess
         menus.fill(bar, "toolbar", a)

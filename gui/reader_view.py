@@ -39,6 +39,8 @@ from .timeline_model import dark_palette
 from .workers import Generation, run_task
 
 MARGIN, GAP, INDENT = 8, 6, 28
+MEASURE = 110  # characters a card's line holds at most: a wider window centres the column instead of
+# stretching prose past what an eye follows (code wraps within it)
 FETCH = 200  # events read at a time
 FRAME_BUDGET = 0.012  # seconds of card layout per frame
 DOCS = 300  # laid-out cards kept
@@ -227,8 +229,16 @@ class ReaderView(ReaderInput, QAbstractScrollArea):
 
     # -- layout -----------------------------------------------------------------------
 
+    def column(self) -> tuple[int, int]:
+        """(left, width) of the column the cards are laid out in: the viewport's width, up to MEASURE
+        characters of the reader's type, centred."""
+        width = self.viewport().width()
+        measure = self.fontMetrics().averageCharWidth() * MEASURE + 2 * PAD + BAR
+        column = min(width - 2 * MARGIN, measure)
+        return (width - column) // 2, column
+
     def _text_width(self, card: int) -> int:
-        return max(120, self.viewport().width() - 2 * MARGIN - 2 * PAD - BAR - INDENT * self.cards[card].depth)
+        return max(120, self.column()[1] - 2 * PAD - BAR - INDENT * self.cards[card].depth)
 
     def doc(self, card: int) -> QTextDocument | None:
         """The card laid out at the current width (None while its events are read)."""
@@ -386,14 +396,15 @@ class ReaderView(ReaderInput, QAbstractScrollArea):
 
     def visible(self) -> list[tuple[int, QRect]]:
         """The cards on screen and where (viewport coordinates)."""
-        out, y, height, width = [], -self.offset, self.viewport().height(), self.viewport().width()
+        out, y, height = [], -self.offset, self.viewport().height()
+        left, column = self.column()
         for n in range(self.top, len(self.cards)):
             if y >= height:
                 break
             h = self.height_of(n)
-            x = MARGIN + INDENT * self.cards[n].depth
+            indent = INDENT * self.cards[n].depth
             if h:
-                out.append((n, QRect(x, y, width - x - MARGIN, h)))
+                out.append((n, QRect(left + indent, y, column - indent, h)))
             y += h + GAP if h else 0
         return out
 

@@ -1,0 +1,97 @@
+"""Room to read: which panes the window shows, the reading mode, and the reader's type size, remembered.
+
+Every pane but the conversation can be hidden (View ▸ Sidebar, Session List, Tree and Detail). Reading
+mode shows only the conversation across the window, the reader's cards under the session's header (its
+title, tool, model, cost and branch) and the find box; F8 or Esc leaves it, and the panes come back as
+they were. The reader's type grows and shrinks with Ctrl+plus / Ctrl+minus (Ctrl+0: the default size).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QSettings, Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QApplication, QWidget
+
+PANES = ("sidebar", "list", "tree")  # the action table's view.pane.<name> rows
+ZOOM_RANGE = (-4, 12)  # points from the application's font
+
+
+class PaneLayout(QObject):
+    """The window's panes by name; `actions` are the window's QActions (their checked state follows)."""
+
+    def __init__(self, window, panes: dict[str, QWidget], toolbar: QWidget, branch, actions: dict, parent=None):
+        super().__init__(parent or window)
+        self.window, self.panes, self.toolbar, self.branch, self.actions = window, panes, toolbar, branch, actions
+        self.reading = False
+        self.before_reading: dict[str, bool] = {}
+        self.reader_was_shown = False
+        self.zoom = 0
+        self.leave = QShortcut(QKeySequence(Qt.Key.Key_Escape), window, lambda: self.set_reading(False))
+        self.leave.setEnabled(False)
+
+    # -- panes ----------------------------------------------------------------------------
+
+    def shown(self, name: str) -> bool:
+        return not self.panes[name].isHidden()
+
+    def set_pane(self, name: str, shown: bool) -> None:
+        """Show or hide one pane (a pane shown during reading mode ends it: the user wants the panes back)."""
+        if self.reading and shown:
+            self.set_reading(False)
+        self.panes[name].setVisible(shown)
+        self.actions[f"view.pane.{name}"].setChecked(shown)
+        if not self.reading:
+            QSettings().setValue(f"layout/{name}", shown)
+
+    def set_reading(self, on: bool) -> None:
+        """Only the conversation, or the panes as they were before."""
+        if on == self.reading:
+            self.actions["view.reading"].setChecked(on)
+            return
+        if on:
+            self.before_reading = {name: self.shown(name) for name in PANES}
+            self.reader_was_shown = self.branch.timeline_stack.currentWidget() is self.branch.reader
+            self.reading = True
+            for name in PANES:
+                self.panes[name].hide()
+                self.actions[f"view.pane.{name}"].setChecked(False)
+            self.toolbar.hide()
+            if not self.reader_was_shown:
+                self._reader(True)
+            self.branch.reader.setFocus()
+        else:
+            self.reading = False
+            for name in PANES:
+                self.set_pane(name, self.before_reading.get(name, True))
+            self.toolbar.show()
+            if not self.reader_was_shown:
+                self._reader(False)
+        self.leave.setEnabled(on)
+        self.actions["view.reading"].setChecked(on)
+        QSettings().setValue("layout/reading", on)
+
+    def _reader(self, on: bool) -> None:
+        self.branch.set_reader(on, remember=False)
+        self.actions["view.reader"].setChecked(on)
+
+    # -- type size ------------------------------------------------------------------------
+
+    def set_zoom(self, steps: int) -> None:
+        """The reader's and the timeline's type, `steps` points from the application's (clamped)."""
+        self.zoom = max(ZOOM_RANGE[0], min(ZOOM_RANGE[1], steps))
+        base = QApplication.font().pointSizeF()
+        for widget in (self.branch.reader, self.branch.timeline):
+            font = widget.font()
+            font.setPointSizeF(max(6.0, base + self.zoom))
+            widget.setFont(font)
+        QSettings().setValue("reader/zoom", self.zoom)
+
+    # -- memory ---------------------------------------------------------------------------
+
+    def restore(self) -> None:
+        s = QSettings()
+        for name in PANES:
+            self.set_pane(name, s.value(f"layout/{name}", True, type=bool))
+        self.set_zoom(s.value("reader/zoom", 0, type=int))
+        if s.value("layout/reading", False, type=bool):
+            self.set_reading(True)

@@ -1,0 +1,87 @@
+"""Room to read: panes hidden and shown from the View menu, reading mode, the reader's type size and its
+column, all remembered by the next window."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+
+@pytest.fixture(autouse=True)
+def fresh_layout():
+    """Each test starts from, and leaves, the default layout (settings outlive a window)."""
+    for group in ("layout", "reader"):
+        QSettings().remove(group)
+    yield
+    for group in ("layout", "reader"):
+        QSettings().remove(group)
+
+
+def _shown(w) -> dict[str, bool]:
+    return {"sidebar": w.sidebar.isVisible(), "list": w.sessions.isVisible(), "tree": w.branch.bottom.isVisible(),
+            "toolbar": w.toolbar.isVisible(), "reader": w.branch.reader.isVisible()}
+
+
+def test_each_pane_hides_and_comes_back_and_the_next_window_remembers(window, qtbot):
+    a = window.qactions
+    assert all(a[f"view.pane.{n}"].isChecked() for n in ("sidebar", "list", "tree"))
+    a["view.pane.list"].trigger()
+    a["view.pane.tree"].trigger()
+    assert _shown(window) | {"reader": None} == {"sidebar": True, "list": False, "tree": False, "toolbar": True,
+                                                 "reader": None}
+    assert window.branch.isVisible() and window.branch.width() > 0
+    from sessionscope.gui.main_window import MainWindow
+    again = MainWindow()  # what the next start shows
+    qtbot.addWidget(again)
+    again.show()
+    assert (again.sessions.isHidden(), again.branch.bottom.isHidden(), again.sidebar.isHidden()) == (True, True, False)
+    assert not again.qactions["view.pane.list"].isChecked()
+    again.close()
+    a["view.pane.list"].trigger()
+    assert window.sessions.isVisible() and a["view.pane.list"].isChecked()
+
+
+def test_reading_mode_shows_the_conversation_alone_and_gives_the_panes_back(window, qtbot):
+    a = window.qactions
+    a["view.pane.sidebar"].trigger()  # hidden before: it stays hidden after
+    assert not window.branch.reader.isVisible()  # the table, as the user left it
+    a["view.reading"].trigger()
+    assert _shown(window) == {"sidebar": False, "list": False, "tree": False, "toolbar": False, "reader": True}
+    assert window.branch.timeline_label.isVisible() and window.branch.find_edit.isVisible()  # the slim header
+    assert a["view.reader"].isChecked() and a["view.reading"].isChecked()
+    # the conversation takes the window's width
+    qtbot.waitUntil(lambda: window.branch.reader.width() > window.width() * 0.9)
+    qtbot.keyClick(window.branch.reader, Qt.Key.Key_Escape)  # (or F8 again)
+    assert _shown(window) == {"sidebar": False, "list": True, "tree": True, "toolbar": True, "reader": False}
+    assert not a["view.reading"].isChecked() and not a["view.reader"].isChecked()
+    assert QSettings().value("timeline/reader", False, type=bool) is False  # reading mode did not change it
+
+
+def test_the_readers_type_grows_and_shrinks_and_its_column_has_a_measure(window, qtbot):
+    a = window.qactions
+    reader = window.branch.reader
+    a["view.reader"].trigger()
+    base = reader.font().pointSizeF()
+    a["view.zoom_in"].trigger()
+    a["view.zoom_in"].trigger()
+    assert reader.font().pointSizeF() == base + 2 and window.branch.timeline.font().pointSizeF() == base + 2
+    assert QSettings().value("reader/zoom", type=int) == 2
+    a["view.zoom_out"].trigger()
+    assert reader.font().pointSizeF() == base + 1
+    a["view.zoom_reset"].trigger()
+    assert reader.font().pointSizeF() == base
+    for _ in range(40):
+        a["view.zoom_out"].trigger()
+    assert reader.font().pointSizeF() >= 6  # clamped, never unreadable
+    a["view.zoom_reset"].trigger()
+    # a wide window centres a column of at most MEASURE characters instead of stretching the prose
+    from sessionscope.gui.reader_view import MEASURE
+    a["view.reading"].trigger()
+    window.resize(2400, 900)
+    qtbot.waitUntil(lambda: reader.viewport().width() > 2000)
+    left, column = reader.column()
+    assert column < reader.viewport().width() - 400 and left > 200
+    assert column <= reader.fontMetrics().averageCharWidth() * (MEASURE + 4)
+    shown = reader.visible()
+    assert shown and all(rect.left() >= left for _n, rect in shown)
+    a["view.reading"].trigger()
