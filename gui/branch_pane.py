@@ -12,6 +12,7 @@ import html
 from collections.abc import Callable
 
 from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -70,12 +71,19 @@ class BranchPane(QWidget):
         self.find_edit = QLineEdit(placeholderText="Find in session")
         self.find_edit.setMaximumWidth(200)  # the header beside it is the session's title
         self.find_edit.setClearButtonEnabled(True)
-        self.find_edit.returnPressed.connect(self.find_next)
+        # Return: the next match; Shift+Return (which QLineEdit also reports as returnPressed) the previous
+        self.find_edit.returnPressed.connect(lambda: self.find_next(
+            -1 if QGuiApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier else 1))
+        self.find_status = QLabel("")  # "3 of 17": where the last find is among the branch's matches
+        self.find_status.setObjectName("find-status")
+        self.found: tuple[str, list[int]] | None = None  # (needle, the rows that hold it) of the branch shown
+        self.find_edit.textChanged.connect(self._find_changed)
+        for changed in (self.timeline_model.modelReset, self.timeline_model.rowsInserted, self.timeline_model.rowsRemoved):
+            changed.connect(self._rows_changed)  # other rows: the matches are counted again at the next find
         # the reader is the same branch as cards; the table keeps the selection both follow
         self.reader = ReaderView(self.timeline_model)
         self.reader.sig_event_chosen.connect(self._reader_chose)
         self.timeline.selectionModel().currentRowChanged.connect(lambda index: self.reader.follow(index.row()))
-        self.find_edit.textChanged.connect(lambda text: text.strip() or self.reader.set_needle(""))
         self.timeline_stack = QStackedWidget()
         self.timeline_stack.addWidget(self.timeline)
         self.timeline_stack.addWidget(self.reader)
@@ -86,6 +94,7 @@ class BranchPane(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
         row.addWidget(self.timeline_label, 1)
+        row.addWidget(self.find_status)
         row.addWidget(self.find_edit)
         lay.addLayout(row)
         lay.addWidget(self.timeline_stack, 1)
@@ -275,21 +284,47 @@ class BranchPane(QWidget):
                                        lambda e: e.kind == "message" and e.role == "user" and not e.sidechain,
                                        found, step)
 
-    def find_next(self) -> None:
+    def find_next(self, step: int = 1) -> None:
+        """The next (step -1: the previous) event of the branch shown that holds the find box's text, and
+        where it is among all of them ("3 of 17"). The matches are read once on a worker, then stepped."""
         needle = self.find_edit.text().strip().lower()
         if not needle:
             return
-        shown = self.find_edit.text()
-        self.reader.set_needle(shown.strip())
+        self.reader.set_needle(self.find_edit.text().strip())
+        if self.found is not None and self.found[0] == needle:
+            self._step_found(step)
+            return
+        self.find_status.setText("looking…")
 
-        def found(row: int) -> None:
-            if row >= 0:
-                self.timeline.selectRow(row)
-            else:
-                self.sig_message.emit(f"“{shown}” is not in this branch", 5000)
-        self.sig_message.emit(f"Looking for “{shown}”…", 2000)
-        self.timeline_model.find_async(self.timeline.currentIndex().row(), lambda e: needle in e.text.lower(), found,
-                                       wrap=True)
+        def found(rows: list[int] | None) -> None:
+            if rows is None or self.find_edit.text().strip().lower() != needle:
+                return  # the branch or the text changed meanwhile: the next Return asks again
+            self.found = (needle, rows)
+            self._step_found(step)
+        self.timeline_model.find_all_async(lambda e: needle in e.text.lower(), found)
+
+    def _step_found(self, step: int) -> None:
+        rows = self.found[1] if self.found else []
+        if not rows:
+            self.find_status.setText("not found")
+            self.sig_message.emit(f"“{self.find_edit.text().strip()}” is not in this branch", 5000)
+            return
+        at = self.timeline.currentIndex().row()
+        later = [i for i, r in enumerate(rows) if (r > at if step > 0 else r < at)]
+        k = (later[0] if step > 0 else later[-1]) if later else (0 if step > 0 else len(rows) - 1)  # wraps
+        self.timeline.selectRow(rows[k])
+        self.find_status.setText(f"{k + 1} of {len(rows)}")
+
+    def _rows_changed(self, *_args) -> None:
+        if self.found is not None:
+            self.found = None
+            self.find_status.setText("")
+
+    def _find_changed(self, text: str) -> None:
+        self.found = None
+        self.find_status.setText("")
+        if not text.strip():
+            self.reader.set_needle("")
 
     def set_folded(self, on: bool) -> None:
         QSettings().setValue("timeline/fold", on)

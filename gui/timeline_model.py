@@ -373,6 +373,22 @@ class TimelineModel(QAbstractTableModel):
                 return ""
         return ""
 
+    def find_all_async(self, match, done) -> None:
+        """Every row whose event satisfies `match`, read on a worker page by page; `done(rows)` on the UI
+        thread (None when the branch changed meanwhile)."""
+        token, store, ids = self._gen.value, self.store, list(self.ids)
+        if store is None or not ids:
+            done([])
+            return
+
+        def work() -> list[int]:
+            rows = []
+            for i in range(0, len(ids), PAGE):
+                by_id = {e.id: e for e in store.events_by_ids(ids[i:i + PAGE])}
+                rows += [i + k for k, eid in enumerate(ids[i:i + PAGE]) if eid in by_id and match(by_id[eid])]
+            return rows
+        run_task(work, lambda rows: done(rows if self._gen.current(token) and self.ids == ids else None), owner=self)
+
     def find_async(self, start: int, match, done, step: int = 1, wrap: bool = False) -> None:
         """Look for the next row after `start` (before it, with step -1) whose event satisfies `match`,
         reading the events on a worker (a miss across 100,000 events must not freeze the window);

@@ -351,3 +351,32 @@ def test_facts_of_an_event_whose_session_was_deleted_meanwhile_are_dropped(windo
     window.branch.detail.show_event(store, e)
     qtbot.waitUntil(lambda: window.branch.detail.facts.topLevelItemCount() == 0, timeout=5000)
     assert s.id
+
+
+def test_find_in_session_says_n_of_n_steps_back_and_clears(window, qtbot):
+    """Find counts the branch's matches once (on a worker) and says where the selection is among them;
+    Shift+Return goes back, both wrap; a new text or other rows clear the count."""
+    b = window.branch
+    b.timeline.selectRow(0)
+    b.find_edit.setText("cookie")
+    b.find_next()
+    qtbot.waitUntil(lambda: " of " in b.find_status.text(), timeout=5000)
+    rows = b.found[1]
+    n = len(rows)
+    k = next(i for i, r in enumerate(rows) if r > 0)  # the first match after the selection
+    assert n >= 3 and b.find_status.text() == f"{k + 1} of {n}" and b.timeline.currentIndex().row() == rows[k]
+    b.find_next()
+    assert b.find_status.text() == f"{k + 2} of {n}" and b.timeline.currentIndex().row() == rows[k + 1]
+    qtbot.keyClick(b.find_edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert b.find_status.text() == f"{k + 1} of {n}"
+    b.timeline.selectRow(rows[0])
+    qtbot.keyClick(b.find_edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert b.find_status.text() == f"{n} of {n}"  # wrapped to the last
+    qtbot.keyClick(b.find_edit, Qt.Key.Key_End)  # (a key without Shift: QTest leaves the application's modifiers
+    #                                              as the last key event had them, and the next test would inherit)
+    b.find_edit.setText("cookies and no event says this")
+    assert b.find_status.text() == ""
+    b.find_next()
+    qtbot.waitUntil(lambda: b.find_status.text() == "not found", timeout=5000)
+    b.find_edit.clear()
+    assert b.find_status.text() == "" and b.found is None
