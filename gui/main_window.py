@@ -39,6 +39,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.tree_menu = None  # the tree's context menu, while it is up
         self._live_reload_at = 0.0  # when a running import last listed what it committed
         self._said_damaged = False  # a damaged store is said once, with what to do
+        self._own_filters: dict | None = None  # the list's filters in the user's store, kept while the demo shows
         self.actions_ = SessionActions(self)
         self.actions_.sig_changes.connect(self.apply_changes)
         self.actions_.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
@@ -184,7 +185,15 @@ class MainWindow(WindowCommands, QMainWindow):
     def set_store(self, store, first_run: bool = True, demo: bool = False) -> None:
         """Show `store`; on a first run, import the known places (never into the demo store). The demo
         store says so in the title, and File ▸ Back to Your Store leaves it."""
-        self.store, self.is_demo = store, demo
+        was_demo, self.store, self.is_demo = self.is_demo, store, demo
+        # the demo store starts unfiltered; the user's own filter comes back with the user's store
+        if demo and not was_demo:
+            self._own_filters = self.sessions.filters_state()
+            self.sessions.set_filters_state({})
+        elif was_demo and not demo and self._own_filters is not None:
+            self.sessions.set_filters_state(self._own_filters)
+        if demo != was_demo:
+            self.sidebar.choose(self.sessions.sidebar_filters)
         self.setWindowTitle("Sessionscope — demo store (made-up sessions, not yours)" if demo else "Sessionscope")
         self._update_actions()
         if demo:

@@ -100,6 +100,24 @@ class SessionListPane(QStackedWidget):
         filters["include_archived"] = self.archived_action.isChecked()
         self.model.set_filters(**filters)
 
+    def filters_state(self) -> dict:
+        """What the user filters the list by (the text, the status, the sidebar's entry, archived shown)."""
+        return {"text": self.filter.text(), "status": self.status_filter.currentIndex(),
+                "sidebar": dict(self.sidebar_filters), "archived": self.archived_action.isChecked()}
+
+    def set_filters_state(self, state: dict) -> None:
+        """Filter by `state` (from filters_state; {} for none at all but the default status)."""
+        self._filter_timer.stop()  # (a refilter still to come would be of the text replaced now)
+        for widget in (self.filter, self.status_filter):
+            widget.blockSignals(True)
+        self.filter.setText(state.get("text", ""))
+        self.status_filter.setCurrentIndex(state.get("status", 0))
+        for widget in (self.filter, self.status_filter):
+            widget.blockSignals(False)
+        self.sidebar_filters = dict(state.get("sidebar", {}))
+        self.archived_action.setChecked(state.get("archived", False))
+        self.refilter()
+
     def show_everything(self) -> None:
         """No filter of any kind (archived sessions too)."""
         self.sidebar_filters = {}

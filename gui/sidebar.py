@@ -78,6 +78,13 @@ class Sidebar(QTreeWidget):
             self.setCurrentItem(found)
         self.blockSignals(False)
 
+    def choose(self, filters: dict) -> None:
+        """Make the entry that filters by `filters` current (All sessions for {}), saying nothing."""
+        found = next((it for it in self._items() if it.data(0, Qt.ItemDataRole.UserRole) == filters), None)
+        self.blockSignals(True)
+        self.setCurrentItem(found if found is not None else self.topLevelItem(0))
+        self.blockSignals(False)
+
     def _items(self):
         stack = [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
         while stack:

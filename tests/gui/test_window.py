@@ -380,3 +380,17 @@ def test_find_in_session_says_n_of_n_steps_back_and_clears(window, qtbot):
     qtbot.waitUntil(lambda: b.find_status.text() == "not found", timeout=5000)
     b.find_edit.clear()
     assert b.find_status.text() == "" and b.found is None
+
+
+def test_the_demo_store_opens_unfiltered_and_the_users_filter_comes_back(window, qtbot):
+    store = window.store
+    lst = window.sessions
+    lst.filter.setText("login")
+    lst.status_filter.setCurrentIndex(2)
+    qtbot.waitUntil(lambda: lst.model.filters.get("text") == "login", timeout=5000)
+    window.set_store(store, first_run=False, demo=True)  # (the same rows serve: only the filters matter here)
+    assert lst.filter.text() == "" and lst.status_filter.currentIndex() == 0 and lst.sidebar_filters == {}
+    assert "text" not in lst.model.filters and "status" not in lst.model.filters
+    window.set_store(store, first_run=False)
+    assert lst.filter.text() == "login" and lst.status_filter.currentIndex() == 2
+    assert lst.model.filters.get("text") == "login"
