@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+)
+
+from sessionscope.untrusted import printable
 
 from .workers import run_task
 
@@ -20,11 +32,21 @@ class ProblemsDialog(QDialog):
         self.list.setHeaderLabels(["File", "Line", "Problem"])
         self.list.setRootIsDecorated(False)
         self.list.setUniformRowHeights(True)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a path's file name stays in sight
+        # the problem chosen, whole (path, line and all its text), selectable to copy
+        self.whole = QPlainTextEdit(readOnly=True)
+        self.whole.setObjectName("problem-whole")
+        self.whole.setPlaceholderText("Choose a problem to read it whole")
+        self.list.currentItemChanged.connect(self._chosen)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.list)
+        split.addWidget(self.whole)
+        split.setSizes([320, 120])
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
         lay.addWidget(self.summary)
-        lay.addWidget(self.list, 1)
+        lay.addWidget(split, 1)
         lay.addWidget(buttons)
         self.recent = recent
         self._add(recent)
@@ -37,7 +59,20 @@ class ProblemsDialog(QDialog):
             line = "" if p.get("line") is None else str(p["line"])
             item = QTreeWidgetItem([str(p.get("path", "")), line, str(p.get("problem", ""))])
             item.setToolTip(2, str(p.get("problem", "")))
+            item.setToolTip(0, str(p.get("path", "")))
+            item.setData(0, Qt.ItemDataRole.UserRole, p)
             self.list.addTopLevelItem(item)
+        if self.list.currentItem() is None and self.list.topLevelItemCount():
+            self.list.setCurrentItem(self.list.topLevelItem(0))
+
+    def _chosen(self, item, _before=None) -> None:
+        p = item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
+        if not p:
+            self.whole.clear()
+            return
+        where = str(p.get("path", "")) + (f", line {p['line']}" if p.get("line") is not None else "")
+        # (a path or a problem quoting a transcript's text is untrusted: its control characters shown)
+        self.whole.setPlainText(f"{printable(where)}\n\n{printable(str(p.get('problem', '')), keep_newlines=True)}")
 
     def _kept(self, files: list[dict]) -> None:
         seen = {(p.get("path"), p.get("line"), p.get("problem")) for p in self.recent}
@@ -49,3 +84,5 @@ class ProblemsDialog(QDialog):
                              "was read whole.")
         for col in range(2):
             self.list.resizeColumnToContents(col)
+        # a long path gives way (elided in its middle, whole below) so the problem keeps room beside it
+        self.list.setColumnWidth(0, min(self.list.columnWidth(0), max(240, self.list.viewport().width() * 2 // 5)))

@@ -160,6 +160,12 @@ def test_import_problems_are_shown_where_the_status_bar_says(window, qtbot, monk
                     timeout=5000)
     rows = [dialog.list.topLevelItem(i).text(2) for i in range(dialog.list.topLevelItemCount())]
     assert any("not valid JSON" in r for r in rows) and any("left alone" in r for r in rows)
+    # each problem is read whole below the list: its file, its line and all of its text
+    for i in range(dialog.list.topLevelItemCount()):
+        item = dialog.list.topLevelItem(i)
+        dialog.list.setCurrentItem(item)
+        whole = dialog.whole.toPlainText()
+        assert whole.startswith(item.toolTip(0)) and item.text(2) in whole
 
 
 def test_an_export_the_watcher_picks_up_is_a_fork_never_part_of_its_origin(window, qtbot, monkeypatch, tmp_path):
