@@ -140,6 +140,10 @@ class ExportDialog(QDialog):
         self.show_button = QPushButton("Show in Folder")
         self.show_button.hide()
         self.show_button.clicked.connect(self._show_folder)
+        self.open_button = QPushButton("Open")  # the file written, in the program the desktop opens it with
+        self.open_button.setToolTip("Open the exported file (an HTML export in the browser)")
+        self.open_button.hide()
+        self.open_button.clicked.connect(self._open_file)
         self.go = QPushButton("Export")
         self.go.setObjectName("export-go")
         self.go.setDefault(True)
@@ -149,6 +153,7 @@ class ExportDialog(QDialog):
         buttons = QHBoxLayout()
         buttons.addWidget(self.bar, 1)
         buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.open_button)
         buttons.addWidget(self.show_button)
         buttons.addWidget(self.dismiss)
         buttons.addStretch()
@@ -265,6 +270,7 @@ class ExportDialog(QDialog):
         self.bar.show()
         self.cancel_button.show()
         self.show_button.hide()
+        self.open_button.hide()
         self.go.setEnabled(False)
         self.cancel_flag = run_cancellable(fn, self._progress, lambda r: self._finished(done, r), self._failed, self)
 
@@ -337,6 +343,11 @@ class ExportDialog(QDialog):
                             + (f", {sum(f.count for f in report.findings)} secrets replaced" if report.redacted else "")
                             + ").")
         self.show_button.show()
+        self.open_button.setVisible(len(report.files) == 1)  # (a folder of files: Show in Folder)
+
+    def _open_file(self) -> None:
+        if self.report and self.report.files:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.report.files[0])))
 
     def _show_folder(self) -> None:
         if self.report and self.report.files:

@@ -45,7 +45,7 @@ def _run(dialog, qtbot, until):
     qtbot.waitUntil(lambda: dialog.go.isEnabled() and until(), timeout=15000)
 
 
-def test_export_reviews_secrets_then_writes(window, qtbot, opened, tmp_path):
+def test_export_reviews_secrets_then_writes(window, qtbot, opened, tmp_path, monkeypatch):
     secret = "AKIA" + "IOSFODNN7EXAMPLQ"
     s, dialog = _redacting(window, qtbot, opened, "html", tmp_path / "login.html", f"use {secret} for the bucket")
     assert dialog.review.topLevelItemCount() == 1
@@ -57,7 +57,13 @@ def test_export_reviews_secrets_then_writes(window, qtbot, opened, tmp_path):
     _run(dialog, qtbot, lambda: dialog.report is not None)
     page = (tmp_path / "login.html").read_text()
     assert secret not in page and row.text(4) in page and "Fix the flaky login test" in page
-    assert "Exported" in dialog.status.text() and dialog.show_button.isVisible()
+    assert "Exported" in dialog.status.text() and dialog.show_button.isVisible() and dialog.open_button.isVisible()
+    urls = []
+    from PySide6.QtGui import QDesktopServices
+    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(lambda url: urls.append(url.toLocalFile()) or True))
+    dialog.open_button.click()  # the file itself, as well as the folder it is in
+    dialog.show_button.click()
+    assert urls == [str(tmp_path / "login.html"), str(tmp_path)]
     assert secret in window.store.events(s.id)[-1].text  # the store keeps what it had
 
 
