@@ -83,10 +83,12 @@ class ExportDialog(QDialog):
             choices.append(("branch", f"This branch only: root → {head_label or head[:8]}"))
         if search:
             choices.append(("search", f"The sessions of the search “{search}”"))
+        # what it was opened for is chosen: "Export This Branch" (a branch's head given) the branch
+        wanted = "branch" if any(k == "branch" for k, _ in choices) else choices[0][0] if choices else None
         for i, (key, text) in enumerate(choices):
             b = QRadioButton(text)
             b.setObjectName(f"what-{key}")
-            b.setChecked(i == 0)
+            b.setChecked(key == wanted)
             self.what.addButton(b, i)
             what_lay.addWidget(b)
         self._what_keys = [k for k, _ in choices]

@@ -112,7 +112,7 @@ def test_export_the_branch_to_the_selected_event(window, qtbot, opened, tmp_path
     window.qactions["session.export_branch"].trigger()
     dialog = opened[-1]
     qtbot.addWidget(dialog)
-    dialog.findChild(QRadioButton, "what-branch").setChecked(True)
+    assert dialog.findChild(QRadioButton, "what-branch").isChecked()  # what it was opened for
     dialog.format.setCurrentIndex(dialog.format.findData("jsonl"))
     dialog.redact.setChecked(False)
     dialog.path.setText(str(tmp_path / "branch.jsonl"))
