@@ -113,6 +113,6 @@ def _first_run_roots(store) -> list:
     """The default places, if this store has never imported from any of them."""
     from sessionscope.sources.importing import default_roots
 
-    known = set(store.source_locations())
+    known = set(store.source_locations(unwatched=True))  # (a default place the user stopped watching stays so)
     roots = default_roots()
     return [] if any(str(r) in known for r in roots) else roots

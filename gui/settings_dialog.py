@@ -50,12 +50,23 @@ class SettingsDialog(QDialog):
 
         sources = QGroupBox("Sources (the folders and files of sessions that are watched)")
         self.sources = QListWidget()
-        add = QPushButton("Add folder…")
+        self.sources.setSelectionMode(QListWidget.SelectionMode.ExtendedSelection)
+        add = QPushButton("Add Folder…")
         add.clicked.connect(self._add_source)
+        self.remove = QPushButton("Stop Watching")
+        self.remove.setToolTip("Rescan the selected places no more; the sessions imported from them stay in the store")
+        self.remove.setEnabled(False)
+        self.remove.clicked.connect(self._remove_sources)
+        self.sources.itemSelectionChanged.connect(lambda: self.remove.setEnabled(bool(self.sources.selectedItems())))
         lay = QVBoxLayout(sources)
         lay.addWidget(self.sources)
-        lay.addWidget(add)
+        row = QHBoxLayout()
+        row.addWidget(add)
+        row.addWidget(self.remove)
+        row.addStretch()
+        lay.addLayout(row)
         self.added: list[str] = []
+        self.removed: list[str] = []
 
         resume = QGroupBox("Resume")
         self.terminal = QLineEdit(settings.value("resume/terminal", DEFAULT_TERMINAL))
@@ -118,6 +129,15 @@ class SettingsDialog(QDialog):
             self.sources.addItem(folder)
             self.added.append(folder)
 
+    def _remove_sources(self) -> None:
+        for item in self.sources.selectedItems():
+            place = item.text()
+            if place in self.added:
+                self.added.remove(place)  # added in this dialog: simply not added
+            else:
+                self.removed.append(place)
+            self.sources.takeItem(self.sources.row(item))
+
     def accept(self) -> None:
         bad = []
         for line in self.patterns.toPlainText().splitlines():
@@ -139,10 +159,10 @@ class SettingsDialog(QDialog):
         from sessionscope.retention import RetentionPolicy
         patterns = [p for p in self.patterns.toPlainText().splitlines() if p.strip()]
         policy = RetentionPolicy(self.archive_after.value() or None, self.purge_after.value() or None)
-        store, loaded = self.store, self.loaded
+        store, loaded, added, removed = self.store, self.loaded, list(self.added), list(self.removed)
         self.ok.setEnabled(False)
-        run_task(lambda: _write(store, loaded, patterns, policy), lambda _: QDialog.accept(self), self._save_failed,
-                 owner=self)
+        run_task(lambda: _write(store, loaded, patterns, policy, added, removed), lambda _: QDialog.accept(self),
+                 self._save_failed, owner=self)
 
     def _save_failed(self, exc: BaseException) -> None:
         self.ok.setEnabled(True)
@@ -155,11 +175,14 @@ def _read(store) -> dict:
             "patterns": redaction_patterns(store)}
 
 
-def _write(store, loaded: dict, patterns: list[str], policy) -> None:
-    """Only what changed is written (each a recorded change of the store)."""
+def _write(store, loaded: dict, patterns: list[str], policy, added: list[str] = (), removed: list[str] = ()) -> None:
+    """Only what changed is written (each a recorded change of the store). A place added is imported by the
+    window after (a place stopped before is watched again first); a place removed is rescanned no more."""
     from sessionscope import audit, ops
 
     from .workers import ACTOR
+    ops.unwatch(store, list(removed), actor=ACTOR)
+    ops.watch(store, list(added), actor=ACTOR)
     if patterns != loaded["patterns"]:
         ops.set_redaction_patterns(store, patterns, actor=ACTOR)
     if policy != loaded["policy"]:

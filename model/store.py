@@ -237,11 +237,14 @@ class Store:
         with self.reader() as conn:
             return reading.count_sessions(conn, **filters)
 
-    def source_locations(self, kind: str | None = None) -> list[str]:
+    def source_locations(self, kind: str | None = None, *, unwatched: bool = False) -> list[str]:
         """Where the enabled sources of `kind` (of every tool reading files, by default) live: what a rescan
-        reads. A managed-agents workspace is an API, synced on its own (sources.managed_agents.sync)."""
+        reads; with `unwatched`, also those the user stopped watching (they were imported once). A
+        managed-agents workspace is an API, synced on its own (sources.managed_agents.sync)."""
         from .schema import SOURCE
-        q = sa.select(SOURCE.c.location).where(SOURCE.c.enabled.is_(True), SOURCE.c.kind != "native")
+        q = sa.select(SOURCE.c.location).where(SOURCE.c.kind != "native")
+        if not unwatched:
+            q = q.where(SOURCE.c.enabled.is_(True))
         if not kind:
             q = q.where(SOURCE.c.kind != "managed_agents")
         with self.reader() as conn:

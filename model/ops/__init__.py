@@ -13,6 +13,7 @@ The Store below is persistence and reading; it never calls a source.
 
 from .exporting import export, set_allowed_values, set_redaction_patterns
 from .files import changed_files, files_at, restore_files, restore_plan, undo_plan, undo_restore
+from .places import unwatch, watch
 from .rules import RULES, check, refusal
 from .sessions import (
     archive,
@@ -35,6 +36,6 @@ from .sessions import (
 __all__ = [
     "RULES", "archive", "changed_files", "check", "close", "compact", "delete", "export", "files_at", "fork",
     "interrupt", "pause", "refusal", "rename", "restore_files", "restore_plan", "resume", "rewind", "send",
-    "set_allowed_values", "set_redaction_patterns", "tag", "unarchive", "undo_plan", "undo_restore", "write_back",
-    "written_files",
+    "set_allowed_values", "set_redaction_patterns", "tag", "unarchive", "undo_plan", "undo_restore", "unwatch",
+    "watch", "write_back", "written_files",
 ]

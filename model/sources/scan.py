@@ -68,6 +68,18 @@ def source_row(conn, kind: str, location: Path | str, enabled: bool = True) -> i
     return sid
 
 
+def set_watched(conn, locations: list[str], watched: bool) -> list[str]:
+    """Rescan the folders and files at `locations` again, or no more (their sessions stay either way); the
+    locations changed. Only places on disk: an SDK's or an API's source keeps what it is."""
+    q = sa.select(SOURCE.c.location).where(SOURCE.c.location.in_(locations), SOURCE.c.enabled.is_(not watched),
+                                           SOURCE.c.kind != "native", ~SOURCE.c.location.contains("://"))
+    changed = sorted(set(conn.execute(q).scalars()))
+    if changed:
+        conn.execute(SOURCE.update().where(SOURCE.c.location.in_(changed), SOURCE.c.kind != "native")
+                     .values(enabled=watched))
+    return changed
+
+
 def save_state(conn, path: Path, source_id: int, st, state) -> None:
     values = dict(size=st.st_size, mtime=st.st_mtime, inode=st.st_ino, offset=state.offset,
                   line_count=state.line_count, bad_lines=state.bad_lines,

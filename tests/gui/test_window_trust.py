@@ -325,3 +325,48 @@ def test_a_source_chosen_in_the_sidebar_stays_chosen_as_its_counts_refresh(windo
     assert window.sessions.sidebar_filters == {"source_kind": "native"} and emitted == []
     assert sidebar.currentItem().data(0, Qt.ItemDataRole.UserRole) == {"source_kind": "native"}
     assert window.sessions.view.currentIndex().row() == 0 and window.session is not None  # a row is highlighted
+
+
+def test_a_watched_folder_can_be_removed_in_settings_and_its_sessions_stay(window, qtbot, tmp_path, monkeypatch):
+    """Settings ▸ Sources ▸ Stop Watching: the place is rescanned no more (nor imported again as a first
+    run's default), its sessions stay, the change is in the audit log; adding it again watches it again."""
+    from PySide6.QtCore import Qt
+
+    from sessionscope.gui.import_controller import _first_run_roots
+    from sessionscope.gui.settings_dialog import SettingsDialog
+    from sessionscope.sources.importing import import_paths
+    from tests.sources.claude_factory import Transcript
+    t = Transcript()
+    t.user("a session from a watched folder")
+    folder = tmp_path / "watched"
+    t.write(folder)
+    import_paths(window.store, [folder])
+    place = str(folder.absolute())
+    assert place in window.store.source_locations()
+
+    def settings():
+        d = SettingsDialog(window.store, window)
+        qtbot.addWidget(d)
+        qtbot.waitUntil(d.ok.isEnabled, timeout=5000)
+        return d
+    dialog = settings()
+    item = dialog.sources.findItems(place, Qt.MatchFlag.MatchExactly)[0]
+    item.setSelected(True)
+    assert dialog.remove.isEnabled()
+    dialog.remove.click()
+    assert not dialog.sources.findItems(place, Qt.MatchFlag.MatchExactly)
+    with qtbot.waitSignal(dialog.accepted, timeout=5000):
+        dialog.accept()
+    assert place not in window.store.source_locations() and place in window.store.source_locations(unwatched=True)
+    assert window.store.session(t.session_id).title == "a session from a watched folder"  # kept
+    entry = window.store.audit_log()[0]
+    assert entry["action"] == "unwatch" and entry["detail"]["locations"] == [place]
+    from sessionscope.sources import importing
+    monkeypatch.setattr(importing, "default_roots", lambda: [folder.absolute()])  # were it a tool's default place:
+    assert _first_run_roots(window.store) == []  # the next start does not import it again
+
+    dialog = settings()
+    dialog.added.append(place)  # (what Add Folder… does once the folder is chosen)
+    with qtbot.waitSignal(dialog.accepted, timeout=5000):
+        dialog.accept()
+    assert place in window.store.source_locations()

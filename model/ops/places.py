@@ -1,0 +1,25 @@
+"""The places a store watches: a folder or file the user stops watching is never rescanned again, and its
+sessions stay; watching it again rescans it. Each change is recorded in the audit log."""
+
+from __future__ import annotations
+
+from .. import audit
+from ..sources.scan import set_watched
+
+
+def unwatch(store, locations: list[str], *, actor: str | None = None) -> list[str]:
+    """Stop rescanning `locations`; the ones that were watched."""
+    return _set(store, list(locations), False, actor)
+
+
+def watch(store, locations: list[str], *, actor: str | None = None) -> list[str]:
+    """Rescan `locations` again (a place stopped before); the ones that were not watched."""
+    return _set(store, list(locations), True, actor)
+
+
+def _set(store, locations: list[str], watched: bool, actor: str | None) -> list[str]:
+    if not locations:
+        return []
+    with audit.acting_as(actor):
+        return store.audited("watch" if watched else "unwatch", lambda conn: set_watched(conn, locations, watched),
+                             detail=lambda changed: {"locations": changed, "kept": "the sessions stay in the store"})
