@@ -10,6 +10,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTabWidget, QTextBrowser, QTreeWidget, QTreeWidgetItem
 
 from sessionscope.untrusted import scrubbed
@@ -38,6 +39,16 @@ def _pretty(payload: str) -> tuple[str, bool]:
         return json.dumps(scrubbed(json.loads(payload)), indent=2, ensure_ascii=False), True
     except (ValueError, TypeError):
         return payload, False
+
+
+def fact_label(key: str, cwd: str) -> str:
+    """A fact's name as the tab shows it: a file's path from the session's folder (`file:src/app.py`, not
+    twenty rows that all begin `file:/home/…/projects/…`); anything else as it is."""
+    kind, sep, path = key.partition(":")
+    root = cwd.rstrip("/") + "/"
+    if sep and kind == "file" and len(root) > 1 and path.startswith(root):
+        return f"{kind}:{path[len(root):]}"
+    return key
 
 
 def event_html(e) -> str:
@@ -75,6 +86,9 @@ class EventDetail(QTabWidget):
         self.facts = QTreeWidget()
         self.facts.setHeaderLabels(["Fact", "Value"])
         self.facts.setColumnWidth(0, 220)
+        self.facts.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long path keeps its file name in sight
+        self.facts.setObjectName("facts-here")
+        self.cwd = ""  # the session's folder: a file's fact is named from there
         self.addTab(self.rendered, "Event")
         self.addTab(self.raw, "Raw")
         self.addTab(self.facts, "Facts here")
@@ -98,6 +112,7 @@ class EventDetail(QTabWidget):
     def show_session(self, session) -> None:
         """The Session tab: the session the event belongs to (status, usage, resources)."""
         from .session_info import session_html
+        self.cwd = (getattr(session, "cwd", "") or "") if session is not None else ""
         html_ = session_html(session)
         if html_ != getattr(self, "_session_html", None):  # unchanged: keep the reader's scroll position
             self._session_html = html_
@@ -139,6 +154,7 @@ class EventDetail(QTabWidget):
         for key in sorted(facts):
             value = facts[key]
             text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            item = QTreeWidgetItem([key, text[:500]])
+            item = QTreeWidgetItem([fact_label(key, self.cwd), text[:500]])
+            item.setToolTip(0, key)
             item.setToolTip(1, text[:5000])
             self.facts.addTopLevelItem(item)

@@ -394,3 +394,32 @@ def test_the_demo_store_opens_unfiltered_and_the_users_filter_comes_back(window,
     window.set_store(store, first_run=False)
     assert lst.filter.text() == "login" and lst.status_filter.currentIndex() == 2
     assert lst.model.filters.get("text") == "login"
+
+
+def test_facts_here_name_files_from_the_sessions_folder(window, qtbot, tmp_path):
+    from sessionscope.gui.detail_view import fact_label
+    from sessionscope.sources.claude_code import import_paths
+    from tests.sources.claude_factory import Transcript
+    assert fact_label("file:/work/app/src/a.py", "/work/app") == "file:src/a.py"
+    assert fact_label("file:/elsewhere/a.py", "/work/app") == "file:/elsewhere/a.py"
+    assert fact_label("file:/work/application/a.py", "/work/app") == "file:/work/application/a.py"
+    assert fact_label("todos", "/work/app") == "todos" and fact_label("file:/a", "") == "file:/a"
+    t = Transcript(cwd="/work/app")
+    t.user("edit two files deep in the tree")
+    for name in ("lib/spotter/services/transcript_renderer.ex", "lib/spotter/transcripts/jsonl_parser.ex"):
+        call = t.assistant(tool=("Edit", {"file_path": f"/work/app/{name}", "old_string": "a", "new_string": "b"}))
+        t.tool_result(call, "updated")
+    t.write(tmp_path / "p")
+    import_paths(window.store, [tmp_path / "p"])
+    window.sessions.model.reload()
+    qtbot.waitUntil(lambda: window.sessions.model.row_of(t.session_id) >= 0, timeout=10000)
+    window.open_session(t.session_id)
+    qtbot.waitUntil(lambda: window.session is not None and window.session.id == t.session_id
+                    and "edit two files" in window.branch.timeline_label.text()
+                    and window.branch.timeline_model.rowCount() >= 3, timeout=10000)
+    window.branch.timeline.selectRow(window.branch.timeline_model.rowCount() - 1)
+    facts = window.branch.detail.facts
+    qtbot.waitUntil(lambda: any("jsonl_parser" in facts.topLevelItem(i).text(0)
+                                for i in range(facts.topLevelItemCount())), timeout=5000)
+    shown = {facts.topLevelItem(i).text(0): facts.topLevelItem(i).toolTip(0) for i in range(facts.topLevelItemCount())}
+    assert shown["file:lib/spotter/transcripts/jsonl_parser.ex"] == "file:/work/app/lib/spotter/transcripts/jsonl_parser.ex"
