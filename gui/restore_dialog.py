@@ -30,7 +30,7 @@ class RestoreDialog(QDialog):
         super().__init__(parent)
         self.plan = plan
         self.setWindowTitle("Restore Code and Conversation" if with_conversation else "Restore Code to Here")
-        text = (f"The files as they were when prompt {plan.prompt_id[:8]} was sent, in <b>{html.escape(plan.cwd)}</b>. "
+        text = (f"The files as they were when {html.escape(plan.prompt_named())} was sent, in <b>{html.escape(plan.cwd)}</b>. "
                 "What is there now is kept in the store first: Session ▸ Undo Last Restore puts it back.")
         if with_conversation:
             text += " The conversation is rewound to that prompt too (a new transcript; the original stays)."

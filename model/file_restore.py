@@ -16,6 +16,7 @@ import difflib
 import json
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,6 +79,17 @@ class RestorePlan:
     cwd: str
     changes: list[FileChange] = field(default_factory=list)
     no_folder: str = ""  # why the session's folder is no folder here (`/`, the home folder, missing): nothing is ticked
+    prompt_text: str = ""  # the prompt's words and time, to name it by (set by sessionscope.ops.restore_plan)
+    prompt_ts: float | None = None
+
+    def prompt_named(self, width: int = 60) -> str:
+        """The prompt as a person knows it: “its first words…” (and when), or its id when it is unknown."""
+        words = " ".join(self.prompt_text.split())
+        if not words:
+            return f"prompt {self.prompt_id[:8]}"
+        words = words if len(words) <= width else words[:width - 1].rstrip() + "…"
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.prompt_ts)) if self.prompt_ts else ""
+        return f"the prompt “{words}”" + (f" ({when})" if when else "")
 
     def default_selection(self) -> set[str]:
         return {c.path for c in self.changes if c.default}

@@ -43,7 +43,8 @@ SHAPES = {
     "import": ("object", IMPORT | {"exports"}), "scan": ("object", IMPORT | {"roots"}),
     "write-back": ("object", {"session", "written", "resume"}),
     "restore": ("object", {"session", "written", "resume"}),  # write-back's first name
-    "restore-files": ("object", {"session", "prompt", "folder", "files", "restored", "undone", "rewind"}),
+    "restore-files": ("object", {"session", "prompt", "prompt_text", "folder", "files", "restored", "undone",
+                                 "rewind"}),
     "audit": ("list", {"id", "ts", "action", "actor", "outcome", "session_id", "event_id", "detail"}),
     "pull": ("object", IMPORT | {"workspaces"}),
     "send": ("object", {"session", "events_added", "problems"}),

@@ -11,7 +11,7 @@ _MARK = {"overwrite": "M", "create": "A", "delete": "D", "unchanged": "=", "unav
 
 
 def _preview(plan, selected: set[str]) -> str:
-    lines = [f"Files as they were when prompt {plan.prompt_id[:8]} was sent (folder {plan.cwd});",
+    lines = [f"Files as they were when {plan.prompt_named()} was sent (folder {plan.cwd});",
              "M overwritten, A created, D deleted, = already so, ! content gone; [x] chosen:"]
     if plan.no_folder:
         lines.insert(1, f"No file is chosen: {plan.no_folder}. Name the files with --only, or restore them "
@@ -34,14 +34,14 @@ def _preview(plan, selected: set[str]) -> str:
 
 
 def restore_files(store, args) -> int:
-    """With --json, one object whatever the mode: {session, prompt, folder, files (the plan, each with
-    `selected`), restored, undone, rewind}; a dry run restores nothing, --undo plans nothing."""
+    """With --json, one object whatever the mode: {session, prompt, prompt_text, folder, files (the plan, each
+    with `selected`), restored, undone, rewind}; a dry run restores nothing, --undo plans nothing."""
     from sessionscope import ops, sources
 
     sid = store.resolve_session(args.session)
     src = sources.session_source(store, sid)
-    result = {"session": sid, "prompt": None, "folder": None, "files": [], "restored": [], "undone": [],
-              "rewind": None}
+    result = {"session": sid, "prompt": None, "prompt_text": None, "folder": None, "files": [], "restored": [],
+              "undone": [], "rewind": None}
     if args.undo or args.redo:
         return _undo(store, args, sid, result)
     if not args.to:
@@ -126,6 +126,6 @@ def _undo(store, args, sid: str, result: dict) -> int:
 
 
 def _plan_dict(plan, selected: set[str]) -> dict:
-    return {"prompt": plan.prompt_id, "folder": plan.cwd, "files": [
+    return {"prompt": plan.prompt_id, "prompt_text": plan.prompt_text, "folder": plan.cwd, "files": [
         {"path": c.path, "target": c.target, "action": c.action, "inside": c.inside, "escapes": c.escapes,
          "selected": c.path in selected} for c in plan.changes]}

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from .. import file_restore, sources
+from .. import file_restore, sources, untrusted
+from ..errors import NotFound
 from ..read_models import Action, Changes
 from .rules import check
 from .sessions import act, rewind
@@ -26,7 +27,13 @@ def restore_plan(store, session_id: str, event_id: str, into: str | None = None)
     """What restoring the files to `event_id`'s prompt would do, file by file (a preview: nothing is written)."""
     session = store.session(session_id)
     check(session, "restore_files")
-    return sources.of(session.source_kind).restore_plan(store, session_id, event_id, into)
+    plan = sources.of(session.source_kind).restore_plan(store, session_id, event_id, into)
+    try:  # named by its words and time where it is shown, not by its id
+        prompt = store.event(plan.prompt_id)
+        plan.prompt_text, plan.prompt_ts = untrusted.printable(prompt.text), prompt.ts
+    except NotFound:
+        pass
+    return plan
 
 
 def restore_files(store, plan: file_restore.RestorePlan, selected: set[str], *, conversation: bool = False,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QDialog, QMessageBox
+from PySide6.QtWidgets import QDialog, QLabel, QMessageBox
 
 from sessionscope.sources.claude_code import import_paths
 from tests.gui.pages import loaded
@@ -68,12 +68,16 @@ def test_restore_code_to_here_and_undo(checkpoint_window, qtbot, monkeypatch):
         seen["rows"] = len(dialog.items)
         dialog.tree.setCurrentItem(dialog.items["a.py"])
         seen["diff"] = dialog.diff.toPlainText()
+        seen["intro"] = dialog.findChildren(QLabel)[0].text()
         return QDialog.DialogCode.Accepted
     from sessionscope.gui.restore_dialog import RestoreDialog
     monkeypatch.setattr(RestoreDialog, "exec", accept)
+    prompt = window.store.event(home.prompts["p1"])
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=10000):
         window.qactions["session.restore_files"].trigger()
     assert seen["ticked"] == {"a.py", "b.py", "new.py"} and seen["rows"] == 6 and "+a v1" in seen["diff"]
+    # the prompt is named by its words and time, not by a hash
+    assert " ".join(prompt.text.split())[:40] in seen["intro"] and home.prompts["p1"][:8] not in seen["intro"]
     assert (home.project / "a.py").read_bytes() == b"a v1\n" and not (home.project / "new.py").exists()
     assert "Undo Last Restore" in window.statusBar().currentMessage()
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
