@@ -48,6 +48,7 @@ class SessionListPane(QStackedWidget):
         self.view.selectionModel().currentRowChanged.connect(self._current_changed)
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
         self.view.setMinimumWidth(260)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a title's end (its issue, its file) stays in sight
         fit_columns(self.view, stretch=0, stretch_width=210)
         self.filter = QLineEdit(placeholderText="Filter sessions (title, id, project)")
         self.filter.setClearButtonEnabled(True)

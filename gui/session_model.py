@@ -7,6 +7,7 @@ swaps the rows in when the newest answer arrives (older answers are dropped).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 
@@ -28,12 +29,22 @@ COST_BATCH = 200  # sessions priced at a time, for the rows painted
 when = moment  # a time as short as it can be said (the Session tab's and the list's)
 
 
-def lineage_mark(s) -> str:
-    """A mark before a title the eye catches before the elided end: ⑂ a fork, ↶ a rewind (a Claude Code
-    rewind is a new transcript titled "… (rewind)")."""
+def lineage(s) -> str:
+    """"fork", "rewind" (a Claude Code rewind is a new transcript titled "… (rewind)") or "" for a session
+    that is neither: an icon before the title says which (a glyph such as ⑂ draws as a box where the
+    fonts lack it)."""
     if not s.forked_from_session:
         return ""
-    return "↶ " if (s.title or "").endswith("(rewind)") else "⑂ "
+    return "rewind" if (s.title or "").endswith("(rewind)") else "fork"
+
+
+@functools.cache
+def lineage_icon(kind: str):
+    """The icon shipped for a lineage (resources/icons/fork.svg, rewind.svg)."""
+    from PySide6.QtGui import QIcon
+
+    from sessionscope.resources import resource_path
+    return QIcon(str(resource_path(f"icons/{kind}.svg")))
 
 
 def project_labels(projects) -> dict[str, str]:
@@ -175,7 +186,7 @@ class SessionTableModel(QAbstractTableModel):
         key = COLUMNS[index.column()][0]
         if role == Qt.ItemDataRole.DisplayRole:
             return {
-                "title": lineage_mark(s) + printable(s.title or "(untitled)"),
+                "title": printable(s.title or "(untitled)"),
                 "source": badge(s.source_kind)[0],
                 "project": self.project_label.get(s.project, s.project), "status": s.status, "updated": ago(s.updated_at),
                 "events": str(s.event_count), "tokens": tokens_text(s.tokens_in + s.tokens_out),
@@ -187,7 +198,7 @@ class SessionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and key in ("title", "project"):
             made = ""
             if s.forked_from_session:
-                made = f"\na {'rewind' if lineage_mark(s).startswith('↶') else 'fork'} of {s.forked_from_session}"
+                made = f"\na {lineage(s)} of {s.forked_from_session}"
             return f"{printable(s.title)}\n{s.id}{made}" if key == "title" else s.project
         if role == Qt.ItemDataRole.ToolTipRole and key in ("status", "tokens", "source") and \
                 (said := sources.of(s.source_kind).summary(s)):
@@ -203,6 +214,8 @@ class SessionTableModel(QAbstractTableModel):
                    "priced as such; — when no model it used has a price (View ▸ Usage and Cost for more)"
         if role == Qt.ItemDataRole.TextAlignmentRole and key in ("events", "tokens", "branches", "cost"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.DecorationRole and key == "title" and (kind := lineage(s)):
+            return lineage_icon(kind)
         if role == Qt.ItemDataRole.UserRole:
             return s
         return None

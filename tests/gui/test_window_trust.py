@@ -31,7 +31,7 @@ def test_the_tree_menu_offers_the_registry_actions_as_they_apply(window, qtbot, 
 def test_the_tree_from_the_keyboard_and_a_fork_node_opens_the_fork(window, qtbot):
     from PySide6.QtCore import Qt
 
-    from sessionscope.gui.session_model import lineage_mark
+    from sessionscope.gui.session_model import lineage, lineage_icon
     s = _select(window, qtbot, "Fix the flaky login test")
     qtbot.waitUntil(lambda: window.branch.tree.tree_model.rowCount() > 0, timeout=5000)
     nodes = window.branch.tree.tree_model.layout_.nodes
@@ -46,7 +46,11 @@ def test_the_tree_from_the_keyboard_and_a_fork_node_opens_the_fork(window, qtbot
     items = {a.objectName(): a for a in window.tree_menu.actions()}
     items["tree.open_fork"].trigger()
     qtbot.waitUntil(lambda: window.session.id == fork.fork_session, timeout=5000)
-    assert lineage_mark(window.session) == "⑂ "
+    assert lineage(window.session) == "fork"
+    row = window.sessions.model.row_of(window.session.id)
+    icon = window.sessions.model.index(row, 0).data(Qt.ItemDataRole.DecorationRole)
+    assert icon.cacheKey() == lineage_icon("fork").cacheKey() and not icon.isNull() and not icon.pixmap(16, 16).isNull()
+    assert not lineage_icon("rewind").pixmap(16, 16).isNull()
     window.tree_menu.close()
 
 
