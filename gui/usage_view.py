@@ -1,5 +1,7 @@
-"""View ▸ Usage: tokens and cost per day or week, stacked by project, model or source; totals, the
-cache hit ratio and the costliest sessions. A bar, a legend entry or a session leads to the list."""
+"""View ▸ Usage: what a range cost at a glance (spend, tokens, sessions, the cache hit ratio; the top
+projects, models and sources), tokens and cost per day, week or month stacked by project, model or
+source, and the costliest sessions. A bar, a legend entry or a session leads to the list. The range and
+the chart's choices are remembered."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDialog,
+    QFrame,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -23,12 +27,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .session_model import tokens_text
+from .session_model import badge, tokens_text
 from .usage_chart import StackedBars, color_of
 from .workers import Generation, run_task
 
-RANGES = [("Last 7 days", 7), ("Last 30 days", 30), ("Last 90 days", 90), ("Last 365 days", 365), ("All time", 0)]
+
+def _this(unit: str) -> str:
+    today = dt.date.today()
+    start = {"day": today, "week": today - dt.timedelta(days=today.weekday()), "month": today.replace(day=1)}[unit]
+    return start.isoformat()
+
+
+def _last(days: int) -> str:
+    return (dt.date.today() - dt.timedelta(days=days - 1)).isoformat()
+
+
+# (what the box says, the first day of the range: "" for all time)
+RANGES = [("Today", lambda: _this("day")), ("This week", lambda: _this("week")), ("This month", lambda: _this("month")),
+          ("Last 7 days", lambda: _last(7)), ("Last 30 days", lambda: _last(30)), ("Last 90 days", lambda: _last(90)),
+          ("Last 365 days", lambda: _last(365)), ("All time", lambda: "")]
+BARS = [("per day", "day"), ("per week", "week"), ("per month", "month")]
+GROUPS = [("by project", "project"), ("by model", "model"), ("by source", "source")]
 TOP = 25  # costliest sessions listed
+TOP_GROUPS = 5  # projects, models and sources listed at a glance
 
 
 def money(v: float) -> str:
@@ -49,21 +70,47 @@ class UsageView(QDialog):
         self.setObjectName("usage-view")
         self.store, self.report = store, None
         self._gen = Generation()
+        settings = QSettings()
         self.range = QComboBox()
-        self.range.addItems([label for label, _d in RANGES])
-        self.range.setCurrentIndex(1)
+        self.range.addItems([label for label, _since in RANGES])
         self.by = QComboBox()
-        self.by.addItems(["per day", "per week"])
+        self.by.addItems([label for label, _by in BARS])
         self.group = QComboBox()
-        self.group.addItems(["by project", "by model", "by source"])
+        self.group.addItems([label for label, _g in GROUPS])
         self.show_as = QComboBox()
         self.show_as.addItems(["cost", "tokens"])
         row = QHBoxLayout()
-        for label, box in (("Range", self.range), ("Bars", self.by), ("Stacked", self.group), ("Show", self.show_as)):
+        for label, box, key, default in (("Range", self.range, "range", "Last 30 days"), ("Bars", self.by, "bars", "per day"),
+                                         ("Stacked", self.group, "group", "by project"),
+                                         ("Show", self.show_as, "show", "cost")):
             row.addWidget(QLabel(label))
             row.addWidget(box)
+            box.setCurrentIndex(max(0, box.findText(settings.value(f"usage/{key}", default))))
+            box.currentIndexChanged.connect(lambda _i, box=box, key=key: QSettings().setValue(f"usage/{key}",
+                                                                                           box.currentText()))
             box.currentIndexChanged.connect(self.refresh)
         row.addStretch(1)
+        # at a glance: four numbers of the range, and what cost the most in it
+        cards = QHBoxLayout()
+        self.cards: dict[str, QLabel] = {}
+        for key, caption in (("spend", "Spend"), ("tokens", "Tokens"), ("sessions", "Sessions"),
+                             ("cache", "Cache hit ratio")):
+            card, value = _card(caption)
+            value.setObjectName(f"kpi-{key}")
+            self.cards[key] = value
+            cards.addWidget(card)
+        self.tops: dict[str, QListWidget] = {}
+        tops = QGridLayout()
+        for col, (key, caption) in enumerate((("project", "Top projects"), ("model", "Top models"),
+                                              ("source", "Top sources"))):
+            tops.addWidget(QLabel(f"<b>{caption}</b> by cost"), 0, col)
+            box = QListWidget()
+            box.setObjectName(f"top-{key}")
+            box.setMaximumHeight(110)
+            box.setToolTip(f"What the range cost by {key}: click one to list its sessions")
+            box.itemClicked.connect(lambda item, key=key: self._top_clicked(key, item))
+            self.tops[key] = box
+            tops.addWidget(box, 1, col)
         self.totals = QLabel("Reading usage…")
         self.totals.setWordWrap(True)
         self.totals.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -96,9 +143,11 @@ class UsageView(QDialog):
         split.setChildrenCollapsible(False)
         lay = QVBoxLayout(self)
         lay.addLayout(row)
+        lay.addLayout(cards)
+        lay.addLayout(tops)
         lay.addWidget(self.totals)
         lay.addWidget(split, 1)
-        self.resize(1000, 680)
+        self.resize(1000, 760)
         geometry = QSettings().value("usage/geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
@@ -111,10 +160,8 @@ class UsageView(QDialog):
     # -- reading --------------------------------------------------------------------
 
     def query(self) -> dict:
-        days = RANGES[self.range.currentIndex()][1]
-        since = (dt.date.today() - dt.timedelta(days=days - 1)).isoformat() if days else ""
-        return {"since": since, "by": "week" if self.by.currentIndex() else "day",
-                "group": ("project", "model", "source")[self.group.currentIndex()]}
+        return {"since": RANGES[self.range.currentIndex()][1](), "by": BARS[self.by.currentIndex()][1],
+                "group": GROUPS[self.group.currentIndex()][1]}
 
     def refresh(self) -> None:
         token, store, query = self._gen.next(), self.store, self.query()
@@ -143,6 +190,22 @@ class UsageView(QDialog):
             text += (f"<br><span style='color:#b26b00'>No price known for {names}: "
                      f"{tokens_text(sum(r.unpriced.values()))} tokens not in the cost</span>")
         self.totals.setText(text)
+        self.cards["spend"].setText(money(r.total_cost) + ("*" if r.unpriced else ""))
+        self.cards["tokens"].setText(tokens_text(sum(r.totals)))
+        self.cards["sessions"].setText(f"{len({sid for ids in r.sessions_in.values() for sid in ids}):,}")
+        self.cards["cache"].setText(f"{r.cache_hit_ratio:.0%}")
+        self.cards["spend"].setToolTip("* some tokens have no known price (below)" if r.unpriced else "")
+        from .session_model import project_labels
+        for key, box in self.tops.items():
+            box.clear()
+            shown = [n for n, _c in r.top.get(key, [])[:TOP_GROUPS]]
+            names = project_labels(shown) if key == "project" else {n: badge(n)[0] for n in shown} \
+                if key == "source" else {}
+            for name, c in r.top.get(key, [])[:TOP_GROUPS]:
+                item = QListWidgetItem(f"{money(c)}  {names.get(name, name)}")
+                item.setData(Qt.ItemDataRole.UserRole, name)
+                item.setToolTip(name)
+                box.addItem(item)
         cost = self.show_as.currentIndex() == 0
         shown = r.groups[:len_colours()]
         values: dict[tuple[str, str], float] = {}
@@ -153,10 +216,12 @@ class UsageView(QDialog):
         groups = shown + (["other"] if len(r.groups) > len(shown) else [])
         fmt = money if cost else (lambda v: tokens_text(int(v)))
         years = len({b[:4] for b in r.buckets}) > 1
-        prefix = "" if self.by.currentIndex() == 0 else "wk "
+        by = self.query()["by"]
 
         def label(bucket: str) -> str:
-            return prefix + day_label(bucket, years)
+            if by == "month":
+                return dt.date.fromisoformat(bucket).strftime("%b %Y" if years else "%b")
+            return ("wk " if by == "week" else "") + day_label(bucket, years)
         self.chart.set_data(r.buckets, groups, values, fmt, label)
         self.legend.clear()
         from .session_model import project_labels
@@ -205,6 +270,41 @@ class UsageView(QDialog):
         else:
             self.sig_filter.emit({"session_ids": self._sessions(None, group)},
                                  f"{group} · {self.range.currentText().lower()}")
+
+
+    def _top_clicked(self, key: str, item: QListWidgetItem) -> None:
+        """A top project, model or source: its sessions in the list (a project or a source as the sidebar
+        filters; a model by the sessions that used it in the range)."""
+        name = item.data(Qt.ItemDataRole.UserRole)
+        if key == "project" and name != "(no project)":
+            self.sig_filter.emit({"project": name}, f"project {name}")
+        elif key == "source":
+            self.sig_filter.emit({"source_kind": name}, f"source {name}")
+        else:
+            store, query = self.store, {**self.query(), "group": key}
+
+            def ids():
+                r = store.usage(**query)
+                return sorted({sid for (_b, g), found in r.sessions_in.items() if g == name for sid in found})
+            run_task(ids, lambda found: self.sig_filter.emit({"session_ids": found},
+                                                             f"{name} · {self.range.currentText().lower()}"),
+                     self._failed, owner=self)
+
+
+def _card(caption: str) -> tuple[QFrame, QLabel]:
+    """A number with its caption under it, in a frame (a KPI card)."""
+    card = QFrame()
+    card.setFrameShape(QFrame.Shape.StyledPanel)
+    lay = QVBoxLayout(card)
+    value = QLabel("…")
+    font = value.font()
+    font.setPointSizeF(font.pointSizeF() * 1.8)
+    font.setBold(True)
+    value.setFont(font)
+    value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    lay.addWidget(value)
+    lay.addWidget(QLabel(caption))
+    return card, value
 
 
 def len_colours() -> int:

@@ -157,6 +157,9 @@ class Report:
     total_cost: float = 0.0
     unpriced: dict[str, int] = field(default_factory=dict)  # model → tokens with no price
     session_costs: list[tuple[float, int, str]] = field(default_factory=list)  # (cost, tokens, session id), costliest first
+    # what the range cost by project, by model and by source at once (whatever the bars are stacked by),
+    # costliest first: the "at a glance" lists
+    top: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
 
     @property
     def cache_hit_ratio(self) -> float:
@@ -169,7 +172,15 @@ def bucket_of(day: str, by: str) -> str:
     if by == "week":
         d = dt.date.fromisoformat(day)
         return (d - dt.timedelta(days=d.weekday())).isoformat()  # the week's Monday
+    if by == "month":
+        return day[:8] + "01"  # the month's first day
     return day
+
+
+def _next(d: dt.date, by: str) -> dt.date:
+    if by == "month":
+        return (d.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
+    return d + dt.timedelta(days=7 if by == "week" else 1)
 
 
 def _continuous(seen: list[str], since: str, until: str, by: str) -> list[str]:
@@ -178,31 +189,31 @@ def _continuous(seen: list[str], since: str, until: str, by: str) -> list[str]:
         return []
     first = bucket_of(since, by) if since else seen[0]
     last = bucket_of(until or dt.date.today().isoformat(), by) if since else seen[-1]
-    step = dt.timedelta(days=7 if by == "week" else 1)
     out, d = [], dt.date.fromisoformat(min(first, seen[0]))
     while d.isoformat() <= max(last, seen[-1]):
         out.append(d.isoformat())
-        d += step
+        d = _next(d, by)
     return out
 
 
 def report(conn: Connection, *, since: str = "", until: str = "", by: str = "day", group: str = "project",
            session_ids: list[str] | None = None) -> Report:
-    """Usage between two days (inclusive, 'YYYY-MM-DD'; empty: unbounded) by day or week, grouped by
-    project, model or source."""
+    """Usage between two days (inclusive, 'YYYY-MM-DD'; empty: unbounded) by day, week or month, grouped
+    by project, model or source."""
     usage = cached_rows(conn, session_ids)
     info = {sid: (project, kind or "native") for sid, project, kind in conn.execute(
         sa.select(SESSION.c.id, SESSION.c.project, SOURCE.c.kind).select_from(
             SESSION.outerjoin(SOURCE, SOURCE.c.id == SESSION.c.source_id)))}
     r = Report()
     per_session: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
+    by_dimension: dict[str, dict[str, list[float]]] = {"project": {}, "model": {}, "source": {}}
     for sid, rows in usage.items():
         project, source = info.get(sid, ("", "native"))
         for day, model, *parts in rows:
             if (since and day < since) or (until and day > until):
                 continue
-            name = {"project": project or "(no project)", "model": model or "(unknown model)",
-                    "source": source}[group]
+            names = {"project": project or "(no project)", "model": model or "(unknown model)", "source": source}
+            name = names[group]
             key = (bucket_of(day, by), name)
             acc = r.tokens.setdefault(key, [0, 0, 0, 0])
             for i, n in enumerate(parts):
@@ -216,6 +227,10 @@ def report(conn: Connection, *, since: str = "", until: str = "", by: str = "day
                 c = 0.0
             r.costs[key] = r.costs.get(key, 0.0) + c
             r.total_cost += c
+            for dimension, n in names.items():
+                spent = by_dimension[dimension].setdefault(n, [0.0, 0])
+                spent[0] += c
+                spent[1] += sum(parts)
             per_session[sid][0] += c
             per_session[sid][1] += sum(parts)
     r.buckets = _continuous(sorted({b for b, _g in r.tokens}), since, until, by)
@@ -224,6 +239,8 @@ def report(conn: Connection, *, since: str = "", until: str = "", by: str = "day
         by_group[g] += c + 1e-12 * sum(r.tokens[(_b, g)])  # ties (no prices) go by tokens
     r.groups = sorted(by_group, key=lambda g: -by_group[g])
     r.session_costs = sorted(((c, int(t), sid) for sid, (c, t) in per_session.items() if t), reverse=True)
+    r.top = {d: [(n, c) for n, (c, _t) in sorted(spent.items(), key=lambda kv: (-kv[1][0], -kv[1][1]))]
+             for d, spent in by_dimension.items()}
     return r
 
 

@@ -45,6 +45,15 @@ def _sessions(folder) -> tuple[Transcript, Transcript]:
     return a, b
 
 
+@pytest.fixture(autouse=True)
+def usage_defaults():
+    """The Usage view remembers its range and choices: each test starts from, and leaves, the defaults."""
+    from PySide6.QtCore import QSettings
+    QSettings().remove("usage")
+    yield
+    QSettings().remove("usage")
+
+
 @pytest.fixture
 def usage_store(store, tmp_path):
     from sessionscope.sources.claude_code import import_paths
@@ -169,3 +178,42 @@ def test_an_older_demo_store_is_replaced_by_one_the_usage_view_can_price(tmp_pat
         assert store.usage(group="model").unpriced == {}
     finally:
         store.close()
+
+
+def test_the_usage_view_answers_at_a_glance_and_remembers_its_range(window, qtbot, usage_store):
+    """Spend, tokens, sessions and the cache hit ratio of the range as cards; the top projects, models and
+    sources by cost; bars per month; the range and the choices kept for the next time it opens."""
+    from PySide6.QtCore import Qt
+
+    from sessionscope.gui.usage_view import UsageView, money
+    store, a, b = usage_store
+    window.set_store(store, first_run=False)
+    window.qactions["view.usage"].trigger()
+    u = window.usage_view
+    qtbot.waitUntil(lambda: u.report is not None and u.top.rowCount() == 2, timeout=10000)
+    r = u.report
+    assert u.cards["sessions"].text() == "2" and u.cards["cache"].text() == "62%"
+    from sessionscope.gui.session_model import tokens_text
+    assert u.cards["spend"].text() == money(r.total_cost) and u.cards["tokens"].text() == tokens_text(sum(r.totals))
+    projects = [u.tops["project"].item(i).data(Qt.ItemDataRole.UserRole) for i in range(u.tops["project"].count())]
+    assert projects == [n for n, _c in r.top["project"]]
+    assert projects[0] == "/work/shop"  # the costlier (a's cache writes)
+    assert [u.tops["model"].item(i).data(Qt.ItemDataRole.UserRole) for i in range(u.tops["model"].count())] == [MODEL]
+    assert u.tops["source"].item(0).data(Qt.ItemDataRole.UserRole) == "claude_code"
+    u.tops["project"].itemClicked.emit(u.tops["project"].item(1))  # a top project lists its sessions
+    qtbot.waitUntil(lambda: window.sessions.model.rowCount() == 1
+                    and window.sessions.model.session_at(0).id == b.session_id, timeout=10000)
+    u.tops["model"].itemClicked.emit(u.tops["model"].item(0))  # a model: the sessions that used it in the range
+    qtbot.waitUntil(lambda: window.sessions.model.rowCount() == 2, timeout=10000)
+    # per month: one bar for this month (or two, early in a month)
+    u.by.setCurrentIndex(u.by.findText("per month"))
+    qtbot.waitUntil(lambda: u.report is not r and all(b.endswith("-01") for b in u.report.buckets), timeout=10000)
+    assert 1 <= len(u.report.buckets) <= 2
+    u.range.setCurrentIndex(u.range.findText("Today"))  # nothing was spent today in this store
+    qtbot.waitUntil(lambda: u.cards["sessions"].text() == "0", timeout=10000)
+    u.close()
+    again = UsageView(store, window)
+    qtbot.addWidget(again)
+    assert (again.range.currentText(), again.by.currentText()) == ("Today", "per month")
+    qtbot.waitUntil(lambda: again.report is not None, timeout=10000)
+    again.close()
