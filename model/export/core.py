@@ -234,6 +234,10 @@ class EventStream:
         if self.progress:
             self.progress(self.done, self.total, label)
 
+    def ids(self, index: int) -> list[str]:
+        """The event ids of part `index` in branch order (a session's branch; [] for a whole log)."""
+        return list(self._ids.get(index, []))
+
     def events(self, index: int) -> Iterator[EventView]:
         """The events of part `index`: its branch (reading order) or its whole log (seq order)."""
         part = self.parts[index]

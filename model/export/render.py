@@ -168,16 +168,68 @@ class Step:
         return f" · {e.tokens_in + e.tokens_out:,} tokens" if e and (e.tokens_in or e.tokens_out) else ""
 
 
+# what the reader never draws as a card: the outline leaves them out (a Claude Code checkpoint line is the
+# files of the prompt before it, shown with that prompt in the app, not a card of its own)
+NOT_CARDS = frozenset({"progress", "meta", "checkpoint"})
+
+
+def empty_reply(e: EventView) -> bool:
+    """A reply with nothing to read (its tool calls are cards of their own): the reader draws nothing."""
+    from ..cards import images
+    return e.kind == "message" and e.role != "user" and not e.text.strip() and not images(e.payload)
+
+
+def reading_order(store, ids: list[str]) -> list[str]:
+    """The branch's events in the order the reader's cards show them: each in its place, except a tool result
+    whose call is on the branch, which comes right after that call (and its earlier results), as the reader
+    puts it in the call's card. Reads every event's kind and the tool events' payloads (to pair them by the
+    tools' own ids, sessionscope.pairing), nothing else."""
+    import sqlalchemy as sa
+
+    from ..schema import EVENT
+    info: dict[str, tuple[str, bool]] = {}
+    said: dict[str, dict] = {}  # a tool event's payload cut down to the ids it names (payloads are not kept)
+    with store.reader() as conn:
+        for n in range(0, len(ids), 500):
+            chunk = ids[n:n + 500]
+            for eid, kind, side in conn.execute(sa.select(EVENT.c.id, EVENT.c.kind, EVENT.c.sidechain)
+                                                .where(EVENT.c.id.in_(chunk))):
+                info[eid] = (kind, bool(side))
+            tools = [i for i in chunk if info.get(i, ("",))[0] in (pairing.CALL, pairing.RESULT)]
+            for eid, payload in conn.execute(sa.select(EVENT.c.id, EVENT.c.payload).where(EVENT.c.id.in_(tools))) \
+                    if tools else ():
+                if info[eid][0] == pairing.CALL:
+                    blocks = [{"type": "tool_use", "id": c} for c in pairing.call_ids(payload)]
+                else:
+                    blocks = [{"type": "tool_result", "tool_use_id": c} for c in pairing.answered(payload)]
+                said[eid] = {"message": {"content": blocks}}
+    owner = pairing.pair((i, info[i][0], said.get(i), info[i][1]) for i in ids if i in info)
+    answers: dict[str, list[str]] = {}
+    for i in ids:
+        if i in owner:
+            answers.setdefault(owner[i], []).append(i)
+    return [x for i in ids if i not in owner for x in (i, *answers.get(i, ()))]
+
+
 def steps(store, stream, index: int, detail: str):
-    """The reading of part `index` at `detail`: what Markdown and HTML both write, in order."""
+    """The reading of part `index` at `detail`: what Markdown and HTML both write, in the reader's card
+    order (`reading_order`: a tool call is followed by the results the reader puts in its card, even where
+    calls run in parallel, a subagent runs between a call and its result, or a note comes between them);
+    the lines the reader does not draw (empty replies, checkpoint and progress lines) are not written."""
     part = stream.parts[index]
     lineage = store.lineage(part.session.id)
     marks = store.branch_points(part.session.id)
-    current, agent = lineage[0].id, None
-    called: dict[str, str] = {}  # a call's id → what its output is labelled with (parallel calls interleave)
-    for e in stream.events(index):
-        if e.session_id != current and not e.sidechain:
-            current = e.session_id
+    state = {"current": lineage[0].id, "agent": None}
+    called: dict[str, str] = {}  # a call's id → what its output is labelled with
+    order = None if part.whole_log else reading_order(store, stream.ids(index))
+    held: dict[str, EventView | None] = {}  # read before their turn (None: not written)
+    at = 0
+
+    def step(e: EventView):
+        if e.kind in NOT_CARDS or empty_reply(e):
+            return
+        if e.session_id != state["current"] and not e.sidechain:
+            state["current"] = e.session_id
             yield Step("boundary", text=e.session_id)
         item = describe(e)
         if e.kind == "tool_call":
@@ -188,19 +240,32 @@ def steps(store, stream, index: int, detail: str):
             if name and name != "Tool call":
                 item = replace(item, label=f"{item.label} · {name}")
         if not shown(item, detail) or (detail == "prompts" and e.sidechain):
-            continue
+            return
         run = e.agent_id or "?" if e.sidechain else None
-        if run != agent:
-            if agent is not None:
-                yield Step("run_end", text=agent)
+        if run != state["agent"]:
+            if state["agent"] is not None:
+                yield Step("run_end", text=state["agent"])
             if run is not None:
                 yield Step("run_start", text=run)
-            agent = run
+            state["agent"] = run
         yield Step("event", e, item)
         for note in marks.get(e.id, ()):
             yield Step("mark", e, text=stream.text(note, "a branch note"))
-    if agent is not None:
-        yield Step("run_end", text=agent)
+
+    for e in stream.events(index):
+        if order is None:
+            yield from step(e)
+            continue
+        held[e.id] = e  # (events come in branch order; a result the reader moves up waits here for its turn)
+        while at < len(order) and order[at] in held:
+            if (turn := held.pop(order[at])) is not None:
+                yield from step(turn)
+            at += 1
+    for eid in order[at:] if order is not None else ():  # (an id the stream did not give: nothing to write)
+        if held.get(eid) is not None:
+            yield from step(held.pop(eid))
+    if state["agent"] is not None:
+        yield Step("run_end", text=state["agent"])
 
 
 def titled_lineage(store, stream, part) -> list[tuple[str, str]]:

@@ -144,7 +144,7 @@ def test_claude_export_of_a_native_session(rich_store, tmp_path, monkeypatch):
     assert again.files[0] != path
 
 
-def test_a_result_is_labelled_with_the_call_it_answers_when_calls_run_in_parallel(store, tmp_path):
+def test_a_result_follows_the_call_it_answers_when_calls_run_in_parallel(store, tmp_path):
     from sessionscope.sources.claude_code import import_paths
     from tests.sources.claude_factory import parallel_calls
     t = parallel_calls()
@@ -152,8 +152,9 @@ def test_a_result_is_labelled_with_the_call_it_answers_when_calls_run_in_paralle
     out = tmp_path / "x.md"
     export(store, ExportRequest("md", (t.session_id,), detail="full"), out)
     md = out.read_text()
-    assert md.index("**Tool result · Grep**") < md.index("3 matches") < md.index("**Tool result · Read**") \
-        < md.index("def a(): pass")
+    # each call with the result that answers it, as the reader's cards show them (not in the order written)
+    assert md.index("**Tool call · Read**") < md.index("**Tool result · Read**") < md.index("def a(): pass") \
+        < md.index("**Tool call · Grep**") < md.index("**Tool result · Grep**") < md.index("3 matches")
 
 
 def _written(md: str) -> int:
@@ -165,16 +166,19 @@ def _written(md: str) -> int:
 
 def _promised(store, session_id) -> int:
     """What a full export promises: every event of the branch (with what it reads through from an origin
-    session) and every event of the session's subagent runs, that full detail shows."""
-    from sessionscope.export.render import describe, shown
+    session) and every event of the session's subagent runs, that full detail shows and the reader draws
+    (not an empty reply, a checkpoint or a progress line)."""
+    from sessionscope.export.render import NOT_CARDS, describe, empty_reply, shown
     ids = set(store.branch_ids(session_id, include_subagents=True))
     ids |= {e.id for e in store.events(session_id) if e.sidechain}
-    return sum(1 for e in store.events_by_ids(sorted(ids)) if shown(describe(e), "full"))
+    return sum(1 for e in store.events_by_ids(sorted(ids))
+               if shown(describe(e), "full") and e.kind not in NOT_CARDS and not empty_reply(e))
 
 
 def test_a_full_export_writes_subagent_runs_kept_inline(store, tmp_path):
     """Older Claude Code wrote a subagent's run into the main file (sidechain lines, no agent id,
-    starting from no parent): a full export writes all of it, after the call that spawned it."""
+    starting from no parent): a full export writes all of it after the call that spawned it and the call's
+    result, as the reader shows the run's card under the call's."""
     from sessionscope.sources.claude_code import import_paths
     from tests.sources.claude_factory import Transcript
     t = Transcript()
@@ -191,7 +195,7 @@ def test_a_full_export_writes_subagent_runs_kept_inline(store, tmp_path):
     export(store, ExportRequest("md", (t.session_id,), detail="full"), out)
     md = out.read_text()
     assert _written(md) == _promised(store, t.session_id) == 6
-    assert md.index("Tool call · Task") < md.index("> found 3 in test_login.py") < md.index("3 places sleep")
+    assert md.index("Tool call · Task") < md.index("3 places sleep") < md.index("> found 3 in test_login.py")
 
 
 def test_full_exports_of_the_corpus_write_every_promised_event(corpus, store, tmp_path):
