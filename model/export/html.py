@@ -42,6 +42,9 @@ nav.toc { border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem
 .ev.tool_call, .ev.tool_result { background: var(--tool); } .ev.error { background: var(--err); }
 .ev.thinking .text { font-style: italic; color: var(--muted); }
 .ev.compaction { border-style: dashed; }
+.pair { border: 1px solid var(--line); border-radius: 6px; margin: .6rem 0; background: var(--tool); }
+.pair > .ev { border: 0; border-radius: 0; margin: 0; }
+.pair > .ev + .ev { border-top: 1px dashed var(--line); }
 .head { font-size: .8rem; color: var(--muted); margin-bottom: .25rem; }
 .head b { color: var(--fg); }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; }
@@ -161,6 +164,10 @@ def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) ->
             fh.write("</details>\n")
         elif step.what == "mark":
             fh.write(f'<p class="mark">⎇ {html.escape(step.text)}</p>\n')
+        elif step.what == "pair_start":  # a tool call and its results: one card, as in the app
+            fh.write('<div class="pair">\n')
+        elif step.what == "pair_end":
+            fh.write("</div>\n")
         else:
             fh.write(_item_html(step.item, step.event, step.tokens) + "\n")
     fh.write("</section>\n")

@@ -157,7 +157,7 @@ class Step:
     """One thing a reading format writes, in order: a session boundary on the branch, the
     start or end of a subagent run, a shown event, or a note on branches leaving an event."""
 
-    what: str  # "boundary", "run_start", "run_end", "event", "mark"
+    what: str  # "boundary", "run_start", "run_end", "pair_start", "pair_end" (a call and its results), "event", "mark"
     event: EventView | None = None
     item: Item | None = None
     text: str = ""  # the session id (boundary), the agent (run), the note (mark)
@@ -179,11 +179,11 @@ def empty_reply(e: EventView) -> bool:
     return e.kind == "message" and e.role != "user" and not e.text.strip() and not images(e.payload)
 
 
-def reading_order(store, ids: list[str]) -> list[str]:
+def reading_order(store, ids: list[str]) -> tuple[list[str], dict[str, list[str]]]:
     """The branch's events in the order the reader's cards show them: each in its place, except a tool result
     whose call is on the branch, which comes right after that call (and its earlier results), as the reader
-    puts it in the call's card. Reads every event's kind and the tool events' payloads (to pair them by the
-    tools' own ids, sessionscope.pairing), nothing else."""
+    puts it in the call's card; and {call: its results}. Reads every event's kind and the tool events'
+    payloads (to pair them by the tools' own ids, sessionscope.pairing), keeping only the ids they name."""
     import sqlalchemy as sa
 
     from ..schema import EVENT
@@ -208,7 +208,7 @@ def reading_order(store, ids: list[str]) -> list[str]:
     for i in ids:
         if i in owner:
             answers.setdefault(owner[i], []).append(i)
-    return [x for i in ids if i not in owner for x in (i, *answers.get(i, ()))]
+    return [x for i in ids if i not in owner for x in (i, *answers.get(i, ()))], answers
 
 
 def steps(store, stream, index: int, detail: str):
@@ -221,13 +221,17 @@ def steps(store, stream, index: int, detail: str):
     marks = store.branch_points(part.session.id)
     state = {"current": lineage[0].id, "agent": None}
     called: dict[str, str] = {}  # a call's id → what its output is labelled with
-    order = None if part.whole_log else reading_order(store, stream.ids(index))
+    order, answers = (None, {}) if part.whole_log else reading_order(store, stream.ids(index))
     held: dict[str, EventView | None] = {}  # read before their turn (None: not written)
     at = 0
+    card: set[str] = set()  # the results still to come in the open card of a call and its results
 
     def step(e: EventView):
         if e.kind in NOT_CARDS or empty_reply(e):
             return
+        if card and e.id not in card:  # (a result that is not written: the card ends all the same)
+            card.clear()
+            yield Step("pair_end")
         if e.session_id != state["current"] and not e.sidechain:
             state["current"] = e.session_id
             yield Step("boundary", text=e.session_id)
@@ -248,9 +252,16 @@ def steps(store, stream, index: int, detail: str):
             if run is not None:
                 yield Step("run_start", text=run)
             state["agent"] = run
+        if e.kind == pairing.CALL and answers.get(e.id):
+            card.update(answers[e.id])
+            yield Step("pair_start", e)
         yield Step("event", e, item)
         for note in marks.get(e.id, ()):
             yield Step("mark", e, text=stream.text(note, "a branch note"))
+        if card and e.id in card:
+            card.discard(e.id)
+            if not card:
+                yield Step("pair_end")
 
     for e in stream.events(index):
         if order is None:
@@ -264,6 +275,8 @@ def steps(store, stream, index: int, detail: str):
     for eid in order[at:] if order is not None else ():  # (an id the stream did not give: nothing to write)
         if held.get(eid) is not None:
             yield from step(held.pop(eid))
+    if card:
+        yield Step("pair_end")
     if state["agent"] is not None:
         yield Step("run_end", text=state["agent"])
 
