@@ -163,8 +163,10 @@ def _tool_html(card: Card, e, events: dict, ids: list[str], opened: bool, colors
                arrow: str) -> str:
     results = [events.get(ids[r]) for r in card.results]
     output = "\n".join(r.text for r in results if r is not None)
-    error = any(describe(r).error for r in results if r is not None)
     calls = said.calls(e.payload)
+    plans = [p for c in calls if (p := said.plan_of(c)) is not None]
+    # (a plan the user turned down comes back flagged as an error: it is a decision, not a failure)
+    error = not plans and any(describe(r).error for r in results if r is not None)
     line = "; ".join(said.summary(c, output, error) for c in calls) if calls else (e.text.split("\n")[0][:120]
                                                                                     or "Tool call")
     color = colors["error"] if error else colors["tool"]
@@ -175,7 +177,9 @@ def _tool_html(card: Card, e, events: dict, ids: list[str], opened: bool, colors
     if not opened:
         return head
     parts = [head]
-    for c in calls or [None]:
+    for plan in plans:  # the plan as the Markdown it is
+        parts.append(markdown_html(plan[:BODY_MAX], dark))
+    for c in (calls if not plans else []) or ([None] if not plans else []):
         change = said.diff(c) if c is not None else ""
         if change:
             parts.append(code_html(change, "diff", dark))

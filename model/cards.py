@@ -127,10 +127,18 @@ def diff(call: Call) -> str:
     elif name in WRITE and isinstance(args.get("content"), str):
         pairs = [("", args["content"])]
     out: list[str] = []
+    shown = path.lstrip("/")  # an absolute path reads `a/Users/…`, as git writes it (never `a//Users/…`)
     for old, new in pairs:
-        out.extend(difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}", lineterm="",
+        out.extend(difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{shown}", f"b/{shown}", lineterm="",
                                         n=2))
     return "\n".join(out)
+
+
+def plan_of(call: Call) -> str | None:
+    """The plan a plan-mode exit proposes (Claude Code's ExitPlanMode: Markdown), or None for another call."""
+    if call.name.lower() == "exitplanmode" and isinstance(call.args.get("plan"), str):
+        return call.args["plan"]
+    return None
 
 
 def counts(diff_text: str) -> tuple[int, int]:
@@ -165,6 +173,9 @@ def summary(call: Call, output: str = "", error: bool = False) -> str:
         return f"{name} {_short(str(pattern), 60)}" + (f" in {where}" if where else "")
     if low in AGENT:
         return f"{name}: {_short(str(args.get('description') or args.get('prompt') or ''), 80)}"
+    if (plan := plan_of(call)) is not None:  # the plan's first line (its title), never its JSON
+        first_line = next((line.strip("# ").strip() for line in plan.splitlines() if line.strip()), "")
+        return f"Plan: {_short(first_line, 80)}" if first_line else "Plan"
     if low == "todowrite" and isinstance(args.get("todos"), list):
         done = sum(1 for t in args["todos"] if isinstance(t, dict) and t.get("status") == "completed")
         return f"Todo list: {done}/{len(args['todos'])} done"

@@ -79,6 +79,8 @@ def _language_for(path: str) -> str:
 
 
 def _tool_call(name: str, args: Any) -> Item:
+    if name.lower() == "exitplanmode" and isinstance(args, dict) and isinstance(args.get("plan"), str):
+        return Item("tool_call", "Plan", args["plan"])  # the plan is Markdown: written as prose, not as JSON
     if isinstance(args, dict):
         if isinstance(args.get("command"), str):
             return Item("tool_call", f"Tool call · {name}", args.get("description", "") or "", args["command"], "bash")

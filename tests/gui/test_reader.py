@@ -246,3 +246,37 @@ def test_a_pasted_image_shows_as_a_thumbnail(window, qtbot, tmp_path):
     assert thumb is not None and thumb.width() == 240 and thumb.height() == 180  # scaled, its shape kept
     assert r.height_of(0) > 180
     window.branch.set_reader(False)
+
+
+def test_a_plan_reads_as_the_plan_and_a_diff_names_an_absolute_path_once(qapp):
+    """Claude Code's ExitPlanMode is the plan, as Markdown, titled by its first line, never its JSON in the
+    error colour (a plan the user turned down comes back flagged is_error: a decision, not a failure); an
+    edit of an absolute path has the headers git writes (a/Users/…, not a//Users/…)."""
+    import orjson
+
+    from sessionscope import cards
+    from sessionscope.export.render import describe
+    from sessionscope.gui.reader_cards import Card, card_html
+    from sessionscope.gui.reader_view import COLORS
+    from sessionscope.read_models import EventView
+
+    def event(eid, kind, payload, text=""):
+        return EventView(id=eid, session_id="s", parent_id=None, seq=1, depth=0, ts=1.7e9, kind=kind, role="assistant",
+                         text=text, payload=orjson.dumps(payload).decode(), tokens_in=0, tokens_out=0,
+                         sidechain=False, agent_id=None, hash="")
+    plan = "# Fix the cookie race\n\n1. wait for the redirect\n2. **then** read the cookie"
+    call = event("c", "tool_call", {"message": {"content": [
+        {"type": "tool_use", "id": "t1", "name": "ExitPlanMode", "input": {"plan": plan}}]}}, "ExitPlanMode {…}")
+    said_no = event("r", "tool_result", {"message": {"content": [
+        {"type": "tool_result", "tool_use_id": "t1", "is_error": True,
+         "content": "The user doesn't want to proceed with this tool use."}]}})
+    events = {"c": call, "r": said_no}
+    folded = card_html(Card(0, "tool", results=(1,)), events, ["c", "r"], False, COLORS[False], False)
+    opened = card_html(Card(0, "tool", results=(1,)), events, ["c", "r"], True, COLORS[False], False)
+    assert "Plan: Fix the cookie race" in folded and COLORS[False]["error"] not in folded
+    assert "<h1>Fix the cookie race</h1>" in opened and "<strong>then</strong>" in opened  # Markdown, rendered
+    assert "&quot;plan&quot;" not in opened and '"plan"' not in opened  # never its JSON
+    item = describe(call)
+    assert item.label == "Plan" and item.text == plan and not item.code  # the exports write it as prose
+    edit = cards.Call("Edit", {"file_path": "/Users/me/app/a.py", "old_string": "a = 1", "new_string": "a = 2"})
+    assert cards.diff(edit).splitlines()[:2] == ["--- a/Users/me/app/a.py", "+++ b/Users/me/app/a.py"]
