@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from sessionscope import cards as said
 from sessionscope.export.render import describe
-from sessionscope.richtext import code_html, markdown_html, plain_html
+from sessionscope.richtext import chips_html, code_html, editor_context, markdown_html, plain_html
 
 from .session_model import tokens_text
 from .timeline_model import ANSI, clock, command_output, readable
@@ -110,6 +110,9 @@ def _body(text: str, dark: bool) -> str:
     output = command_output(text)
     if output is not None:  # a `!` command's or a slash command's output: a terminal's text, not Markdown
         return _output(output, dark)
+    chips, text = editor_context(text)  # the IDE's context and reminders: chips, not raw tags
+    if chips:
+        return chips_html(chips, dark) + (_body(text, dark) if text.strip() else "")
     text = readable(ANSI.sub("", text))
     more = len(text) - BODY_MAX
     text = text[:BODY_MAX] if more > 0 else text

@@ -9,6 +9,7 @@ stylesheet classes worth relying on). Pure Python, no Qt: the store's layer may 
 from __future__ import annotations
 
 import html
+import re
 from functools import lru_cache
 
 HIGHLIGHT_MAX = 60_000  # characters: longer code is shown plain (pygments is ~1 MB/s)
@@ -68,3 +69,38 @@ def markdown_html(text: str, dark: bool = False) -> str:
 def plain_html(text: str) -> str:
     """Text as written (line breaks kept), escaped."""
     return html.escape(text).replace("\n", "<br>")
+
+
+# what an editor or the agent's harness puts into a prompt that the user did not type (Claude Code's IDE
+# context and its system reminders): shown as small labelled chips, not as raw tags
+_CONTEXT_BLOCK = re.compile(r"<(ide_opened_file|ide_selection|system-reminder)>([\s\S]*?)</\1>\s*")
+_OPENED = re.compile(r"opened the file (.+?) in the IDE")
+_SELECTED = re.compile(r"selected the lines? (\d+)(?: to (\d+))? from (.+?):")
+
+
+def editor_context(text: str) -> tuple[list[tuple[str, str]], str]:
+    """([(a chip's label, the block's whole text)], the prompt without those blocks)."""
+    if "<" not in text:
+        return [], text
+    chips: list[tuple[str, str]] = []
+    for m in _CONTEXT_BLOCK.finditer(text):
+        tag, body = m.group(1), m.group(2).strip()
+        if tag == "ide_opened_file":
+            found = _OPENED.search(body)
+            label = f"opened {found.group(1).rsplit('/', 1)[-1]}" if found else "opened a file"
+        elif tag == "ide_selection":
+            found = _SELECTED.search(body)
+            label = (f"selection: {found.group(3).rsplit('/', 1)[-1]}:{found.group(1)}"
+                     + (f"–{found.group(2)}" if found.group(2) else "")) if found else "selection"
+        else:
+            label = "system reminder"
+        chips.append((label, body))
+    return chips, _CONTEXT_BLOCK.sub("", text) if chips else text
+
+
+def chips_html(chips: list[tuple[str, str]], dark: bool = False) -> str:
+    """Chips as a line of small labels (Qt's rich text: a background colour on a span)."""
+    bg, fg = ("#3a3f47", "#c9d1d9") if dark else ("#e6e8eb", "#4a4f57")
+    spans = " ".join(f'<span style="background-color:{bg}; color:{fg}; font-size:small">&nbsp;{html.escape(label)}'
+                     "&nbsp;</span>" for label, _body in chips)
+    return f'<p style="margin:0 0 4px 0">{spans}</p>'

@@ -17,6 +17,7 @@ import orjson
 
 from .. import pairing
 from ..read_models import EventView
+from ..richtext import editor_context
 
 # kinds shown at each detail level
 LEVELS = {
@@ -96,7 +97,9 @@ def describe(e: EventView) -> Item:
     k = e.kind
     if k == "message":
         if e.role == "user":
-            return Item("prompt", "User", e.text)
+            chips, rest = editor_context(e.text)  # the IDE's context and reminders: a line of labels, not tags
+            said = " ".join(f"[{label}]" for label, _body in chips)
+            return Item("prompt", "User", f"{said}\n\n{rest.strip()}" if chips else e.text)
         return Item("reply", "Assistant" if e.role == "assistant" else (e.role or "Message").title(), e.text)
     if k == "thinking":
         return Item("thinking", "Thinking", e.text)

@@ -280,3 +280,26 @@ def test_a_plan_reads_as_the_plan_and_a_diff_names_an_absolute_path_once(qapp):
     assert item.label == "Plan" and item.text == plan and not item.code  # the exports write it as prose
     edit = cards.Call("Edit", {"file_path": "/Users/me/app/a.py", "old_string": "a = 1", "new_string": "a = 2"})
     assert cards.diff(edit).splitlines()[:2] == ["--- a/Users/me/app/a.py", "+++ b/Users/me/app/a.py"]
+
+
+def test_editor_context_in_a_prompt_reads_as_chips_not_tags(qapp):
+    """What the IDE and the harness put into a prompt (<ide_opened_file>, <ide_selection>, a system reminder)
+    is a line of small labels in the reader and in the exports; the words the user typed follow."""
+    import orjson
+
+    from sessionscope.export.render import describe
+    from sessionscope.gui.reader_cards import _body
+    from sessionscope.read_models import EventView
+    text = ("<ide_opened_file>The user opened the file /Users/me/app/src/a.py in the IDE. This may or may not be "
+            "related to the current task.</ide_opened_file><ide_selection>The user selected the lines 3 to 9 from "
+            "/Users/me/app/b.py:\ndef b(): ...\n</ide_selection>\n<system-reminder>Do not edit c.py</system-reminder>"
+            "why does **b** fail?")
+    body = _body(text, dark=False)
+    assert "opened a.py" in body and "selection: b.py:3–9" in body and "system reminder" in body
+    assert "ide_opened_file" not in body and "ide_selection" not in body and "system-reminder" not in body
+    assert "<strong>b</strong>" in body  # the prompt itself, as Markdown
+    e = EventView(id="p", session_id="s", parent_id=None, seq=1, depth=0, ts=1.7e9, kind="message", role="user",
+                  text=text, payload=orjson.dumps({}).decode(), tokens_in=0, tokens_out=0, sidechain=False,
+                  agent_id=None, hash="")
+    item = describe(e)
+    assert item.text.startswith("[opened a.py] [selection: b.py:3–9] [system reminder]\n\nwhy does **b** fail?")
