@@ -8,6 +8,7 @@ fetched 200 at a time on a worker when they are first painted, and shown as
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 
@@ -15,6 +16,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 
 from sessionscope import pairing
+from sessionscope.cards import summary_of_text
 from sessionscope.untrusted import scrubbed
 
 from .session_model import tokens_text
@@ -83,6 +85,11 @@ def command_output(text: str) -> str | None:
 def first_line(text: str, width: int = 240) -> str:
     line = " ".join(readable(ANSI.sub("", text)).split())  # a tool's colour codes are not text
     return line if len(line) <= width else line[:width - 1] + "…"
+
+
+@functools.lru_cache(maxsize=4096)  # painted again and again: parsed once an event (its id keys its text)
+def said_line(_event_id: str, text: str) -> str:
+    return summary_of_text(text)
 
 
 class TimelineModel(QAbstractTableModel):
@@ -363,6 +370,8 @@ class TimelineModel(QAbstractTableModel):
 
     @staticmethod
     def _summary(e) -> str:
+        if e.kind == "tool_call" and e.text:
+            return said_line(e.id, e.text)  # `Bash: pytest -q`, as the reader's card says it, not its JSON
         if e.text:
             return e.text
         if e.kind in ("progress", "meta", "opaque", "attachment"):

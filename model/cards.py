@@ -183,6 +183,19 @@ def summary(call: Call, output: str = "", error: bool = False) -> str:
     return f"{name}: {_short(first, 80)}" if first else name or "Tool call"
 
 
+def summary_of_text(text: str) -> str:
+    """A tool call's one line from its stored text alone (`Name {"arg": …}`, as the importers write a call):
+    what the timeline and the tree show, as the reader's card does; the text itself when it is no such call."""
+    name, _sep, rest = text.partition(" ")
+    if not rest.startswith("{") or not name.isidentifier():
+        return text
+    try:
+        args = orjson.loads(rest)
+    except orjson.JSONDecodeError:  # (a long input is cut in the stored text: the reader has the payload)
+        return text
+    return summary(Call(name, args)) if isinstance(args, dict) else text
+
+
 def model_of(payload: str) -> str:
     """The model that wrote a reply, where the line names it."""
     if '"model"' not in payload:

@@ -88,7 +88,8 @@ def is_prompt(n: TreeInput) -> bool:
 
 
 def _label(n: TreeInput) -> str:
-    text = " ".join(n.text.split())
+    from .cards import summary_of_text
+    text = " ".join((summary_of_text(n.text) if n.kind == "tool_call" else n.text).split())
     return (text[:70] + "…") if len(text) > 70 else (text or n.kind)
 
 

@@ -303,3 +303,14 @@ def test_editor_context_in_a_prompt_reads_as_chips_not_tags(qapp):
                   agent_id=None, hash="")
     item = describe(e)
     assert item.text.startswith("[opened a.py] [selection: b.py:3–9] [system reminder]\n\nwhy does **b** fail?")
+
+
+def test_the_timeline_and_the_tree_say_a_tool_call_as_the_reader_does(reader, qtbot):
+    from sessionscope.tree import TreeInput, _label
+    window, _r, _t = reader
+    model = window.branch.timeline_model
+    loaded_rows = [model.index(i, 3).data() for i in range(model.rowCount()) if model.event_at(i) is not None]
+    assert any(text.startswith("Bash: pytest -q") for text in loaded_rows)  # not `Bash {"command": …}`
+    assert not any(text.startswith("Bash {") for text in loaded_rows)
+    node = TreeInput("n", None, 1, "tool_call", "assistant", 'Bash {"command":"bd show spotter-fum"}')
+    assert _label(node) == "Bash: bd show spotter-fum"
