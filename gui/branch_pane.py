@@ -31,7 +31,7 @@ from sessionscope.untrusted import printable
 from .detail_view import EventDetail
 from .managed_panel import Composer
 from .reader_view import ReaderView
-from .session_model import money
+from .session_model import badge, money
 from .tables import fit_columns, table
 from .timeline_model import TimelineModel
 from .tree_view import BranchTreeView
@@ -195,11 +195,18 @@ class BranchPane(QWidget):
         shown = f"{len(ids):,} of {total:,} events" if total > len(ids) else f"{len(ids):,} events"
         label = f"<b>{html.escape(title)}</b> · {shown} · {branch}"  # short: the pane is narrow
         cost = self.cost_of(s.id)
-        about = [x for x in (s.model, f"⎇ {s.git_branch}" if s.git_branch else "",
+        about = [x for x in (badge(s.source_kind)[0], s.model, f"⎇ {s.git_branch}" if s.git_branch else "",
                              money(cost) if cost is not None else "") if x]
-        if about:
-            label += " · " + html.escape(" · ".join(about))
+        label += " · " + html.escape(" · ".join(about))
         self.timeline_label.setText(label)
+        if cost is None and (s.tokens_in or s.tokens_out):  # (the list prices only the rows it paints: a hidden
+            store, sid = self.store, s.id                     # list, in reading mode, priced none of them)
+
+            def priced(costs: dict, label: str = label) -> None:
+                if self._gen.current(token) and costs.get(sid) is not None:
+                    self.branch_label = f"{label} · {html.escape(money(costs[sid]))}"
+                    self.timeline_label.setText(self.timeline_label.text().replace(label, self.branch_label, 1))
+            run_task(lambda: store.session_costs([sid]), priced, lambda _exc: None, owner=self)
         self.timeline_label.setToolTip(
             f"The timeline shows one branch: {len(ids):,} events. The session holds {total:,}: the others are on "
             "other branches (rewinds, edits), or are facts and bookkeeping lines (progress, snapshots) kept but "

@@ -48,6 +48,12 @@ def test_reading_mode_shows_the_conversation_alone_and_gives_the_panes_back(wind
     a["view.reading"].trigger()
     assert _shown(window) == {"sidebar": False, "list": False, "tree": False, "toolbar": False, "reader": True}
     assert window.branch.timeline_label.isVisible() and window.branch.find_edit.isVisible()  # the slim header
+    from sessionscope.gui.session_model import badge
+    s = window.session
+    window.branch.show_branch(s.head_event_id, None)  # (shown again with the list hidden: priced all the same)
+    qtbot.waitUntil(lambda: "$" in window.branch.timeline_label.text(), timeout=5000)
+    header = window.branch.timeline_label.text()
+    assert badge(s.source_kind)[0] in header and (s.model or "") in header  # title, tool, model, cost, branch
     assert a["view.reader"].isChecked() and a["view.reading"].isChecked()
     # the conversation takes the window's width
     qtbot.waitUntil(lambda: window.branch.reader.width() > window.width() * 0.9)
