@@ -362,3 +362,22 @@ def test_a_file_that_cannot_be_stored_is_said_and_the_files_sharing_its_commit_a
     assert "a shape nobody foresaw" in report.problems[0]["problem"]
     stored = {s.id for s in store.sessions()}
     assert stored == {t.session_id for t in sessions} - {bad}
+
+
+def test_a_transcript_without_timestamps_is_dated_by_its_file_not_1970(store, tmp_path):
+    """Lines without a timestamp take the one before them; before any, the file's own time: a session of no
+    timestamps at all sorts where its file was last written, not at 1970 (nor at the time of the import)."""
+    import os
+
+    from sessionscope.sources.claude_code import import_paths
+    t = Transcript()
+    t.user("no clock here")
+    t.assistant("none here either")
+    for line in t.lines:
+        del line["timestamp"]
+    path = t.write(tmp_path / "p")
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    import_paths(store, [path])
+    s = store.session(t.session_id)
+    assert s.created_at == s.updated_at == 1_700_000_000
+    assert {e.ts for e in store.events(s.id)} == {1_700_000_000}

@@ -229,7 +229,9 @@ def _plan_files(store: Store, root: Path, files: list[Path], source_id: int,
             continue
         state = resume_state(known, st)
         ctx = reader.file_context(path, root, source_id)
-        ctx.last_ts = state.last_ts
+        # a line without a timestamp takes the one before it; before any, the file's own time (when the tool
+        # last wrote it), never 0: a transcript of no timestamps at all is not listed as written in 1970
+        ctx.last_ts = state.last_ts or st.st_mtime
         if state.offset and ctx.file_session:
             _prefill_facts(store, ctx)
         jobs.append(reader.FileJob(path, st, state, ctx, source_id))

@@ -71,6 +71,7 @@ def _import_lines(store, path: Path, source_id: int, known, report: ImportReport
         return
     state = resume_state(known, st)
     chat = GeminiChat(source_id, stored_parent=_stored_parent(store))
+    chat.last_ts = st.st_mtime  # a line of no timestamp before any that has one: the file's time, never 1970
     if state.offset:
         with jsonl.open_binary(path) as fh:
             first = orjson.loads(fh.readline(jsonl.MAX_LINE_BYTES))
@@ -117,6 +118,7 @@ def _import_document(store, path: Path, source_id: int, known, report: ImportRep
         report.problems.append({"path": str(path), "line": 1, "offset": 0, "problem": str(exc)})
         return
     chat = GeminiChat(source_id, stored_parent=_stored_parent(store))
+    chat.last_ts = st.st_mtime  # (as for a .jsonl chat)
     metadata(doc, chat)
     for m in doc.get("messages") or []:
         record(m, orjson.dumps(m).decode(), chat, _fallback(path))
