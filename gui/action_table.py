@@ -144,6 +144,8 @@ TABLE: tuple[Row, ...] = (
         tip="Show or hide the sources, projects and saved searches", where="view", checkable=True),
     Row("view.pane.list", "Session L&ist", lambda w, c: w.layout_.set_pane("list", c.checked), "Ctrl+Alt+2",
         tip="Show or hide the list of sessions", where="view", checkable=True),
+    Row("view.pane.narrow", "Narro&w Session List", lambda w, c: w.layout_.set_narrow(c.checked), "Ctrl+Alt+N",
+        tip="The session list as a narrow column of titles, or with all its columns", where="view", checkable=True),
     Row("view.pane.tree", "Tr&ee and Detail", lambda w, c: w.layout_.set_pane("tree", c.checked), "Ctrl+Alt+3",
         tip="Show or hide the branch tree and the chosen event's detail", where="view", checkable=True),
     Row("view.zoom_in", "Lar&ger Text", lambda w, c: w.layout_.set_zoom(w.layout_.zoom + 1), Std.ZoomIn,

@@ -1,6 +1,7 @@
 """Room to read: which panes the window shows, the reading mode, and the reader's type size, remembered.
 
-Every pane but the conversation can be hidden (View ▸ Sidebar, Session List, Tree and Detail). Reading
+Every pane but the conversation can be hidden (View ▸ Sidebar, Session List, Tree and Detail), and the
+list can narrow to a column of titles (View ▸ Narrow Session List). Reading
 mode shows only the conversation across the window, the reader's cards under the session's header (its
 title, tool, model, cost and branch) and the find box; F8 or Esc leaves it, and the panes come back as
 they were. The reader's type grows and shrinks with Ctrl+plus / Ctrl+minus (Ctrl+0: the default size).
@@ -14,14 +15,19 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 PANES = ("sidebar", "list", "tree")  # the action table's view.pane.<name> rows
 ZOOM_RANGE = (-4, 12)  # points from the application's font
+NARROW_LIST = 300  # pixels: the session list as a column of titles
 
 
 class PaneLayout(QObject):
     """The window's panes by name; `actions` are the window's QActions (their checked state follows)."""
 
-    def __init__(self, window, panes: dict[str, QWidget], toolbar: QWidget, branch, actions: dict, parent=None):
+    def __init__(self, window, panes: dict[str, QWidget], toolbar: QWidget, branch, actions: dict, parent=None,
+                 *, sessions=None, center=None):
         super().__init__(parent or window)
         self.window, self.panes, self.toolbar, self.branch, self.actions = window, panes, toolbar, branch, actions
+        self.sessions, self.center = sessions, center  # the session list's pane, and the splitter it shares
+        self.narrow = False
+        self.wide_sizes: list[int] | None = None
         self.reading = False
         self.before_reading: dict[str, bool] = {}
         self.reader_was_shown = False
@@ -70,6 +76,25 @@ class PaneLayout(QObject):
         self.actions["view.reading"].setChecked(on)
         QSettings().setValue("layout/reading", on)
 
+    def set_narrow(self, on: bool) -> None:
+        """The session list as a narrow column of titles (and each one's tool), or with all its columns."""
+        if self.sessions is None or on == self.narrow:
+            self.actions["view.pane.narrow"].setChecked(self.narrow)
+            return
+        from .session_model import COLUMNS
+        self.narrow = on
+        for col, (key, _title, _sort) in enumerate(COLUMNS):
+            self.sessions.view.setColumnHidden(col, on and key not in ("title", "source"))
+        if self.center is not None:
+            if on:
+                self.wide_sizes = self.center.sizes()
+                total = sum(self.wide_sizes)
+                self.center.setSizes([NARROW_LIST, max(1, total - NARROW_LIST)])
+            elif self.wide_sizes:
+                self.center.setSizes(self.wide_sizes)
+        self.actions["view.pane.narrow"].setChecked(on)
+        QSettings().setValue("layout/narrow", on)
+
     def _reader(self, on: bool) -> None:
         self.branch.set_reader(on, remember=False)
         self.actions["view.reader"].setChecked(on)
@@ -93,5 +118,7 @@ class PaneLayout(QObject):
         for name in PANES:
             self.set_pane(name, s.value(f"layout/{name}", True, type=bool))
         self.set_zoom(s.value("reader/zoom", 0, type=int))
+        if s.value("layout/narrow", False, type=bool):
+            self.set_narrow(True)
         if s.value("layout/reading", False, type=bool):
             self.set_reading(True)

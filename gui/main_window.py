@@ -86,7 +86,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.sessions.importing = lambda: self.imports.busy
         self._build_menus()
         self.layout_ = PaneLayout(self, {"sidebar": self.sidebar, "list": self.sessions, "tree": self.branch.bottom},
-                                  self.toolbar, self.branch, self.qactions)
+                                  self.toolbar, self.branch, self.qactions, sessions=self.sessions, center=self.center)
         self._restore_layout()
         self.layout_.restore()
         self._update_actions()

@@ -91,3 +91,18 @@ def test_the_readers_type_grows_and_shrinks_and_its_column_has_a_measure(window,
     shown = reader.visible()
     assert shown and all(rect.left() >= left for _n, rect in shown)
     a["view.reading"].trigger()
+
+
+def test_the_list_narrows_to_a_column_of_titles(window, qtbot):
+    from sessionscope.gui.session_model import COLUMNS
+    a, view = window.qactions, window.sessions.view
+    window.resize(1600, 900)
+    qtbot.waitUntil(lambda: window.sessions.width() > 400, timeout=5000)
+    a["view.pane.narrow"].trigger()
+    shown = [key for col, (key, _t, _s) in enumerate(COLUMNS) if not view.isColumnHidden(col)]
+    assert shown == ["title", "source"]
+    qtbot.waitUntil(lambda: window.sessions.width() <= 320, timeout=5000)
+    assert QSettings().value("layout/narrow", type=bool) is True
+    a["view.pane.narrow"].trigger()
+    assert all(not view.isColumnHidden(col) for col in range(len(COLUMNS)))
+    qtbot.waitUntil(lambda: window.sessions.width() > 400, timeout=5000)
