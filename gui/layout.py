@@ -3,13 +3,14 @@
 Every pane but the conversation can be hidden (View ▸ Sidebar, Session List, Tree and Detail), and the
 list can narrow to a column of titles (View ▸ Narrow Session List). Reading
 mode shows only the conversation across the window, the reader's cards under the session's header (its
-title, tool, model, cost and branch) and the find box; F8 or Esc leaves it, and the panes come back as
-they were. The reader's type grows and shrinks with Ctrl+plus / Ctrl+minus (Ctrl+0: the default size).
+title, tool, model, cost and branch) and the find box, the branch tree floating over it on Ctrl+Alt+3;
+F8 or Esc leaves it, and the panes come back as they were. The reader's type grows and shrinks with
+Ctrl+plus / Ctrl+minus (Ctrl+0: the default size).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QSettings, Qt
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -28,11 +29,12 @@ class PaneLayout(QObject):
         self.sessions, self.center = sessions, center  # the session list's pane, and the splitter it shares
         self.narrow = False
         self.wide_sizes: list[int] | None = None
+        self.overlay = None  # the tree floating over the conversation in reading mode
         self.reading = False
         self.before_reading: dict[str, bool] = {}
         self.reader_was_shown = False
         self.zoom = 0
-        self.leave = QShortcut(QKeySequence(Qt.Key.Key_Escape), window, lambda: self.set_reading(False))
+        self.leave = QShortcut(QKeySequence(Qt.Key.Key_Escape), window, self._escape)
         self.leave.setEnabled(False)
 
     # -- panes ----------------------------------------------------------------------------
@@ -41,7 +43,11 @@ class PaneLayout(QObject):
         return not self.panes[name].isHidden()
 
     def set_pane(self, name: str, shown: bool) -> None:
-        """Show or hide one pane (a pane shown during reading mode ends it: the user wants the panes back)."""
+        """Show or hide one pane (a pane shown during reading mode ends it: the user wants the panes back;
+        but the tree, there, floats over the conversation instead, so reading goes on)."""
+        if self.reading and name == "tree":
+            self.set_tree_overlay(shown)
+            return
         if self.reading and shown:
             self.set_reading(False)
         self.panes[name].setVisible(shown)
@@ -66,6 +72,7 @@ class PaneLayout(QObject):
                 self._reader(True)
             self.branch.reader.setFocus()
         else:
+            self.set_tree_overlay(False)
             self.reading = False
             for name in PANES:
                 self.set_pane(name, self.before_reading.get(name, True))
@@ -95,9 +102,53 @@ class PaneLayout(QObject):
         self.actions["view.pane.narrow"].setChecked(on)
         QSettings().setValue("layout/narrow", on)
 
+    def set_tree_overlay(self, on: bool) -> None:
+        """In reading mode, the branch tree over the conversation's top right corner (Ctrl+Alt+3 again, Esc or
+        leaving reading mode puts it back in its pane)."""
+        tree = self.branch.tree
+        if on and self.overlay is None:
+            from PySide6.QtWidgets import QFrame, QVBoxLayout
+            self.overlay = QFrame(self.branch)
+            self.overlay.setObjectName("tree-overlay")
+            self.overlay.setFrameShape(QFrame.Shape.StyledPanel)
+            self.overlay.setAutoFillBackground(True)
+            QVBoxLayout(self.overlay).addWidget(tree)
+            self._place_overlay()
+            QTimer.singleShot(0, self._place_overlay)  # (again once the panes hidden just now gave up their room)
+            self.branch.installEventFilter(self)  # and whenever the window is resized
+            self.overlay.show()
+            self.overlay.raise_()
+            tree.show()
+        elif not on and self.overlay is not None:
+            self.branch.removeEventFilter(self)
+            self.branch.bottom.insertWidget(0, tree)  # back in its pane, before the detail
+            self.overlay.deleteLater()
+            self.overlay = None
+        self.actions["view.pane.tree"].setChecked(on)
+
     def _reader(self, on: bool) -> None:
         self.branch.set_reader(on, remember=False)
         self.actions["view.reader"].setChecked(on)
+
+    def _place_overlay(self) -> None:
+        if self.overlay is None:
+            return
+        stack = self.branch.timeline_stack
+        corner = stack.mapTo(self.branch, stack.rect().topRight())  # (the stack lies in a box of the pane)
+        width, height = min(420, stack.width() // 2), min(360, stack.height() * 2 // 3)
+        self.overlay.setGeometry(corner.x() - width - 24, corner.y() + 8, width, height)
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.branch and event.type() == QEvent.Type.Resize:
+            self._place_overlay()
+        return False
+
+    def _escape(self) -> None:
+        """Esc in reading mode: the floating tree first, then reading mode itself."""
+        if self.overlay is not None:
+            self.set_tree_overlay(False)
+        else:
+            self.set_reading(False)
 
     # -- type size ------------------------------------------------------------------------
 

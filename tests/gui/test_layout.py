@@ -106,3 +106,19 @@ def test_the_list_narrows_to_a_column_of_titles(window, qtbot):
     a["view.pane.narrow"].trigger()
     assert all(not view.isColumnHidden(col) for col in range(len(COLUMNS)))
     qtbot.waitUntil(lambda: window.sessions.width() > 400, timeout=5000)
+
+
+def test_in_reading_mode_the_tree_floats_over_the_conversation(window, qtbot):
+    a, b = window.qactions, window.branch
+    a["view.reading"].trigger()
+    a["view.pane.tree"].trigger()  # Ctrl+Alt+3: over the conversation, reading goes on
+    lay = window.layout_
+    assert lay.reading and lay.overlay is not None and lay.overlay.isVisible()
+    assert b.tree.parent() is lay.overlay and b.tree.isVisible() and a["view.pane.tree"].isChecked()
+    assert lay.overlay.geometry().right() <= b.width() and lay.overlay.width() < b.width()
+    qtbot.keyClick(b.reader, Qt.Key.Key_Escape)  # the floating tree first
+    assert lay.reading and lay.overlay is None and b.tree.parent() is b.bottom
+    a["view.pane.tree"].trigger()
+    a["view.reading"].trigger()  # leaving reading mode puts it back in its pane too
+    assert not lay.reading and lay.overlay is None and b.tree.parent() is b.bottom and b.bottom.isVisible()
+    assert b.bottom.indexOf(b.tree) == 0 and b.tree.isVisible()
