@@ -30,6 +30,8 @@ class PaneLayout(QObject):
         self.narrow = False
         self.wide_sizes: list[int] | None = None
         self.overlay = None  # the tree floating over the conversation in reading mode
+        self.plain_height = 0  # the list's row height before it narrowed
+        self.two_lines = None
         self.reading = False
         self.before_reading: dict[str, bool] = {}
         self.reader_was_shown = False
@@ -89,9 +91,20 @@ class PaneLayout(QObject):
             self.actions["view.pane.narrow"].setChecked(self.narrow)
             return
         from .session_model import COLUMNS
+        from .title_delegate import TwoLineTitle
         self.narrow = on
+        view = self.sessions.view
         for col, (key, _title, _sort) in enumerate(COLUMNS):
-            self.sessions.view.setColumnHidden(col, on and key not in ("title", "source"))
+            view.setColumnHidden(col, on and key not in ("title", "source"))
+        # narrow rows say the rest under the title (project, last activity, events, cost): two lines a row
+        if on:
+            self.plain_height = view.verticalHeader().defaultSectionSize()
+            self.two_lines = TwoLineTitle(view)
+            view.setItemDelegateForColumn(0, self.two_lines)
+            view.verticalHeader().setDefaultSectionSize(self.two_lines.rows(view))
+        else:
+            view.setItemDelegateForColumn(0, None)
+            view.verticalHeader().setDefaultSectionSize(self.plain_height or 22)
         if self.center is not None:
             if on:
                 self.wide_sizes = self.center.sizes()

@@ -103,8 +103,15 @@ def test_the_list_narrows_to_a_column_of_titles(window, qtbot):
     assert shown == ["title", "source"]
     qtbot.waitUntil(lambda: window.sessions.width() <= 320, timeout=5000)
     assert QSettings().value("layout/narrow", type=bool) is True
+    # two lines a row: the title, and under it the project, the last activity, the events and the cost
+    from sessionscope.gui.title_delegate import TwoLineTitle
+    assert isinstance(view.itemDelegateForColumn(0), TwoLineTitle)
+    assert view.rowHeight(0) >= 2 * view.fontMetrics().height()
+    image = view.viewport().grab()  # painted without error, the first row's two lines drawn
+    assert not image.isNull()
     a["view.pane.narrow"].trigger()
     assert all(not view.isColumnHidden(col) for col in range(len(COLUMNS)))
+    assert view.itemDelegateForColumn(0) is None and view.rowHeight(0) < 2 * view.fontMetrics().height()
     qtbot.waitUntil(lambda: window.sessions.width() > 400, timeout=5000)
 
 
