@@ -30,8 +30,9 @@ class PaneLayout(QObject):
         self.narrow = False
         self.wide_sizes: list[int] | None = None
         self.overlay = None  # the tree floating over the conversation in reading mode
-        self.plain_height = 0  # the list's row height before it narrowed
-        self.two_lines = None
+        self.plain_height = 0  # the list's row height before its rows took two lines
+        self.two_lines = None  # the title column's two-line delegate, while rows have two lines
+        self.two_line_rows = False
         self.reading = False
         self.before_reading: dict[str, bool] = {}
         self.reader_was_shown = False
@@ -91,20 +92,11 @@ class PaneLayout(QObject):
             self.actions["view.pane.narrow"].setChecked(self.narrow)
             return
         from .session_model import COLUMNS
-        from .title_delegate import TwoLineTitle
         self.narrow = on
         view = self.sessions.view
         for col, (key, _title, _sort) in enumerate(COLUMNS):
             view.setColumnHidden(col, on and key not in ("title", "source"))
-        # narrow rows say the rest under the title (project, last activity, events, cost): two lines a row
-        if on:
-            self.plain_height = view.verticalHeader().defaultSectionSize()
-            self.two_lines = TwoLineTitle(view)
-            view.setItemDelegateForColumn(0, self.two_lines)
-            view.verticalHeader().setDefaultSectionSize(self.two_lines.rows(view))
-        else:
-            view.setItemDelegateForColumn(0, None)
-            view.verticalHeader().setDefaultSectionSize(self.plain_height or 22)
+        self._rows()  # narrow rows say the rest under the title: two lines a row
         if self.center is not None:
             if on:
                 self.wide_sizes = self.center.sizes()
@@ -114,6 +106,31 @@ class PaneLayout(QObject):
                 self.center.setSizes(self.wide_sizes)
         self.actions["view.pane.narrow"].setChecked(on)
         QSettings().setValue("layout/narrow", on)
+
+    def set_two_lines(self, on: bool) -> None:
+        """Every row of the list as two lines, the wide list's too: the title, and under it its project,
+        last activity, events and cost (the narrow list always has them)."""
+        self.two_line_rows = on
+        self._rows()
+        self.actions["view.two_lines"].setChecked(on)
+        QSettings().setValue("layout/two_lines", on)
+
+    def _rows(self) -> None:
+        if self.sessions is None:
+            return
+        from .title_delegate import TwoLineTitle
+        view = self.sessions.view
+        wanted = self.narrow or self.two_line_rows
+        if wanted and self.two_lines is None:
+            self.plain_height = view.verticalHeader().defaultSectionSize()
+            self.two_lines = TwoLineTitle(view)
+            view.setItemDelegateForColumn(0, self.two_lines)
+            view.verticalHeader().setDefaultSectionSize(self.two_lines.rows(view))
+        elif not wanted and self.two_lines is not None:
+            view.setItemDelegateForColumn(0, None)
+            view.verticalHeader().setDefaultSectionSize(self.plain_height or 22)
+            self.two_lines.deleteLater()
+            self.two_lines = None
 
     def set_tree_overlay(self, on: bool) -> None:
         """In reading mode, the branch tree over the conversation's top right corner (Ctrl+Alt+3 again, Esc or
@@ -184,5 +201,7 @@ class PaneLayout(QObject):
         self.set_zoom(s.value("reader/zoom", 0, type=int))
         if s.value("layout/narrow", False, type=bool):
             self.set_narrow(True)
+        if s.value("layout/two_lines", False, type=bool):
+            self.set_two_lines(True)
         if s.value("layout/reading", False, type=bool):
             self.set_reading(True)

@@ -129,3 +129,16 @@ def test_in_reading_mode_the_tree_floats_over_the_conversation(window, qtbot):
     a["view.reading"].trigger()  # leaving reading mode puts it back in its pane too
     assert not lay.reading and lay.overlay is None and b.tree.parent() is b.bottom and b.bottom.isVisible()
     assert b.bottom.indexOf(b.tree) == 0 and b.tree.isVisible()
+
+
+def test_two_line_rows_in_the_wide_list_too(window, qtbot):
+    from sessionscope.gui.title_delegate import TwoLineTitle
+    a, view = window.qactions, window.sessions.view
+    a["view.two_lines"].trigger()
+    assert isinstance(view.itemDelegateForColumn(0), TwoLineTitle) and not view.isColumnHidden(1)
+    assert view.rowHeight(0) >= 2 * view.fontMetrics().height()
+    a["view.pane.narrow"].trigger()
+    a["view.pane.narrow"].trigger()  # leaving the narrow list keeps the two lines the user asked for
+    assert isinstance(view.itemDelegateForColumn(0), TwoLineTitle)
+    a["view.two_lines"].trigger()
+    assert view.itemDelegateForColumn(0) is None and view.rowHeight(0) < 2 * view.fontMetrics().height()
