@@ -180,9 +180,9 @@ def _tool_html(card: Card, e, events: dict, ids: list[str], opened: bool, colors
     if not opened:
         return head
     parts = [head]
-    for plan in plans:  # the plan as the Markdown it is
-        parts.append(markdown_html(plan[:BODY_MAX], dark))
-    for c in (calls if not plans else []) or ([None] if not plans else []):
+    # a plan as the Markdown it is; any other call as its diff, or its input
+    parts += [markdown_html(plan[:BODY_MAX], dark) for plan in plans]
+    for c in [] if plans else calls or [None]:
         change = said.diff(c) if c is not None else ""
         if change:
             parts.append(code_html(change, "diff", dark))

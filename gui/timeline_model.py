@@ -87,9 +87,7 @@ def first_line(text: str, width: int = 240) -> str:
     return line if len(line) <= width else line[:width - 1] + "…"
 
 
-@functools.lru_cache(maxsize=4096)  # painted again and again: parsed once an event (its id keys its text)
-def said_line(_event_id: str, text: str) -> str:
-    return summary_of_text(text)
+said_line = functools.lru_cache(maxsize=4096)(summary_of_text)  # painted again and again: parsed once
 
 
 class TimelineModel(QAbstractTableModel):
@@ -371,7 +369,7 @@ class TimelineModel(QAbstractTableModel):
     @staticmethod
     def _summary(e) -> str:
         if e.kind == "tool_call" and e.text:
-            return said_line(e.id, e.text)  # `Bash: pytest -q`, as the reader's card says it, not its JSON
+            return said_line(e.text)  # `Bash: pytest -q`, as the reader's card says it, not its JSON
         if e.text:
             return e.text
         if e.kind in ("progress", "meta", "opaque", "attachment"):

@@ -73,7 +73,8 @@ def plain_html(text: str) -> str:
 
 # what an editor or the agent's harness puts into a prompt that the user did not type (Claude Code's IDE
 # context and its system reminders): shown as small labelled chips, not as raw tags
-_CONTEXT_BLOCK = re.compile(r"<(ide_opened_file|ide_selection|system-reminder)>([\s\S]*?)</\1>\s*")
+CONTEXT_TAGS = ("ide_opened_file", "ide_selection", "system-reminder")  # (claude_code.lines strips them from titles)
+_CONTEXT_BLOCK = re.compile(rf"<({'|'.join(CONTEXT_TAGS)})>([\s\S]*?)</\1>\s*")
 _OPENED = re.compile(r"opened the file (.+?) in the IDE")
 _SELECTED = re.compile(r"selected the lines? (\d+)(?: to (\d+))? from (.+?):")
 

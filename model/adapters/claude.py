@@ -101,10 +101,13 @@ def _append(conn, key, entries: list[dict[str, Any]], now: float, mirrors: dict)
     mirror.forget_sent()
 
     uuids = [e["uuid"] for e in entries if isinstance(e.get("uuid"), str) and e["uuid"]]
-    seen = {u for (u,) in _sql(conn, f"SELECT uuid FROM mirror_entry WHERE {_KEY} AND uuid IN "
-                                     f"(SELECT value FROM json_each(?))", (*where, orjson.dumps(uuids).decode()))} \
-        if uuids and db.driver(conn) is not None else set(conn.execute(sa.select(MIRROR_ENTRY.c.uuid).where(
-            _where(MIRROR_ENTRY, key), MIRROR_ENTRY.c.uuid.in_(uuids))).scalars()) if uuids else set()
+    seen: set[str] = set()  # the batch's uuids already here (the SDK retries a batch that may have landed)
+    if uuids and db.driver(conn) is not None:
+        seen = {u for (u,) in _sql(conn, f"SELECT uuid FROM mirror_entry WHERE {_KEY} AND uuid IN "
+                                         "(SELECT value FROM json_each(?))", (*where, orjson.dumps(uuids).decode()))}
+    elif uuids:
+        seen = set(conn.execute(sa.select(MIRROR_ENTRY.c.uuid).where(_where(MIRROR_ENTRY, key),
+                                                                     MIRROR_ENTRY.c.uuid.in_(uuids))).scalars())
     kept: list[tuple[str | None, str, dict]] = []  # (uuid, the line as stored, the line as shown)
     given: list[dict] = []  # the kept lines as the SDK gave them (what its summary folds)
     for e in entries:

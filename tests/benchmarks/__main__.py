@@ -134,12 +134,15 @@ def main(argv=None) -> int:
     row("export of a 100,000-event session to HTML", f"{ex['events']:,} events → {ex['bytes'] / 1e6:.0f} MB",
         f"{ex['seconds']:.2f} s", f"{ex['events'] / ex['seconds']:,.0f} events/s", f"{ex['peak_mb']:.0f} MB",
         "constant memory")
+    def appends(name: str, ours: dict, sdk: dict, what: str, baseline: str, target: str) -> None:
+        """The two append rows of a backend: one a call (300) and fifty a call (8,000)."""
+        row(f"{name}: append, 1 {what} a call ¹", f"300 {what}s", f"{ours['single'] / 300 * 1000:.2f} ms a call",
+            f"{sdk['single'] / ours['single']:.2f}× {baseline} ({sdk['single'] / 300 * 1000:.2f} ms)", "", target)
+        row(f"{name}: append, 50 {what}s a call ¹", f"8,000 {what}s", f"{ours['batch']:.2f} s",
+            f"{sdk['batch'] / ours['batch']:.2f}× {baseline} ({sdk['batch']:.2f} s)", "", target)
     ab = child("agents_backend", str(work))
     ours, sdk = ab["ours"], ab["sdk"]
-    row("Agents SDK session: append, 1 item a call ¹", "300 items", f"{ours['single'] / 300 * 1000:.2f} ms an item",
-        f"{sdk['single'] / ours['single']:.2f}× SQLiteSession ({sdk['single'] / 300 * 1000:.2f} ms)", "", "≥ 0.5×")
-    row("Agents SDK session: append, 50 items a call ¹", "8,000 items", f"{ours['batch']:.2f} s",
-        f"{sdk['batch'] / ours['batch']:.2f}× SQLiteSession ({sdk['batch']:.2f} s)", "", "≥ 0.5×")
+    appends("Agents SDK session", ours, sdk, "item", "SQLiteSession", "≥ 0.5×")
     row("Agents SDK session: get_items(limit=10) ¹", "300 / 8,000 items",
         f"{ours['read_short'] * 1000:.1f} / {ours['read_long'] * 1000:.1f} ms",
         f"{sdk['read_long'] / ours['read_long']:.2f}× SQLiteSession ({sdk['read_long'] * 1000:.1f} ms on 8,000)", "",
@@ -151,11 +154,7 @@ def main(argv=None) -> int:
         f"{sdk['mean'] / ours['mean']:.2f}× SqliteSaver ({sdk['mean'] * 1000:.1f} ms); first / last 100: "
         f"{ours['first'] * 1000:.1f} / {ours['last'] * 1000:.1f} ms", "", "≥ 0.5×, flat")
     cl = child("claude_backend", str(work))
-    ours, sdk = cl["ours"], cl["sdk"]
-    row("Claude Agent SDK session store: append, 1 line a call ¹", "300 lines", f"{ours['single'] / 300 * 1000:.2f} ms a call",
-        f"{sdk['single'] / ours['single']:.2f}× a JSONL append ({sdk['single'] / 300 * 1000:.2f} ms)", "", "≥ 0.3×")
-    row("Claude Agent SDK session store: append, 50 lines a call ¹", "8,000 lines", f"{ours['batch']:.2f} s",
-        f"{sdk['batch'] / ours['batch']:.2f}× a JSONL append ({sdk['batch']:.2f} s)", "", "≥ 0.3×")
+    appends("Claude Agent SDK session store", cl["ours"], cl["sdk"], "line", "a JSONL append", "≥ 0.3×")
     if not args.no_gui:
         gui = child("gui", str(work / "gui.db"), str(home))
         row("GUI: window with 20,000 sessions", "20,000 sessions", f"{gui['window'] * 1000:.0f} ms", "", "", "≤ 1.5 s")

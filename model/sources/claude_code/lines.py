@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from ...incoming import NewEvent, SessionInfo
+from ...richtext import CONTEXT_TAGS
 from ...untrusted import is_safe_id
 from ..records import add_fact, parse_ts
 
@@ -38,7 +39,7 @@ TOOL_TEXT_MAX = 16_384
 TITLE_RANK = {"subagent_prompt": 0.25, "command": 0.5, "first_prompt": 1, "summary": 2, "ai": 3, "custom": 4}
 # What Claude Code puts before a prompt without the user typing it (as claude-agent-sdk skips them
 # when it names a session): IDE context blocks, hook output, interruptions.
-_IDE_BLOCK = re.compile(r"^\s*<(ide_opened_file|ide_selection|system-reminder)>[\s\S]*?</\1>")
+_IDE_BLOCK = re.compile(rf"^\s*<({'|'.join(CONTEXT_TAGS)})>[\s\S]*?</\1>")
 _NOT_A_PROMPT = re.compile(r"^(?:<local-command-stdout>|<session-start-hook>|<tick>|<goal>|"
                            r"\[Request interrupted by user[^\]]*\])")
 _COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>")

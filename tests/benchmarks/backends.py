@@ -1,0 +1,148 @@
+"""Benchmark steps for the store as the agents' own backend (#31): each beside the SDK's own store in the
+same child process (tests.benchmarks.steps runs them)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+
+def agents_backend(work: str) -> dict:
+    """The store as the OpenAI Agents SDK's Session beside the SDK's own SQLiteSession, on files in `work`
+    (#31): items appended one a call and fifty a call, and `get_items(limit=10)` on a short and a long
+    session (it must not grow with the session). Each side's best of two."""
+    import asyncio
+
+    from agents import SQLiteSession
+
+    from sessionscope.adapters.agents import SessionscopeSession
+
+    def item(n: int) -> dict:
+        return {"role": "user" if n % 2 == 0 else "assistant", "content": f"message {n}: " + "lorem ipsum " * 8}
+
+    def measure(make, tag: str) -> dict:
+        out = {}
+        for attempt in range(2):
+            one, many = make(f"{tag}-one-{attempt}"), make(f"{tag}-many-{attempt}")
+
+            async def run():
+                t = time.perf_counter()
+                for n in range(300):
+                    await one.add_items([item(n)])
+                single = time.perf_counter() - t
+                t = time.perf_counter()
+                for n in range(0, 8000, 50):
+                    await many.add_items([item(n + k) for k in range(50)])
+                batch = time.perf_counter() - t
+                reads = {}
+                for name, session in (("short", one), ("long", many)):
+                    t = time.perf_counter()
+                    for _ in range(50):
+                        await session.get_items(limit=10)
+                    reads[name] = (time.perf_counter() - t) / 50
+                return single, batch, reads
+            single, batch, reads = asyncio.run(run())
+            best = {"single": single, "batch": batch, "read_short": reads["short"], "read_long": reads["long"]}
+            out = {k: min(v, out.get(k, v)) for k, v in best.items()}
+        return out
+    ours = measure(lambda sid: SessionscopeSession(sid, os.path.join(work, "agents-ours.db")), "ours")
+    theirs = measure(lambda sid: SQLiteSession(sid, os.path.join(work, "agents-sdk.db")), "sdk")
+    return {"ours": ours, "sdk": theirs}
+
+
+def langgraph_backend(work: str, steps: str = "1000") -> dict:
+    """The store as LangGraph's checkpointer beside langgraph's own SqliteSaver (#31): invokes of a one-node
+    graph in one thread, each side on its own file; the mean of the first and the last hundred (it must not
+    grow with the thread)."""
+    import sqlite3
+    from typing import TypedDict
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import END, START, StateGraph
+
+    from sessionscope.adapters.langgraph import SessionscopeSaver
+
+    class State(TypedDict):  # the same size at every step: what grows is the thread, not the state
+        n: int
+        note: str
+
+    def work_node(state: State) -> dict:
+        return {"n": state["n"] + 1, "note": f"step {state['n']}: " + "lorem ipsum " * 4}
+
+    builder = StateGraph(State)
+    builder.add_node("work", work_node)
+    builder.add_edge(START, "work")
+    builder.add_edge("work", END)
+    n = int(steps)
+
+    def measure(saver) -> dict:
+        graph = builder.compile(checkpointer=saver)
+        times = []
+        for i in range(n):
+            config = {"configurable": {"thread_id": "t"}}
+            t = time.perf_counter()
+            graph.invoke({"n": i, "note": ""}, config)
+            times.append(time.perf_counter() - t)
+        k = min(100, n // 2)
+        return {"first": sum(times[:k]) / k, "last": sum(times[-k:]) / k, "mean": sum(times) / n}
+    theirs = measure(SqliteSaver(sqlite3.connect(os.path.join(work, "lg-sdk.db"), check_same_thread=False)))
+    ours = measure(SessionscopeSaver(os.path.join(work, "lg-ours.db")))
+    return {"ours": ours, "sdk": theirs, "steps": n}
+
+
+def claude_backend(work: str) -> dict:
+    """The store as the Claude Agent SDK's SessionStore beside the plainest file-backed store (each append
+    writes the lines to <project>/<session>.jsonl on a worker thread, as Claude Code's own transcript is
+    written) (#31): Claude Code lines appended one a call and fifty a call. Each side's best of two."""
+    import asyncio
+    import uuid
+
+    import orjson
+
+    from sessionscope.adapters.claude import ClaudeSessionStore
+
+    class JsonlStore:
+        def __init__(self, root: str):
+            self.root = root
+
+        async def append(self, key, entries) -> None:
+            def write():
+                folder = os.path.join(self.root, key["project_key"])
+                os.makedirs(folder, exist_ok=True)
+                with open(os.path.join(folder, key["session_id"] + ".jsonl"), "ab") as fh:
+                    fh.write(b"".join(orjson.dumps(e) + b"\n" for e in entries))
+            await asyncio.to_thread(write)
+
+    def lines(sid: str, count: int) -> list[dict]:
+        out, parent = [], None
+        for i in range(count):
+            u = str(uuid.uuid4())
+            msg = {"role": "user", "content": f"prompt {i}: " + "lorem ipsum " * 8} if i % 2 == 0 else {
+                "id": f"msg_{i}", "model": "claude-sonnet-4-5", "role": "assistant", "usage": {
+                    "input_tokens": 10, "output_tokens": 5}, "content": [{"type": "text", "text": f"reply {i} " * 8}]}
+            out.append({"type": msg["role"], "uuid": u, "parentUuid": parent, "sessionId": sid, "cwd": "/work/app",
+                        "timestamp": "2026-11-24T10:00:00.000Z", "message": msg, "version": "2.1.0"})
+            parent = u
+        return out
+
+    def measure(store) -> dict:
+        best: dict = {}
+        for _ in range(2):
+            one, many = str(uuid.uuid4()), str(uuid.uuid4())
+            single_lines, batch_lines = lines(one, 300), lines(many, 8000)
+
+            async def run():
+                t = time.perf_counter()
+                for line in single_lines:
+                    await store.append({"project_key": "p", "session_id": one}, [line])
+                single = time.perf_counter() - t
+                t = time.perf_counter()
+                for i in range(0, 8000, 50):
+                    await store.append({"project_key": "p", "session_id": many}, batch_lines[i:i + 50])
+                return single, time.perf_counter() - t
+            single, batch = asyncio.run(run())
+            best = {"single": min(single, best.get("single", single)), "batch": min(batch, best.get("batch", batch))}
+        return best
+    theirs = measure(JsonlStore(os.path.join(work, "claude-jsonl")))
+    ours = measure(ClaudeSessionStore(os.path.join(work, "claude-ours.db")))
+    return {"ours": ours, "sdk": theirs}
