@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from sqlalchemy import Column, Float, Index, Text, UniqueConstraint
+from sqlalchemy import Column, Float, Index, Integer, Text, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
@@ -223,7 +223,8 @@ class MirrorEntry(SQLModel, table=True):
     __tablename__ = "mirror_entry"
     __table_args__ = (
         Index("ix_mirror_entry_key", "sdk", "project_key", "session_id", "subpath", "id"),
-        Index("ux_mirror_entry_uuid", "sdk", "project_key", "session_id", "subpath", "uuid", unique=True),
+        # no index over `uuid`: random keys cost an append more than its rows; the adapter keeps what
+        # each key holds (adapters.claude._Known) to drop an entry sent again
     )
 
     id: Optional[int] = Field(default=None, primary_key=True)  # append order
@@ -246,6 +247,8 @@ class MirrorSummary(SQLModel, table=True):
     session_id: str = Field(primary_key=True)
     written: float
     data: str = Field(sa_column=Column(Text, nullable=False))  # JSON
+    # the newest main-transcript row folded into `data` (folded behind the appends: adapters.claude)
+    folded_to: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
 
 
 # Core table handles for the bulk and read paths, which skip the ORM for speed.

@@ -2,31 +2,36 @@
 
 The SDK mirrors every transcript line it writes (`append`), reads a session back to resume or fork
 it (`load`), and lists, summarises and deletes through the same object. Each entry is kept verbatim
-in `mirror_entry` under the SDK's own key (project, session, subpath), which is what `load` returns;
-in the same transaction the Claude Code importer turns it into the session's events, so the session
-is browsable, searchable and forkable at once. The session's id is the SDK's session id, the name of
-its local transcript too: importing that file later finds the same session and adds nothing twice
-(lines are keyed by their uuid). `delete` removes the mirror, as the SDK asks, and is recorded in
+in `mirror_entry` under the SDK's own key (project, session, subpath), which is what `load` returns,
+and the SDK's summary is folded in the same transaction. The Claude Code importer turns the kept rows
+into the session's events a moment later, behind the SDK (sources.claude_code.mirror), so an append
+costs what the SDK reads back and the session is browsable and searchable once the agent pauses; a
+process killed first leaves them to the app's next scan. The session's id is the SDK's session id, the
+name of its local transcript too: importing that file later finds the same session and adds nothing
+twice (lines are keyed by their uuid). `delete` removes the mirror, as the SDK asks, and is recorded in
 the audit log; the session stays in the store, as every session does when its tool deletes it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
+import atexit
+import logging
 import threading
 import time
+import weakref
 from typing import Any
 
-import orjson
 import sqlalchemy as sa
 
 from .. import audit, db, untrusted
 from ..errors import MissingExtra
 from ..schema import MIRROR_ENTRY, MIRROR_SUMMARY
+from ..sources.claude_code import mirror
+from ..sources.claude_code.mirror import sql
 
-SDK = "claude"
-_AGENT = re.compile(r"(?:^|/)agent-([^/]+)$")
+SDK = mirror.SDK
+log = logging.getLogger(__name__)
 
 
 def _fold():
@@ -44,111 +49,110 @@ def _where(table, key, subpath: bool = True):
     return cond
 
 
-class _Mirror:
-    """What reading a key's lines so far taught the Claude Code importer (its FileContext: the title found,
-    the facts last extracted, the tokens counted per message), so that each append goes on from there as a
-    file import reading the same lines in one go does, and `last_row`, the newest entry it has read."""
-
-    def __init__(self, key, source_id: int):
-        project, session, subpath = key["project_key"], key["session_id"], key.get("subpath") or ""
-        from ..sources.claude_code.lines import FileContext
-        agent = _AGENT.search(subpath)
-        self.ctx = FileContext(file_key=f"{project}/{session}/{subpath}.jsonl" if subpath else f"{project}/{session}.jsonl",
-                               file_session=session, agent_id=agent.group(1) if agent else (subpath or None),
-                               source_id=source_id)
-        self.last_row = 0
-        self.unfinished = False  # an append's transaction began and was not seen to commit: read again
-
-    def forget_sent(self) -> None:
-        """Drop what was handed to the store (events, this batch's tokens); keep what the next lines need."""
-        for st in self.ctx.sessions.values():
-            st.events.clear()
-            st.info.meta.pop("usage_by_model", None)  # (added up by the store: sent once per line)
-        self.ctx.summaries.clear()
-        self.ctx.backups.clear()
-
-
-def _sql(conn, sqlite: str, params: tuple):
-    """One small statement with `?` placeholders, on SQLite's own driver (sessionscope.db.driver)."""
-    raw = db.driver(conn)
-    if raw is not None:
-        return raw.execute(sqlite, params)
-    return conn.exec_driver_sql(sqlite.replace("?", "%s"), params)
-
-
 _KEY = "sdk = ? AND project_key = ? AND session_id = ? AND subpath = ?"
 
 
-def _append(conn, key, entries: list[dict[str, Any]], now: float, mirrors: dict) -> int:
-    """Keep the entries not already here (by uuid), fold the summary, build the events; returns how many."""
-    from ..sources.claude_code.importer import ingest_converted
-    from ..sources.claude_code.lines import convert
-    from ..sources.scan import source_row
+class _Known:
+    """The uuids of a key's rows this process has seen, so that the lines the SDK sends again (a retried
+    batch, a re-import) are dropped without an index over random uuids, which cost more per append than
+    the rows themselves (#31). `first` tells a key deleted and written anew; rows after `last` are
+    another writer's, read on the next append."""
 
-    project, session, subpath = key["project_key"], key["session_id"], key.get("subpath") or ""
-    where = (SDK, project, session, subpath)
-    mirror = mirrors.get(where)
-    if mirror is None or mirror.unfinished:  # (a retried or failed transaction: read everything again)
-        source = source_row(conn, "claude_code", f"claude-agent-sdk://{project}", enabled=False)
-        mirror = mirrors[where] = _Mirror(key, source)
-    mirror.unfinished = True
-    # lines written since this process last read the key (another process, or before it started): read
-    # for what they teach (title, facts, tokens), never stored twice
-    for row_id, raw in _sql(conn, f"SELECT id, entry FROM mirror_entry WHERE {_KEY} AND id > ? ORDER BY id",
-                            (*where, mirror.last_row)).fetchall():
-        convert(row_id, raw, untrusted.loaded(raw)[1], mirror.ctx)
-        mirror.last_row = row_id
-    mirror.forget_sent()
+    __slots__ = ("first", "last", "uuids")
 
-    uuids = [e["uuid"] for e in entries if isinstance(e.get("uuid"), str) and e["uuid"]]
-    seen: set[str] = set()  # the batch's uuids already here (the SDK retries a batch that may have landed)
-    if uuids and db.driver(conn) is not None:
-        seen = {u for (u,) in _sql(conn, f"SELECT uuid FROM mirror_entry WHERE {_KEY} AND uuid IN "
-                                         "(SELECT value FROM json_each(?))", (*where, orjson.dumps(uuids).decode()))}
-    elif uuids:
-        seen = set(conn.execute(sa.select(MIRROR_ENTRY.c.uuid).where(_where(MIRROR_ENTRY, key),
-                                                                     MIRROR_ENTRY.c.uuid.in_(uuids))).scalars())
-    kept: list[tuple[str | None, str, dict]] = []  # (uuid, the line as stored, the line as shown)
-    given: list[dict] = []  # the kept lines as the SDK gave them (what its summary folds)
+    def __init__(self, first: int, last: int, uuids: set[str]):
+        self.first, self.last, self.uuids = first, last, uuids
+
+
+def _append(conn, key, entries: list[dict[str, Any]], now: float, known: dict):
+    """Keep the entries whose uuid the key does not hold yet, as rows; (how many, the key's first and last
+    row, the uuids this process had not seen: see _learn). The summary and the events follow from the rows."""
+    where = mirror.key_of(key)
+    _sdk, project, session, subpath = where
+    had = known.get(where)
+    first = sql(conn, f"SELECT min(id) FROM mirror_entry WHERE {_KEY}", where).fetchone()[0]
+    if had is not None and had.first != first:
+        had = None  # (deleted since, here or by another process: read the key again)
+    old = had.uuids if had is not None else frozenset()
+    fresh: set[str] = set()  # uuids of rows this process has not seen, and of the kept entries
+    last = had.last if had is not None else 0
+    for row_id, uid in sql(conn, f"SELECT id, uuid FROM mirror_entry WHERE {_KEY} AND id > ?", (*where, last)):
+        last = max(last, row_id)
+        if uid is not None:
+            fresh.add(uid)
+    kept: list[tuple[str | None, str]] = []
     for e in entries:
         uid = e["uuid"] if isinstance(e.get("uuid"), str) and e["uuid"] else None
         if uid is not None:
-            if uid in seen:
-                continue  # the SDK retries a batch that may have landed: idempotent on uuid
-            seen.add(uid)
-        kept.append((uid, *untrusted.dumped(e)))  # (a lone surrogate kept as the SDK gave it; shown as U+FFFD)
-        given.append(e)
-    if not kept:
-        mirror.unfinished = False
-        return 0
-    # numbered here, under the store's write lock, so the events of uuid-less lines are named by their row
-    first = (_sql(conn, "SELECT max(id) FROM mirror_entry", ()).fetchone()[0] or 0) + 1
-    rows = [(first + i, SDK, project, session, subpath, uid, raw, now) for i, (uid, raw, _e) in enumerate(kept)]
-    insert = "INSERT INTO mirror_entry (id, sdk, project_key, session_id, subpath, uuid, entry, written) " \
-             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-    if (raw_conn := db.driver(conn)) is not None:
-        raw_conn.executemany(insert, rows)
-    else:
-        conn.exec_driver_sql(insert.replace("?", "%s"), rows)
-        conn.execute(sa.text("SELECT setval(pg_get_serial_sequence('mirror_entry', 'id'), :id)"), {"id": rows[-1][0]})
-    if not subpath:  # a subagent's lines must not touch the main session's summary
-        prev = _sql(conn, "SELECT written, data FROM mirror_summary WHERE sdk = ? AND project_key = ? AND "
-                          "session_id = ?", where[:3]).fetchone()
-        before = {"session_id": session, "mtime": int(prev[0] * 1000), "data": untrusted.loads(prev[1])} if prev else None
-        data = untrusted.dumps(_fold()(before, key, given)["data"])
-        if prev:
-            _sql(conn, "UPDATE mirror_summary SET written = ?, data = ? WHERE sdk = ? AND project_key = ? AND "
-                       "session_id = ?", (now, data, *where[:3]))
+            if uid in old or uid in fresh:
+                continue  # the SDK sends a batch again when it may have landed: idempotent on uuid
+            fresh.add(uid)
+        kept.append((uid, untrusted.dumped(e)[0]))  # (a lone surrogate kept as the SDK gave it; shown as U+FFFD)
+    if kept:
+        # numbered here, under the store's write lock, so that ids follow commits on every engine: the
+        # mirror is shown up to a row id (sources.claude_code.mirror); a row committed below it never would be
+        top = (sql(conn, "SELECT max(id) FROM mirror_entry", ()).fetchone()[0] or 0) + 1
+        rows = [(top + i, SDK, project, session, subpath, uid, raw, now) for i, (uid, raw) in enumerate(kept)]
+        insert = "INSERT INTO mirror_entry (id, sdk, project_key, session_id, subpath, uuid, entry, written) " \
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        if (raw_conn := db.driver(conn)) is not None:
+            raw_conn.executemany(insert, rows)
         else:
-            _sql(conn, "INSERT INTO mirror_summary (sdk, project_key, session_id, written, data) VALUES (?, ?, ?, ?, ?)",
-                 (*where[:3], now, data))
-    # the browsable session, as if these were the next lines of <project>/<session>.jsonl (or its subagent's)
-    for (row_id, *_rest), (_uid, raw, e) in zip(rows, kept):
-        convert(row_id, raw, e, mirror.ctx)
-    ingest_converted(conn, mirror.ctx, [])
-    mirror.forget_sent()
-    mirror.last_row = rows[-1][0]
-    return len(kept)
+            conn.exec_driver_sql(insert.replace("?", "%s"), rows)
+            conn.execute(sa.text("SELECT setval(pg_get_serial_sequence('mirror_entry', 'id'), :id)"),
+                         {"id": rows[-1][0]})
+        last, first = rows[-1][0], first if first is not None else top
+    return len(kept), first, last, fresh
+
+
+def _learn(known: dict, where: mirror.Key, first: int | None, last: int, fresh: set[str]) -> None:
+    """After an append committed: what it read and wrote, added to the key's _Known (never before: a
+    transaction tried again must not find its own uuids already known)."""
+    had = known.get(where)
+    if first is None:
+        known.pop(where, None)
+    elif had is not None and had.first == first:
+        had.uuids |= fresh
+        had.last = last
+    else:
+        known[where] = _Known(first, last, fresh)
+
+
+def _fold_pending(conn, project: str, session: str) -> None:
+    """Fold the main transcript's rows the SDK's summary has not taken in yet (its own fold, entry by entry
+    in row order, as each append folding its own would), stamped with the last row's time: behind the
+    appends, and before summaries are listed."""
+    prev = sql(conn, "SELECT written, data, folded_to FROM mirror_summary WHERE sdk = ? AND project_key = ? AND "
+                     "session_id = ?", (SDK, project, session)).fetchone()
+    rows = sql(conn, f"SELECT id, entry, written FROM mirror_entry WHERE {_KEY} AND id > ? ORDER BY id",
+               (SDK, project, session, "", prev[2] if prev else 0)).fetchall()
+    if not rows:
+        return
+    before = {"session_id": session, "mtime": int(prev[0] * 1000), "data": untrusted.loads(prev[1])} if prev else None
+    summary = _fold()(before, {"project_key": project, "session_id": session}, [untrusted.loads(r[1]) for r in rows])
+    values = (rows[-1][2], untrusted.dumps(summary["data"]), rows[-1][0])
+    if prev:
+        sql(conn, "UPDATE mirror_summary SET written = ?, data = ?, folded_to = ? WHERE sdk = ? AND project_key = ? "
+                  "AND session_id = ?", (*values, SDK, project, session))
+    else:
+        sql(conn, "INSERT INTO mirror_summary (written, data, folded_to, sdk, project_key, session_id) "
+                  "VALUES (?, ?, ?, ?, ?, ?)", (*values, SDK, project, session))
+
+
+def _unfolded(conn, project: str) -> list[str]:
+    """The project's sessions with main-transcript rows their summary has not folded."""
+    return [r[0] for r in sql(conn, (
+        "SELECT e.session_id FROM (SELECT session_id, max(id) AS top FROM mirror_entry WHERE sdk = ? AND "
+        "project_key = ? AND subpath = '' GROUP BY session_id) e LEFT JOIN mirror_summary s ON s.sdk = ? AND "
+        "s.project_key = ? AND s.session_id = e.session_id WHERE s.folded_to IS NULL OR s.folded_to < e.top"),
+        (SDK, project, SDK, project)).fetchall()]
+
+
+def _show(conn, key: mirror.Key, readings: dict) -> None:
+    """A key's rows as events and, for a main transcript, in its summary: one transaction."""
+    mirror.show(conn, key, readings)
+    if not key[3]:
+        _fold_pending(conn, key[1], key[2])
 
 
 def _load(conn, key) -> list[dict] | None:
@@ -157,8 +161,14 @@ def _load(conn, key) -> list[dict] | None:
     return [untrusted.loads(r) for r in rows] if rows else None
 
 
-def _delete(conn, key) -> int:
+def _delete(conn, key, readings: dict) -> int:
     main = not key.get("subpath")
+    where = mirror.key_of(key)
+    # what was appended and not shown yet is shown first: the session stays when the SDK deletes its mirror
+    subpaths = [r[0] for r in sql(conn, "SELECT DISTINCT subpath FROM mirror_entry WHERE sdk = ? AND project_key = ? "
+                                        "AND session_id = ?", where[:3]).fetchall()] if main else [where[3]]
+    for subpath in subpaths:
+        mirror.show(conn, (*where[:3], subpath), readings)
     gone = conn.execute(MIRROR_ENTRY.delete().where(_where(MIRROR_ENTRY, key, subpath=not main))).rowcount
     if main:
         conn.execute(MIRROR_SUMMARY.delete().where(_where(MIRROR_SUMMARY, key, subpath=False)))
@@ -169,22 +179,116 @@ def _delete(conn, key) -> int:
     return gone
 
 
+class _Behind:
+    """The worker that shows appended rows as events (sources.claude_code.mirror.show) behind the SDK: once
+    appends have paused for QUIET_S, and never more than MAX_LAG_S behind a steady stream of them. An agent
+    appends a turn's lines, then waits seconds for its model, so a session is browsable a moment after each
+    turn while the SDK's append costs only its own rows. A failed showing is left to `catch_up`."""
+
+    QUIET_S = 0.2
+    MAX_LAG_S = 1.0
+
+    def __init__(self, store):
+        self.store = store
+        self.readings: dict = {}  # each key's Reading (see mirror.Reading)
+        self.pending: dict[mirror.Key, float] = {}  # key → when its first unshown append landed
+        self.last_append = 0.0
+        self.closed = False
+        self.cond = threading.Condition()
+        self.showing = threading.Lock()  # one showing at a time: the worker, flush, delete
+        self.thread: threading.Thread | None = None
+
+    def appended(self, key: mirror.Key) -> None:
+        with self.cond:
+            now = time.monotonic()
+            self.pending.setdefault(key, now)
+            self.last_append = now
+            if self.thread is None and not self.closed:
+                self.thread = threading.Thread(target=self._run, name="sessionscope-claude-mirror", daemon=True)
+                self.thread.start()
+                _workers.add(self)
+            self.cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self.cond:
+                if not self.pending:
+                    if self.closed:
+                        return
+                    self.cond.wait()
+                    continue
+                due = min(self.last_append + self.QUIET_S, min(self.pending.values()) + self.MAX_LAG_S)
+                if not self.closed and (wait := due - time.monotonic()) > 0:
+                    self.cond.wait(wait)
+                    continue
+            self.flush()
+
+    def flush(self) -> None:
+        """Show every key appended to and not shown yet, now."""
+        with self.showing:
+            with self.cond:
+                keys, self.pending = list(self.pending), {}
+            for key in keys:
+                try:
+                    self.store.write(_show, key, self.readings)
+                    mirror.committed(self.readings, key)
+                except Exception:  # noqa: BLE001 - never the SDK's problem: the app's catch_up shows it later
+                    log.warning("could not show the mirrored lines of %s yet; the app's next scan will", key[2],
+                                exc_info=True)
+
+    def release(self) -> None:
+        """Tell the worker to show what is pending and end; never waits (called when the adapter is
+        garbage-collected, which may happen on any thread, the worker's own and one inside a write)."""
+        with self.cond:
+            self.closed = True
+            self.cond.notify()
+
+    def stop(self) -> None:
+        """Show what is pending and end the worker, waiting for it (close, interpreter exit)."""
+        self.release()
+        thread = self.thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=30)
+        if thread is None:
+            self.flush()
+
+
+_workers: weakref.WeakSet = weakref.WeakSet()  # the _Behinds whose worker may be running
+
+
+@atexit.register
+def _drain_at_exit() -> None:
+    """A script that never closes its adapter still has its last appends shown as it exits."""
+    for behind in list(_workers):
+        behind.stop()
+
+
 class ClaudeSessionStore:
     """claude_agent_sdk's SessionStore protocol over a Sessionscope store (all five optional methods).
 
     `store` is a Store, a path or URL, or None for the default store. Safe to share between tasks and
-    threads: the database work runs on a worker thread (the SDK's event loop never waits on it), and
-    each append is one write transaction, which also serialises the summary's read-fold-write."""
+    threads: the database work runs on a worker thread (the SDK's event loop never waits on it). Each
+    append is one write transaction of the SDK's rows and its summary; the session's events follow a
+    moment later (`_Behind`), or at once with `flush()`; `close()` shows what is left."""
 
     def __init__(self, store=None):
         from ..store import Store, open_store
         self._owned = not isinstance(store, Store)
         self.store = open_store(store) if self._owned else store
-        self._mirrors: dict[tuple, _Mirror] = {}  # each key's reading so far (see _Mirror)
-        self._lock = threading.Lock()  # one append at a time reads and moves a key's _Mirror
+        self._behind = _Behind(self.store)
+        self._known: dict[mirror.Key, _Known] = {}  # each key's uuids seen (see _Known)
+        self._known_lock = threading.Lock()  # appends to one key, one at a time: each goes on from the last
+        # dropped without close(): the worker shows what is left on its own thread, then ends
+        self._finalizer = weakref.finalize(self, self._behind.release)
         _fold()  # the SDK (already loaded by its user): said at once when it is missing
 
+    def flush(self) -> None:
+        """Show every appended line as the session's events now (they are otherwise a moment behind)."""
+        self._behind.flush()
+
     def close(self) -> None:
+        self._finalizer.detach()
+        self._behind.stop()
         if self._owned:
             self.store.close()
 
@@ -193,11 +297,12 @@ class ClaudeSessionStore:
             await asyncio.to_thread(self._append, dict(key), list(entries))
 
     def _append(self, key, entries) -> None:
-        with self._lock:
-            self.store.write(_append, key, entries, time.time(), self._mirrors)
-            mirror = self._mirrors.get((SDK, key["project_key"], key["session_id"], key.get("subpath") or ""))
-            if mirror is not None:
-                mirror.unfinished = False  # committed: what it read is stored
+        where = mirror.key_of(key)
+        with self._known_lock:
+            kept, *seen = self.store.write(_append, key, entries, time.time(), self._known)
+            _learn(self._known, where, *seen)
+        if kept:
+            self._behind.appended(where)
 
     async def load(self, key) -> list[dict] | None:
         return await asyncio.to_thread(self._read, _load, dict(key))
@@ -210,8 +315,14 @@ class ClaudeSessionStore:
         return [{"session_id": sid, "mtime": int(written * 1000)} for sid, written in rows]
 
     async def list_session_summaries(self, project_key: str) -> list[dict]:
+        return await asyncio.to_thread(self._summaries, project_key)
+
+    def _summaries(self, project_key: str) -> list[dict]:
+        """The summaries, each first folded up to its last row (appends leave that to the worker)."""
+        if unfolded := self._read(_unfolded, project_key):
+            self.store.write(lambda conn: [_fold_pending(conn, project_key, sid) for sid in unfolded])
         q = sa.select(MIRROR_SUMMARY).where(MIRROR_SUMMARY.c.sdk == SDK, MIRROR_SUMMARY.c.project_key == project_key)
-        rows = await asyncio.to_thread(self._read, lambda conn: conn.execute(q).all())
+        rows = self._read(lambda conn: conn.execute(q).all())
         return [{"session_id": r.session_id, "mtime": int(r.written * 1000), "data": untrusted.loads(r.data)}
                 for r in rows]
 
@@ -219,12 +330,16 @@ class ClaudeSessionStore:
         await asyncio.to_thread(self._delete, dict(key))
 
     def _delete(self, key) -> None:
-        with self._lock:
-            self.store.write(_delete, key)
+        with self._behind.showing:
+            self.store.write(_delete, key, self._behind.readings)
             main = not key.get("subpath")
-            for k in [k for k in self._mirrors if k[1:3] == (key["project_key"], key["session_id"])
+            readings = self._behind.readings
+            for k in [k for k in readings if k[1:3] == (key["project_key"], key["session_id"])
                       and (main or k[3] == key.get("subpath"))]:
-                del self._mirrors[k]
+                del readings[k]
+            with self._known_lock:
+                for k in [k for k in self._known if k[1:3] == (key["project_key"], key["session_id"])]:
+                    del self._known[k]
 
     async def list_subkeys(self, key) -> list[str]:
         q = (sa.select(MIRROR_ENTRY.c.subpath).distinct()

@@ -30,7 +30,9 @@ def claude(store) -> str:
     call = t.assistant(tool=("Bash", {"command": "make test"}))
     t.tool_result(call, "FAILED test_dates.py::test_leap_year")
     t.assistant("test_leap_year fails: 2100 is not a leap year.")
-    asyncio.run(ClaudeSessionStore(store).append({"project_key": "-work-live", "session_id": t.session_id}, t.lines))
+    backend = ClaudeSessionStore(store)
+    asyncio.run(backend.append({"project_key": "-work-live", "session_id": t.session_id}, t.lines))
+    backend.close()  # (its lines shown as events before the store closes)
     return t.session_id
 
 

@@ -135,6 +135,7 @@ def test_show_says_when_another_sdks_session_carries_the_same_id(tmp_path):
     t.user("from the claude side")
     claude_side = ClaudeSessionStore(store)
     asyncio.run(claude_side.append({"project_key": "p", "session_id": "shared-id"}, t.lines))
+    claude_side.close()  # (its last appends shown)
     store.close()
 
     def show(*args):

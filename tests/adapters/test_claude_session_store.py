@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 
 import pytest
 
@@ -55,7 +56,12 @@ def test_mirrored_lines_are_a_browsable_session_the_sdk_reads_back_and_forks(tmp
         await backend.append(key, t.lines[:2])  # batches, as the SDK sends them
         await backend.append(key, t.lines[1:])  # a retried batch overlaps: idempotent on uuid
     asyncio.run(mirror())
+    assert asyncio.run(backend.load(key)) == t.lines  # the SDK's own read: at once
 
+    # the events follow on the adapter's worker, a moment after the appends pause (no flush here)
+    deadline = time.monotonic() + 10
+    while t.session_id not in {x.id for x in store.sessions()} and time.monotonic() < deadline:
+        time.sleep(0.05)
     s = store.session(t.session_id)
     assert s.source_kind == "claude_code" and "login test" in s.title and s.cwd == str(tmp_path / "app")
     assert _lines(store, t.session_id) == [line["uuid"] for line in t.lines]
@@ -71,6 +77,7 @@ def test_mirrored_lines_are_a_browsable_session_the_sdk_reads_back_and_forks(tmp
     copied = asyncio.run(backend.load({**key, "session_id": fork.session_id}))
     assert [line["forkedFrom"]["messageUuid"] for line in copied if "forkedFrom" in line] == \
         [line["uuid"] for line in t.lines[:2]]
+    backend.flush()
     forked = store.session(fork.session_id)  # the fork is a session in the store too, and says whence
     assert len(_lines(store, fork.session_id)) == len(copied)
     assert store.count_sessions() == 2 and forked.source_kind == "claude_code"
@@ -83,6 +90,7 @@ def test_the_local_transcript_imported_too_is_the_same_session(tmp_path):
     t = _transcript(tmp_path)
     asyncio.run(backend.append({"project_key": project_key_for_directory(t.cwd), "session_id": t.session_id},
                                t.lines))
+    backend.flush()
     before = store.session(t.session_id).event_count
     folder = tmp_path / "home" / ".claude" / "projects" / "-app"
     t.write(folder)
@@ -138,8 +146,11 @@ def test_a_mirrored_session_equals_a_file_import_of_the_same_lines(tmp_path):
             n = next(sizes)
             backend = first if at < 25 or at % 2 else second  # two writers take turns on the same key
             await backend.append(key, t.lines[at:at + n])
+            if n != 9:  # (and a batch left to the next one that shows: the rows it read as another's)
+                backend.flush()  # each shows its own, reading the other's rows on the way
             at += n
     asyncio.run(append())
+    first.flush(), second.flush()
     got = mirrored.session(t.session_id)
 
     assert got.title == want.title == "prompt number 0: please look at module 0"
@@ -170,6 +181,7 @@ def test_it_passes_the_conformance_suite_on_postgresql_too(postgres_server):
     backend = made[-1]
     asyncio.run(backend.append({"project_key": "p", "session_id": t.session_id}, t.lines[:2]))
     asyncio.run(backend.append({"project_key": "p", "session_id": t.session_id}, t.lines[2:]))
+    backend.flush()
     s = backend.store.session(t.session_id)
     assert (s.title, len(_lines(backend.store, s.id)), s.tokens_out) == ("on a team store", 3, 40)
     for b in made:
@@ -187,11 +199,70 @@ def test_a_lone_surrogate_in_a_line_is_kept_for_the_sdk_and_shown_safely(tmp_pat
     assert asyncio.run(backend.load(key)) == t.lines  # what the SDK gave, exactly
     (summary,) = asyncio.run(backend.list_session_summaries("p"))
     assert summary["session_id"] == t.session_id
+    backend.flush()
     s = backend.store.session(t.session_id)
     assert s.title == "half a pair \ufffd here"
     assert "fine \ufffd" in [e.text for e in backend.store.events(s.id)]
     other = ClaudeSessionStore(backend.store)  # a second writer reads the stored lines back to go on
     t.user("and on")
     asyncio.run(other.append(key, t.lines[2:]))
+    other.flush()
     assert backend.store.session(s.id).title == "half a pair \ufffd here"
     backend.close()
+
+
+KILLED_APPENDER = """
+import asyncio, os, sys
+from sessionscope.adapters.claude import ClaudeSessionStore
+from tests.sources.claude_factory import Transcript
+t = Transcript(session_id=sys.argv[3])
+for turn in range(6):
+    t.user(f"prompt {turn}")
+    t.assistant(f"reply {turn}", msg_id=f"m{turn}", usage=(10, 3))
+backend = ClaudeSessionStore(sys.argv[1])
+backend._behind.QUIET_S = backend._behind.MAX_LAG_S = 3600  # its worker never gets to show them
+asyncio.run(backend.append({"project_key": "p", "session_id": t.session_id}, t.lines))
+open(sys.argv[2], "w").close()
+import time; time.sleep(600)
+"""
+
+
+def test_lines_appended_by_a_process_killed_before_its_worker_showed_them_are_shown_by_the_next_scan(tmp_path):
+    """kill -9 after the SDK's rows committed and before the adapter's worker made them events, three times:
+    the SDK reads every line back, and the app's next look (the watcher's catch-up, `sessionscope scan`)
+    shows them, once, as a file import of the same lines would."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import uuid
+    from pathlib import Path
+
+    from sessionscope.sources.importing import catch_up
+
+    path = tmp_path / "s.db"
+    open_store(path).close()
+    root = Path(__file__).resolve().parents[2]
+    for r in range(3):
+        flag, sid = tmp_path / f"appended-{r}", str(uuid.uuid4())
+        child = subprocess.Popen([sys.executable, "-c", KILLED_APPENDER, str(path), str(flag), sid], cwd=root,
+                                 env={**os.environ, "PYTHONPATH": str(root)})
+        deadline = time.monotonic() + 120
+        while not flag.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert flag.exists(), "the appender never returned"
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+
+        store = open_store(path)
+        backend = ClaudeSessionStore(store)
+        assert len(asyncio.run(backend.load({"project_key": "p", "session_id": sid}))) == 12  # the SDK's read
+        assert sid not in {s.id for s in store.sessions()}, "the kill left nothing unshown: the test proves nothing"
+        assert catch_up(store, settle=60).events_added == 0  # a key still moving is left to its writer
+        report = catch_up(store)
+        assert report.events_added > 0 and not report.problems
+        s = store.session(sid)
+        assert (s.title, s.tokens_out, len(_lines(store, sid))) == ("prompt 0", 18, 12)
+        assert catch_up(store).events_added == 0  # nothing is shown twice
+        backend.close()
+        store.close()

@@ -93,7 +93,8 @@ def langgraph_backend(work: str, steps: str = "1000") -> dict:
 def claude_backend(work: str) -> dict:
     """The store as the Claude Agent SDK's SessionStore beside the plainest file-backed store (each append
     writes the lines to <project>/<session>.jsonl on a worker thread, as Claude Code's own transcript is
-    written) (#31): Claude Code lines appended one a call and fifty a call. Each side's best of two."""
+    written) (#31): Claude Code lines appended one a call and fifty a call, then how long ours takes to show
+    them all as events behind the appends (`flush`). Each side's best of two."""
     import asyncio
     import uuid
 
@@ -141,7 +142,12 @@ def claude_backend(work: str) -> dict:
                     await store.append({"project_key": "p", "session_id": many}, batch_lines[i:i + 50])
                 return single, time.perf_counter() - t
             single, batch = asyncio.run(run())
-            best = {"single": min(single, best.get("single", single)), "batch": min(batch, best.get("batch", batch))}
+            t = time.perf_counter()
+            if hasattr(store, "flush"):  # ours: the 8,300 lines' events, built behind the appends
+                store.flush()
+            shown = time.perf_counter() - t
+            got = {"single": single, "batch": batch, "shown": shown}
+            best = {k: min(v, best.get(k, v)) for k, v in got.items()}
         return best
     theirs = measure(JsonlStore(os.path.join(work, "claude-jsonl")))
     ours = measure(ClaudeSessionStore(os.path.join(work, "claude-ours.db")))

@@ -5,6 +5,7 @@ lines     one transcript line → store events (and the facts it carries)
 actions   fork, rewind, rename, tag, resume, restore, through claude-agent-sdk where it can
 fork      the lines of a fork that ends where the user clicked
 checkpoints  Claude Code's file checkpoints: kept backups, "the files at a prompt", restore plans
+mirror    the lines the Claude Agent SDK mirrored into the store, shown as events behind it
 reader    the reading half of an import, in a process of its own for a big one
 writer    Claude Code's own transcript format, written from any session (the "claude" export)
 source    the operations above as every source offers them (sessionscope.sources.base), registered in

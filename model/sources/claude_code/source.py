@@ -45,6 +45,10 @@ class ClaudeCodeSource(Source):
     def import_paths(self, store, paths, *, progress=None, cancel=None, warm=True, only=None):
         return import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)
 
+    def catch_up(self, store, settle: float = 0.0):
+        from .mirror import catch_up
+        return catch_up(store, settle)
+
     def resume_command(self, session) -> list[str]:
         return actions.resume_command(session)
 
