@@ -2,7 +2,9 @@
 
 A branch of events becomes a list of cards: a message, a tool call with the results that
 answer it (one card), a subagent run (one foldable card under the call that spawned it,
-its own cards inside when opened), a compaction (a divider). Building the list reads
+its own cards inside when opened), a compaction (a divider). A reply's thinking is part of
+the reply's card or its tool call's (a line that opens it), never a card of its own, unless
+nothing of that reply follows it. Building the list reads
 only the outline (ids, kinds, sidechain flags): the events themselves are fetched for
 the cards on screen.
 """
@@ -31,14 +33,26 @@ class Card(NamedTuple):  # a tuple: 200,000 of them are made in a blink
     depth: int = 0  # 1 inside an opened subagent run
     results: tuple[int, ...] = ()  # a tool card: the results answering its call
     size: int = 0  # a run card: how many events the run holds
+    thoughts: tuple[int, ...] = ()  # the thinking the card's reply or tool call came from
+
+
+def folds(card: Card) -> bool:
+    """Whether the card opens and shuts (a reply's card does for the thinking it came from)."""
+    return card.kind in FOLDABLE or bool(card.thoughts)
+
+
+def plain(kinds: list[str], sidechain: list[bool], owner: dict[str, str]) -> bool:
+    """Whether `build` makes one card an event, in order (no runs, no pairs, no thinking to fold)."""
+    return True not in sidechain and not owner and "thinking" not in kinds
 
 
 def build(ids: list[str], kinds: list[str], sidechain: list[bool], owner: dict[str, str],
-          open_runs: set[str]) -> list[Card]:
+          open_runs: set[str], prompts=frozenset()) -> list[Card]:
     """The cards of a branch. `owner` maps a result's id to the call it answers; a result whose call
     is on the branch joins the call's card. A run of subagent events is one card, opened when its
-    first event's id is in `open_runs`."""
-    if True not in sidechain and not owner:  # a plain conversation: one card an event, made in C loops
+    first event's id is in `open_runs`. Thinking joins the card of the reply or tool call after it
+    (`prompts`, the user's prompts, are not replies); thinking nothing follows keeps a card."""
+    if plain(kinds, sidechain, owner):  # a plain conversation: one card an event, made in C loops
         return [Card(i, CARD_KIND.get(k, "event")) for i, k in enumerate(kinds)]
     index = {eid: i for i, eid in enumerate(ids)}
     results: dict[int, list[int]] = {}
@@ -53,8 +67,21 @@ def build(ids: list[str], kinds: list[str], sidechain: list[bool], owner: dict[s
         return Card(i, CARD_KIND.get(kinds[i], "event"), depth, tuple(sorted(found)) if found else ())
 
     out: list[Card] = []
+    thinking: list[int] = []  # thinking of the main line, waiting for the card of its reply
     i, n = 0, len(ids)
     while i < n:
+        if thinking and (sidechain[i] or kinds[i] != "thinking" and i not in attached):
+            if not sidechain[i] and kinds[i] in ("message", "tool_call") and ids[i] not in prompts:
+                out.append(card(i, 0)._replace(thoughts=tuple(thinking)))
+                thinking.clear()
+                i += 1
+                continue
+            out.extend(card(t, 0) for t in thinking)  # (nothing of its reply came after it)
+            thinking.clear()
+        if kinds[i] == "thinking" and not sidechain[i] and i not in attached:
+            thinking.append(i)
+            i += 1
+            continue
         if sidechain[i]:
             j = i
             while j < n and sidechain[j]:
@@ -67,6 +94,7 @@ def build(ids: list[str], kinds: list[str], sidechain: list[bool], owner: dict[s
         if i not in attached:
             out.append(card(i, 0))
         i += 1
+    out.extend(card(t, 0) for t in thinking)
     return out
 
 
@@ -96,7 +124,7 @@ def tokens_label(e) -> str:
 def is_empty(card: Card, e) -> bool:
     """A reply with nothing to read (its tool calls have their own cards): drawn as nothing."""
     return card.kind == "event" and e.kind == "message" and e.role != "user" and not e.text.strip() \
-        and not said.images(e.payload)
+        and not said.images(e.payload) and not card.thoughts
 
 
 def _head(name: str, color: str, e, extra: str = "", arrow: str = "") -> str:
@@ -153,17 +181,33 @@ def card_html(card: Card, events: dict, ids: list[str], opened: bool, colors: di
         words = f" · {len(e.text.split()):,} words" if e.text else ""
         head = _head("Thinking", colors["system"], e, words, arrow)
         return head + (f'<p style="color:#888"><i>{plain_html(e.text[:BODY_MAX])}</i></p>' if opened and e.text else "")
+    thought, thinking = _thoughts(card, events, ids, opened)
     if card.kind == "tool":
-        return _tool_html(card, e, events, ids, opened, colors, dark, arrow)
+        return _tool_html(card, e, events, ids, opened, colors, dark, arrow, thought, thinking)
     if e.kind == "message" or e.kind in ("system", "fact.set", "fact.delete", "step", "interrupt", "checkpoint"):
-        return _head(name, color, e) + _body(e.text, dark) + _thumbs(e)
+        return _head(name, color, e, thought) + thinking + _body(e.text, dark) + _thumbs(e)
     item = describe(e)
     return _head(item.label, color, e) + (_body(item.text, dark) if item.text else "") + \
         (code_html(item.code[:BODY_MAX], item.language, dark) if item.code else "")
 
 
+def _thoughts(card: Card, events: dict, ids: list[str], opened: bool) -> tuple[str, str]:
+    """A card's thinking: what its head says of it (" · ▸ thought · 310 words", the arrow on a card that
+    folds for it alone) and, when the card is open, the thinking itself."""
+    if not card.thoughts:
+        return "", ""
+    found = [t for t in (events.get(ids[i]) for i in card.thoughts) if t is not None]
+    words = sum(len(t.text.split()) for t in found)
+    arrow = "" if card.kind in FOLDABLE else ("▾ " if opened else "▸ ")
+    said_of = f" · {arrow}thought" + (f" · {words:,} words" if words else "")
+    text = "\n\n".join(t.text for t in found if t.text.strip())
+    if not opened or not text:
+        return said_of, ""
+    return said_of, f'<p style="color:#888"><i>{plain_html(text[:BODY_MAX])}</i></p>'
+
+
 def _tool_html(card: Card, e, events: dict, ids: list[str], opened: bool, colors: dict, dark: bool,
-               arrow: str) -> str:
+               arrow: str, thought: str = "", thinking: str = "") -> str:
     results = [events.get(ids[r]) for r in card.results]
     output = "\n".join(r.text for r in results if r is not None)
     calls = said.calls(e.payload)
@@ -176,10 +220,10 @@ def _tool_html(card: Card, e, events: dict, ids: list[str], opened: bool, colors
     head = (f'<p style="margin:0"><span style="color:{color}"><b>{arrow}{html.escape(line)}</b></span>'
             f' <span style="color:#888">{html.escape(clock(e.ts))}'
             f'{" · " + str(len(results)) + " results" if len(results) > 1 else ""}'
-            f'{" · no result" if not card.results else ""}</span></p>')
+            f'{" · no result" if not card.results else ""}{html.escape(thought)}</span></p>')
     if not opened:
         return head
-    parts = [head]
+    parts = [head, thinking]
     # a plan as the Markdown it is; any other call as its diff, or its input
     parts += [markdown_html(plan[:BODY_MAX], dark) for plan in plans]
     for c in [] if plans else calls or [None]:

@@ -40,7 +40,7 @@ class ReaderInput:
         self.choose(n)
         d = self.doc(n)
         self._press = event.position().toPoint()
-        if self.cards[n].kind in rc.FOLDABLE and local.y() < self.fontMetrics().height() + 4:
+        if rc.folds(self.cards[n]) and local.y() < self.fontMetrics().height() + 4:
             self.toggle(n)  # the card's head line opens and shuts it
             self._press = None
         elif d is not None:

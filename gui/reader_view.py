@@ -109,9 +109,9 @@ class ReaderView(ReaderInput, QAbstractScrollArea):
             keep = -1
         owner = {} if "tool_result" not in tm.kinds else tm.pairs if tm.pairs is not None else pairing.pair(
             (i, k, None, s) for i, k, s in zip(tm.all_ids, tm.kinds, tm.sidechain))
-        self.cards = rc.build(tm.all_ids, tm.kinds, tm.sidechain, owner, self.opened)
-        plain = True not in tm.sidechain and not owner  # then build() made one card an event, in order
-        self.by_position = None if plain else self._card_at()
+        self.cards = rc.build(tm.all_ids, tm.kinds, tm.sidechain, owner, self.opened, tm.turn_tokens.keys())
+        # (plain: build() made one card an event, in order)
+        self.by_position = None if rc.plain(tm.kinds, tm.sidechain, owner) else self._card_at()
         self.current = self.card_index(keep) if keep >= 0 else -1
         self.top = min(self.top, max(0, len(self.cards) - 1))
         self._relayout()
@@ -129,7 +129,7 @@ class ReaderView(ReaderInput, QAbstractScrollArea):
             if c.kind == "run" and at[c.at] < 0:
                 at[c.at:c.at + c.size] = [n] * c.size
             at[c.at] = n
-            for r in c.results:
+            for r in c.results + c.thoughts:
                 at[r] = n
         return at
 
@@ -179,7 +179,7 @@ class ReaderView(ReaderInput, QAbstractScrollArea):
 
     def toggle(self, card: int) -> bool:
         """Open or shut a foldable card; False if it does not fold."""
-        if not (0 <= card < len(self.cards)) or self.cards[card].kind not in rc.FOLDABLE:
+        if not (0 <= card < len(self.cards)) or not rc.folds(self.cards[card]):
             return False
         eid = self.event_id(card)
         self.opened.symmetric_difference_update({eid})
@@ -197,7 +197,7 @@ class ReaderView(ReaderInput, QAbstractScrollArea):
     def _need(self, card: int) -> list[str]:
         c = self.cards[card]
         ids = self.tm.all_ids
-        return [ids[c.at]] + [ids[r] for r in c.results]
+        return [ids[c.at]] + [ids[r] for r in c.results + c.thoughts]
 
     def _want(self, first: int, last: int) -> None:
         """Read the events of cards first..last (and a few ahead) on a worker. One read at a time, for

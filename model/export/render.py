@@ -230,6 +230,14 @@ def steps(store, stream, index: int, detail: str):
     held: dict[str, EventView | None] = {}  # read before their turn (None: not written)
     at = 0
     card: set[str] = set()  # the results still to come in the open card of a call and its results
+    thinking: list[tuple[EventView, Item]] = []  # a reply's thinking, held for the card of what it led to
+
+    def thought():
+        for t, t_item in thinking:
+            yield Step("event", t, t_item)
+            for note in marks.get(t.id, ()):
+                yield Step("mark", t, text=stream.text(note, "a branch note"))
+        thinking.clear()
 
     def step(e: EventView):
         if e.kind in NOT_CARDS or empty_reply(e):
@@ -237,6 +245,10 @@ def steps(store, stream, index: int, detail: str):
         if card and e.id not in card:  # (a result that is not written: the card ends all the same)
             card.clear()
             yield Step("pair_end")
+        # as in the reader: thinking opens the card of the reply or tool call it led to; else its own
+        joins = not e.sidechain and (e.kind == pairing.CALL or e.kind == "message" and e.role != "user")
+        if thinking and not joins and e.kind != "thinking":
+            yield from thought()
         if e.session_id != state["current"] and not e.sidechain:
             state["current"] = e.session_id
             yield Step("boundary", text=e.session_id)
@@ -257,12 +269,23 @@ def steps(store, stream, index: int, detail: str):
             if run is not None:
                 yield Step("run_start", text=run)
             state["agent"] = run
+        if e.kind == "thinking" and not e.sidechain:
+            thinking.append((e, item))
+            return
+        grouped = bool(thinking)
+        if grouped:
+            yield Step("pair_start", e)
+            yield from thought()
         if e.kind == pairing.CALL and answers.get(e.id):
             card.update(answers[e.id])
-            yield Step("pair_start", e)
+            if not grouped:
+                yield Step("pair_start", e)
+            grouped = False  # (the card ends with the call's last result)
         yield Step("event", e, item)
         for note in marks.get(e.id, ()):
             yield Step("mark", e, text=stream.text(note, "a branch note"))
+        if grouped:
+            yield Step("pair_end")
         if card and e.id in card:
             card.discard(e.id)
             if not card:
@@ -282,6 +305,7 @@ def steps(store, stream, index: int, detail: str):
             yield from step(held.pop(eid))
     if card:
         yield Step("pair_end")
+    yield from thought()  # (thinking nothing followed: its own card)
     if state["agent"] is not None:
         yield Step("run_end", text=state["agent"])
 

@@ -256,3 +256,53 @@ def test_what_an_export_killed_mid_write_leaves_is_removed_by_the_next_one(store
     assert not left.exists() and mine.exists()
     assert sorted(p.name for p in out.iterdir()) == sorted([mine.name, "other.md", "third.md"])
     assert partfiles.sweep(out) == []
+
+
+def test_a_replys_thinking_opens_the_card_of_what_it_led_to(store, tmp_path):
+    """As in the reader: thinking and the reply it led to are one card of the HTML export, thinking and its
+    tool call with the call's result another; thinking that nothing of its reply followed keeps its own."""
+
+    sid = store.open_session(title="thinking").id
+    store.append(sid, "message", role="user", text="why is the build red?")
+    store.append(sid, "thinking", role="assistant", text="check the lockfile")
+    store.append(sid, "message", role="assistant", text="the lockfile is stale")
+    store.append(sid, "thinking", role="assistant", text="read it first")
+    call = store.append(sid, "tool_call", role="assistant", payload={
+        "type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "uv.lock"}}).id
+    store.append(sid, "tool_result", role="user", text="(the lockfile)",
+                 payload={"type": "tool_result", "tool_use_id": "toolu_1", "content": "(the lockfile)"})
+    store.append(sid, "thinking", role="assistant", text="maybe the image")
+    store.append(sid, "message", role="user", text="never mind")
+    page = tmp_path / "x.html"
+    export(store, ExportRequest("html", (sid,), detail="full"), page)
+    cards, alone = _cards(page.read_text())
+    assert cards == [["thinking", "reply"], ["thinking", "tool_call", "tool_result"]], cards
+    assert alone == ["prompt", "thinking", "prompt"]  # (the last thinking: its reply never came)
+    assert call
+
+
+def _cards(text: str) -> tuple[list[list[str]], list[str]]:
+    """The HTML export's cards of several events (`.pair`), each its events' kinds; and the events alone."""
+    from html.parser import HTMLParser
+
+    cards: list[list[str]] = []
+    alone: list[str] = []
+
+    class Cards(HTMLParser):
+        stack: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag != "div":
+                return
+            cls = dict(attrs).get("class") or ""
+            if cls == "pair":
+                cards.append([])
+            elif cls.startswith("ev "):
+                (cards[-1] if self.stack and self.stack[-1] == "pair" else alone).append(cls.split()[1])
+            self.stack.append(cls)
+
+        def handle_endtag(self, tag):
+            if tag == "div":
+                self.stack.pop()
+    Cards().feed(text)
+    return cards, alone

@@ -25,10 +25,11 @@ def _reader_sequence(store, sid: str) -> list[str]:
     owner = store.tool_pairs(ids, kinds, side)
     runs = {ids[i] for i in range(len(ids)) if side[i] and (i == 0 or not side[i - 1])}
     order = []
-    for card in build(ids, kinds, side, owner, runs):
+    for card in build(ids, kinds, side, owner, runs, outline.turn_tokens.keys()):
         if card.kind == "run":
             continue  # opened: its events are the cards after it
-        order += [ids[card.at], *(ids[r] for r in card.results)]
+        # (a reply's thinking is in its card, before it: the export writes it as its own block, before it)
+        order += [*(ids[t] for t in card.thoughts), ids[card.at], *(ids[r] for r in card.results)]
     events = {e.id: e for e in store.events_by_ids(order)}
     return [i for i in order if i in events and shown(describe(events[i]), "full") and not empty_reply(events[i])
             and events[i].kind not in NOT_CARDS]
@@ -64,7 +65,11 @@ def test_exports_follow_the_readers_cards_for_every_tool_in_the_corpus(corpus, s
             assert len(header.findall(md.read_text())) == len(want), (kind, s.title)
             text = page.read_text()
             assert re.findall(r'<div class="ev [^"]*" id="e-([^"]+)"', text) == want, (kind, s.title)
-            # a call and its results are one card: the call opens it, its last result closes it
-            cards = re.findall(r'<div class="pair">\n<div class="ev [^"]*" id="e-([^"]+)"', text)
-            assert cards == [i for i in want if i in set(owner.values())], (kind, s.title)
+            # a call and its results are one card: the call opens it (or the thinking it came from, as in
+            # the reader), its last result closes it
+            kinds = {e.id: e.kind for e in store.events_by_ids(want)}
+            cards = [re.findall(r'id="e-([^"]+)"', card) for card in text.split('<div class="pair">\n')[1:]]
+            opened = [next((i for i in ids if kinds.get(i) != "thinking"), None) for ids in cards]
+            calls = set(owner.values())
+            assert [i for i in opened if i in calls] == [i for i in want if i in calls], (kind, s.title)
     assert paired > 50  # the corpus has tool calls answered out of order: the pairing above was exercised

@@ -93,9 +93,12 @@ def test_tool_cards_fold_and_show_a_diff_when_opened(reader, qtbot):
     edit = next(n for n in _cards(r, "tool") if "Edit" in _text(r, n))
     folded = r.height_of(edit)
     assert "c = 3" not in _text(r, edit) and _text(r, edit).startswith("▸")
+    # the thinking the call came from is part of its card: said on its head, read when it opens
+    assert "thought · 11 words" in _text(r, edit).split("\n")[0] and "second line" not in _text(r, edit)
     r.current = edit
     qtbot.keyClick(r, Qt.Key.Key_Space)
     assert _text(r, edit).startswith("▾") and "+c = 3" in _text(r, edit) and "-b = 2" in _text(r, edit)
+    assert "second line" in _text(r, edit)
     assert "has been updated" in _text(r, edit)  # its result, in the same card
     assert r.height_of(edit) > folded
     bash = next(n for n in _cards(r, "tool") if "Bash" in _text(r, n))
@@ -103,10 +106,46 @@ def test_tool_cards_fold_and_show_a_diff_when_opened(reader, qtbot):
     if rect is not None:  # a click on the head line opens it too
         qtbot.mouseClick(r.viewport(), Qt.MouseButton.LeftButton, pos=rect.topLeft() + QPoint(30, 12))
         assert "FAILED tests/test_login.py" in _text(r, bash)
-    thinking = _cards(r, "thinking")[0]
-    assert "second line" not in _text(r, thinking)
-    r.toggle(thinking)
-    assert "second line" in _text(r, thinking)
+    assert not _cards(r, "thinking")  # no card of thinking alone
+
+
+def test_a_replys_thinking_is_part_of_its_card_and_opens_from_its_head(window, qtbot, tmp_path):
+    """Thinking-only lines (their text empty where Claude Code keeps only a signature) make no card of their
+    own: a reply's card says it thought and opens to the thinking; thinking that no reply follows (the user
+    interrupted) keeps a folded card of its own."""
+    from sessionscope.sources.claude_code import import_paths
+
+    t = Transcript(cwd="/work/app")
+    t.user("why is the build red?")
+    t.assistant(thinking="Check the lockfile first, then the cache.")
+    t.assistant(thinking="")  # a signature alone
+    t.assistant("The lockfile is stale.")
+    t.user("and now?")
+    t.assistant(thinking="Maybe the runner image changed")
+    t.user("never mind")  # interrupted: nothing of that reply followed its thinking
+    project = tmp_path / "claude" / "projects" / "-work-app"
+    t.write(project)
+    import_paths(window.store, [project])
+    window.sessions.model.reload()
+    qtbot.waitUntil(lambda: window.sessions.model.row_of(t.session_id) >= 0, timeout=10000)
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
+        window.open_session(t.session_id)
+    window.branch.set_reader(True)
+    r = window.branch.reader
+    r.resize(900, 700)
+    qtbot.waitUntil(lambda: r.cards and all(r.event_id(n) in r.events for n in range(len(r.cards))), timeout=10000)
+    texts = [_text(r, n) for n in range(len(r.cards))]
+    assert [c.kind for c in r.cards] == ["event", "event", "event", "thinking", "event"], texts
+    reply = 1
+    assert len(r.cards[reply].thoughts) == 2
+    assert texts[reply].startswith("Assistant") and "▸ thought · 7 words" in texts[reply].split("\n")[0]
+    assert "lockfile first" not in texts[reply] and "stale" in texts[reply]
+    rect = dict(r.visible())[reply]
+    qtbot.mouseClick(r.viewport(), Qt.MouseButton.LeftButton, pos=rect.topLeft() + QPoint(30, 12))
+    assert "▾ thought" in _text(r, reply) and "lockfile first" in _text(r, reply) and "stale" in _text(r, reply)
+    timeline_row = r.tm.all_ids.index(t.lines[2]["uuid"])  # the thinking, chosen in the timeline
+    assert r.card_index(timeline_row) == reply
+    assert "Maybe the runner image" not in texts[3] and texts[3].startswith("▸ Thinking")
 
 
 def test_a_subagent_run_is_a_nested_card_that_opens(reader):
