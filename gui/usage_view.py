@@ -1,6 +1,6 @@
 """View ▸ Usage: what a range cost at a glance (spend, tokens, sessions, the cache hit ratio; the top
-projects, models and sources), tokens and cost per day, week or month stacked by project, model or
-source, and the costliest sessions. A bar, a legend entry or a session leads to the list. The range and
+projects, models and tools), tokens and cost per day, week or month stacked by project, model or
+tool, and the costliest sessions. A bar, a legend entry or a session leads to the list. The range and
 the chart's choices are remembered."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ RANGES = [("Today", lambda: _this("day")), ("This week", lambda: _this("week")),
           ("Last 7 days", lambda: _last(7)), ("Last 30 days", lambda: _last(30)), ("Last 90 days", lambda: _last(90)),
           ("Last 365 days", lambda: _last(365)), ("All time", lambda: "")]
 BARS = [("per day", "day"), ("per week", "week"), ("per month", "month")]
-GROUPS = [("by project", "project"), ("by model", "model"), ("by source", "source")]
+GROUPS = [("by project", "project"), ("by model", "model"), ("by tool", "source")]
 TOP = 25  # costliest sessions listed
 TOP_GROUPS = 5  # projects, models and sources listed at a glance
 
@@ -102,12 +102,12 @@ class UsageView(QDialog):
         self.tops: dict[str, QListWidget] = {}
         tops = QGridLayout()
         for col, (key, caption) in enumerate((("project", "Top projects"), ("model", "Top models"),
-                                              ("source", "Top sources"))):
+                                              ("source", "Top tools"))):
             tops.addWidget(QLabel(f"<b>{caption}</b> by cost"), 0, col)
             box = QListWidget()
             box.setObjectName(f"top-{key}")
             box.setMaximumHeight(110)
-            box.setToolTip(f"What the range cost by {key}: click one to list its sessions")
+            box.setToolTip(f"What the range cost by {'tool' if key == 'source' else key}: click one to list its sessions")
             box.itemClicked.connect(lambda item, key=key: self._top_clicked(key, item))
             self.tops[key] = box
             tops.addWidget(box, 1, col)
@@ -225,7 +225,9 @@ class UsageView(QDialog):
         self.chart.set_data(r.buckets, groups, values, fmt, label)
         self.legend.clear()
         from .session_model import project_labels
-        names = project_labels(groups) if self.query()["group"] == "project" else {}
+        group_by = self.query()["group"]
+        names = project_labels(groups) if group_by == "project" else \
+            {g: badge(g)[0] for g in groups if g != "other"} if group_by == "source" else {}
         for i, g in enumerate(groups):
             total = sum(v for (_b, name), v in values.items() if name == g)
             item = QListWidgetItem(_swatch(color_of(i) if g != "other" else "#b0b0b0"),
@@ -266,7 +268,7 @@ class UsageView(QDialog):
         if kind == "project" and group not in ("other", "(no project)"):
             self.sig_filter.emit({"project": group}, f"project {group}")
         elif kind == "source" and group != "other":
-            self.sig_filter.emit({"source_kind": group}, f"source {group}")
+            self.sig_filter.emit({"source_kind": group}, f"tool {badge(group)[0]}")
         else:
             self.sig_filter.emit({"session_ids": self._sessions(None, group)},
                                  f"{group} · {self.range.currentText().lower()}")
@@ -279,7 +281,7 @@ class UsageView(QDialog):
         if key == "project" and name != "(no project)":
             self.sig_filter.emit({"project": name}, f"project {name}")
         elif key == "source":
-            self.sig_filter.emit({"source_kind": name}, f"source {name}")
+            self.sig_filter.emit({"source_kind": name}, f"tool {badge(name)[0]}")
         else:
             store, query = self.store, {**self.query(), "group": key}
 
