@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("PySide6.QtWidgets")
 
-from PySide6.QtCore import QThreadPool  # noqa: E402
+from PySide6.QtCore import QSettings, QThreadPool  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -65,6 +65,7 @@ def window(qtbot, demo):
     from sessionscope.gui.main_window import MainWindow
 
     make_app()
+    QSettings().clear()  # each test starts from the defaults, whatever the tests before it chose
     store, ids = demo
     w = MainWindow()
     qtbot.addWidget(w)
