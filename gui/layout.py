@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 PANES = ("sidebar", "list", "tree")  # the action table's view.pane.<name> rows
 ZOOM_RANGE = (-4, 12)  # points from the application's font
 NARROW_LIST = 300  # pixels: the session list as a column of titles
+TWO_LINE_TITLE = 340  # pixels: the wide list's title column when its rows have two lines
 
 
 class PaneLayout(QObject):
@@ -126,6 +127,8 @@ class PaneLayout(QObject):
             self.two_lines = TwoLineTitle(view)
             view.setItemDelegateForColumn(0, self.two_lines)
             view.verticalHeader().setDefaultSectionSize(self.two_lines.rows(view))
+            if not self.narrow and view.columnWidth(0) < TWO_LINE_TITLE:
+                view.setColumnWidth(0, TWO_LINE_TITLE)  # a title and what it is need room; the user may narrow it
         elif not wanted and self.two_lines is not None:
             view.setItemDelegateForColumn(0, None)
             view.verticalHeader().setDefaultSectionSize(self.plain_height or 22)
@@ -201,7 +204,7 @@ class PaneLayout(QObject):
         self.set_zoom(s.value("reader/zoom", 0, type=int))
         if s.value("layout/narrow", False, type=bool):
             self.set_narrow(True)
-        if s.value("layout/two_lines", False, type=bool):
+        if s.value("layout/two_lines", True, type=bool):  # (two lines by default: the title, then what it is)
             self.set_two_lines(True)
         if s.value("layout/reading", False, type=bool):
             self.set_reading(True)

@@ -1,6 +1,6 @@
 """The session list's rows in its narrow form: the title on the first line, elided in its middle, and
-under it, smaller and greyed, what a person needs to pick a session out (its project, when it was last
-active, how many events, what it cost)."""
+under it, smaller and greyed, what a person needs to pick a session out (its tool, its project, when it
+was last active, how many events, what it cost)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class TwoLineTitle(QStyledItemDelegate):
         def cell(key: str) -> str:
             value = model.index(row, _COL[key]).data() if key in _COL else ""
             return str(value or "")
-        under = " · ".join(x for x in (cell("project"), cell("updated"), f"{cell('events')} events"
+        under = " · ".join(x for x in (cell("source"), cell("project"), cell("updated"), f"{cell('events')} events"
                                        if cell("events") else "", cell("cost")) if x and x != "…")
         rect = option.rect.adjusted(4, 3, -4, -3)
         if not icon.isNull():

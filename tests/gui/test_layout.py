@@ -111,7 +111,7 @@ def test_the_list_narrows_to_a_column_of_titles(window, qtbot):
     assert not image.isNull()
     a["view.pane.narrow"].trigger()
     assert all(not view.isColumnHidden(col) for col in range(len(COLUMNS)))
-    assert view.itemDelegateForColumn(0) is None and view.rowHeight(0) < 2 * view.fontMetrics().height()
+    assert isinstance(view.itemDelegateForColumn(0), TwoLineTitle)  # the wide list's rows: two lines by default
     qtbot.waitUntil(lambda: window.sessions.width() > 400, timeout=5000)
 
 
@@ -134,11 +134,16 @@ def test_in_reading_mode_the_tree_floats_over_the_conversation(window, qtbot):
 def test_two_line_rows_in_the_wide_list_too(window, qtbot):
     from sessionscope.gui.title_delegate import TwoLineTitle
     a, view = window.qactions, window.sessions.view
-    a["view.two_lines"].trigger()
-    assert isinstance(view.itemDelegateForColumn(0), TwoLineTitle) and not view.isColumnHidden(1)
-    assert view.rowHeight(0) >= 2 * view.fontMetrics().height()
-    a["view.pane.narrow"].trigger()
-    a["view.pane.narrow"].trigger()  # leaving the narrow list keeps the two lines the user asked for
+    # by default: the title, and under it its project, last activity, events and cost
+    assert a["view.two_lines"].isChecked() and not view.isColumnHidden(1)
     assert isinstance(view.itemDelegateForColumn(0), TwoLineTitle)
+    assert view.rowHeight(0) >= 2 * view.fontMetrics().height()
     a["view.two_lines"].trigger()
     assert view.itemDelegateForColumn(0) is None and view.rowHeight(0) < 2 * view.fontMetrics().height()
+    assert QSettings().value("layout/two_lines", type=bool) is False
+    a["view.pane.narrow"].trigger()  # the narrow list always has two lines
+    assert isinstance(view.itemDelegateForColumn(0), TwoLineTitle)
+    a["view.pane.narrow"].trigger()  # leaving it keeps the one line the user asked for
+    assert view.itemDelegateForColumn(0) is None
+    a["view.two_lines"].trigger()
+    assert isinstance(view.itemDelegateForColumn(0), TwoLineTitle)
