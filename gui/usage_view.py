@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QDateEdit,
     QDialog,
     QFrame,
     QGridLayout,
@@ -45,7 +46,7 @@ def _last(days: int) -> str:
 # (what the box says, the first day of the range: "" for all time)
 RANGES = [("Today", lambda: _this("day")), ("This week", lambda: _this("week")), ("This month", lambda: _this("month")),
           ("Last 7 days", lambda: _last(7)), ("Last 30 days", lambda: _last(30)), ("Last 90 days", lambda: _last(90)),
-          ("Last 365 days", lambda: _last(365)), ("All time", lambda: "")]
+          ("Last 365 days", lambda: _last(365)), ("All time", lambda: ""), (CUSTOM := "Custom range", None)]
 BARS = [("per day", "day"), ("per week", "week"), ("per month", "month")]
 GROUPS = [("by project", "project"), ("by model", "model"), ("by tool", "source")]
 TOP = 25  # costliest sessions listed
@@ -79,6 +80,16 @@ class UsageView(QDialog):
         self.group.addItems([label for label, _g in GROUPS])
         self.show_as = QComboBox()
         self.show_as.addItems(["cost", "tokens"])
+        self.since_edit, self.until_edit = QDateEdit(), QDateEdit()
+        for edit, key, default in ((self.since_edit, "since", _last(30)), (self.until_edit, "until", _this("day"))):
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setObjectName(f"usage-{key}")
+            edit.setDate(dt.date.fromisoformat(settings.value(f"usage/custom_{key}", default)))
+            edit.setToolTip("The first day of the range" if key == "since" else "The last day of the range")
+            edit.dateChanged.connect(lambda d, key=key: QSettings().setValue(f"usage/custom_{key}",
+                                                                             d.toPython().isoformat()))
+            edit.dateChanged.connect(self.refresh)
         row = QHBoxLayout()
         for label, box, key, default in (("Range", self.range, "range", "Last 30 days"), ("Bars", self.by, "bars", "per day"),
                                          ("Stacked", self.group, "group", "by project"),
@@ -89,6 +100,11 @@ class UsageView(QDialog):
             box.currentIndexChanged.connect(lambda _i, box=box, key=key: QSettings().setValue(f"usage/{key}",
                                                                                            box.currentText()))
             box.currentIndexChanged.connect(self.refresh)
+            if box is self.range:  # a custom range: its first and last day, beside the box
+                row.addWidget(self.since_edit)
+                row.addWidget(self.until_edit)
+        self.range.currentIndexChanged.connect(self._custom_shown)
+        self._custom_shown()
         row.addStretch(1)
         # at a glance: four numbers of the range, and what cost the most in it
         cards = QHBoxLayout()
@@ -159,9 +175,23 @@ class UsageView(QDialog):
 
     # -- reading --------------------------------------------------------------------
 
+    def _custom_shown(self) -> None:
+        custom = self.range.currentText() == CUSTOM
+        self.since_edit.setVisible(custom)
+        self.until_edit.setVisible(custom)
+
+    def _range_words(self) -> str:
+        q = self.query()
+        return f"{q['since']} – {q['until']}" if "until" in q else self.range.currentText().lower()
+
     def query(self) -> dict:
-        return {"since": RANGES[self.range.currentIndex()][1](), "by": BARS[self.by.currentIndex()][1],
-                "group": GROUPS[self.group.currentIndex()][1]}
+        dates = {}
+        if self.range.currentText() == CUSTOM:
+            first, last = sorted((self.since_edit.date().toPython(), self.until_edit.date().toPython()))
+            dates = {"since": first.isoformat(), "until": last.isoformat()}
+        else:
+            dates = {"since": RANGES[self.range.currentIndex()][1]()}
+        return {**dates, "by": BARS[self.by.currentIndex()][1], "group": GROUPS[self.group.currentIndex()][1]}
 
     def refresh(self) -> None:
         token, store, query = self._gen.next(), self.store, self.query()
@@ -271,7 +301,7 @@ class UsageView(QDialog):
             self.sig_filter.emit({"source_kind": group}, f"tool {badge(group)[0]}")
         else:
             self.sig_filter.emit({"session_ids": self._sessions(None, group)},
-                                 f"{group} · {self.range.currentText().lower()}")
+                                 f"{group} · {self._range_words()}")
 
 
     def _top_clicked(self, key: str, item: QListWidgetItem) -> None:
@@ -289,7 +319,7 @@ class UsageView(QDialog):
                 r = store.usage(**query)
                 return sorted({sid for (_b, g), found in r.sessions_in.items() if g == name for sid in found})
             run_task(ids, lambda found: self.sig_filter.emit({"session_ids": found},
-                                                             f"{name} · {self.range.currentText().lower()}"),
+                                                             f"{name} · {self._range_words()}"),
                      self._failed, owner=self)
 
 

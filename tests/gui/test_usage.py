@@ -217,3 +217,34 @@ def test_the_usage_view_answers_at_a_glance_and_remembers_its_range(window, qtbo
     assert (again.range.currentText(), again.by.currentText()) == ("Today", "per month")
     qtbot.waitUntil(lambda: again.report is not None, timeout=10000)
     again.close()
+
+
+def test_a_custom_range_is_the_days_between_two_dates_and_is_remembered(window, qtbot, usage_store):
+    import datetime as dt
+
+    from PySide6.QtCore import QDate
+
+    from sessionscope.gui.usage_view import UsageView
+    store, a, b = usage_store
+    window.set_store(store, first_run=False)
+    window.qactions["view.usage"].trigger()
+    u = window.usage_view
+    qtbot.waitUntil(lambda: u.report is not None, timeout=10000)
+    assert not u.since_edit.isVisibleTo(u)  # only for a custom range
+    u.range.setCurrentIndex(u.range.findText("Custom range"))
+    assert u.since_edit.isVisibleTo(u) and u.until_edit.isVisibleTo(u)
+    two_days_ago = dt.datetime.now(dt.timezone.utc).date() - dt.timedelta(days=2)
+    u.since_edit.setDate(QDate(two_days_ago))
+    u.until_edit.setDate(QDate(two_days_ago))  # the day `a` was written, not `b` the day after
+    qtbot.waitUntil(lambda: u.query()["until"] == two_days_ago.isoformat() and u.cards["sessions"].text() == "1",
+                    timeout=10000)
+    assert u.report.sessions_in and {sid for ids in u.report.sessions_in.values() for sid in ids} == {a.session_id}
+    u.until_edit.setDate(QDate(two_days_ago + dt.timedelta(days=1)))
+    qtbot.waitUntil(lambda: u.cards["sessions"].text() == "2", timeout=10000)
+    u.close()
+    again = UsageView(store, window)
+    qtbot.addWidget(again)
+    assert again.range.currentText() == "Custom range"
+    assert again.query()["since"] == two_days_ago.isoformat() and again.since_edit.isVisibleTo(again)
+    qtbot.waitUntil(lambda: again.report is not None, timeout=10000)
+    again.close()
