@@ -97,6 +97,12 @@ def badge(kind: str) -> tuple[str, str]:
     return _badges[kind]
 
 
+def tool_label(kind: str) -> str:
+    """A source's full name ("Claude Code", "Agents SDK"), as its tool's package gives it."""
+    from sessionscope import sources
+    return sources.of(kind).label if kind in sources.kinds() else kind.replace("_", " ")
+
+
 def money(v: float | None) -> str:
     if v is None:
         return "—"

@@ -1,4 +1,4 @@
-"""The sidebar: all sessions, sources and projects with counts, people (on a store several people
+"""The sidebar: all sessions, tools and projects with counts, people (on a store several people
 import into), archived, saved searches."""
 
 from __future__ import annotations
@@ -48,9 +48,10 @@ class Sidebar(QTreeWidget):
             (parent.addChild(item) if parent else self.addTopLevelItem(item))
             return item
         add(None, "All sessions", total, {})
-        sources = add(None, "Sources", "", None)
-        for kind, n in sorted(by_source.items()):
-            add(sources, kind.replace("_", " "), n, {"source_kind": kind})
+        sources = add(None, "Tools", "", None)
+        from .session_model import tool_label
+        for kind, n in sorted(by_source.items(), key=lambda kv: tool_label(kv[0]).lower()):
+            add(sources, tool_label(kind), n, {"source_kind": kind})
         projects = add(None, "Projects", "", None)
         from .session_model import project_labels
         shown = sorted(by_project.items(), key=lambda kv: -kv[1])[:30]
@@ -69,7 +70,7 @@ class Sidebar(QTreeWidget):
         self.expandAll()
         self.resizeColumnToContents(1)
         self.setColumnWidth(0, max(140, self.width() - self.columnWidth(1) - 24))
-        # the entry chosen stays chosen, wherever it sits (a source under Sources, a project): found anywhere in
+        # the entry chosen stays chosen, wherever it sits (a tool under Tools, a project): found anywhere in
         # the tree and chosen again with signals still blocked, as the counts change under it every few seconds
         # (only the top level was searched: a source chosen fell back to no entry, then to All sessions)
         wanted = current if current is not None else {}
