@@ -93,6 +93,7 @@ class BranchPane(QWidget):
         lay = QVBoxLayout(box)
         lay.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
+        row.setContentsMargins(6, 2, 2, 2)  # (in reading mode the header is at the window's edge)
         row.addWidget(self.timeline_label, 1)
         row.addWidget(self.find_status)
         row.addWidget(self.find_edit)

@@ -19,7 +19,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from .core import EventStream
-from .render import Item, steps, titled_lineage, when
+from .render import Item, steps, titled_lineage, tool_name, when
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 FOLD_LINES, FOLD_CHARS = 12, 1500  # longer output starts folded
@@ -142,7 +142,7 @@ def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) ->
     part = stream.parts[index]
     chain = titled_lineage(store, stream, part)
     fh.write(f'<section id="s-{index}"><h1>{html.escape(s.title or "Untitled session")}</h1><ul class="meta">')
-    meta = [("session", s.id), ("source", s.source_kind), ("project", s.project or s.cwd), ("model", s.model),
+    meta = [("session", s.id), ("tool", tool_name(s.source_kind)), ("project", s.project or s.cwd), ("model", s.model),
             ("started", when(s.created_at)), ("last activity", when(s.updated_at)),
             ("tokens", f"{s.tokens_in:,} in / {s.tokens_out:,} out" if s.tokens_in or s.tokens_out else ""),
             ("detail", request.detail)]

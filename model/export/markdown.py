@@ -15,7 +15,7 @@ from typing import IO
 
 from ..untrusted import printable
 from .core import EventStream
-from .render import fence, steps, titled_lineage, when
+from .render import fence, steps, titled_lineage, tool_name, when
 
 
 def write(store, stream: EventStream, fh: IO[str], request) -> None:
@@ -24,7 +24,7 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
         if index:
             fh.write("\n---\n\n")
         fh.write(f"# {prose(s.title or 'Untitled session')}\n\n")
-        facts = [("Session", f"`{s.id}`"), ("Source", s.source_kind), ("Project", s.project or s.cwd),
+        facts = [("Session", f"`{s.id}`"), ("Tool", tool_name(s.source_kind)), ("Project", s.project or s.cwd),
                  ("Model", s.model), ("Started", when(s.created_at)), ("Last activity", when(s.updated_at)),
                  ("Tokens", f"{s.tokens_in:,} in / {s.tokens_out:,} out" if s.tokens_in or s.tokens_out else "")]
         chain = titled_lineage(store, stream, part)

@@ -313,3 +313,9 @@ def steps(store, stream, index: int, detail: str):
 def titled_lineage(store, stream, part) -> list[tuple[str, str]]:
     """(id, title) from the oldest origin to this session, titles redacted when asked."""
     return [(x.id, stream.text(x.title, f"session {x.id[:8]} · title")) for x in store.lineage(part.session.id)]
+
+
+def tool_name(kind: str) -> str:
+    """The tool's name ("Claude Code") for the store's kind of source ("claude_code"), as exports say it."""
+    from .. import sources
+    return sources.of(kind).label if kind in sources.kinds() else kind
