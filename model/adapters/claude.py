@@ -15,8 +15,6 @@ the audit log; the session stays in the store, as every session does when its to
 from __future__ import annotations
 
 import asyncio
-import atexit
-import logging
 import threading
 import time
 import weakref
@@ -29,9 +27,9 @@ from ..errors import MissingExtra
 from ..schema import MIRROR_ENTRY, MIRROR_SUMMARY
 from ..sources.claude_code import mirror
 from ..sources.claude_code.mirror import sql
+from .behind import Behind
 
 SDK = mirror.SDK
-log = logging.getLogger(__name__)
 
 
 def _fold():
@@ -179,103 +177,22 @@ def _delete(conn, key, readings: dict) -> int:
     return gone
 
 
-class _Behind:
-    """The worker that shows appended rows as events (sources.claude_code.mirror.show) behind the SDK: once
-    appends have paused for QUIET_S, and never more than MAX_LAG_S behind a steady stream of them. An agent
-    appends a turn's lines, then waits seconds for its model, so a session is browsable a moment after each
-    turn while the SDK's append costs only its own rows. A failed showing is left to `catch_up`."""
-
-    QUIET_S = 0.2
-    MAX_LAG_S = 1.0
-
-    def __init__(self, store):
-        self.store = store
-        self.readings: dict = {}  # each key's Reading (see mirror.Reading)
-        self.pending: dict[mirror.Key, float] = {}  # key → when its first unshown append landed
-        self.last_append = 0.0
-        self.closed = False
-        self.cond = threading.Condition()
-        self.showing = threading.Lock()  # one showing at a time: the worker, flush, delete
-        self.thread: threading.Thread | None = None
-
-    def appended(self, key: mirror.Key) -> None:
-        with self.cond:
-            now = time.monotonic()
-            self.pending.setdefault(key, now)
-            self.last_append = now
-            if self.thread is None and not self.closed:
-                self.thread = threading.Thread(target=self._run, name="sessionscope-claude-mirror", daemon=True)
-                self.thread.start()
-                _workers.add(self)
-            self.cond.notify()
-
-    def _run(self) -> None:
-        while True:
-            with self.cond:
-                if not self.pending:
-                    if self.closed:
-                        return
-                    self.cond.wait()
-                    continue
-                due = min(self.last_append + self.QUIET_S, min(self.pending.values()) + self.MAX_LAG_S)
-                if not self.closed and (wait := due - time.monotonic()) > 0:
-                    self.cond.wait(wait)
-                    continue
-            self.flush()
-
-    def flush(self) -> None:
-        """Show every key appended to and not shown yet, now."""
-        with self.showing:
-            with self.cond:
-                keys, self.pending = list(self.pending), {}
-            for key in keys:
-                try:
-                    self.store.write(_show, key, self.readings)
-                    mirror.committed(self.readings, key)
-                except Exception:  # noqa: BLE001 - never the SDK's problem: the app's catch_up shows it later
-                    log.warning("could not show the mirrored lines of %s yet; the app's next scan will", key[2],
-                                exc_info=True)
-
-    def release(self) -> None:
-        """Tell the worker to show what is pending and end; never waits (called when the adapter is
-        garbage-collected, which may happen on any thread, the worker's own and one inside a write)."""
-        with self.cond:
-            self.closed = True
-            self.cond.notify()
-
-    def stop(self) -> None:
-        """Show what is pending and end the worker, waiting for it (close, interpreter exit)."""
-        self.release()
-        thread = self.thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=30)
-        if thread is None:
-            self.flush()
-
-
-_workers: weakref.WeakSet = weakref.WeakSet()  # the _Behinds whose worker may be running
-
-
-@atexit.register
-def _drain_at_exit() -> None:
-    """A script that never closes its adapter still has its last appends shown as it exits."""
-    for behind in list(_workers):
-        behind.stop()
-
-
 class ClaudeSessionStore:
     """claude_agent_sdk's SessionStore protocol over a Sessionscope store (all five optional methods).
 
     `store` is a Store, a path or URL, or None for the default store. Safe to share between tasks and
     threads: the database work runs on a worker thread (the SDK's event loop never waits on it). Each
     append is one write transaction of the SDK's rows and its summary; the session's events follow a
-    moment later (`_Behind`), or at once with `flush()`; `close()` shows what is left."""
+    moment later (`behind.Behind`), or at once with `flush()`; `close()` shows what is left."""
 
     def __init__(self, store=None):
         from ..store import Store, open_store
         self._owned = not isinstance(store, Store)
         self.store = open_store(store) if self._owned else store
-        self._behind = _Behind(self.store)
+        self._readings = readings = {}  # each key's Reading (see mirror.Reading)
+        # (the worker holds no reference to the adapter: dropped, it is collected and its worker ends)
+        self._behind = Behind(self.store, lambda conn, key: _show(conn, key, readings), "claude-mirror",
+                              shown=lambda key: mirror.committed(readings, key))
         self._known: dict[mirror.Key, _Known] = {}  # each key's uuids seen (see _Known)
         self._known_lock = threading.Lock()  # appends to one key, one at a time: each goes on from the last
         # dropped without close(): the worker shows what is left on its own thread, then ends
@@ -302,7 +219,7 @@ class ClaudeSessionStore:
             kept, *seen = self.store.write(_append, key, entries, time.time(), self._known)
             _learn(self._known, where, *seen)
         if kept:
-            self._behind.appended(where)
+            self._behind.written(where)
 
     async def load(self, key) -> list[dict] | None:
         return await asyncio.to_thread(self._read, _load, dict(key))
@@ -331,9 +248,9 @@ class ClaudeSessionStore:
 
     def _delete(self, key) -> None:
         with self._behind.showing:
-            self.store.write(_delete, key, self._behind.readings)
+            self.store.write(_delete, key, self._readings)
             main = not key.get("subpath")
-            readings = self._behind.readings
+            readings = self._readings
             for k in [k for k in readings if k[1:3] == (key["project_key"], key["session_id"])
                       and (main or k[3] == key.get("subpath"))]:
                 del readings[k]
