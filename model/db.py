@@ -108,6 +108,17 @@ def driver(conn: Connection) -> sqlite3.Connection | None:
     return conn.connection.driver_connection if conn.dialect.name == "sqlite" else None
 
 
+def sql(conn, statement: str, params: tuple):
+    """One small statement with `?` placeholders, on SQLite's own driver (see `driver`), or on another
+    engine with its own; `conn` may also be a plain sqlite3 connection."""
+    if isinstance(conn, sqlite3.Connection):
+        return conn.execute(statement, params)
+    raw = driver(conn)
+    if raw is not None:
+        return raw.execute(statement, params)
+    return conn.exec_driver_sql(statement.replace("?", "%s"), params)
+
+
 def update(conn: Connection, table: sa.Table, values: dict, **where) -> int:
     """`UPDATE table SET values WHERE column = value AND …`; the rows changed. On SQLite through the
     driver: an import runs these once a batch, and SQLAlchemy would build the statement anew each time."""

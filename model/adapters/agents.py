@@ -4,11 +4,13 @@
     from sessionscope.adapters.agents import SessionscopeSession
     await Runner.run(agent, "hi", session=SessionscopeSession("user-42"))
 
-Each item the SDK adds is an event of a native session (its payload the item, verbatim), so the
-conversation is browsable, searchable and forkable while the agent runs. Nothing is deleted:
+Each item the SDK adds becomes an event of a native session (its payload the item, verbatim), so the
+conversation is browsable, searchable and forkable while the agent runs. `add_items` queues the items and
+returns; they become events a moment later, behind the SDK (sources.agents_sdk.queue, adapters.behind),
+and what the SDK reads is the session's items to its head, then the queue. Nothing is deleted:
 `pop_item` moves the session's head back past the last item and `clear_session` back to the session's
-start, both rewinds recorded in the audit log, so what was popped or cleared stays visible as a branch
-in the tree, and the next items hang under the new head.
+start (each shows the queue first), both rewinds recorded in the audit log, so what was popped or cleared
+stays visible as a branch in the tree, and the next items hang under the new head.
 """
 
 from __future__ import annotations
@@ -16,26 +18,21 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-import uuid
+import time
+import weakref
 from typing import Any
 
 import sqlalchemy as sa
 
 from .. import audit, db, reading, sessions, untrusted
-from ..append import append_event, append_events
 from ..payloads import unpack
 from ..schema import SESSION
-from ..sources.agents_sdk.importer import item_kind
+from ..sources.agents_sdk import queue
+from ..sources.agents_sdk.queue import SDK, START, store_session_id
+from .behind import Behind
 
-SDK = "openai-agents"
-_NS = uuid.UUID("0b8f6a8e-3c55-4c1e-9a51-3f0d1c7a2b64")
-START = "sessionscope.start"  # the first event's payload type: what clear_session rewinds to
 ITEM_KINDS = frozenset({"message", "system", "tool_call", "tool_result", "thinking", "opaque"})
-
-
-def store_session_id(session_id: str) -> str:
-    """Our id for the SDK's session id (a user's string, unique only among this SDK's sessions)."""
-    return str(uuid.uuid5(_NS, f"{SDK}/{session_id}"))
+__all__ = ["SDK", "START", "SessionscopeSession", "store_session_id"]
 
 
 def _path(conn, sid: str) -> list:
@@ -95,26 +92,10 @@ def _last_items(conn, sid: str, limit: int) -> list[dict]:
     return found[::-1]
 
 
-def _add(conn, session_id: str, sid: str, items: list[dict]) -> None:
-    s = db.row(conn, SESSION, id=sid)
-    if s is None:
-        sessions.create_session(conn, session_id=sid, tool_id=session_id, agent=SDK,
-                                meta={"sdk": SDK, "session_id": session_id})
-        append_event(conn, sid, kind="meta", text=f"{SDK} session {session_id}",
-                     payload={"type": START, "session_id": session_id})
-    batch = []
-    for item in items:
-        kind, role, text = item_kind(item)
-        # (the payload keeps a lone surrogate as the SDK gave it; the text shown and searched has U+FFFD)
-        batch.append({"kind": kind, "role": role, "text": untrusted.scrubbed(text), "payload": item})
-    append_events(conn, sid, batch)  # one insert for the batch (#31: five statements an item before)
-    title = next((e["text"] for e in batch if e["kind"] == "message" and e["role"] == "user" and e["text"]), None)
-    if title and not (s and s["title"]):
-        sessions.update_fields(conn, sid, title=" ".join(title.split())[:120])  # the first prompt, as elsewhere
-
-
-def _rewind(conn, sid: str, why: str) -> dict | None:
-    """pop_item (the last item) or clear_session (all of them): the head moves, nothing is removed."""
+def _rewind(conn, session_id: str, sid: str, why: str) -> dict | None:
+    """pop_item (the last item) or clear_session (all of them): the queue shown first, then the head moves;
+    nothing is removed."""
+    queue.show(conn, session_id)
     path = _path(conn, sid)
     items = [i for i, e in enumerate(path) if _is_item(e)]
     if not items:
@@ -129,7 +110,8 @@ def _rewind(conn, sid: str, why: str) -> dict | None:
 
 class SessionscopeSession:
     """An Agents SDK `Session` kept in a Sessionscope store (`store`: a Store, a path or URL, or None for
-    the default). Each call is one transaction, run on a worker thread."""
+    the default). Each call is one transaction, run on a worker thread; the items added become events a
+    moment later (`flush()`: now; `close()`: what is left)."""
 
     session_settings = None
 
@@ -144,8 +126,17 @@ class SessionscopeSession:
         self._local = threading.local()  # a plain read-only connection per worker thread, on SQLite
         self._opened: list[sqlite3.Connection] = []
         self._opened_lock = threading.Lock()
+        # (the worker holds no reference to the session: dropped, it is collected and its worker ends)
+        self._behind = Behind(self.store, queue.show, "agents-queue")
+        self._finalizer = weakref.finalize(self, self._behind.release)
+
+    def flush(self) -> None:
+        """Make every item added so far an event of the session now (they are otherwise a moment behind)."""
+        self._behind.flush()
 
     def close(self) -> None:
+        self._finalizer.detach()
+        self._behind.stop()
         with self._opened_lock:
             for c in self._opened:
                 c.close()
@@ -158,18 +149,23 @@ class SessionscopeSession:
             return await asyncio.to_thread(self._last, limit) if limit > 0 else []
 
         def read(conn):
-            return [untrusted.loads(e.payload) for e in _path(conn, self.id) if _is_item(e)]
+            return [untrusted.loads(e.payload) for e in _path(conn, self.id) if _is_item(e)] + \
+                queue.queued(conn, self.session_id)
         return await asyncio.to_thread(self._read, read)
 
     async def add_items(self, items: list[dict[str, Any]]) -> None:
         if items:
-            await asyncio.to_thread(self.store.write, _add, self.session_id, self.id, [dict(i) for i in items])
+            await asyncio.to_thread(self._add, [dict(i) for i in items])
+
+    def _add(self, items: list[dict[str, Any]]) -> None:
+        self.store.write(queue.put, self.session_id, items, time.time())
+        self._behind.written(self.session_id)
 
     async def pop_item(self) -> dict[str, Any] | None:
-        return await asyncio.to_thread(self.store.write, _rewind, self.id, "pop_item")
+        return await asyncio.to_thread(self.store.write, _rewind, self.session_id, self.id, "pop_item")
 
     async def clear_session(self) -> None:
-        await asyncio.to_thread(self.store.write, _rewind, self.id, "clear_session")
+        await asyncio.to_thread(self.store.write, _rewind, self.session_id, self.id, "clear_session")
 
     def _read(self, work):
         with self.store.reader() as conn:
@@ -179,7 +175,7 @@ class SessionscopeSession:
         """get_items(limit): asked on every turn, so on SQLite through a plain read-only connection of this
         worker thread (a pooled SQLAlchemy connection and its transaction cost twice the walk itself)."""
         if self._path is None:
-            return self._read(lambda conn: _last_items(conn, self.id, limit))
+            return self._read(lambda conn: self._tail(conn, limit))
         raw = getattr(self._local, "conn", None)
         if raw is None:
             raw = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, isolation_level=None,
@@ -187,8 +183,13 @@ class SessionscopeSession:
             self._local.conn = raw
             with self._opened_lock:
                 self._opened.append(raw)
-        raw.execute("BEGIN")  # one snapshot for the walk
+        raw.execute("BEGIN")  # one snapshot for the walk and the queue
         try:
-            return _last_items(raw, self.id, limit)
+            return self._tail(raw, limit)
         finally:
             raw.execute("COMMIT")
+
+    def _tail(self, conn, limit: int) -> list[dict[str, Any]]:
+        """The last `limit` items: the queue's, after the session's own to its head."""
+        waiting = queue.queued(conn, self.session_id, limit)
+        return (_last_items(conn, self.id, limit - len(waiting)) if len(waiting) < limit else []) + waiting

@@ -23,10 +23,10 @@ from typing import Any
 import sqlalchemy as sa
 
 from .. import audit, db, untrusted
+from ..db import sql
 from ..errors import MissingExtra
 from ..schema import MIRROR_ENTRY, MIRROR_SUMMARY
 from ..sources.claude_code import mirror
-from ..sources.claude_code.mirror import sql
 from .behind import Behind
 
 SDK = mirror.SDK

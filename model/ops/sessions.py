@@ -10,6 +10,7 @@ from pathlib import Path
 from .. import audit, sources
 from ..errors import InvalidInput
 from ..read_models import Action, Changes
+from ..sources.agents_sdk import queue as agents_queue
 from .rules import RULES, check
 
 
@@ -21,6 +22,9 @@ def act(store, name: str, session_id: str, work: Callable, *, event_id: str | No
     rule = RULES[name]
     with audit.acting_as(actor):
         try:
+            # items an Agents SDK session has queued become its events first: the action sees (and a rewind
+            # or an archive comes after) everything the agent added before it
+            agents_queue.catch_up(store, only=session_id)
             session = store.session(session_id)
             check(session, name)
             changes = work(sources.of(session.source_kind), session)

@@ -52,6 +52,7 @@ def test_pop_and_clear_move_the_head_and_delete_nothing(tmp_path):
     asyncio.run(session.add_items(ITEMS))
     assert asyncio.run(session.pop_item()) == ITEMS[-1]
     asyncio.run(session.add_items([{"role": "assistant", "content": "Cloudy, 18°C."}]))
+    session.flush()  # (the items become events behind add_items: now)
     sid = store_session_id("user-42")
     s = store.session(sid)
     assert s.title == "what is the weather in Paris?" and s.tool_id == "user-42" and s.source_kind == "native"
@@ -80,6 +81,7 @@ def test_a_runner_keeps_its_history_in_the_store(tmp_path):
         second = await agents.Runner.run(agent, "again", session=session)
         return first.final_output, second.final_output
     assert asyncio.run(two_turns()) == ("heard 1 items", "heard 3 items")  # the 2nd turn saw the 1st
+    session.flush()
     texts = [e.text for e in store.branch(store_session_id("chat-1")) if e.kind == "message"]
     assert texts == ["hello", "heard 1 items", "again", "heard 3 items"]
     store.close()
@@ -131,6 +133,7 @@ def test_show_says_when_another_sdks_session_carries_the_same_id(tmp_path):
     store = open_store(path)
     agents_side = SessionscopeSession("shared-id", store)
     asyncio.run(agents_side.add_items(ITEMS[:1]))
+    agents_side.close()  # (its items shown)
     t = Transcript(session_id="shared-id")
     t.user("from the claude side")
     claude_side = ClaudeSessionStore(store)
@@ -163,3 +166,96 @@ def test_a_lone_surrogate_is_kept_as_the_sdk_keeps_it_and_shown_safely(tmp_path)
     assert [e.text for e in ours.store.events(ours.id) if e.kind == "message"][0] == "broken \ufffd text"
     assert ours.store.search("broken")
     ours.close()
+
+
+def test_added_items_become_events_behind_and_the_sdk_reads_them_at_once(tmp_path):
+    """add_items queues and returns: the SDK reads the items at once (the session's, then the queue), the
+    worker makes them events a moment later; an action taken in the app on the session first shows what is
+    queued, so a rewind comes after everything the agent added before it; an archived session takes none."""
+    import time
+
+    from sessionscope import ops
+    from sessionscope.errors import IllegalTransition
+
+    store = open_store(tmp_path / "s.db")
+    session = SessionscopeSession("user-7", store)
+    session._behind.QUIET_S = session._behind.MAX_LAG_S = 3600  # the worker waits: what is queued stays queued
+    asyncio.run(session.add_items(ITEMS[:2]))
+    session.flush()
+    asyncio.run(session.add_items(ITEMS[2:]))
+    assert asyncio.run(session.get_items()) == ITEMS  # two shown, two queued: one list
+    for limit in (1, 2, 3, 5):
+        assert asyncio.run(session.get_items(limit=limit)) == ITEMS[-limit:]
+    sid = store_session_id("user-7")
+    assert len([e for e in store.events(sid) if e.kind != "meta"]) == 2
+    start = store.events(sid)[0].id
+    ops.rewind(store, sid, start)  # the app's rewind: the queued items first, then the head moves back
+    assert len([e for e in store.events(sid) if e.kind != "meta"]) == 4
+    assert asyncio.run(session.get_items()) == []
+    asyncio.run(session.add_items([{"role": "user", "content": "again"}]))
+    ops.archive(store, sid)
+    assert [e.text for e in store.branch(sid) if e.kind == "message"] == ["again"]
+    with pytest.raises(IllegalTransition):
+        asyncio.run(session.add_items([{"role": "user", "content": "too late"}]))
+    session.close()
+
+    # the worker, on its own, a moment after the items were added
+    other = SessionscopeSession("user-8", store)
+    asyncio.run(other.add_items(ITEMS))
+    deadline = time.monotonic() + 10
+    while store_session_id("user-8") not in {s.id for s in store.sessions()} and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert store.session(store_session_id("user-8")).event_count == 1 + len(ITEMS)
+    other.close()
+    store.close()
+
+
+KILLED_ADDER = """
+import asyncio, sys
+from sessionscope.adapters.agents import SessionscopeSession
+session = SessionscopeSession(sys.argv[3], sys.argv[1])
+session._behind.QUIET_S = session._behind.MAX_LAG_S = 3600  # its worker never gets to show them
+asyncio.run(session.add_items([{"role": "user", "content": f"prompt {n}"} for n in range(5)]))
+open(sys.argv[2], "w").close()
+import time; time.sleep(600)
+"""
+
+
+def test_items_added_by_a_process_killed_before_its_worker_showed_them_are_shown_by_the_next_scan(tmp_path):
+    """kill -9 after the items were queued and before they became events, three times: the SDK reads them
+    back, and the app's next look (the watcher's catch-up, `sessionscope scan`) shows them, once."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from sessionscope.sources.importing import catch_up
+
+    path = tmp_path / "s.db"
+    open_store(path).close()
+    root = Path(__file__).resolve().parents[2]
+    for r in range(3):
+        flag, name = tmp_path / f"added-{r}", f"killed-{r}"
+        child = subprocess.Popen([sys.executable, "-c", KILLED_ADDER, str(path), str(flag), name], cwd=root,
+                                 env={**os.environ, "PYTHONPATH": str(root)})
+        deadline = time.monotonic() + 120
+        while not flag.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert flag.exists(), "the adder never returned"
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        store = open_store(path)
+        reader = SessionscopeSession(name, store)
+        assert [i["content"] for i in asyncio.run(reader.get_items())] == [f"prompt {n}" for n in range(5)]
+        sid = store_session_id(name)
+        assert sid not in {s.id for s in store.sessions()}, "the kill left nothing unshown: the test proves nothing"
+        assert catch_up(store, settle=60).events_added == 0  # items still coming are left to their writer
+        report = catch_up(store)
+        assert report.events_added == 5 and not report.problems
+        assert store.session(sid).title == "prompt 0" and store.session(sid).event_count == 6
+        assert catch_up(store).events_added == 0  # nothing is shown twice
+        assert [i["content"] for i in asyncio.run(reader.get_items())] == [f"prompt {n}" for n in range(5)]
+        reader.close()
+        store.close()

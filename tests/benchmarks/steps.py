@@ -359,12 +359,18 @@ def export(db: str, session: str, fmt: str, redact: str, out: str) -> dict:
             "baseline_mb": baseline, "secrets": sum(f.count for f in report.findings)}
 
 
-from tests.benchmarks.backends import agents_backend, claude_backend, langgraph_backend  # noqa: E402
+from tests.benchmarks.backends import (  # noqa: E402
+    agents_backend,
+    backends_on_postgres,
+    claude_backend,
+    langgraph_backend,
+)
 
 STEPS = {"generate": generate, "other_tool": other_tool, "floor": floor, "import": do_import, "queries": queries,
          "postgres": postgres, "facts": facts, "gui": gui,
          "export": export, "agents_backend": agents_backend,
-         "langgraph_backend": langgraph_backend, "claude_backend": claude_backend}
+         "langgraph_backend": langgraph_backend, "claude_backend": claude_backend,
+         "backends_on_postgres": backends_on_postgres}
 
 if __name__ == "__main__":
     print(json.dumps(STEPS[sys.argv[1]](*sys.argv[2:])))

@@ -14,6 +14,10 @@ class AgentsSdkSource(LibrarySource):
     badge = ("Agents", "#6e56cf")  # the session list's short name and colour
     package = "sessionscope.sources.agents_sdk"
 
+    def catch_up(self, store, settle: float = 0.0):
+        from .queue import catch_up  # the items the store's own Session adapter queued and did not show
+        return catch_up(store, settle)
+
     def resume_line(self, session) -> str:
         db = session.meta.get("database", "sessions.db") if isinstance(session.meta, dict) else "sessions.db"
         return f"SQLiteSession({session.tool_id or session.id!r}, {db!r})  # from agents import SQLiteSession"

@@ -21,6 +21,7 @@ import time
 import sqlalchemy as sa
 
 from ... import untrusted
+from ...db import sql
 from ...schema import SOURCE, SOURCE_FILE
 from ..scan import ImportReport
 
@@ -40,15 +41,6 @@ def key_of(key: dict) -> Key:
 def mark_path(key: Key) -> str:
     """The key's scan-state path: not a file name (actions.session_file looks for `<id>.jsonl`)."""
     return f"mirror:{key[2]}/{key[3]}" if key[3] else f"mirror:{key[2]}"
-
-
-def sql(conn, sqlite: str, params: tuple):
-    """One small statement with `?` placeholders, on SQLite's own driver (sessionscope.db.driver)."""
-    from ...db import driver
-    raw = driver(conn)
-    if raw is not None:
-        return raw.execute(sqlite, params)
-    return conn.exec_driver_sql(sqlite.replace("?", "%s"), params)
 
 
 class Reading:
