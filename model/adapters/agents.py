@@ -56,35 +56,23 @@ SELECT parent_id, kind, payload FROM up ORDER BY n"""
 
 def _last_items(conn, sid: str, limit: int) -> list[dict]:
     """The last `limit` items on the path to the head, walked back from the head: what `get_items(limit=10)`
-    asks on every turn costs about ten index lookups, not the whole history (#31); on SQLite in one
-    statement (the head and the events above it), on another engine one lookup an event."""
-    from ..schema import EVENT
-    raw = conn if isinstance(conn, sqlite3.Connection) else db.driver(conn)
+    asks on every turn costs about ten index lookups, not the whole history (#31), in one statement (the
+    head and the events above it; a round trip on a server, not one an event)."""
     found: list[dict] = []
 
     def take(parent_id, kind, payload) -> None:
         payload = unpack(payload)
         if kind in ITEM_KINDS and payload and START not in payload[:64]:
             found.append(untrusted.loads(payload))
-    if raw is not None:
-        rows = raw.execute(_WALK_UP, (sid, limit + 2)).fetchall()  # (+2: the session's start, a spare)
-        for row in rows:
-            if len(found) < limit:
-                take(*row)
-        cur = rows[-1][0] if rows and len(rows) == limit + 2 and len(found) < limit else None
-
-        def step(event_id):
-            return raw.execute("SELECT parent_id, kind, payload FROM event WHERE id = ?", (event_id,)).fetchone()
-    else:
-        cur = conn.execute(sa.select(SESSION.c.head_event_id).where(SESSION.c.id == sid)).scalar()
-        q = sa.select(EVENT.c.parent_id, EVENT.c.kind, EVENT.c.payload)
-
-        def step(event_id):
-            return conn.execute(q.where(EVENT.c.id == event_id)).first()
-    for _ in range(reading.MAX_WALK):  # (on SQLite: only when the path holds more than items)
+    rows = db.sql(conn, _WALK_UP, (sid, limit + 2)).fetchall()  # (+2: the session's start, a spare)
+    for row in rows:
+        if len(found) < limit:
+            take(*row)
+    cur = rows[-1][0] if rows and len(rows) == limit + 2 and len(found) < limit else None
+    for _ in range(reading.MAX_WALK):  # (only when the path holds more than items)
         if cur is None or len(found) >= limit:
             break
-        row = step(cur)
+        row = db.sql(conn, "SELECT parent_id, kind, payload FROM event WHERE id = ?", (cur,)).fetchone()
         if row is None:
             break
         take(*row)

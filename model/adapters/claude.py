@@ -48,6 +48,7 @@ def _where(table, key, subpath: bool = True):
 
 
 _KEY = "sdk = ? AND project_key = ? AND session_id = ? AND subpath = ?"
+MIRROR_COLUMNS = ("id", "sdk", "project_key", "session_id", "subpath", "uuid", "entry", "written")
 
 
 class _Known:
@@ -68,13 +69,21 @@ def _append(conn, key, entries: list[dict[str, Any]], now: float, known: dict):
     where = mirror.key_of(key)
     _sdk, project, session, subpath = where
     had = known.get(where)
-    first = sql(conn, f"SELECT min(id) FROM mirror_entry WHERE {_KEY}", where).fetchone()[0]
-    if had is not None and had.first != first:
-        had = None  # (deleted since, here or by another process: read the key again)
+    # in one statement (a round trip on a server): the key's first row, the store's last, the key's rows since
+    # this process last looked
+    # (ORDER BY … LIMIT 1, not min(): PostgreSQL reads a key's whole index range for its min())
+    found = sql(conn, f"SELECT 0, (SELECT id FROM mirror_entry WHERE {_KEY} ORDER BY id LIMIT 1), NULL UNION ALL "
+                      f"SELECT 1, (SELECT id FROM mirror_entry ORDER BY id DESC LIMIT 1), NULL UNION ALL "
+                      f"SELECT 2, id, uuid FROM mirror_entry WHERE {_KEY} AND id > ?",
+                (*where, *where, had.last if had is not None else 0)).fetchall()
+    first, top = found[0][1], (found[1][1] or 0) + 1
+    if had is not None and had.first != first:  # (deleted since, here or by another process: read it again)
+        had = None
+        found = [(2, i, u) for i, u in sql(conn, f"SELECT id, uuid FROM mirror_entry WHERE {_KEY}", where)]
     old = had.uuids if had is not None else frozenset()
     fresh: set[str] = set()  # uuids of rows this process has not seen, and of the kept entries
     last = had.last if had is not None else 0
-    for row_id, uid in sql(conn, f"SELECT id, uuid FROM mirror_entry WHERE {_KEY} AND id > ?", (*where, last)):
+    for _part, row_id, uid in found[2:] if had is not None else [f for f in found if f[0] == 2]:
         last = max(last, row_id)
         if uid is not None:
             fresh.add(uid)
@@ -87,18 +96,10 @@ def _append(conn, key, entries: list[dict[str, Any]], now: float, known: dict):
             fresh.add(uid)
         kept.append((uid, untrusted.dumped(e)[0]))  # (a lone surrogate kept as the SDK gave it; shown as U+FFFD)
     if kept:
-        # numbered here, under the store's write lock, so that ids follow commits on every engine: the
+        # numbered here (`top`), under the store's write lock, so that ids follow commits on every engine: the
         # mirror is shown up to a row id (sources.claude_code.mirror); a row committed below it never would be
-        top = (sql(conn, "SELECT max(id) FROM mirror_entry", ()).fetchone()[0] or 0) + 1
         rows = [(top + i, SDK, project, session, subpath, uid, raw, now) for i, (uid, raw) in enumerate(kept)]
-        insert = "INSERT INTO mirror_entry (id, sdk, project_key, session_id, subpath, uuid, entry, written) " \
-                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-        if (raw_conn := db.driver(conn)) is not None:
-            raw_conn.executemany(insert, rows)
-        else:
-            conn.exec_driver_sql(insert.replace("?", "%s"), rows)
-            conn.execute(sa.text("SELECT setval(pg_get_serial_sequence('mirror_entry', 'id'), :id)"),
-                         {"id": rows[-1][0]})
+        db.insert_numbered(conn, MIRROR_ENTRY, MIRROR_COLUMNS, rows)
         last, first = rows[-1][0], first if first is not None else top
     return len(kept), first, last, fresh
 

@@ -7,7 +7,7 @@ import os
 import time
 
 
-def agents_backend(work: str, url: str | None = None) -> dict:
+def agents_backend(work: str, url: str | None = None, peer_url: str | None = None) -> dict:
     """The store as the OpenAI Agents SDK's Session beside the SDK's own SQLiteSession, on files in `work`
     (#31): items appended one a call and fifty a call, and `get_items(limit=10)` on a short and a long
     session (it must not grow with the session), while ours are still queued and again once they are
@@ -57,7 +57,11 @@ def agents_backend(work: str, url: str | None = None) -> dict:
             out = {k: min(v, out.get(k, v)) for k, v in best.items()}
         return out
     ours = measure(lambda sid: SessionscopeSession(sid, url or os.path.join(work, "agents-ours.db")), "ours")
-    theirs = measure(lambda sid: SQLiteSession(sid, os.path.join(work, "agents-sdk.db")), "sdk")
+    if peer_url is not None:  # on a server: the SDK's own store for one, SQLAlchemySession, on the same server
+        from agents.extensions.memory.sqlalchemy_session import SQLAlchemySession
+        theirs = measure(lambda sid: SQLAlchemySession.from_url(sid, url=peer_url, create_tables=True), "sdk")
+    else:
+        theirs = measure(lambda sid: SQLiteSession(sid, os.path.join(work, "agents-sdk.db")), "sdk")
     return {"ours": ours, "sdk": theirs}
 
 
@@ -101,7 +105,7 @@ def langgraph_backend(work: str, steps: str = "1000") -> dict:
     return {"ours": ours, "sdk": theirs, "steps": n}
 
 
-def claude_backend(work: str, url: str | None = None) -> dict:
+def claude_backend(work: str, url: str | None = None, peer_url: str | None = None) -> dict:
     """The store as the Claude Agent SDK's SessionStore beside the plainest file-backed store (each append
     writes the lines to <project>/<session>.jsonl on a worker thread, as Claude Code's own transcript is
     written) (#31): Claude Code lines appended one a call and fifty a call, then how long ours takes to show
@@ -160,21 +164,43 @@ def claude_backend(work: str, url: str | None = None) -> dict:
             got = {"single": single, "batch": batch, "shown": shown}
             best = {k: min(v, best.get(k, v)) for k, v in got.items()}
         return best
-    theirs = measure(JsonlStore(os.path.join(work, "claude-jsonl")))
+    class TableStore:
+        """The plainest store on a server: each append COPYs its lines into one table, in a transaction."""
+
+        def __init__(self, conninfo: str):
+            import psycopg
+            self.conn = psycopg.connect(conninfo)
+            self.conn.execute("CREATE TABLE IF NOT EXISTS lines (id bigserial PRIMARY KEY, project_key text, "
+                              "session_id text, entry text)")
+            self.conn.commit()
+
+        async def append(self, key, entries) -> None:
+            def write():
+                with self.conn.transaction(), self.conn.cursor() as cur, \
+                        cur.copy("COPY lines (project_key, session_id, entry) FROM STDIN") as copy:
+                    for e in entries:
+                        copy.write_row((key["project_key"], key["session_id"], orjson.dumps(e).decode()))
+            await asyncio.to_thread(write)
+
+    theirs = measure(TableStore(peer_url) if peer_url else JsonlStore(os.path.join(work, "claude-jsonl")))
     ours = measure(ClaudeSessionStore(url or os.path.join(work, "claude-ours.db")))
     return {"ours": ours, "sdk": theirs}
 
 
 def backends_on_postgres(work: str) -> dict:
-    """The Agents and Claude rows with the store on a throwaway PostgreSQL server (tests/postgres.py), each
-    beside the same SDK-side store as on SQLite (#31: "on PostgreSQL, the same rows")."""
+    """The Agents and Claude rows with the store on a throwaway PostgreSQL server (tests/postgres.py) (#31: "on
+    PostgreSQL, the same rows"): the Agents SDK's beside its own SQLAlchemySession on the same server, the
+    Claude SDK's (which ships no store) beside the plainest one on the same server, as on SQLite beside a
+    JSONL file: each append's lines COPYed into one table."""
     from tests import postgres as pg
 
     server = pg.start()
     if isinstance(server, str):
         return {"skipped": server}
     try:
-        return {"agents": agents_backend(work, server.fresh_database(migrated=True)),
-                "claude": claude_backend(work, server.fresh_database(migrated=True))}
+        peer = server.fresh_database().replace("postgresql://", "postgresql+psycopg://", 1)  # (async SQLAlchemy)
+        return {"agents": agents_backend(work, server.fresh_database(migrated=True), peer),
+                "claude": claude_backend(work, server.fresh_database(migrated=True),
+                                         server.fresh_database().replace("postgresql+psycopg://", "postgresql://", 1))}
     finally:
         server.stop()

@@ -34,23 +34,15 @@ def put(conn, session_id: str, items: list[dict], now: float) -> int:
     """Queue the SDK's items (the caller's write transaction); refused, as an append is, for a session that
     takes no more events (archived)."""
     from ... import db, lifecycle
-    from ...schema import SESSION
+    from ...schema import MIRROR_ENTRY, SESSION
     sid = store_session_id(session_id)
     s = db.row(conn, SESSION, id=sid)
     if s is not None:
         lifecycle.next_status(sid, s["status"], "append")
     # numbered under the store's write lock, so that ids follow commits on every engine (queue order)
     top = (sql(conn, "SELECT max(id) FROM mirror_entry", ()).fetchone()[0] or 0) + 1
-    rows = [(top + i, SDK, session_id, untrusted.dumps(item), now) for i, item in enumerate(items)]
-    insert = "INSERT INTO mirror_entry (id, sdk, project_key, session_id, subpath, uuid, entry, written) " \
-             "VALUES (?, ?, '', ?, '', NULL, ?, ?)"
-    raw = db.driver(conn)
-    if raw is not None:
-        raw.executemany(insert, rows)
-    else:
-        import sqlalchemy as sa
-        conn.exec_driver_sql(insert.replace("?", "%s"), rows)
-        conn.execute(sa.text("SELECT setval(pg_get_serial_sequence('mirror_entry', 'id'), :id)"), {"id": rows[-1][0]})
+    rows = [(top + i, SDK, "", session_id, "", untrusted.dumps(item), now) for i, item in enumerate(items)]
+    db.insert_numbered(conn, MIRROR_ENTRY, ("id", "sdk", "project_key", "session_id", "subpath", "entry", "written"), rows)
     return len(rows)
 
 
