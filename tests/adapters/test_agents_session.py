@@ -224,28 +224,14 @@ import time; time.sleep(600)
 def test_items_added_by_a_process_killed_before_its_worker_showed_them_are_shown_by_the_next_scan(tmp_path):
     """kill -9 after the items were queued and before they became events, three times: the SDK reads them
     back, and the app's next look (the watcher's catch-up, `sessionscope scan`) shows them, once."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-    from pathlib import Path
-
     from sessionscope.sources.importing import catch_up
+    from tests.adapters.killing import kill_when_flagged
 
     path = tmp_path / "s.db"
     open_store(path).close()
-    root = Path(__file__).resolve().parents[2]
     for r in range(3):
         flag, name = tmp_path / f"added-{r}", f"killed-{r}"
-        child = subprocess.Popen([sys.executable, "-c", KILLED_ADDER, str(path), str(flag), name], cwd=root,
-                                 env={**os.environ, "PYTHONPATH": str(root)})
-        deadline = time.monotonic() + 120
-        while not flag.exists() and child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert flag.exists(), "the adder never returned"
-        child.send_signal(signal.SIGKILL)
-        child.wait()
+        kill_when_flagged(KILLED_ADDER, path, flag, name, flag=flag, what="adder")
         store = open_store(path)
         reader = SessionscopeSession(name, store)
         assert [i["content"] for i in asyncio.run(reader.get_items())] == [f"prompt {n}" for n in range(5)]

@@ -231,29 +231,16 @@ def test_lines_appended_by_a_process_killed_before_its_worker_showed_them_are_sh
     """kill -9 after the SDK's rows committed and before the adapter's worker made them events, three times:
     the SDK reads every line back, and the app's next look (the watcher's catch-up, `sessionscope scan`)
     shows them, once, as a file import of the same lines would."""
-    import os
-    import signal
-    import subprocess
-    import sys
     import uuid
-    from pathlib import Path
 
     from sessionscope.sources.importing import catch_up
+    from tests.adapters.killing import kill_when_flagged
 
     path = tmp_path / "s.db"
     open_store(path).close()
-    root = Path(__file__).resolve().parents[2]
     for r in range(3):
         flag, sid = tmp_path / f"appended-{r}", str(uuid.uuid4())
-        child = subprocess.Popen([sys.executable, "-c", KILLED_APPENDER, str(path), str(flag), sid], cwd=root,
-                                 env={**os.environ, "PYTHONPATH": str(root)})
-        deadline = time.monotonic() + 120
-        while not flag.exists() and child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert flag.exists(), "the appender never returned"
-        child.send_signal(signal.SIGKILL)
-        child.wait()
-
+        kill_when_flagged(KILLED_APPENDER, path, flag, sid, flag=flag, what="appender")
         store = open_store(path)
         backend = ClaudeSessionStore(store)
         assert len(asyncio.run(backend.load({"project_key": "p", "session_id": sid}))) == 12  # the SDK's read

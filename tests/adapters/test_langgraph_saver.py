@@ -149,30 +149,17 @@ app.invoke({"messages": [HumanMessage(f"round {rounds}")]}, {"configurable": {"t
 def test_a_graph_killed_between_a_save_and_its_showing_is_shown_by_the_next_scan(tmp_path):
     """kill -9 after langgraph committed a checkpoint and before the store showed it, five times: the app's
     next look (the watcher's catch-up, `sessionscope scan`, a new saver) shows every checkpoint saved."""
-    import os
-    import signal
     import sqlite3
-    import subprocess
-    import sys
-    import time
-    from pathlib import Path
 
     from sessionscope.sources.importing import catch_up
     from sessionscope.sources.langgraph.importer import session_key, step_id
+    from tests.adapters.killing import kill_when_flagged
 
     path = tmp_path / "s.db"
     open_store(path).close()
-    root = Path(__file__).resolve().parents[2]
     for r in range(5):
         flag = tmp_path / f"saved-{r}"
-        child = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(path), str(flag), str(r)], cwd=root,
-                                 env={**os.environ, "PYTHONPATH": str(root)})
-        deadline = time.monotonic() + 120
-        while not flag.exists() and child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert flag.exists(), "the writer never reached a save"
-        child.send_signal(signal.SIGKILL)
-        child.wait()
+        kill_when_flagged(KILLED_WRITER, path, flag, r, flag=flag, what="writer (a save)")
 
         store = open_store(path)
         con = sqlite3.connect(path)

@@ -37,24 +37,29 @@ def _claude_session(folder) -> Transcript:
     return t
 
 
-@pytest.fixture
-def reader(window, qtbot, tmp_path):
-    """The window showing the Claude session in the reader."""
+def _in_reader(window, qtbot, project, session_id: str):
+    """Import the transcripts in `project` and show `session_id` in the reader, every card's event read."""
     from sessionscope.sources.claude_code import import_paths
 
-    project = tmp_path / "claude" / "projects" / "-work-app"
-    t = _claude_session(project)
     import_paths(window.store, [project])
     window.sessions.model.reload()
-    qtbot.waitUntil(lambda: window.sessions.model.row_of(t.session_id) >= 0, timeout=10000)
+    qtbot.waitUntil(lambda: window.sessions.model.row_of(session_id) >= 0, timeout=10000)
     with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
-        window.open_session(t.session_id)
+        window.open_session(session_id)
     window.qactions["view.reader"].setChecked(True)
     window.branch.set_reader(True)
     r = window.branch.reader
     r.resize(900, 700)
     qtbot.waitUntil(lambda: r.cards and all(r.event_id(n) in r.events for n in range(len(r.cards))), timeout=10000)
-    return window, r, t
+    return r
+
+
+@pytest.fixture
+def reader(window, qtbot, tmp_path):
+    """The window showing the Claude session in the reader."""
+    project = tmp_path / "claude" / "projects" / "-work-app"
+    t = _claude_session(project)
+    return window, _in_reader(window, qtbot, project, t.session_id), t
 
 
 def _cards(r, kind):
@@ -113,8 +118,6 @@ def test_a_replys_thinking_is_part_of_its_card_and_opens_from_its_head(window, q
     """Thinking-only lines (their text empty where Claude Code keeps only a signature) make no card of their
     own: a reply's card says it thought and opens to the thinking; thinking that no reply follows (the user
     interrupted) keeps a folded card of its own."""
-    from sessionscope.sources.claude_code import import_paths
-
     t = Transcript(cwd="/work/app")
     t.user("why is the build red?")
     t.assistant(thinking="Check the lockfile first, then the cache.")
@@ -125,15 +128,7 @@ def test_a_replys_thinking_is_part_of_its_card_and_opens_from_its_head(window, q
     t.user("never mind")  # interrupted: nothing of that reply followed its thinking
     project = tmp_path / "claude" / "projects" / "-work-app"
     t.write(project)
-    import_paths(window.store, [project])
-    window.sessions.model.reload()
-    qtbot.waitUntil(lambda: window.sessions.model.row_of(t.session_id) >= 0, timeout=10000)
-    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
-        window.open_session(t.session_id)
-    window.branch.set_reader(True)
-    r = window.branch.reader
-    r.resize(900, 700)
-    qtbot.waitUntil(lambda: r.cards and all(r.event_id(n) in r.events for n in range(len(r.cards))), timeout=10000)
+    r = _in_reader(window, qtbot, project, t.session_id)
     texts = [_text(r, n) for n in range(len(r.cards))]
     assert [c.kind for c in r.cards] == ["event", "event", "event", "thinking", "event"], texts
     reply = 1
