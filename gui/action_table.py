@@ -52,7 +52,7 @@ class Row:
     text: str
     run: Callable[[Any, Context], None]  # (the window, the context)
     shortcut: object = None  # a StandardKey or a string
-    icon: object = None  # a QStyle.StandardPixmap
+    icon: object = None  # a QStyle.StandardPixmap, or the name of an icon shipped in resources/icons
     tip: str = ""
     short: str = ""  # the toolbar's label, where the menu's text is too long for it
     where: str = ""
@@ -207,7 +207,10 @@ TABLE: tuple[Row, ...] = (
         tip="Take back the last undo: put back what it overwrote", where="session", rule="redo_restore",
         needs="session"),
     Row("session.compact", "Co&mpact…", _a("compact"), where="|session", rule="compact", needs="session"),
-    Row("session.rename", "Re&name…", _a("rename"), "F2", where="session sessions", rule="rename", needs="session"),
+    Row("session.star", "S&tar", lambda w, c: w.actions_.star(c.session, c.checked), "S", "star",
+        tip="Star the session, or take its star away (the sidebar's Starred lists them)",
+        where="|session toolbar sessions", rule="star", needs="session", checkable=True),
+    Row("session.rename", "Re&name…", _a("rename"), "F2", where="|session sessions", rule="rename", needs="session"),
     Row("session.tag", "&Tags…", _a("tag"), tip="Set the session's tags (in the tool's own file where it keeps one)",
         where="session", rule="tag", needs="session"),
     Row("session.write_back", "Write &Back to Its Tool…", _a("write_back"),

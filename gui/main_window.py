@@ -239,6 +239,7 @@ class MainWindow(WindowCommands, QMainWindow):
             why = row.refusal(ctx)
             action.setEnabled(why is None)
             action.setToolTip(row.tooltip(why))
+        self.qactions["session.star"].setChecked(bool(self.session is not None and self.session.starred))
 
     def _busy(self, what: str) -> None:
         """While an action runs: say so, with a busy bar (an import's own bar takes precedence)."""

@@ -26,7 +26,12 @@ def make(row: Row, parent: QWidget, run: Callable[[Row, bool], None]) -> QAction
     if row.shortcut is not None:
         a.setShortcut(QKeySequence(row.shortcut))
         a.setShortcutContext(_SCOPES[row.scope])
-    if row.icon is not None:
+    if isinstance(row.icon, str):  # one shipped with the app (resources/icons/<name>.svg)
+        from PySide6.QtGui import QIcon
+
+        from sessionscope.resources import resource_path
+        a.setIcon(QIcon(str(resource_path(f"icons/{row.icon}.svg"))))
+    elif row.icon is not None:
         a.setIcon(parent.style().standardIcon(row.icon))
     if row.short:
         a.setIconText(row.short)

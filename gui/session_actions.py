@@ -190,6 +190,12 @@ class SessionActions(RestoreActions, QObject):
         self._run("archive", lambda: ops.archive(store, session.id, actor=ACTOR),
                   lambda ch: self.sig_message.emit(f"Archived {session.title or session.id[:8]} (Unarchive brings it back)"))
 
+    def star(self, session, on: bool) -> None:
+        store = self.store
+        self._run("star", lambda: ops.star(store, session.id, on, actor=ACTOR),
+                  lambda ch: self.sig_message.emit(f"{'Starred' if on else 'Took the star from'} "
+                                                   f"{session.title or session.id[:8]}"))
+
     def unarchive(self, session) -> None:
         store = self.store
         self._run("unarchive", lambda: ops.unarchive(store, session.id, actor=ACTOR))

@@ -192,7 +192,7 @@ class SessionTableModel(QAbstractTableModel):
         key = COLUMNS[index.column()][0]
         if role == Qt.ItemDataRole.DisplayRole:
             return {
-                "title": printable(s.title or "(untitled)"),
+                "title": ("★ " if s.starred else "") + printable(s.title or "(untitled)"),
                 "source": badge(s.source_kind)[0],
                 "project": self.project_label.get(s.project, s.project), "status": s.status, "updated": ago(s.updated_at),
                 "events": str(s.event_count), "tokens": tokens_text(s.tokens_in + s.tokens_out),

@@ -33,10 +33,10 @@ class Sidebar(QTreeWidget):
 
         def counts():
             c = store.session_counts()
-            return c["total"], c["by_source"], c["by_project"], c["archived"], c["by_person"]
+            return c["total"], c["by_source"], c["by_project"], c["archived"], c["by_person"], c["starred"]
         run_task(counts, lambda c: self._fill(*c), owner=self)
 
-    def _fill(self, total, by_source, by_project, archived, by_person) -> None:
+    def _fill(self, total, by_source, by_project, archived, by_person, starred) -> None:
         current = self.currentItem().data(0, Qt.ItemDataRole.UserRole) if self.currentItem() else None
         self.blockSignals(True)
         self.clear()
@@ -48,6 +48,7 @@ class Sidebar(QTreeWidget):
             (parent.addChild(item) if parent else self.addTopLevelItem(item))
             return item
         add(None, "All sessions", total, {})
+        add(None, "★ Starred", starred, {"starred": True})
         sources = add(None, "Tools", "", None)
         from .session_model import tool_label
         for kind, n in sorted(by_source.items(), key=lambda kv: tool_label(kv[0]).lower()):

@@ -17,8 +17,9 @@ from .errors import InvalidInput, NotFound
 from .read_models import EventView, SessionView
 from .revision import HEAD_REVISION
 
-_SESSIONS = ("SELECT session.*, source.kind AS source_kind FROM session "
-             "LEFT OUTER JOIN source ON session.source_id = source.id")
+_SESSIONS = ("SELECT session.*, source.kind AS source_kind, star.session_id IS NOT NULL AS starred FROM session "
+             "LEFT OUTER JOIN source ON session.source_id = source.id "
+             "LEFT OUTER JOIN star ON star.session_id = session.id")
 _SORT = {"updated": "session.updated_at", "created": "session.created_at", "title": "session.title",
          "events": "session.event_count", "tokens": "session.tokens_in + session.tokens_out",
          "status": "session.status", "project": "session.project"}
@@ -117,7 +118,8 @@ class QuickReader:
 
     def sessions(self, *, status: str | None = None, include_archived: bool = False, source_kind: str | None = None,
                  project: str | None = None, person: str | None = None, text: str | None = None, sort: str = "updated",
-                 descending: bool = True, limit: int | None = None, offset: int = 0) -> list[SessionView]:
+                 descending: bool = True, limit: int | None = None, offset: int = 0,
+                 starred: bool = False) -> list[SessionView]:
         if sort not in _SORT:
             raise InvalidInput(f"cannot sort by {sort!r}; use one of {', '.join(_SORT)}")
         clauses, params = [], []
@@ -135,6 +137,8 @@ class QuickReader:
         if person:
             clauses.append("session.imported_by = ?")
             params.append(person)
+        if starred:
+            clauses.append("star.session_id IS NOT NULL")
         if text:
             like = f"%{text.replace('%', '').replace('_', '')}%"
             clauses.append("(lower(session.title) LIKE lower(?) OR lower(session.id) LIKE lower(?) "

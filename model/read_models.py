@@ -36,6 +36,7 @@ class SessionView:      # half the cost of listing 20,000 sessions; it is never 
     forked_from_session: str | None
     forked_from_event: str | None
     imported_by: str = ""  # user@host (sessionscope.people)
+    starred: bool = False  # the user's star (#33)
 
     @classmethod
     def from_tuples(cls, names: list[str], rows) -> list["SessionView"]:
@@ -46,6 +47,7 @@ class SessionView:      # half the cost of listing 20,000 sessions; it is never 
             "created_at", "updated_at", "tokens_in", "tokens_out", "event_count", "head_event_id", "tags", "meta",
             "budget", "forked_from_session", "forked_from_event", "imported_by")])
         out = []
+        star = ix.get("starred")
         for r in rows:
             (sid, tool_id, kind, title, project, cwd, branch, model, agent, status, created, updated, tin, tout,
              count, head, tags, meta, budget, from_session, from_event, by) = pick(r)
@@ -53,7 +55,8 @@ class SessionView:      # half the cost of listing 20,000 sessions; it is never 
                            created, updated, tin, tout, count, head,
                            tuple(orjson.loads(tags)) if tags not in ("", "[]") else (),
                            orjson.loads(meta) if meta not in ("", "{}") else {},
-                           orjson.loads(budget) if budget not in ("", "{}") else {}, from_session, from_event, by or ""))
+                           orjson.loads(budget) if budget not in ("", "{}") else {}, from_session, from_event, by or "",
+                           bool(r[star]) if star is not None else False))
         return out
 
     @classmethod
@@ -186,6 +189,8 @@ class Action(StrEnum):
     DELETE = "delete"
     RENAME = "rename"
     TAG = "tag"
+    STAR = "star"
+    UNSTAR = "unstar"
     WRITE_BACK = "restore"  # a kept session written back where its tool finds it
     RESTORE_FILES = "restore-files"
     UNDO_RESTORE = "restore-files.undo"

@@ -12,10 +12,11 @@ from . import gcpause
 from .errors import InvalidInput, NotFound
 from .lifecycle import ARCHIVED
 from .read_models import EventView, SessionView
-from .schema import EVENT, SESSION, SOURCE
+from .schema import EVENT, SESSION, SOURCE, STAR
 
-_SESSION_COLUMNS = [*SESSION.c, SOURCE.c.kind.label("source_kind")]
-_SESSION_FROM = SESSION.outerjoin(SOURCE, SESSION.c.source_id == SOURCE.c.id)
+_SESSION_COLUMNS = [*SESSION.c, SOURCE.c.kind.label("source_kind"), STAR.c.session_id.is_not(None).label("starred")]
+_SESSION_FROM = SESSION.outerjoin(SOURCE, SESSION.c.source_id == SOURCE.c.id).outerjoin(
+    STAR, STAR.c.session_id == SESSION.c.id)
 
 SORT_COLUMNS = {
     "updated": SESSION.c.updated_at,
@@ -56,10 +57,13 @@ def session_query(
     text: str | None = None,
     session_ids: list[str] | None = None,
     person: str | None = None,
+    starred: bool = False,
 ):
     """The filtered session selection, shared by listing and counting (`session_ids`: only these, as the
-    Usage view lists the sessions behind a bar)."""
+    Usage view lists the sessions behind a bar; `starred`: only the starred)."""
     q = sa.select(*_SESSION_COLUMNS).select_from(_SESSION_FROM)
+    if starred:
+        q = q.where(STAR.c.session_id.is_not(None))
     if status:
         q = q.where(SESSION.c.status == status)
     elif not include_archived:

@@ -251,6 +251,16 @@ class MirrorSummary(SQLModel, table=True):
     folded_to: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
 
 
+class Star(SQLModel, table=True):
+    """A session the user starred (#33): the user's own mark, kept apart from the session's row, which
+    importers write, so no rescan touches it."""
+
+    __tablename__ = "star"
+
+    session_id: str = Field(primary_key=True)
+    starred_at: float
+
+
 # Core table handles for the bulk and read paths, which skip the ORM for speed.
 SOURCE = Source.__table__
 SOURCE_FILE = SourceFile.__table__
@@ -264,5 +274,6 @@ OUTLINE_CACHE = OutlineCache.__table__
 USAGE_CACHE = UsageCache.__table__
 MIRROR_ENTRY = MirrorEntry.__table__
 MIRROR_SUMMARY = MirrorSummary.__table__
+STAR = Star.__table__
 FILE_BLOB = FileBlob.__table__
 CHECKPOINT_BACKUP = CheckpointBackup.__table__

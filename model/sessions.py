@@ -12,7 +12,17 @@ from sqlalchemy.engine import Connection
 from . import blobs, db, lifecycle, people, reading, search
 from .errors import InvalidInput, NotFound, Refused
 from .ids import new_session_id
-from .schema import CHECKPOINT_BACKUP, EVENT, EVENT_ALIAS, FACT_SNAPSHOT, OUTLINE_CACHE, SESSION, SOURCE, USAGE_CACHE
+from .schema import (
+    CHECKPOINT_BACKUP,
+    EVENT,
+    EVENT_ALIAS,
+    FACT_SNAPSHOT,
+    OUTLINE_CACHE,
+    SESSION,
+    SOURCE,
+    STAR,
+    USAGE_CACHE,
+)
 
 # Importers rank the titles they find (first prompt 1 … a tool's own custom title 4) and keep the best;
 # a rename here ranks with a custom title, so a rescan does not undo it (a newer one set in the tool does).
@@ -147,9 +157,21 @@ def delete(conn: Connection, session_id: str) -> int:
     conn.execute(OUTLINE_CACHE.delete().where(OUTLINE_CACHE.c.session_id == session_id))
     conn.execute(USAGE_CACHE.delete().where(USAGE_CACHE.c.session_id == session_id))
     conn.execute(CHECKPOINT_BACKUP.delete().where(CHECKPOINT_BACKUP.c.session_id == session_id))
+    conn.execute(STAR.delete().where(STAR.c.session_id == session_id))
     blobs.collect_garbage(conn)  # its checkpoint backups, unless another session or an undo needs them
     conn.execute(SESSION.delete().where(SESSION.c.id == session_id))
     return n
+
+
+def star(conn: Connection, session_id: str, on: bool = True) -> bool:
+    """Star the session (or take its star away); whether that changed anything."""
+    _status(conn, session_id)
+    if not on:
+        return conn.execute(STAR.delete().where(STAR.c.session_id == session_id)).rowcount > 0
+    if conn.execute(sa.select(STAR.c.session_id).where(STAR.c.session_id == session_id)).first():
+        return False
+    conn.execute(STAR.insert().values(session_id=session_id, starred_at=time.time()))
+    return True
 
 
 def update_fields(conn: Connection, session_id: str, **values: Any) -> None:

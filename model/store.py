@@ -251,8 +251,8 @@ class Store:
             return list(conn.execute(q.where(SOURCE.c.kind == kind) if kind else q).scalars())
 
     def session_counts(self) -> dict[str, Any]:
-        """Counts for the sidebar: by source kind and project (not archived), and archived."""
-        from .schema import SOURCE
+        """Counts for the sidebar: by source kind and project (not archived), archived, and starred."""
+        from .schema import SOURCE, STAR
         kind = sa.func.coalesce(SOURCE.c.kind, "native")
         live = SESSION.c.status != "archived"
         j = SESSION.outerjoin(SOURCE, SESSION.c.source_id == SOURCE.c.id)
@@ -263,8 +263,9 @@ class Store:
             archived = conn.execute(sa.select(sa.func.count()).where(~live)).scalar_one()
             who = SESSION.c.imported_by
             by_person = dict(conn.execute(sa.select(who, sa.func.count()).where(live).group_by(who)).all())
+            starred = conn.execute(sa.select(sa.func.count()).select_from(STAR)).scalar_one()
         return {"total": sum(by_source.values()), "by_source": by_source, "by_project": by_project, "archived": archived,
-                "by_person": by_person}
+                "by_person": by_person, "starred": starred}
 
     def fork_counts(self) -> dict[str, int]:
         """How many sessions fork from each session."""

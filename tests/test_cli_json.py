@@ -14,7 +14,7 @@ from tests.sources import checkpoint_home
 
 SESSION = {"id", "tool_id", "title", "source_kind", "status", "project", "cwd", "git_branch", "model", "agent",
            "created_at", "updated_at", "event_count", "tokens_in", "tokens_out", "tags", "meta", "budget",
-           "head_event_id", "forked_from_session", "forked_from_event", "imported_by"}
+           "head_event_id", "forked_from_session", "forked_from_event", "imported_by", "starred"}
 EVENT = {"id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload", "tokens_in",
          "tokens_out", "sidechain", "agent_id", "hash"}
 IMPORT = {"files_seen", "files_read", "bytes_read", "events_added", "bad_lines", "sessions", "problems",
@@ -31,6 +31,7 @@ SHAPES = {
     "resume": ("object", {"session", "command", "cwd", "resume", "facts", "transcript", "budget_left"}),
     "close": ("object", SESSION), "pause": ("object", SESSION), "archive": ("object", SESSION),
     "unarchive": ("object", SESSION), "rename": ("object", SESSION), "tag": ("object", SESSION),
+    "star": ("object", SESSION),
     "delete": ("object", {"session", "events_removed", "files_removed"}),
     "verify": ("object", {"ok", "file", "redacted", "problem", "sessions", "blobs"}),
     "export": ("object", {"format", "path", "sessions", "events", "bytes", "seconds", "redacted", "files",
@@ -112,6 +113,8 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     run("show", s), run("show", s, "--branch")
     run("search", "cookie"), run("search", "nothing-matches-this")
     run("rename", s, "renamed"), run("tag", s, "a", "b")
+    assert run("star", s)["starred"] and [x["id"] for x in run("list", "--starred")] == [s]
+    assert not run("star", s, "--off")["starred"] and run("list", "--starred") == []
     run("pause", s), run("close", s), run("archive", s), run("unarchive", s)
     run("verify"), run("verify", s)
     export = tmp_path / "s.jsonl"

@@ -59,7 +59,7 @@ def fact(store, args):
 
 def list_sessions(store, args):
     rows = store.sessions(include_archived=args.all, status=args.status, source_kind=args.source,
-                          person=args.by, text=args.filter, sort=args.sort, limit=args.limit)
+                          person=args.by, text=args.filter, sort=args.sort, limit=args.limit, starred=args.starred)
     out(args, [s.as_dict() for s in rows], session_table(rows, store.short_ids([s.id for s in rows])))
 
 

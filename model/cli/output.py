@@ -155,7 +155,8 @@ def session_table(rows, short: dict[str, str] | None = None) -> str:
     lines = [f"{'ID':<{width}}  {'STATUS':<{stat}} {'SOURCE':<{src}} {'LAST ACTIVITY':<19} {'EVENTS':>7} {'TOKENS':>13}  TITLE"]
     for s in rows:
         lines.append(f"{short.get(s.id, s.id[:8]):<{width}}  {s.status:<{stat}} {s.source_kind:<{src}} {when(s.updated_at):<19} "
-                     f"{s.event_count:>7,} {s.tokens_in + s.tokens_out:>13,}  {one_line(s.title or '(untitled)', 60)}")
+                     f"{s.event_count:>7,} {s.tokens_in + s.tokens_out:>13,}  {'★ ' if s.starred else ''}"
+                     f"{one_line(s.title or '(untitled)', 60)}")
     return "\n".join(lines)
 
 

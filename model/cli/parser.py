@@ -121,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--source", help="native, claude_code, codex, …")
     c.add_argument("--filter", help="words in the title, id or project")
     c.add_argument("--by", metavar="USER@HOST", help="only sessions this person brought into the store (a team store)")
+    c.add_argument("--starred", action="store_true", help="only the sessions you starred")
     c.add_argument("--sort", default="updated", help="updated, created, title, events, tokens, status, project")
     c.add_argument("--limit", type=int, default=None)
 
@@ -179,6 +180,10 @@ def build_parser() -> argparse.ArgumentParser:
     c = cmd("tag", "set a session's tags")
     c.add_argument("session")
     c.add_argument("tags", nargs="*")
+
+    c = cmd("star", "star a session (list --starred lists them), or with --off take its star away")
+    c.add_argument("session")
+    c.add_argument("--off", action="store_true", help="take the star away")
 
     c = cmd("repair", "rebuild a damaged SQLite store from every row it can still read, then import the tools' files "
             "again; the damaged file is kept beside it")

@@ -124,6 +124,13 @@ def tag(store, args):
     out(args, ch.session.as_dict(), " ".join(ch.session.tags) or "(no tags)")
 
 
+def star(store, args):
+    from sessionscope import ops
+
+    ch = ops.star(store, store.resolve_session(args.session), not args.off, actor=ACTOR)
+    out(args, ch.session.as_dict(), f"{'★ starred' if ch.session.starred else 'not starred'}: {ch.session.title}")
+
+
 def _import_report(store, args, paths, extra: dict) -> int:
     """Import `paths` and print the report: {files_seen, …, problems, …} plus `extra`."""
     from sessionscope.sources.importing import catch_up, import_paths, merge

@@ -142,7 +142,8 @@ def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) ->
     part = stream.parts[index]
     chain = titled_lineage(store, stream, part)
     fh.write(f'<section id="s-{index}"><h1>{html.escape(s.title or "Untitled session")}</h1><ul class="meta">')
-    meta = [("session", s.id), ("tool", tool_name(s.source_kind)), ("project", s.project or s.cwd), ("model", s.model),
+    meta = [("session", s.id), ("starred", "★" if s.starred else ""), ("tool", tool_name(s.source_kind)),
+            ("project", s.project or s.cwd), ("model", s.model),
             ("started", when(s.created_at)), ("last activity", when(s.updated_at)),
             ("tokens", f"{s.tokens_in:,} in / {s.tokens_out:,} out" if s.tokens_in or s.tokens_out else ""),
             ("detail", request.detail)]

@@ -25,7 +25,7 @@ from typing import IO, Any
 import orjson
 import sqlalchemy as sa
 
-from .. import audit, chain, ingest, people, search
+from .. import audit, chain, ingest, people, search, sessions
 from ..errors import InvalidInput
 from ..schema import EVENT, SESSION, SOURCE
 from ..sessions import native_source_id
@@ -37,7 +37,7 @@ _EVENT_FIELDS = ("id", "session_id", "parent_id", "seq", "depth", "ts", "kind", 
                  "tokens_in", "tokens_out", "sidechain", "agent_id", "hash")
 _BATCH = 2000
 _KEPT = ("id", "title", "head_event_id", "last_hash", "forked_from_session", "forked_from_event", "status",
-         "source_kind")  # ids and states: never secrets (the title is redacted already)
+         "source_kind", "starred")  # ids and states: never secrets (the title is redacted already)
 
 
 def write(store, stream: EventStream, fh: IO[str], request) -> None:
@@ -47,6 +47,7 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
         row = session_row(store, part.session.id)
         source = _source_of(store, row.pop("source_id"))
         row["title"] = stream.session(part).title
+        row["starred"] = part.session.starred  # the user's star (#33), carried to the store it is imported into
         if stream.redactor is not None:  # every field the export writes: meta, agent, tags, budget, cwd, the source
             where = f"session {part.session.id[:8]} · "
             row = {k: stream.redactor.redact_payload(v, where + k) if isinstance(v, str) and k not in _KEPT else v
@@ -301,6 +302,8 @@ def _insert_session(conn, path, s: SessionCheck) -> int:
     # who brought it in: as the export says (its first store's), else whoever imports the file
     conn.execute(SESSION.insert().values(**{"imported_by": people.who()}
                                          | {c.name: row[c.name] for c in SESSION.columns if row.get(c.name) is not None}))
+    if row.get("starred") is True:
+        sessions.star(conn, s.session_id)
     first_pk = (conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar() or 0) + 1
     pk, batch, n = first_pk, [], 0
     with open(path, "rb") as fh:

@@ -24,7 +24,8 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
         if index:
             fh.write("\n---\n\n")
         fh.write(f"# {prose(s.title or 'Untitled session')}\n\n")
-        facts = [("Session", f"`{s.id}`"), ("Tool", tool_name(s.source_kind)), ("Project", s.project or s.cwd),
+        facts = [("Session", f"`{s.id}`"), ("Starred", "★" if s.starred else ""), ("Tool", tool_name(s.source_kind)),
+                 ("Project", s.project or s.cwd),
                  ("Model", s.model), ("Started", when(s.created_at)), ("Last activity", when(s.updated_at)),
                  ("Tokens", f"{s.tokens_in:,} in / {s.tokens_out:,} out" if s.tokens_in or s.tokens_out else "")]
         chain = titled_lineage(store, stream, part)

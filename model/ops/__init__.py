@@ -27,6 +27,7 @@ from .sessions import (
     resume,
     rewind,
     send,
+    star,
     tag,
     unarchive,
     write_back,
@@ -36,6 +37,6 @@ from .sessions import (
 __all__ = [
     "RULES", "archive", "changed_files", "check", "close", "compact", "delete", "export", "files_at", "fork",
     "interrupt", "pause", "refusal", "rename", "restore_files", "restore_plan", "resume", "rewind", "send",
-    "set_allowed_values", "set_redaction_patterns", "tag", "unarchive", "undo_plan", "undo_restore", "unwatch",
+    "set_allowed_values", "set_redaction_patterns", "star", "tag", "unarchive", "undo_plan", "undo_restore", "unwatch",
     "watch", "write_back", "written_files",
 ]

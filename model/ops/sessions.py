@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import audit, sources
+from .. import audit, sessions, sources
 from ..errors import InvalidInput
 from ..read_models import Action, Changes
 from ..sources.agents_sdk import queue as agents_queue
@@ -119,6 +119,15 @@ def tag(store, session_id: str, tags: list[str], *, actor: str | None = None) ->
     """The session's tags, all of them ([] clears them; a tool keeping one tag takes at most one)."""
     clean = [t.strip() for t in tags if t.strip()]
     return act(store, "tag", session_id, lambda src, s: src.tag(store, s.id, clean), actor=actor)
+
+
+def star(store, session_id: str, on: bool = True, *, actor: str | None = None) -> Changes:
+    """Star the session, or (`on` False) take its star away: the user's own mark, kept by the store alone."""
+    def work(_src, s):
+        changed = store.write(sessions.star, s.id, on)
+        return Changes(Action.STAR if on else Action.UNSTAR, frozenset({s.id}), True, store.session(s.id),
+                       detail={"changed": changed})
+    return act(store, "star", session_id, work, actor=actor)
 
 
 def write_back(store, session_id: str, target: Path | None = None, *, actor: str | None = None) -> Changes:

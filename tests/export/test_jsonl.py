@@ -145,3 +145,24 @@ def test_an_unwritable_place_is_a_clear_error_and_leaves_nothing(rich_store, tmp
         export(store, ExportRequest("html", (store.sessions()[0].id,)), blocker / "out.html")
     assert store.audit_log()[0]["action"] == "export" and store.audit_log()[0]["outcome"] == "error"
     assert blocker.read_text() == "not a folder"
+
+
+def test_a_star_goes_with_the_session_through_our_jsonl_and_shows_in_markdown_and_html(store, tmp_path):
+    """#33: the user's star is the store's, not the tool's: an export says it and an import brings it back."""
+    from sessionscope import open_store, ops
+    from sessionscope.export.core import ExportRequest
+    from sessionscope.export.jsonl import import_file
+
+    starred, plain = store.open_session(title="starred").id, store.open_session(title="plain").id
+    for sid in (starred, plain):
+        store.append(sid, "message", role="user", text="hello")
+    ops.star(store, starred)
+    for fmt in ("md", "html"):
+        ops.export(store, ExportRequest(fmt, (starred, plain)), tmp_path / f"x.{fmt}")
+    assert (tmp_path / "x.md").read_text().count("★") == 1 and (tmp_path / "x.html").read_text().count("★") == 1
+    for redact in (False, True):
+        path = tmp_path / f"x{redact}.jsonl"
+        ops.export(store, ExportRequest("jsonl", (starred, plain), redact=redact), path)
+        with open_store(tmp_path / f"other{redact}.db") as other:
+            assert sorted(import_file(other, path).imported) == sorted((starred, plain))
+            assert {s.id for s in other.sessions(starred=True)} == {starred}
