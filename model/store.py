@@ -263,7 +263,8 @@ class Store:
             archived = conn.execute(sa.select(sa.func.count()).where(~live)).scalar_one()
             who = SESSION.c.imported_by
             by_person = dict(conn.execute(sa.select(who, sa.func.count()).where(live).group_by(who)).all())
-            starred = conn.execute(sa.select(sa.func.count()).select_from(STAR)).scalar_one()
+            starred = conn.execute(sa.select(sa.func.count()).select_from(STAR.join(SESSION, SESSION.c.id == STAR.c.session_id))
+                                   .where(live)).scalar_one()  # (what Starred lists: archived ones under Archived)
         return {"total": sum(by_source.values()), "by_source": by_source, "by_project": by_project, "archived": archived,
                 "by_person": by_person, "starred": starred}
 
