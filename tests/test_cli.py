@@ -235,6 +235,19 @@ def test_list_ids_grow_until_unique_and_each_one_resolves(cli):
         assert _json(cli("--json", "show", short))["session"]["id"] == full
 
 
+def test_list_says_a_fork_first_where_a_cut_title_cannot_lose_it(cli):
+    """#33: a fork's title ended in " (fork)", which the list's cut ate: it looked like its origin."""
+    from sessionscope import open_store
+    store = open_store(cli.db)
+    origin = store.open_session(title="Investigate the flaky checkout test in the payments service, then fix it")
+    first = store.append(origin.id, "message", role="user", text="go")
+    store.fork(origin.id, first.id)
+    store.close()
+    lines = cli("list").stdout.splitlines()[1:]
+    assert sum("[fork] Investigate the flaky checkout" in line for line in lines) == 1  # the fork, said first
+    assert sum("[fork]" in line for line in lines) == 1  # (its origin is not one)
+
+
 def test_json_gives_payloads_as_json_and_snippets_with_offsets(cli):
     sid = cli("new", "--title", "json shapes").stdout.strip()
     cli("append", sid, "--kind", "message", "--role", "user", "--text", "the cookie race again",

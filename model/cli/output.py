@@ -156,8 +156,22 @@ def session_table(rows, short: dict[str, str] | None = None) -> str:
     for s in rows:
         lines.append(f"{short.get(s.id, s.id[:8]):<{width}}  {s.status:<{stat}} {s.source_kind:<{src}} {when(s.updated_at):<19} "
                      f"{s.event_count:>7,} {s.tokens_in + s.tokens_out:>13,}  {'★ ' if s.starred else ''}"
-                     f"{one_line(s.title or '(untitled)', 60)}")
+                     f"{one_line(listed_title(s), 60)}")
     return "\n".join(lines)
+
+
+_LINEAGE_SUFFIX = re.compile(r"\s*\((fork|rewind)\)$")
+
+
+def listed_title(s) -> str:
+    """The title as `list` shows it: a fork or a rewind says so first ("[fork] …"), where a cut title cannot
+    lose it, instead of by the " (fork)" its title ends in."""
+    title = s.title or "(untitled)"
+    if not s.forked_from_session:
+        return title
+    suffix = _LINEAGE_SUFFIX.search(title)
+    kind = suffix.group(1) if suffix else "fork"
+    return f"[{kind}] {title[:suffix.start()] if suffix else title}"
 
 
 HIDDEN_KINDS = ("progress", "meta", "opaque", "checkpoint")  # not the conversation: `show --all` lists them

@@ -94,6 +94,21 @@ def test_titles_by_precedence(store, tmp_path):
     assert store.session(t.session_id).title == "Mine"
 
 
+def test_a_file_of_summary_lines_alone_is_titled_by_its_summary_until_a_prompt_comes(store, tmp_path):
+    """#33: a transcript holding only summary lines (their leaf elsewhere or nowhere) was "(untitled)"; its
+    summary names it now, and only until anything better does (the first prompt)."""
+    t = Transcript()
+    t.meta("summary", summary="Feature work with task management", leafUuid="not-in-any-file")
+    t.write(_project(tmp_path))
+    import_paths(store, [tmp_path / "projects"])
+    (s,) = store.sessions()
+    assert s.title == "Feature work with task management"
+    t.user("now fix the login form")
+    t.write(_project(tmp_path))
+    import_paths(store, [tmp_path / "projects"])
+    assert store.session(s.id).title == "now fix the login form"
+
+
 def test_opening_a_session_is_not_activity(store, tmp_path):
     t = Transcript()
     t.user("hi")

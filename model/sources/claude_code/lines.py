@@ -36,7 +36,8 @@ CHAIN_TYPES = frozenset({"user", "assistant", "system", "progress", "attachment"
 HEAD_KINDS = frozenset({"message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary"})
 FILE_TOOLS = {"Edit": "edit", "MultiEdit": "edit", "Write": "write", "NotebookEdit": "edit"}
 TOOL_TEXT_MAX = 16_384
-TITLE_RANK = {"subagent_prompt": 0.25, "command": 0.5, "first_prompt": 1, "summary": 2, "ai": 3, "custom": 4}
+TITLE_RANK = {"summary_only": 0.1, "subagent_prompt": 0.25, "command": 0.5, "first_prompt": 1, "summary": 2, "ai": 3,
+              "custom": 4}
 # What Claude Code puts before a prompt without the user typing it (as claude-agent-sdk skips them
 # when it names a session): IDE context blocks, hook output, interruptions.
 _IDE_BLOCK = re.compile(rf"^\s*<({'|'.join(CONTEXT_TAGS)})>[\s\S]*?</\1>")
@@ -294,7 +295,9 @@ def _session_fields(t: str, obj: dict[str, Any], text: str, st: SessionState, ct
     elif t == "ai-title" and isinstance(obj.get("aiTitle"), str):
         _set_title(st, obj["aiTitle"], "ai")
     elif t == "summary" and isinstance(obj.get("summary"), str) and isinstance(obj.get("leafUuid"), str):
-        ctx.summaries.append((obj["leafUuid"], obj["summary"]))
+        ctx.summaries.append((obj["leafUuid"], obj["summary"]))  # (it titles its leaf's session: _apply_summaries)
+        # and, until anything better comes, its own file's: a file of summary lines alone is not "(untitled)"
+        _set_title(st, obj["summary"], "summary_only")
     elif t == "user" and st.title_rank < 1 and _is_real_prompt(obj, text) and not obj.get("isCompactSummary"):
         if not (isinstance(msg.get("content"), list) and any(
                 isinstance(b, dict) and b.get("type") == "tool_result" for b in msg["content"])):
