@@ -175,13 +175,15 @@ class BranchPane(QWidget):
         up_to = None if head == session.head_event_id else head
 
         def load():
-            return store.branch_outline(session.id, up_to, HIDDEN_KINDS, include_subagents=True)
-        run_task(load, lambda r: self._branch_loaded(token, head, select_event, r), self._error("show the branch"),
+            return (store.branch_outline(session.id, up_to, HIDDEN_KINDS, include_subagents=True),
+                    frozenset(p.event_id for p in store.pins(session.id)))
+        run_task(load, lambda r: self._branch_loaded(token, head, select_event, *r), self._error("show the branch"),
                  owner=self)
 
-    def _branch_loaded(self, token, head, select_event, outline) -> None:
+    def _branch_loaded(self, token, head, select_event, outline, pinned=frozenset()) -> None:
         if not self._gen.current(token):
             return
+        self.timeline_model.pinned = pinned
         s = self.session
         # new events of the session shown are followed when the user sits on the last one; another session
         # opens at its start, wherever the last one was left (a click meant for the first rows lands there)

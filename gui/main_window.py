@@ -34,6 +34,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.is_demo = False
         self.own_store_url: str | None = None  # where File ▸ Back to Your Store goes (--store), set by the app
         self.usage_view = None  # View ▸ Usage and Cost, once opened
+        self.pins_view = None  # View ▸ Pins, once opened
         self.compare_view = None  # the newest comparison opened (a second Compare opens another beside it)
         self.shortcuts_dialog = None  # Help ▸ Keyboard Shortcuts, once opened (raised again, not opened twice)
         self.tree_menu = None  # the tree's context menu, while it is up
@@ -55,6 +56,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.sessions.sig_none.connect(self.clear_panes)
         self.branch = BranchPane(cost_of=self.sessions.model.cost_of)
         self.branch.sig_chosen.connect(self._update_actions)
+        self.branch.sig_ready.connect(self._update_actions)  # (the branch's pins came with it: Pin's check)
         self.branch.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
         self.branch.sig_open_session.connect(lambda sid: self.open_session(sid))
         self.branch.sig_node_menu.connect(self._tree_menu)
@@ -146,6 +148,8 @@ class MainWindow(WindowCommands, QMainWindow):
             self.sessions.model.reload()
             self.sidebar.refresh()
         shown = self.session
+        if self.pins_view is not None and changes.action in (Action.PIN, Action.UNPIN, Action.DELETE, Action.PURGE):
+            self.pins_view.refresh()
         if shown is not None and changes.action in (Action.DELETE, Action.PURGE) and shown.id in changes.session_ids:
             self.clear_panes()  # the list reloads and picks what to show next
         elif shown is not None and shown.id in changes.session_ids:
@@ -214,6 +218,9 @@ class MainWindow(WindowCommands, QMainWindow):
         if self.usage_view is not None:
             self.usage_view.store = store
             self.usage_view.refresh()
+        if self.pins_view is not None:
+            self.pins_view.store = store
+            self.pins_view.set_session(None)
         if first_run:
             self.imports.first_run(store)
         if not demo:  # the store is the only copy of what the tools deleted: a copy a day, in the background
@@ -240,6 +247,7 @@ class MainWindow(WindowCommands, QMainWindow):
             action.setEnabled(why is None)
             action.setToolTip(row.tooltip(why))
         self.qactions["session.star"].setChecked(bool(self.session is not None and self.session.starred))
+        self.qactions["event.pin"].setChecked(getattr(ctx.event, "id", ctx.event) in self.branch.timeline_model.pinned)
 
     def _busy(self, what: str) -> None:
         """While an action runs: say so, with a busy bar (an import's own bar takes precedence)."""

@@ -158,8 +158,15 @@ def _output(text: str, dark: bool) -> str:
 
 
 def card_html(card: Card, events: dict, ids: list[str], opened: bool, colors: dict[str, str],
-              dark: bool) -> str | None:
-    """The card's rich text, or None while its events are still being read."""
+              dark: bool, pinned: bool = False) -> str | None:
+    """The card's rich text, or None while its events are still being read; a pinned card's head is
+    marked ⚑."""
+    text = _card_html(card, events, ids, opened, colors, dark)
+    return text.replace("<b>", "<b>⚑ ", 1) if pinned and text else text
+
+
+def _card_html(card: Card, events: dict, ids: list[str], opened: bool, colors: dict[str, str],
+               dark: bool) -> str | None:
     e = events.get(ids[card.at])
     if e is None:
         return None

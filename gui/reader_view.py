@@ -260,7 +260,8 @@ class ReaderView(ReaderInput, QAbstractScrollArea):
         if rc.is_empty(c, e):
             return QTextDocument()
         dark = dark_palette()
-        html = rc.card_html(c, self.events, self.tm.all_ids, self.event_id(card) in self.opened, COLORS[dark], dark)
+        html = rc.card_html(c, self.events, self.tm.all_ids, self.event_id(card) in self.opened, COLORS[dark], dark,
+                            pinned=self.event_id(card) in self.tm.pinned)
         if html is None:
             return None
         d = QTextDocument()

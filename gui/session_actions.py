@@ -196,6 +196,12 @@ class SessionActions(RestoreActions, QObject):
                   lambda ch: self.sig_message.emit(f"{'Starred' if on else 'Took the star from'} "
                                                    f"{session.title or session.id[:8]}"))
 
+    def pin(self, session, event, on: bool) -> None:
+        store, event_id = self.store, getattr(event, "id", event)  # (the tree's menu gives the id alone)
+        self._run("pin", lambda: ops.pin(store, session.id, event_id, on, actor=ACTOR),
+                  lambda ch: self.sig_message.emit("Pinned the event (View ▸ Pins lists them)" if on
+                                                   else "Took the pin away"))
+
     def unarchive(self, session) -> None:
         store = self.store
         self._run("unarchive", lambda: ops.unarchive(store, session.id, actor=ACTOR))

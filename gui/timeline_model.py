@@ -102,6 +102,7 @@ class TimelineModel(QAbstractTableModel):
         self.all_ids: list[str] = []
         self.kinds: list[str] = []
         self.turn_tokens: dict[str, int] = {}
+        self.pinned: frozenset[str] = frozenset()  # the events of the session shown the user pinned (#33)
         self.ids: list[str] = []  # the visible rows
         self.positions: list[int] | None = None  # visible row → index in all_ids (None: all shown)
         self.cache: dict[str, object] = {}  # event id → EventView, for rows painted lately
@@ -326,7 +327,8 @@ class TimelineModel(QAbstractTableModel):
                 if e.kind == "tool_call" and self.positions is not None and self.results_of(index.row()):
                     label = ("▾ " if e.id in self.expanded else "▸ ") + label
                 files = self.changed_files.get(e.id)
-                return label + (" ⎇" if e.id in self.fork_points else "") + (f" ✎{len(files)}" if files else "")
+                return (("⚑ " if e.id in self.pinned else "") + label + (" ⎇" if e.id in self.fork_points else "")
+                        + (f" ✎{len(files)}" if files else ""))
             if col == 2:
                 return (f"agent {e.agent_id}" if e.sidechain and e.agent_id else e.role or "")
             if col == 3:

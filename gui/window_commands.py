@@ -39,6 +39,20 @@ class WindowCommands:
         self.usage_view.raise_()
         self.usage_view.activateWindow()
 
+    def show_pins(self) -> None:
+        from .pins_view import PinsView
+        if self.store is None:
+            return
+        shown = self.session.id if self.session is not None else None
+        if self.pins_view is None:
+            self.pins_view = PinsView(self.store, shown, self)
+            self.pins_view.sig_open.connect(lambda sid, eid: self.open_session(sid, eid))
+        else:
+            self.pins_view.set_session(shown)
+        self.pins_view.show()
+        self.pins_view.raise_()
+        self.pins_view.activateWindow()
+
     def filter_sessions(self, filters: dict, words: str) -> None:
         """List only some sessions (the Usage view's bar, project or source); All Sessions lists all again."""
         self.sidebar.blockSignals(True)

@@ -119,7 +119,7 @@ class QuickReader:
     def sessions(self, *, status: str | None = None, include_archived: bool = False, source_kind: str | None = None,
                  project: str | None = None, person: str | None = None, text: str | None = None, sort: str = "updated",
                  descending: bool = True, limit: int | None = None, offset: int = 0,
-                 starred: bool = False) -> list[SessionView]:
+                 starred: bool = False, pinned: bool = False) -> list[SessionView]:
         if sort not in _SORT:
             raise InvalidInput(f"cannot sort by {sort!r}; use one of {', '.join(_SORT)}")
         clauses, params = [], []
@@ -139,6 +139,8 @@ class QuickReader:
             params.append(person)
         if starred:
             clauses.append("star.session_id IS NOT NULL")
+        if pinned:
+            clauses.append("session.id IN (SELECT session_id FROM pin)")
         if text:
             like = f"%{text.replace('%', '').replace('_', '')}%"
             clauses.append("(lower(session.title) LIKE lower(?) OR lower(session.id) LIKE lower(?) "

@@ -191,6 +191,8 @@ class Action(StrEnum):
     TAG = "tag"
     STAR = "star"
     UNSTAR = "unstar"
+    PIN = "pin"
+    UNPIN = "unpin"
     WRITE_BACK = "restore"  # a kept session written back where its tool finds it
     RESTORE_FILES = "restore-files"
     UNDO_RESTORE = "restore-files.undo"
@@ -207,6 +209,23 @@ class Action(StrEnum):
     RETENTION = "retention"
     STORE = "store"  # someone else wrote the store (the watcher saw it)
     PURGE = "purge"
+
+
+@dataclass(frozen=True, slots=True)
+class PinView:
+    """A pinned event (#33), with what a list of pins shows of it and of its session."""
+
+    event_id: str
+    session_id: str
+    session_title: str
+    pinned_at: float
+    kind: str
+    role: str | None
+    ts: float
+    text: str  # its first 300 characters
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self.__dataclass_fields__}
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,8 @@ from sqlalchemy.engine import Connection
 from . import gcpause
 from .errors import InvalidInput, NotFound
 from .lifecycle import ARCHIVED
-from .read_models import EventView, SessionView
-from .schema import EVENT, SESSION, SOURCE, STAR
+from .read_models import EventView, PinView, SessionView
+from .schema import EVENT, PIN, SESSION, SOURCE, STAR
 
 _SESSION_COLUMNS = [*SESSION.c, SOURCE.c.kind.label("source_kind"), STAR.c.session_id.is_not(None).label("starred")]
 _SESSION_FROM = SESSION.outerjoin(SOURCE, SESSION.c.source_id == SOURCE.c.id).outerjoin(
@@ -58,12 +58,15 @@ def session_query(
     session_ids: list[str] | None = None,
     person: str | None = None,
     starred: bool = False,
+    pinned: bool = False,
 ):
     """The filtered session selection, shared by listing and counting (`session_ids`: only these, as the
     Usage view lists the sessions behind a bar; `starred`: only the starred)."""
     q = sa.select(*_SESSION_COLUMNS).select_from(_SESSION_FROM)
     if starred:
         q = q.where(STAR.c.session_id.is_not(None))
+    if pinned:  # sessions with an event pinned
+        q = q.where(SESSION.c.id.in_(sa.select(PIN.c.session_id)))
     if status:
         q = q.where(SESSION.c.status == status)
     elif not include_archived:
@@ -80,6 +83,17 @@ def session_query(
         like = f"%{text.replace('%', '').replace('_', '')}%"
         q = q.where(sa.or_(SESSION.c.title.ilike(like), SESSION.c.id.ilike(like), SESSION.c.project.ilike(like)))
     return q
+
+
+def pins(conn: Connection, session_id: str | None = None) -> list[PinView]:
+    """The pinned events, newest pin first; of one session (`session_id`) or of every session."""
+    q = (sa.select(PIN.c.event_id, PIN.c.session_id, SESSION.c.title, PIN.c.pinned_at, EVENT.c.kind, EVENT.c.role,
+                   EVENT.c.ts, sa.func.substr(EVENT.c.text, 1, 300))
+         .join(EVENT, EVENT.c.id == PIN.c.event_id).join(SESSION, SESSION.c.id == PIN.c.session_id)
+         .order_by(PIN.c.pinned_at.desc(), PIN.c.event_id))
+    if session_id is not None:
+        q = q.where(PIN.c.session_id == session_id)
+    return [PinView(*row) for row in conn.execute(q).all()]
 
 
 def list_sessions(

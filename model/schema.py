@@ -261,6 +261,17 @@ class Star(SQLModel, table=True):
     starred_at: float
 
 
+class Pin(SQLModel, table=True):
+    """An event the user pinned (#33), in the session they pinned it from (an event of a fork's shared
+    history belongs to its origin): the user's own mark, never touched by a rescan."""
+
+    __tablename__ = "pin"
+
+    event_id: str = Field(primary_key=True)
+    session_id: str = Field(index=True)
+    pinned_at: float
+
+
 # Core table handles for the bulk and read paths, which skip the ORM for speed.
 SOURCE = Source.__table__
 SOURCE_FILE = SourceFile.__table__
@@ -275,5 +286,6 @@ USAGE_CACHE = UsageCache.__table__
 MIRROR_ENTRY = MirrorEntry.__table__
 MIRROR_SUMMARY = MirrorSummary.__table__
 STAR = Star.__table__
+PIN = Pin.__table__
 FILE_BLOB = FileBlob.__table__
 CHECKPOINT_BACKUP = CheckpointBackup.__table__

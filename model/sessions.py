@@ -18,6 +18,7 @@ from .schema import (
     EVENT_ALIAS,
     FACT_SNAPSHOT,
     OUTLINE_CACHE,
+    PIN,
     SESSION,
     SOURCE,
     STAR,
@@ -158,6 +159,7 @@ def delete(conn: Connection, session_id: str) -> int:
     conn.execute(USAGE_CACHE.delete().where(USAGE_CACHE.c.session_id == session_id))
     conn.execute(CHECKPOINT_BACKUP.delete().where(CHECKPOINT_BACKUP.c.session_id == session_id))
     conn.execute(STAR.delete().where(STAR.c.session_id == session_id))
+    conn.execute(PIN.delete().where(PIN.c.session_id == session_id))
     blobs.collect_garbage(conn)  # its checkpoint backups, unless another session or an undo needs them
     conn.execute(SESSION.delete().where(SESSION.c.id == session_id))
     return n
@@ -171,6 +173,18 @@ def star(conn: Connection, session_id: str, on: bool = True) -> bool:
     if conn.execute(sa.select(STAR.c.session_id).where(STAR.c.session_id == session_id)).first():
         return False
     conn.execute(STAR.insert().values(session_id=session_id, starred_at=time.time()))
+    return True
+
+
+def pin(conn: Connection, session_id: str, event_id: str, on: bool = True) -> bool:
+    """Pin an event of the session's history (or take the pin away); whether that changed anything."""
+    _status(conn, session_id)
+    if not on:
+        return conn.execute(PIN.delete().where(PIN.c.event_id == event_id)).rowcount > 0
+    _check_reachable(conn, session_id, event_id)
+    if conn.execute(sa.select(PIN.c.event_id).where(PIN.c.event_id == event_id)).first():
+        return False
+    conn.execute(PIN.insert().values(event_id=event_id, session_id=session_id, pinned_at=time.time()))
     return True
 
 

@@ -233,6 +233,11 @@ class Store:
         with self.reader() as conn:
             return reading.same_tool_id(conn, session)
 
+    def pins(self, session_id: str | None = None) -> list:
+        """The pinned events (PinView), newest pin first: one session's, or every session's."""
+        with self.reader() as conn:
+            return reading.pins(conn, session_id)
+
     def count_sessions(self, **filters: Any) -> int:
         with self.reader() as conn:
             return reading.count_sessions(conn, **filters)

@@ -19,6 +19,7 @@ EVENT = {"id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", 
          "tokens_out", "sidechain", "agent_id", "hash"}
 IMPORT = {"files_seen", "files_read", "bytes_read", "events_added", "bad_lines", "sessions", "problems",
           "cancelled", "seconds"}
+PIN = {"event_id", "session_id", "session_title", "pinned_at", "kind", "role", "ts", "text"}
 MADE = {"session", "file", "note", "extended", "interrupted", "resume"}  # fork, and rewind with "moved"
 
 # command: (a list of objects or one object, its keys)
@@ -31,7 +32,7 @@ SHAPES = {
     "resume": ("object", {"session", "command", "cwd", "resume", "facts", "transcript", "budget_left"}),
     "close": ("object", SESSION), "pause": ("object", SESSION), "archive": ("object", SESSION),
     "unarchive": ("object", SESSION), "rename": ("object", SESSION), "tag": ("object", SESSION),
-    "star": ("object", SESSION),
+    "star": ("object", SESSION), "pin": ("object", {"session", "pins"}), "pins": ("list", PIN),
     "delete": ("object", {"session", "events_removed", "files_removed"}),
     "verify": ("object", {"ok", "file", "redacted", "problem", "sessions", "blobs"}),
     "export": ("object", {"format", "path", "sessions", "events", "bytes", "seconds", "redacted", "files",
@@ -115,6 +116,10 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     run("rename", s, "renamed"), run("tag", s, "a", "b")
     assert run("star", s)["starred"] and [x["id"] for x in run("list", "--starred")] == [s]
     assert not run("star", s, "--off")["starred"] and run("list", "--starred") == []
+    event = run("show", s)["events"][0]["id"]
+    assert [p["event_id"] for p in run("pin", s, event[:12])["pins"]] == [event]
+    assert [p["event_id"] for p in run("pins")] == [event] and [x["id"] for x in run("list", "--pinned")] == [s]
+    assert run("pin", s, event, "--off")["pins"] == [] and run("pins", s) == []
     run("pause", s), run("close", s), run("archive", s), run("unarchive", s)
     run("verify"), run("verify", s)
     export = tmp_path / "s.jsonl"

@@ -59,7 +59,8 @@ def fact(store, args):
 
 def list_sessions(store, args):
     rows = store.sessions(include_archived=args.all, status=args.status, source_kind=args.source,
-                          person=args.by, text=args.filter, sort=args.sort, limit=args.limit, starred=args.starred)
+                          person=args.by, text=args.filter, sort=args.sort, limit=args.limit, starred=args.starred,
+                          pinned=args.pinned)
     out(args, [s.as_dict() for s in rows], session_table(rows, store.short_ids([s.id for s in rows])))
 
 

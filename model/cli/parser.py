@@ -122,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--filter", help="words in the title, id or project")
     c.add_argument("--by", metavar="USER@HOST", help="only sessions this person brought into the store (a team store)")
     c.add_argument("--starred", action="store_true", help="only the sessions you starred")
+    c.add_argument("--pinned", action="store_true", help="only the sessions with an event you pinned")
     c.add_argument("--sort", default="updated", help="updated, created, title, events, tokens, status, project")
     c.add_argument("--limit", type=int, default=None)
 
@@ -184,6 +185,14 @@ def build_parser() -> argparse.ArgumentParser:
     c = cmd("star", "star a session (list --starred lists them), or with --off take its star away")
     c.add_argument("session")
     c.add_argument("--off", action="store_true", help="take the star away")
+
+    c = cmd("pin", "pin an event of a session's history (pins lists them), or with --off take its pin away")
+    c.add_argument("session")
+    c.add_argument("event")
+    c.add_argument("--off", action="store_true", help="take the pin away")
+
+    c = cmd("pins", "list the events you pinned, newest first: of one session, or of all")
+    c.add_argument("session", nargs="?")
 
     c = cmd("repair", "rebuild a damaged SQLite store from every row it can still read, then import the tools' files "
             "again; the damaged file is kept beside it")

@@ -131,6 +131,24 @@ def star(store, args):
     out(args, ch.session.as_dict(), f"{'★ starred' if ch.session.starred else 'not starred'}: {ch.session.title}")
 
 
+def pin(store, args):
+    from sessionscope import ops
+
+    sid = store.resolve_session(args.session)
+    ch = ops.pin(store, sid, store.resolve_event(args.event), not args.off, actor=ACTOR)
+    pins = store.pins(sid)
+    out(args, {"session": ch.session.as_dict(), "pins": [p.as_dict() for p in pins]},
+        f"{len(pins)} pinned in {ch.session.title or sid[:8]}")
+
+
+def pins(store, args):
+    from .output import one_line, when
+    found = store.pins(store.resolve_session(args.session) if args.session else None)
+    text = "\n".join(f"{p.event_id[:8]}  {when(p.ts):<19} {p.session_title[:30]:<30}  {one_line(p.text or p.kind, 70)}"
+                     for p in found) or "(no pins)"
+    out(args, [p.as_dict() for p in found], text)
+
+
 def _import_report(store, args, paths, extra: dict) -> int:
     """Import `paths` and print the report: {files_seen, …, problems, …} plus `extra`."""
     from sessionscope.sources.importing import catch_up, import_paths, merge

@@ -23,6 +23,7 @@ from .sessions import (
     fork,
     interrupt,
     pause,
+    pin,
     rename,
     resume,
     rewind,
@@ -36,7 +37,7 @@ from .sessions import (
 
 __all__ = [
     "RULES", "archive", "changed_files", "check", "close", "compact", "delete", "export", "files_at", "fork",
-    "interrupt", "pause", "refusal", "rename", "restore_files", "restore_plan", "resume", "rewind", "send",
+    "interrupt", "pause", "pin", "refusal", "rename", "restore_files", "restore_plan", "resume", "rewind", "send",
     "set_allowed_values", "set_redaction_patterns", "star", "tag", "unarchive", "undo_plan", "undo_restore", "unwatch",
     "watch", "write_back", "written_files",
 ]

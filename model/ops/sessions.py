@@ -130,6 +130,15 @@ def star(store, session_id: str, on: bool = True, *, actor: str | None = None) -
     return act(store, "star", session_id, work, actor=actor)
 
 
+def pin(store, session_id: str, event_id: str, on: bool = True, *, actor: str | None = None) -> Changes:
+    """Pin an event of the session's history, or (`on` False) take its pin away: the user's own mark."""
+    def work(_src, s):
+        changed = store.write(sessions.pin, s.id, event_id, on)
+        return Changes(Action.PIN if on else Action.UNPIN, frozenset({s.id}), False, store.session(s.id),
+                       detail={"changed": changed})
+    return act(store, "pin", session_id, work, event_id=event_id, actor=actor)
+
+
 def write_back(store, session_id: str, target: Path | None = None, *, actor: str | None = None) -> Changes:
     """Write a session kept here back where its tool finds it, as new files (`changes.files`), never over one."""
     def work(src, s):

@@ -1,4 +1,4 @@
-"""star: the sessions the user starred (#33)
+"""organize: the sessions the user starred and the events they pinned (#33)
 
 Revision ID: 0011
 Revises: 0010
@@ -22,7 +22,16 @@ def upgrade() -> None:
     sa.Column('starred_at', sa.Float(), nullable=False),
     sa.PrimaryKeyConstraint('session_id')
     )
+    op.create_table('pin',
+    sa.Column('event_id', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
+    sa.Column('session_id', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
+    sa.Column('pinned_at', sa.Float(), nullable=False),
+    sa.PrimaryKeyConstraint('event_id')
+    )
+    op.create_index('ix_pin_session_id', 'pin', ['session_id'])
 
 
 def downgrade() -> None:
+    op.drop_index('ix_pin_session_id', table_name='pin')
+    op.drop_table('pin')
     op.drop_table('star')

@@ -1,0 +1,60 @@
+"""Pins (#33): P pins the event chosen in the timeline or the reader (and takes the pin away again), the
+timeline and the reader mark it ⚑, View ▸ Pins lists the pins of every session and opens one where it is,
+and the command line sees the same pins."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from tests.gui.pages import loaded
+
+
+def test_an_event_is_pinned_marked_listed_and_opened_where_it_is(window, qtbot):
+    store, s = window.store, window.session
+    tm, timeline = window.branch.timeline_model, window.branch.timeline
+    loaded(tm, qtbot, *range(min(10, tm.rowCount())))
+    row = next(r for r in range(tm.rowCount()) if (e := tm.event_at(r)) is not None and e.kind == "message"
+               and e.role == "assistant")
+    event = tm.event_at(row)
+    timeline.setCurrentIndex(tm.index(row, 0))
+    pin = window.qactions["event.pin"]
+    qtbot.waitUntil(lambda: pin.isEnabled() and not pin.isChecked(), timeout=5000)
+    timeline.setFocus()
+    qtbot.keyClick(timeline, Qt.Key.Key_P)
+    qtbot.waitUntil(lambda: [p.event_id for p in store.pins(s.id)] == [event.id], timeout=10000)
+    qtbot.waitUntil(lambda: event.id in tm.pinned and pin.isChecked(), timeout=10000)
+    qtbot.waitUntil(lambda: tm.index(tm.row_of(event.id), 1).data().startswith("⚑ "), timeout=10000)
+    assert [e["action"] for e in store.audit_log(s.id)][:1] == ["pin"]
+
+    # View ▸ Pins: every session's pins; Enter opens one in its session, that event chosen
+    other = next(x for x in store.sessions() if x.id != s.id)
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
+        window.open_session(other.id)
+    window.qactions["view.pins"].trigger()
+    view = window.pins_view
+    qtbot.waitUntil(lambda: view.table.rowCount() == 1, timeout=10000)
+    assert view.table.item(0, 0).text() == s.title and "message" in view.table.item(0, 2).text()
+    view.only_this.setChecked(True)  # the session shown now has none
+    qtbot.waitUntil(lambda: view.table.rowCount() == 0, timeout=10000)
+    view.only_this.setChecked(False)
+    qtbot.waitUntil(lambda: view.table.rowCount() == 1, timeout=10000)
+    view.table.setCurrentCell(0, 0)
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.session is not None and window.session.id == s.id, timeout=10000)
+    qtbot.waitUntil(lambda: window.branch.kept_event() == event.id, timeout=10000)
+
+    # the reader marks it too; P there takes the pin away
+    view.close()
+    window.activateWindow()
+    window.branch.set_reader(True)
+    r = window.branch.reader
+    card = r.card_for(event.id)
+    qtbot.waitUntil(lambda: r.doc(card) is not None and r.doc(card).toPlainText().startswith("⚑ "), timeout=10000)
+    r.setFocus()
+    qtbot.keyClick(r, Qt.Key.Key_P)
+    qtbot.waitUntil(lambda: store.pins() == [] and not pin.isChecked(), timeout=10000)
+    qtbot.waitUntil(lambda: r.doc(r.card_for(event.id)) is not None
+                    and not r.doc(r.card_for(event.id)).toPlainText().startswith("⚑ "), timeout=10000)
+    window.qactions["view.pins"].trigger()
+    qtbot.waitUntil(lambda: view.table.rowCount() == 0, timeout=10000)
+    view.close()
