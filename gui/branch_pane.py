@@ -175,15 +175,22 @@ class BranchPane(QWidget):
         up_to = None if head == session.head_event_id else head
 
         def load():
+            notes: dict[str | None, list[str]] = {}
+            for n in store.notes(session.id):
+                notes.setdefault(n.event_id, []).append(n.text)
             return (store.branch_outline(session.id, up_to, HIDDEN_KINDS, include_subagents=True),
-                    frozenset(p.event_id for p in store.pins(session.id)))
+                    frozenset(p.event_id for p in store.pins(session.id)), notes)
         run_task(load, lambda r: self._branch_loaded(token, head, select_event, *r), self._error("show the branch"),
                  owner=self)
 
-    def _branch_loaded(self, token, head, select_event, outline, pinned=frozenset()) -> None:
+    def _branch_loaded(self, token, head, select_event, outline, pinned=frozenset(), notes=None) -> None:
         if not self._gen.current(token):
             return
         self.timeline_model.pinned = pinned
+        notes = dict(notes or {})
+        if None in notes and outline.ids:  # a note on the whole session: with its first event
+            notes.setdefault(outline.ids[0], [])[:0] = notes.pop(None)
+        self.timeline_model.notes = {k: tuple(v) for k, v in notes.items() if k is not None}
         s = self.session
         # new events of the session shown are followed when the user sits on the last one; another session
         # opens at its start, wherever the last one was left (a click meant for the first rows lands there)

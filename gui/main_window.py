@@ -35,6 +35,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.own_store_url: str | None = None  # where File ▸ Back to Your Store goes (--store), set by the app
         self.usage_view = None  # View ▸ Usage and Cost, once opened
         self.pins_view = None  # View ▸ Pins, once opened
+        self.notes_view = None  # View ▸ Notes, once opened
         self.compare_view = None  # the newest comparison opened (a second Compare opens another beside it)
         self.shortcuts_dialog = None  # Help ▸ Keyboard Shortcuts, once opened (raised again, not opened twice)
         self.tree_menu = None  # the tree's context menu, while it is up
@@ -150,6 +151,9 @@ class MainWindow(WindowCommands, QMainWindow):
         shown = self.session
         if self.pins_view is not None and changes.action in (Action.PIN, Action.UNPIN, Action.DELETE, Action.PURGE):
             self.pins_view.refresh()
+        if self.notes_view is not None and changes.action in (Action.NOTE_ADD, Action.NOTE_EDIT, Action.NOTE_REMOVE,
+                                                              Action.DELETE, Action.PURGE):
+            self.notes_view.refresh()
         if shown is not None and changes.action in (Action.DELETE, Action.PURGE) and shown.id in changes.session_ids:
             self.clear_panes()  # the list reloads and picks what to show next
         elif shown is not None and shown.id in changes.session_ids:
@@ -218,9 +222,10 @@ class MainWindow(WindowCommands, QMainWindow):
         if self.usage_view is not None:
             self.usage_view.store = store
             self.usage_view.refresh()
-        if self.pins_view is not None:
-            self.pins_view.store = store
-            self.pins_view.set_session(None)
+        for view in (self.pins_view, self.notes_view):
+            if view is not None:
+                view.store = store
+                view.set_session(None)
         if first_run:
             self.imports.first_run(store)
         if not demo:  # the store is the only copy of what the tools deleted: a copy a day, in the background

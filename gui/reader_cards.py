@@ -158,11 +158,20 @@ def _output(text: str, dark: bool) -> str:
 
 
 def card_html(card: Card, events: dict, ids: list[str], opened: bool, colors: dict[str, str],
-              dark: bool, pinned: bool = False) -> str | None:
+              dark: bool, pinned: bool = False, notes: tuple[str, ...] = ()) -> str | None:
     """The card's rich text, or None while its events are still being read; a pinned card's head is
-    marked ⚑."""
+    marked ⚑, and the user's notes on its event follow it, each a tinted block of its Markdown."""
     text = _card_html(card, events, ids, opened, colors, dark)
-    return text.replace("<b>", "<b>⚑ ", 1) if pinned and text else text
+    if text is None:
+        return None
+    if pinned:
+        text = text.replace("<b>", "<b>⚑ ", 1)
+    tint = "#4a4020" if dark else "#fff3c4"
+    for note in notes:
+        text += (f'<table width="100%" cellpadding="6" style="margin-top:6px; background-color:{tint}"><tr><td>'
+                 f'<span style="color:#b08000"><b>✍ your note</b></span>{markdown_html(note[:BODY_MAX], dark)}'
+                 "</td></tr></table>")
+    return text
 
 
 def _card_html(card: Card, events: dict, ids: list[str], opened: bool, colors: dict[str, str],

@@ -260,8 +260,9 @@ class ReaderView(ReaderInput, QAbstractScrollArea):
         if rc.is_empty(c, e):
             return QTextDocument()
         dark = dark_palette()
-        html = rc.card_html(c, self.events, self.tm.all_ids, self.event_id(card) in self.opened, COLORS[dark], dark,
-                            pinned=self.event_id(card) in self.tm.pinned)
+        eid = self.event_id(card)
+        html = rc.card_html(c, self.events, self.tm.all_ids, eid in self.opened, COLORS[dark], dark,
+                            pinned=eid in self.tm.pinned, notes=self.tm.notes.get(eid, ()))
         if html is None:
             return None
         d = QTextDocument()

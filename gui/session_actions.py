@@ -202,6 +202,32 @@ class SessionActions(RestoreActions, QObject):
                   lambda ch: self.sig_message.emit("Pinned the event (View ▸ Pins lists them)" if on
                                                    else "Took the pin away"))
 
+    def note_add(self, session, event=None) -> None:
+        from .marks_view import ask_note
+        event_id = getattr(event, "id", event)
+        text = ask_note(self.window, "Note on this event" if event_id else "Note on this session")
+        if text is None:
+            return
+        store = self.store
+        self._run("write a note", lambda: ops.note_add(store, session.id, text, event_id, actor=ACTOR),
+                  lambda ch: self.sig_message.emit("Note written (View ▸ Notes lists them; search finds them)"))
+
+    def note_edit(self, note) -> None:
+        from .marks_view import ask_note
+        text = ask_note(self.window, "Change the note", note.text)
+        if text is None or text == note.text:
+            return
+        store = self.store
+        self._run("change the note", lambda: ops.note_edit(store, note.id, text, actor=ACTOR))
+
+    def note_remove(self, note) -> None:
+        first = " ".join(note.text.split())[:80]
+        if QMessageBox.question(self.window, "Remove the note", f"Remove this note?\n\n{first}\n\n(The audit log "
+                                "keeps what it said.)") != QMessageBox.StandardButton.Yes:
+            return
+        store = self.store
+        self._run("remove the note", lambda: ops.note_remove(store, note.id, actor=ACTOR))
+
     def unarchive(self, session) -> None:
         store = self.store
         self._run("unarchive", lambda: ops.unarchive(store, session.id, actor=ACTOR))

@@ -103,6 +103,7 @@ class TimelineModel(QAbstractTableModel):
         self.kinds: list[str] = []
         self.turn_tokens: dict[str, int] = {}
         self.pinned: frozenset[str] = frozenset()  # the events of the session shown the user pinned (#33)
+        self.notes: dict[str, tuple[str, ...]] = {}  # event id → the user's notes on it (#33)
         self.ids: list[str] = []  # the visible rows
         self.positions: list[int] | None = None  # visible row → index in all_ids (None: all shown)
         self.cache: dict[str, object] = {}  # event id → EventView, for rows painted lately
@@ -327,7 +328,8 @@ class TimelineModel(QAbstractTableModel):
                 if e.kind == "tool_call" and self.positions is not None and self.results_of(index.row()):
                     label = ("▾ " if e.id in self.expanded else "▸ ") + label
                 files = self.changed_files.get(e.id)
-                return (("⚑ " if e.id in self.pinned else "") + label + (" ⎇" if e.id in self.fork_points else "")
+                return (("⚑ " if e.id in self.pinned else "") + ("✍ " if e.id in self.notes else "") + label
+                        + (" ⎇" if e.id in self.fork_points else "")
                         + (f" ✎{len(files)}" if files else ""))
             if col == 2:
                 return (f"agent {e.agent_id}" if e.sidechain and e.agent_id else e.role or "")

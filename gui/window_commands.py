@@ -40,18 +40,28 @@ class WindowCommands:
         self.usage_view.activateWindow()
 
     def show_pins(self) -> None:
-        from .pins_view import PinsView
+        from .marks_view import PinsView
+        self.pins_view = self._show_marks(self.pins_view, PinsView)
+
+    def show_notes(self) -> None:
+        from .marks_view import NotesView
+        self.notes_view = self._show_marks(self.notes_view, lambda *a: NotesView(
+            *a, edit=self.actions_.note_edit, remove=self.actions_.note_remove))
+
+    def _show_marks(self, view, make):
+        """View ▸ Pins or Notes: made once, then shown again (on the session shown now)."""
         if self.store is None:
-            return
+            return view
         shown = self.session.id if self.session is not None else None
-        if self.pins_view is None:
-            self.pins_view = PinsView(self.store, shown, self)
-            self.pins_view.sig_open.connect(lambda sid, eid: self.open_session(sid, eid))
+        if view is None:
+            view = make(self.store, shown, self)
+            view.sig_open.connect(lambda sid, eid: self.open_session(sid, eid or None))
         else:
-            self.pins_view.set_session(shown)
-        self.pins_view.show()
-        self.pins_view.raise_()
-        self.pins_view.activateWindow()
+            view.set_session(shown)
+        view.show()
+        view.raise_()
+        view.activateWindow()
+        return view
 
     def filter_sessions(self, filters: dict, words: str) -> None:
         """List only some sessions (the Usage view's bar, project or source); All Sessions lists all again."""

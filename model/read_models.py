@@ -193,6 +193,9 @@ class Action(StrEnum):
     UNSTAR = "unstar"
     PIN = "pin"
     UNPIN = "unpin"
+    NOTE_ADD = "note.add"
+    NOTE_EDIT = "note.edit"
+    NOTE_REMOVE = "note.rm"
     WRITE_BACK = "restore"  # a kept session written back where its tool finds it
     RESTORE_FILES = "restore-files"
     UNDO_RESTORE = "restore-files.undo"
@@ -223,6 +226,22 @@ class PinView:
     role: str | None
     ts: float
     text: str  # its first 300 characters
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True, slots=True)
+class NoteView:
+    """A note (#33): on a session (`event_id` None) or on one of its events."""
+
+    id: str
+    session_id: str
+    event_id: str | None
+    text: str
+    created_at: float
+    updated_at: float
+    session_title: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}

@@ -272,6 +272,20 @@ class Pin(SQLModel, table=True):
     pinned_at: float
 
 
+class Note(SQLModel, table=True):
+    """A note the user wrote (#33, Markdown) on a session or on one of its events: the user's own durable
+    fact, kept apart from what importers write, so no rescan, archive or write-back touches it."""
+
+    __tablename__ = "note"
+
+    id: str = Field(primary_key=True)
+    session_id: str = Field(index=True)
+    event_id: Optional[str] = Field(default=None, index=True)  # None: a note on the whole session
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: float
+    updated_at: float
+
+
 # Core table handles for the bulk and read paths, which skip the ORM for speed.
 SOURCE = Source.__table__
 SOURCE_FILE = SourceFile.__table__
@@ -287,5 +301,6 @@ MIRROR_ENTRY = MirrorEntry.__table__
 MIRROR_SUMMARY = MirrorSummary.__table__
 STAR = Star.__table__
 PIN = Pin.__table__
+NOTE = Note.__table__
 FILE_BLOB = FileBlob.__table__
 CHECKPOINT_BACKUP = CheckpointBackup.__table__

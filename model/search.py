@@ -62,12 +62,16 @@ def fts_query(text: str) -> str:
 
 
 def search(conn: Connection, text: str, *, limit: int = 50, session_id: str | None = None) -> list[SearchHit]:
-    """The newest `limit` events whose text matches every word, with snippets."""
+    """The newest `limit` events whose text matches every word, with snippets; the user's own notes that
+    match come first (kind "note": sessionscope.notes)."""
+    from . import notes
     if conn.dialect.name == "sqlite":
-        return _search_fts(conn, fts_query(text), limit, session_id)
-    if conn.dialect.name == "postgresql":
-        return _search_pg(conn, ts_query(text), limit, session_id)
-    return _search_like(conn, text, limit, session_id)
+        found = _search_fts(conn, fts_query(text), limit, session_id)
+    elif conn.dialect.name == "postgresql":
+        found = _search_pg(conn, ts_query(text), limit, session_id)
+    else:
+        found = _search_like(conn, text, limit, session_id)
+    return (notes.search(conn, text, limit, session_id) + found)[:limit]
 
 
 def ts_query(text: str) -> str:

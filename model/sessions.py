@@ -17,6 +17,7 @@ from .schema import (
     EVENT,
     EVENT_ALIAS,
     FACT_SNAPSHOT,
+    NOTE,
     OUTLINE_CACHE,
     PIN,
     SESSION,
@@ -160,6 +161,7 @@ def delete(conn: Connection, session_id: str) -> int:
     conn.execute(CHECKPOINT_BACKUP.delete().where(CHECKPOINT_BACKUP.c.session_id == session_id))
     conn.execute(STAR.delete().where(STAR.c.session_id == session_id))
     conn.execute(PIN.delete().where(PIN.c.session_id == session_id))
+    conn.execute(NOTE.delete().where(NOTE.c.session_id == session_id))
     blobs.collect_garbage(conn)  # its checkpoint backups, unless another session or an undo needs them
     conn.execute(SESSION.delete().where(SESSION.c.id == session_id))
     return n

@@ -233,6 +233,12 @@ class Store:
         with self.reader() as conn:
             return reading.same_tool_id(conn, session)
 
+    def notes(self, session_id: str | None = None) -> list:
+        """The notes (NoteView): one session's in the order of its history, or every note, newest first."""
+        from . import notes
+        with self.reader() as conn:
+            return notes.of(conn, session_id)
+
     def pins(self, session_id: str | None = None) -> list:
         """The pinned events (PinView), newest pin first: one session's, or every session's."""
         with self.reader() as conn:

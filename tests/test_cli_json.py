@@ -19,6 +19,7 @@ EVENT = {"id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", 
          "tokens_out", "sidechain", "agent_id", "hash"}
 IMPORT = {"files_seen", "files_read", "bytes_read", "events_added", "bad_lines", "sessions", "problems",
           "cancelled", "seconds"}
+NOTE = {"id", "session_id", "event_id", "text", "created_at", "updated_at", "session_title"}
 PIN = {"event_id", "session_id", "session_title", "pinned_at", "kind", "role", "ts", "text"}
 MADE = {"session", "file", "note", "extended", "interrupted", "resume"}  # fork, and rewind with "moved"
 
@@ -33,6 +34,7 @@ SHAPES = {
     "close": ("object", SESSION), "pause": ("object", SESSION), "archive": ("object", SESSION),
     "unarchive": ("object", SESSION), "rename": ("object", SESSION), "tag": ("object", SESSION),
     "star": ("object", SESSION), "pin": ("object", {"session", "pins"}), "pins": ("list", PIN),
+    "note": ("object", NOTE), "note list": ("list", NOTE),
     "delete": ("object", {"session", "events_removed", "files_removed"}),
     "verify": ("object", {"ok", "file", "redacted", "problem", "sessions", "blobs"}),
     "export": ("object", {"format", "path", "sessions", "events", "bytes", "seconds", "redacted", "files",
@@ -74,7 +76,7 @@ def run(tmp_path, monkeypatch, capsys):
         got = capsys.readouterr()
         assert rc == code, got.err
         data = json.loads(got.out)
-        seen[argv[0]].append(data)
+        seen["note list" if argv[:2] == ("note", "list") else argv[0]].append(data)
         return data
     cli.seen = seen
     return cli
@@ -120,6 +122,12 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     assert [p["event_id"] for p in run("pin", s, event[:12])["pins"]] == [event]
     assert [p["event_id"] for p in run("pins")] == [event] and [x["id"] for x in run("list", "--pinned")] == [s]
     assert run("pin", s, event, "--off")["pins"] == [] and run("pins", s) == []
+    made = run("note", "add", s, "We chose **retries**", "--event", event[:12])
+    assert made["event_id"] == event and run("note", "edit", made["id"][:8], "retries, with jitter")["text"] == \
+        "retries, with jitter"
+    assert [n["id"] for n in run("note", "list", s)] == [made["id"]] == [n["id"] for n in run("note", "list")]
+    assert run("search", "jitter")[0]["kind"] == "note"
+    run("note", "rm", made["id"]), run("note", "list")
     run("pause", s), run("close", s), run("archive", s), run("unarchive", s)
     run("verify"), run("verify", s)
     export = tmp_path / "s.jsonl"
@@ -163,7 +171,8 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
         for data in outputs:
             _check(command, data)
     build_parser()
-    assert set(run.seen) == set(SHAPES) == COMMANDS  # every command tried, and documented here
+    assert set(run.seen) == set(SHAPES)  # every command tried, and documented here
+    assert {name.split()[0] for name in SHAPES} == COMMANDS  # ("note list" is note's one listing)
     several = {"scan", "import", "resume", "verify", "retention", "fork", "rewind", "restore-files", "facts", "pull",
                "delete", "archive"}
     assert [c for c in several if len(run.seen[c]) < 2] == []

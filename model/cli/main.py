@@ -19,7 +19,7 @@ _HANDLERS = {
         "unarchive", "delete", "verify", "search", "retention", "audit")},
     "fact": "commands:fact", "list": "commands:list_sessions",
     **{name: f"tools:{name}" for name in ("fork", "rewind", "resume", "rename", "tag", "star", "pin", "pins",
-                                          "scan")},
+                                          "note", "scan")},
     "write-back": "tools:write_back", "restore": "tools:write_back",
     "import": "tools:import_",
     "export": "export:export", "redaction": "export:redaction",

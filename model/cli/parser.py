@@ -194,6 +194,20 @@ def build_parser() -> argparse.ArgumentParser:
     c = cmd("pins", "list the events you pinned, newest first: of one session, or of all")
     c.add_argument("session", nargs="?")
 
+    c = cmd("note", "your notes (Markdown) on a session or one of its events: add, edit, rm, list")
+    note_sub = c.add_subparsers(dest="note_command", metavar="add|edit|rm|list", required=True)
+    n = note_sub.add_parser("add", parents=[common], help="a note on SESSION (with --event, on one of its events)")
+    n.add_argument("session")
+    n.add_argument("text", help="the note, Markdown; - reads it from standard input")
+    n.add_argument("--event", help="the event it is about (an id or a prefix of one)")
+    n = note_sub.add_parser("edit", parents=[common], help="the note's new text")
+    n.add_argument("note", help="the note's id (or a prefix of it)")
+    n.add_argument("text", help="the new text; - reads it from standard input")
+    n = note_sub.add_parser("rm", parents=[common], help="take a note away (the audit log keeps what it said)")
+    n.add_argument("note")
+    n = note_sub.add_parser("list", parents=[common], help="one session's notes in its order, or every note, newest first")
+    n.add_argument("session", nargs="?")
+
     c = cmd("repair", "rebuild a damaged SQLite store from every row it can still read, then import the tools' files "
             "again; the damaged file is kept beside it")
     c.add_argument("--yes", "-y", action="store_true", help="do not ask")

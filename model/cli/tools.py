@@ -3,6 +3,8 @@ files, fork, rewind, resume, restore, rename, tag. Native sessions take the same
 
 from __future__ import annotations
 
+import sys
+
 from .output import ACTOR, done_line, event_json, event_line, facts_text, out, progress
 
 
@@ -147,6 +149,34 @@ def pins(store, args):
     text = "\n".join(f"{p.event_id[:8]}  {when(p.ts):<19} {p.session_title[:30]:<30}  {one_line(p.text or p.kind, 70)}"
                      for p in found) or "(no pins)"
     out(args, [p.as_dict() for p in found], text)
+
+
+def note(store, args):
+    """note add|edit|rm print the note; note list the notes."""
+    from sessionscope import notes, ops
+
+    from .output import one_line, when
+
+    def text_of(arg: str) -> str:
+        return sys.stdin.read() if arg == "-" else arg
+    if args.note_command == "list":
+        found = store.notes(store.resolve_session(args.session) if args.session else None)
+        out(args, [n.as_dict() for n in found], "\n".join(
+            f"{n.id[:8]}  {when(n.updated_at):<19} {(n.event_id or 'session')[:8]:<8}  {one_line(n.text, 80)}"
+            for n in found) or "(no notes)")
+        return
+    if args.note_command == "add":
+        sid = store.resolve_session(args.session)
+        event = store.resolve_event(args.event) if args.event else None
+        ch = ops.note_add(store, sid, text_of(args.text), event, actor=ACTOR)
+    else:
+        with store.reader() as conn:
+            note_id = notes.resolve(conn, args.note)
+        ch = (ops.note_edit(store, note_id, text_of(args.text), actor=ACTOR) if args.note_command == "edit"
+              else ops.note_remove(store, note_id, actor=ACTOR))
+    made = ch.detail["note"]
+    verb = {"add": "added", "edit": "changed", "rm": "removed"}[args.note_command]
+    out(args, made, f"note {made['id'][:8]} {verb}")
 
 
 def _import_report(store, args, paths, extra: dict) -> int:

@@ -42,6 +42,9 @@ nav.toc { border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem
 .ev.tool_call, .ev.tool_result { background: var(--tool); } .ev.error { background: var(--err); }
 .ev.thinking .text { font-style: italic; color: var(--muted); }
 .ev.compaction { border-style: dashed; }
+.note { border: 1px solid #d9b600; border-radius: 6px; margin: .4rem 0 .6rem 2rem; padding: .4rem .8rem;
+        background: #fff6cc; color: #3a3000; }
+@media (prefers-color-scheme: dark) { .note { background: #3a3210; color: #f5e8b8; border-color: #8a7410; } }
 .pair { border: 1px solid var(--line); border-radius: 6px; margin: .6rem 0; background: var(--tool); }
 .pair > .ev { border: 0; border-radius: 0; margin: 0; }
 .pair > .ev + .ev { border-top: 1px dashed var(--line); }
@@ -165,6 +168,8 @@ def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) ->
             fh.write("</details>\n")
         elif step.what == "mark":
             fh.write(f'<p class="mark">⎇ {html.escape(step.text)}</p>\n')
+        elif step.what == "note":
+            fh.write(f'<div class="note"><div class="head"><b>✍ Your note</b></div>{prose_html(step.text)}</div>\n')
         elif step.what == "pair_start":  # a tool call and its results: one card, as in the app
             fh.write('<div class="pair">\n')
         elif step.what == "pair_end":

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -27,7 +28,7 @@ import sqlalchemy as sa
 
 from .. import audit, chain, ingest, people, search, sessions
 from ..errors import InvalidInput
-from ..schema import EVENT, SESSION, SOURCE
+from ..schema import EVENT, NOTE, SESSION, SOURCE
 from ..sessions import native_source_id
 from .core import EventStream, Progress
 
@@ -48,6 +49,9 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
         source = _source_of(store, row.pop("source_id"))
         row["title"] = stream.session(part).title
         row["starred"] = part.session.starred  # the user's star (#33), carried to the store it is imported into
+        row["notes"] = [{"id": n.id, "event_id": n.event_id, "text": stream.text(n.text, "your note"),
+                         "created_at": n.created_at, "updated_at": n.updated_at}
+                        for n in store.notes(part.session.id)]  # (and the user's notes, redacted when asked)
         if stream.redactor is not None:  # every field the export writes: meta, agent, tags, budget, cwd, the source
             where = f"session {part.session.id[:8]} · "
             row = {k: stream.redactor.redact_payload(v, where + k) if isinstance(v, str) and k not in _KEPT else v
@@ -304,6 +308,12 @@ def _insert_session(conn, path, s: SessionCheck) -> int:
                                          | {c.name: row[c.name] for c in SESSION.columns if row.get(c.name) is not None}))
     if row.get("starred") is True:
         sessions.star(conn, s.session_id)
+    for note in row.get("notes") or []:
+        if isinstance(note, dict) and isinstance(note.get("text"), str) and note["text"].strip():
+            conn.execute(NOTE.insert().values(
+                id=str(note.get("id") or uuid.uuid4()), session_id=s.session_id, event_id=note.get("event_id"),
+                text=note["text"], created_at=float(note.get("created_at") or time.time()),
+                updated_at=float(note.get("updated_at") or time.time())))
     first_pk = (conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar() or 0) + 1
     pk, batch, n = first_pk, [], 0
     with open(path, "rb") as fh:

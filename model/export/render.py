@@ -162,10 +162,11 @@ class Step:
     """One thing a reading format writes, in order: a session boundary on the branch, the
     start or end of a subagent run, a shown event, or a note on branches leaving an event."""
 
-    what: str  # "boundary", "run_start", "run_end", "pair_start", "pair_end" (a call and its results), "event", "mark"
+    what: str  # "boundary", "run_start", "run_end", "pair_start", "pair_end" (a call and its results), "event", "mark",
+    # "note" (the user's, #33: after its event, or with no event first, on the whole session)
     event: EventView | None = None
     item: Item | None = None
-    text: str = ""  # the session id (boundary), the agent (run), the note (mark)
+    text: str = ""  # the session id (boundary), the agent (run), the note (mark, note)
 
     @property
     def tokens(self) -> str:
@@ -231,13 +232,25 @@ def steps(store, stream, index: int, detail: str):
     at = 0
     card: set[str] = set()  # the results still to come in the open card of a call and its results
     thinking: list[tuple[EventView, Item]] = []  # a reply's thinking, held for the card of what it led to
+    notes: dict[str | None, list[str]] = {}
+    for n in store.notes(part.session.id):
+        notes.setdefault(n.event_id, []).append(n.text)
+
+    def after(e: EventView):
+        """What follows an event written: the notes on branches leaving it, and the user's notes on it."""
+        for note in marks.get(e.id, ()):
+            yield Step("mark", e, text=stream.text(note, "a branch note"))
+        for note in notes.get(e.id, ()):
+            yield Step("note", e, text=stream.text(note, "your note"))
 
     def thought():
         for t, t_item in thinking:
             yield Step("event", t, t_item)
-            for note in marks.get(t.id, ()):
-                yield Step("mark", t, text=stream.text(note, "a branch note"))
+            yield from after(t)
         thinking.clear()
+
+    for note in notes.get(None, ()):
+        yield Step("note", text=stream.text(note, "your note on the session"))
 
     def step(e: EventView):
         if e.kind in NOT_CARDS or empty_reply(e):
@@ -282,8 +295,7 @@ def steps(store, stream, index: int, detail: str):
                 yield Step("pair_start", e)
             grouped = False  # (the card ends with the call's last result)
         yield Step("event", e, item)
-        for note in marks.get(e.id, ()):
-            yield Step("mark", e, text=stream.text(note, "a branch note"))
+        yield from after(e)
         if grouped:
             yield Step("pair_end")
         if card and e.id in card:

@@ -22,6 +22,9 @@ from .sessions import (
     delete,
     fork,
     interrupt,
+    note_add,
+    note_edit,
+    note_remove,
     pause,
     pin,
     rename,
@@ -37,7 +40,7 @@ from .sessions import (
 
 __all__ = [
     "RULES", "archive", "changed_files", "check", "close", "compact", "delete", "export", "files_at", "fork",
-    "interrupt", "pause", "pin", "refusal", "rename", "restore_files", "restore_plan", "resume", "rewind", "send",
-    "set_allowed_values", "set_redaction_patterns", "star", "tag", "unarchive", "undo_plan", "undo_restore", "unwatch",
-    "watch", "write_back", "written_files",
+    "interrupt", "note_add", "note_edit", "note_remove", "pause", "pin", "refusal", "rename", "restore_files",
+    "restore_plan", "resume", "rewind", "send", "set_allowed_values", "set_redaction_patterns", "star", "tag",
+    "unarchive", "undo_plan", "undo_restore", "unwatch", "watch", "write_back", "written_files",
 ]

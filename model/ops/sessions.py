@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import audit, sessions, sources
+from .. import audit, notes, sessions, sources
 from ..errors import InvalidInput
 from ..read_models import Action, Changes
 from ..sources.agents_sdk import queue as agents_queue
@@ -137,6 +137,36 @@ def pin(store, session_id: str, event_id: str, on: bool = True, *, actor: str | 
         return Changes(Action.PIN if on else Action.UNPIN, frozenset({s.id}), False, store.session(s.id),
                        detail={"changed": changed})
     return act(store, "pin", session_id, work, event_id=event_id, actor=actor)
+
+
+def note_add(store, session_id: str, text: str, event_id: str | None = None, *, actor: str | None = None) -> Changes:
+    """A note on the session, or on `event_id` of its history (`changes.detail["note"]` is it)."""
+    def work(_src, s):
+        made = store.write(notes.add, s.id, text, event_id)
+        return Changes(Action.NOTE_ADD, frozenset({s.id}), False, s, detail={"note": made.as_dict()})
+    return act(store, "note", session_id, work, event_id=event_id, actor=actor)
+
+
+def note_edit(store, note_id: str, text: str, *, actor: str | None = None) -> Changes:
+    """The note's new text."""
+    with store.reader() as conn:
+        was = notes.get(conn, note_id)
+
+    def work(_src, s):
+        now = store.write(notes.edit, note_id, text)
+        return Changes(Action.NOTE_EDIT, frozenset({s.id}), False, s, detail={"note": now.as_dict(), "was": was.text})
+    return act(store, "note", was.session_id, work, event_id=was.event_id, actor=actor)
+
+
+def note_remove(store, note_id: str, *, actor: str | None = None) -> Changes:
+    """The note taken away (its text kept in the audit entry, so the log can say what it was)."""
+    with store.reader() as conn:
+        was = notes.get(conn, note_id)
+
+    def work(_src, s):
+        gone = store.write(notes.remove, note_id)
+        return Changes(Action.NOTE_REMOVE, frozenset({s.id}), False, s, detail={"note": gone.as_dict()})
+    return act(store, "note", was.session_id, work, event_id=was.event_id, actor=actor)
 
 
 def write_back(store, session_id: str, target: Path | None = None, *, actor: str | None = None) -> Changes:

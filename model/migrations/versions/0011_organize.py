@@ -1,4 +1,4 @@
-"""organize: the sessions the user starred and the events they pinned (#33)
+"""organize: the sessions the user starred, the events they pinned and their notes (#33)
 
 Revision ID: 0011
 Revises: 0010
@@ -29,9 +29,23 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('event_id')
     )
     op.create_index('ix_pin_session_id', 'pin', ['session_id'])
+    op.create_table('note',
+    sa.Column('id', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
+    sa.Column('session_id', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
+    sa.Column('event_id', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
+    sa.Column('text', sa.Text(), nullable=False),
+    sa.Column('created_at', sa.Float(), nullable=False),
+    sa.Column('updated_at', sa.Float(), nullable=False),
+    sa.PrimaryKeyConstraint('id')
+    )
+    op.create_index('ix_note_session_id', 'note', ['session_id'])
+    op.create_index('ix_note_event_id', 'note', ['event_id'])
 
 
 def downgrade() -> None:
+    op.drop_index('ix_note_event_id', table_name='note')
+    op.drop_index('ix_note_session_id', table_name='note')
+    op.drop_table('note')
     op.drop_index('ix_pin_session_id', table_name='pin')
     op.drop_table('pin')
     op.drop_table('star')

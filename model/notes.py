@@ -1,0 +1,125 @@
+"""Notes (#33): Markdown the user writes on a session or on one of its events, the user's own durable facts.
+
+Kept in a table of their own (`note`), never in the rows importers write, so a rescan that rewrites the
+tool's file, an archive or a write-back leaves them as they are; found by search with everything else
+(their own kind, "note"), written by the exports and carried by our JSONL. Edited and removed through
+`sessionscope.ops`, so each change is in the audit log.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from .errors import InvalidInput, NotFound
+from .read_models import MARK_END, MARK_START, NoteView, SearchHit
+from .schema import EVENT, NOTE, SESSION
+
+MAX_TEXT = 65_536  # characters: a note is prose, not a pasted log
+
+
+def _text(text: str) -> str:
+    text = (text or "").strip()
+    if not text:
+        raise InvalidInput("the note is empty")
+    if len(text) > MAX_TEXT:
+        raise InvalidInput(f"the note is {len(text):,} characters long; a note holds {MAX_TEXT:,} at most")
+    return text
+
+
+def _view(row) -> NoteView:
+    return NoteView(row.id, row.session_id, row.event_id, row.text, row.created_at, row.updated_at,
+                    getattr(row, "title", "") or "")
+
+
+def _select():
+    return sa.select(*NOTE.c, SESSION.c.title).join(SESSION, SESSION.c.id == NOTE.c.session_id)
+
+
+def get(conn: Connection, note_id: str) -> NoteView:
+    row = conn.execute(_select().where(NOTE.c.id == note_id)).first()
+    if row is None:
+        raise NotFound(f"no note with id {note_id!r} in this store")
+    return _view(row)
+
+
+def resolve(conn: Connection, key: str) -> str:
+    """The full id of a note, from it or an unambiguous prefix of it (at least 4 characters)."""
+    key = (key or "").strip()
+    if len(key) < 4:
+        raise InvalidInput(f"note id {key!r} is too short: give at least 4 characters of it")
+    found = conn.execute(sa.select(NOTE.c.id).where(NOTE.c.id >= key, NOTE.c.id < key + "\uffff").limit(2)).scalars().all()
+    if len(found) > 1 and key not in found:
+        raise InvalidInput(f"note id {key!r} is ambiguous: give more characters")
+    if not found:
+        raise NotFound(f"no note with id {key!r} in this store")
+    return key if key in found else found[0]
+
+
+def add(conn: Connection, session_id: str, text: str, event_id: str | None = None) -> NoteView:
+    """A new note on the session, or on `event_id` of its history."""
+    from .sessions import _check_reachable, _status
+    _status(conn, session_id)
+    if event_id is not None:
+        _check_reachable(conn, session_id, event_id)
+    now = time.time()
+    note_id = str(uuid.uuid4())
+    conn.execute(NOTE.insert().values(id=note_id, session_id=session_id, event_id=event_id, text=_text(text),
+                                      created_at=now, updated_at=now))
+    return get(conn, note_id)
+
+
+def edit(conn: Connection, note_id: str, text: str) -> NoteView:
+    get(conn, note_id)
+    conn.execute(NOTE.update().where(NOTE.c.id == note_id).values(text=_text(text), updated_at=time.time()))
+    return get(conn, note_id)
+
+
+def remove(conn: Connection, note_id: str) -> NoteView:
+    gone = get(conn, note_id)
+    conn.execute(NOTE.delete().where(NOTE.c.id == note_id))
+    return gone
+
+
+def of(conn: Connection, session_id: str | None = None) -> list[NoteView]:
+    """One session's notes in the order of its history (the session's own first), or every note, newest
+    first."""
+    q = _select()
+    if session_id is None:
+        return [_view(r) for r in conn.execute(q.order_by(NOTE.c.updated_at.desc(), NOTE.c.id))]
+    q = (q.add_columns(EVENT.c.seq).outerjoin(EVENT, EVENT.c.id == NOTE.c.event_id)
+         .where(NOTE.c.session_id == session_id)
+         .order_by(sa.func.coalesce(EVENT.c.seq, -1), NOTE.c.created_at, NOTE.c.id))
+    return [_view(r) for r in conn.execute(q)]
+
+
+def search(conn: Connection, text: str, limit: int, session_id: str | None = None) -> list[SearchHit]:
+    """The notes holding every word of `text` (case-insensitive), newest first, as search hits of their own
+    kind. Notes are written by hand, so few: a LIKE on every engine."""
+    words = [w.rstrip("*") for w in text.split() if w.rstrip("*")]
+    if not words:
+        return []
+    q = (sa.select(NOTE.c.id, NOTE.c.session_id, NOTE.c.event_id, NOTE.c.text, NOTE.c.updated_at, SESSION.c.title,
+                   EVENT.c.seq)
+         .join(SESSION, SESSION.c.id == NOTE.c.session_id).outerjoin(EVENT, EVENT.c.id == NOTE.c.event_id)
+         .order_by(NOTE.c.updated_at.desc()).limit(limit))
+    for w in words:
+        q = q.where(NOTE.c.text.ilike(f"%{w.replace('%', '').replace('_', '')}%"))
+    if session_id:
+        q = q.where(NOTE.c.session_id == session_id)
+    return [SearchHit(session_id=r.session_id, session_title=r.title, event_id=r.event_id or "", seq=r.seq or 0,
+                      kind="note", role="user", ts=r.updated_at, snippet=_snippet(r.text, words[0]))
+            for r in conn.execute(q)]
+
+
+def _snippet(text: str, word: str, width: int = 80) -> str:
+    m = re.search(re.escape(word), text, re.IGNORECASE)
+    if not m:
+        return text[:width]
+    start = max(0, m.start() - width // 2)
+    return ("…" if start else "") + text[start:m.start()] + MARK_START + m.group(0) + MARK_END + \
+        text[m.end():m.end() + width // 2]
