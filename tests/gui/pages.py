@@ -8,3 +8,13 @@ def loaded(model, qtbot, *rows: int) -> None:
     for row in rows:
         model.data(model.index(row, 3))
     qtbot.waitUntil(lambda: all(model.event_at(r) is not None for r in rows), timeout=10000)
+
+
+def choose_first_reply(window, qtbot):
+    """Make the first assistant reply among the timeline's first rows the event chosen; that event."""
+    tm, timeline = window.branch.timeline_model, window.branch.timeline
+    loaded(tm, qtbot, *range(min(10, tm.rowCount())))
+    row = next(r for r in range(tm.rowCount()) if (e := tm.event_at(r)) is not None and e.kind == "message"
+               and e.role == "assistant")
+    timeline.setCurrentIndex(tm.index(row, 0))
+    return tm.event_at(row)

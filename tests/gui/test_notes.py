@@ -6,17 +6,13 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
-from tests.gui.pages import loaded
+from tests.gui.pages import choose_first_reply, loaded
 
 
 def test_a_note_is_written_shown_found_changed_and_removed(window, qtbot, monkeypatch, dialogs):
     store, s = window.store, window.session
     tm, timeline = window.branch.timeline_model, window.branch.timeline
-    loaded(tm, qtbot, *range(min(10, tm.rowCount())))
-    row = next(r for r in range(tm.rowCount()) if (e := tm.event_at(r)) is not None and e.kind == "message"
-               and e.role == "assistant")
-    event = tm.event_at(row)
-    timeline.setCurrentIndex(tm.index(row, 0))
+    event = choose_first_reply(window, qtbot)
     asked = []
 
     def answer(parent, title, label, text=""):

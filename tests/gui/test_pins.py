@@ -6,17 +6,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from tests.gui.pages import loaded
+from tests.gui.pages import choose_first_reply
 
 
 def test_an_event_is_pinned_marked_listed_and_opened_where_it_is(window, qtbot):
     store, s = window.store, window.session
     tm, timeline = window.branch.timeline_model, window.branch.timeline
-    loaded(tm, qtbot, *range(min(10, tm.rowCount())))
-    row = next(r for r in range(tm.rowCount()) if (e := tm.event_at(r)) is not None and e.kind == "message"
-               and e.role == "assistant")
-    event = tm.event_at(row)
-    timeline.setCurrentIndex(tm.index(row, 0))
+    event = choose_first_reply(window, qtbot)
     pin = window.qactions["event.pin"]
     qtbot.waitUntil(lambda: pin.isEnabled() and not pin.isChecked(), timeout=5000)
     timeline.setFocus()
