@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -83,6 +84,24 @@ def session_query(
         like = f"%{text.replace('%', '').replace('_', '')}%"
         q = q.where(sa.or_(SESSION.c.title.ilike(like), SESSION.c.id.ilike(like), SESSION.c.project.ilike(like)))
     return q
+
+
+def session_counts(conn: Connection) -> dict[str, Any]:
+    """Counts for the sidebar: by source kind and project (not archived), archived, by person, and starred
+    (what Starred lists: the archived ones are under Archived)."""
+    kind = sa.func.coalesce(SOURCE.c.kind, "native")
+    live = SESSION.c.status != ARCHIVED
+    j = SESSION.outerjoin(SOURCE, SESSION.c.source_id == SOURCE.c.id)
+    by_source = dict(conn.execute(sa.select(kind, sa.func.count()).select_from(j).where(live).group_by(kind)).all())
+    by_project = dict(conn.execute(sa.select(SESSION.c.project, sa.func.count()).where(live, SESSION.c.project != "")
+                                   .group_by(SESSION.c.project)).all())
+    archived = conn.execute(sa.select(sa.func.count()).where(~live)).scalar_one()
+    who = SESSION.c.imported_by
+    by_person = dict(conn.execute(sa.select(who, sa.func.count()).where(live).group_by(who)).all())
+    starred = conn.execute(sa.select(sa.func.count()).select_from(STAR.join(SESSION, SESSION.c.id == STAR.c.session_id))
+                           .where(live)).scalar_one()
+    return {"total": sum(by_source.values()), "by_source": by_source, "by_project": by_project, "archived": archived,
+            "by_person": by_person, "starred": starred}
 
 
 def pins(conn: Connection, session_id: str | None = None) -> list[PinView]:

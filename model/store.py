@@ -262,22 +262,9 @@ class Store:
             return list(conn.execute(q.where(SOURCE.c.kind == kind) if kind else q).scalars())
 
     def session_counts(self) -> dict[str, Any]:
-        """Counts for the sidebar: by source kind and project (not archived), archived, and starred."""
-        from .schema import SOURCE, STAR
-        kind = sa.func.coalesce(SOURCE.c.kind, "native")
-        live = SESSION.c.status != "archived"
-        j = SESSION.outerjoin(SOURCE, SESSION.c.source_id == SOURCE.c.id)
+        """Counts for the sidebar (sessionscope.reading.session_counts)."""
         with self.reader() as conn:
-            by_source = dict(conn.execute(sa.select(kind, sa.func.count()).select_from(j).where(live).group_by(kind)).all())
-            by_project = dict(conn.execute(sa.select(SESSION.c.project, sa.func.count()).where(live, SESSION.c.project != "")
-                                           .group_by(SESSION.c.project)).all())
-            archived = conn.execute(sa.select(sa.func.count()).where(~live)).scalar_one()
-            who = SESSION.c.imported_by
-            by_person = dict(conn.execute(sa.select(who, sa.func.count()).where(live).group_by(who)).all())
-            starred = conn.execute(sa.select(sa.func.count()).select_from(STAR.join(SESSION, SESSION.c.id == STAR.c.session_id))
-                                   .where(live)).scalar_one()  # (what Starred lists: archived ones under Archived)
-        return {"total": sum(by_source.values()), "by_source": by_source, "by_project": by_project, "archived": archived,
-                "by_person": by_person, "starred": starred}
+            return reading.session_counts(conn)
 
     def fork_counts(self) -> dict[str, int]:
         """How many sessions fork from each session."""
