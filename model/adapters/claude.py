@@ -76,14 +76,16 @@ def _append(conn, key, entries: list[dict[str, Any]], now: float, known: dict):
                       f"SELECT 1, (SELECT id FROM mirror_entry ORDER BY id DESC LIMIT 1), NULL UNION ALL "
                       f"SELECT 2, id, uuid FROM mirror_entry WHERE {_KEY} AND id > ?",
                 (*where, *where, had.last if had is not None else 0)).fetchall()
-    first, top = found[0][1], (found[1][1] or 0) + 1
+    first = next(v for part, v, _u in found if part == 0)
+    top = (next(v for part, v, _u in found if part == 1) or 0) + 1
+    since = [(v, u) for part, v, u in found if part == 2]
     if had is not None and had.first != first:  # (deleted since, here or by another process: read it again)
         had = None
-        found = [(2, i, u) for i, u in sql(conn, f"SELECT id, uuid FROM mirror_entry WHERE {_KEY}", where)]
+        since = list(sql(conn, f"SELECT id, uuid FROM mirror_entry WHERE {_KEY}", where))
     old = had.uuids if had is not None else frozenset()
     fresh: set[str] = set()  # uuids of rows this process has not seen, and of the kept entries
     last = had.last if had is not None else 0
-    for _part, row_id, uid in found[2:] if had is not None else [f for f in found if f[0] == 2]:
+    for row_id, uid in since:
         last = max(last, row_id)
         if uid is not None:
             fresh.add(uid)
