@@ -9,6 +9,7 @@ views; tests/model/test_quick.py holds the two to the same answers.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -119,7 +120,7 @@ class QuickReader:
     def sessions(self, *, status: str | None = None, include_archived: bool = False, source_kind: str | None = None,
                  project: str | None = None, person: str | None = None, text: str | None = None, sort: str = "updated",
                  descending: bool = True, limit: int | None = None, offset: int = 0,
-                 starred: bool = False, pinned: bool = False) -> list[SessionView]:
+                 starred: bool = False, pinned: bool = False, tag: str | None = None) -> list[SessionView]:
         if sort not in _SORT:
             raise InvalidInput(f"cannot sort by {sort!r}; use one of {', '.join(_SORT)}")
         clauses, params = [], []
@@ -141,6 +142,9 @@ class QuickReader:
             clauses.append("star.session_id IS NOT NULL")
         if pinned:
             clauses.append("session.id IN (SELECT session_id FROM pin)")
+        if tag:  # as reading.session_query: the tag's JSON string, quotes included, in the JSON list
+            clauses.append("instr(session.tags, ?) > 0")
+            params.append(json.dumps(tag.strip()))
         if text:
             like = f"%{text.replace('%', '').replace('_', '')}%"
             clauses.append("(lower(session.title) LIKE lower(?) OR lower(session.id) LIKE lower(?) "

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
@@ -60,10 +62,15 @@ def session_query(
     person: str | None = None,
     starred: bool = False,
     pinned: bool = False,
+    tag: str | None = None,
 ):
     """The filtered session selection, shared by listing and counting (`session_ids`: only these, as the
-    Usage view lists the sessions behind a bar; `starred`: only the starred)."""
+    Usage view lists the sessions behind a bar; `starred`: only the starred; `tag`: those carrying that tag)."""
     q = sa.select(*_SESSION_COLUMNS).select_from(_SESSION_FROM)
+    if tag:
+        # the tags are a JSON list written by json.dumps (sessions.update_fields): a tag is in it exactly when its
+        # JSON string is, quotes included ("ui" does not find "build"); the same test in SQLite and PostgreSQL
+        q = q.where(SESSION.c.tags.contains(json.dumps(tag.strip()), autoescape=True))
     if starred:
         q = q.where(STAR.c.session_id.is_not(None))
     if pinned:  # sessions with an event pinned
@@ -101,7 +108,25 @@ def session_counts(conn: Connection) -> dict[str, Any]:
     starred = conn.execute(sa.select(sa.func.count()).select_from(STAR.join(SESSION, SESSION.c.id == STAR.c.session_id))
                            .where(live)).scalar_one()
     return {"total": sum(by_source.values()), "by_source": by_source, "by_project": by_project, "archived": archived,
-            "by_person": by_person, "starred": starred}
+            "by_person": by_person, "starred": starred, "by_tag": tag_counts(conn)}
+
+
+def tag_counts(conn: Connection, *, include_archived: bool = False) -> dict[str, int]:
+    """Every tag in use and how many sessions carry it (not archived ones unless asked), most used first: the
+    sidebar's Tags and what tag editing completes from. Counted here from the sessions that have tags at all
+    (a JSON list per session: no SQL both dialects share unnests it)."""
+    q = sa.select(SESSION.c.tags).where(SESSION.c.tags != "[]", SESSION.c.tags != "")
+    if not include_archived:
+        q = q.where(SESSION.c.status != ARCHIVED)
+    counts: dict[str, int] = {}
+    for (tags,) in conn.execute(q):
+        try:
+            for t in set(orjson.loads(tags)):
+                if isinstance(t, str) and t:
+                    counts[t] = counts.get(t, 0) + 1
+        except (orjson.JSONDecodeError, TypeError):
+            continue  # a row written by hand: its tags are not a list, and are not counted
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].lower())))
 
 
 def pins(conn: Connection, session_id: str | None = None) -> list[PinView]:

@@ -266,6 +266,11 @@ class Store:
         with self.reader() as conn:
             return reading.session_counts(conn)
 
+    def tag_counts(self, *, include_archived: bool = False) -> dict[str, int]:
+        """Every tag in use → how many sessions carry it, most used first (sessionscope.reading.tag_counts)."""
+        with self.reader() as conn:
+            return reading.tag_counts(conn, include_archived=include_archived)
+
     def fork_counts(self) -> dict[str, int]:
         """How many sessions fork from each session."""
         col = SESSION.c.forked_from_session

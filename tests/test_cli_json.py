@@ -33,7 +33,8 @@ SHAPES = {
     "resume": ("object", {"session", "command", "cwd", "resume", "facts", "transcript", "budget_left"}),
     "close": ("object", SESSION), "pause": ("object", SESSION), "archive": ("object", SESSION),
     "unarchive": ("object", SESSION), "rename": ("object", SESSION), "tag": ("object", SESSION),
-    "star": ("object", SESSION), "pin": ("object", {"session", "pins"}), "pins": ("list", PIN),
+    "tags": ("list", {"tag", "sessions"}), "star": ("object", SESSION), "pin": ("object", {"session", "pins"}),
+    "pins": ("list", PIN),
     "note": ("object", NOTE), "note list": ("list", NOTE),
     "delete": ("object", {"session", "events_removed", "files_removed"}),
     "verify": ("object", {"ok", "file", "redacted", "problem", "sessions", "blobs"}),
@@ -116,6 +117,9 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     run("show", s), run("show", s, "--branch")
     run("search", "cookie"), run("search", "nothing-matches-this")
     run("rename", s, "renamed"), run("tag", s, "a", "b")
+    assert run("tag", s, "--add", "c", "--remove", "a")["tags"] == ["b", "c"]  # the others kept
+    assert run("tags") == [{"tag": "b", "sessions": 1}, {"tag": "c", "sessions": 1}]
+    assert [x["id"] for x in run("list", "--tag", "c")] == [s] and run("list", "--tag", "a") == []
     assert run("star", s)["starred"] and [x["id"] for x in run("list", "--starred")] == [s]
     assert not run("star", s, "--off")["starred"] and run("list", "--starred") == []
     event = run("show", s)["events"][0]["id"]

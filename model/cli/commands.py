@@ -60,7 +60,7 @@ def fact(store, args):
 def list_sessions(store, args):
     rows = store.sessions(include_archived=args.all, status=args.status, source_kind=args.source,
                           person=args.by, text=args.filter, sort=args.sort, limit=args.limit, starred=args.starred,
-                          pinned=args.pinned)
+                          pinned=args.pinned, tag=args.tag)
     out(args, [s.as_dict() for s in rows], session_table(rows, store.short_ids([s.id for s in rows])))
 
 

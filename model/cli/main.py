@@ -18,7 +18,7 @@ _HANDLERS = {
         "new", "append", "show", "facts", "diff", "compact", "close", "pause", "archive",
         "unarchive", "delete", "verify", "search", "retention", "audit")},
     "fact": "commands:fact", "list": "commands:list_sessions",
-    **{name: f"tools:{name}" for name in ("fork", "rewind", "resume", "rename", "tag", "star", "pin", "pins",
+    **{name: f"tools:{name}" for name in ("fork", "rewind", "resume", "rename", "tag", "tags", "star", "pin", "pins",
                                           "note", "scan")},
     "write-back": "tools:write_back", "restore": "tools:write_back",
     "import": "tools:import_",
@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # commands that only read: a --store path with no store there is a mistake to say, not an empty store to make
-READ_ONLY = {"list", "show", "facts", "diff", "verify", "search", "audit", "export", "resume", "restore-files", "pins"}
+READ_ONLY = {"list", "show", "facts", "diff", "verify", "search", "audit", "export", "resume", "restore-files", "pins",
+             "tags"}
 
 
 def _check_store_path(args) -> None:

@@ -123,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--by", metavar="USER@HOST", help="only sessions this person brought into the store (a team store)")
     c.add_argument("--starred", action="store_true", help="only the sessions you starred")
     c.add_argument("--pinned", action="store_true", help="only the sessions with an event you pinned")
+    c.add_argument("--tag", help="only the sessions carrying this tag (tags lists them)")
     c.add_argument("--sort", default="updated", help="updated, created, title, events, tokens, status, project")
     c.add_argument("--limit", type=int, default=None)
 
@@ -178,9 +179,15 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("session")
     c.add_argument("title")
 
-    c = cmd("tag", "set a session's tags")
+    c = cmd("tag", "set a session's tags (tag SESSION [TAG…]), or add and take away some, keeping the others "
+            "(tag SESSION --add TAG --remove TAG)")
     c.add_argument("session")
-    c.add_argument("tags", nargs="*")
+    c.add_argument("tags", nargs="*", help="the session's tags, all of them (none: clears them)")
+    c.add_argument("--add", action="append", default=[], metavar="TAG", help="add TAG (repeatable)")
+    c.add_argument("--remove", action="append", default=[], metavar="TAG", help="take TAG away (repeatable)")
+
+    c = cmd("tags", "every tag in use, with how many sessions carry it (list --tag TAG lists them)")
+    c.add_argument("--all", action="store_true", help="count archived sessions too")
 
     c = cmd("star", "star a session (list --starred lists them), or with --off take its star away")
     c.add_argument("session")

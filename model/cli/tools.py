@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sys
 
+from sessionscope.errors import InvalidInput
+
 from .output import ACTOR, done_line, event_json, event_line, facts_text, out, progress
 
 
@@ -122,8 +124,20 @@ def rename(store, args):
 def tag(store, args):
     from sessionscope import ops
 
-    ch = ops.tag(store, store.resolve_session(args.session), list(args.tags), actor=ACTOR)
+    sid = store.resolve_session(args.session)
+    if args.add or args.remove:
+        if args.tags:
+            raise InvalidInput("give the tags (all of them) or --add/--remove, not both")
+        ch = ops.retag(store, sid, args.add, args.remove, actor=ACTOR)
+    else:
+        ch = ops.tag(store, sid, list(args.tags), actor=ACTOR)
     out(args, ch.session.as_dict(), " ".join(ch.session.tags) or "(no tags)")
+
+
+def tags(store, args):
+    counts = store.tag_counts(include_archived=args.all)
+    out(args, [{"tag": t, "sessions": n} for t, n in counts.items()],
+        "\n".join(f"{n:>6,}  {t}" for t, n in counts.items()) or "(no tags yet: tag SESSION TAG)")
 
 
 def star(store, args):

@@ -22,7 +22,8 @@ def stores(tmp_path_factory):
     build_demo(store)
     a = store.open_session(session_id="abcdef12-0000-4000-8000-000000000001", title="Écrire le README",
                            project="/w/app", tags=["docs"])
-    store.open_session(session_id="abcdef12-0000-4000-8000-000000000002", title="second", project="/w/other")
+    store.open_session(session_id="abcdef12-0000-4000-8000-000000000002", title="second", project="/w/other",
+                       tags=["50%_x", "été", "docs-old"])
     for i in range(5):
         store.append(a.id, "message", role="user" if i % 2 == 0 else "assistant", text=f"m{i}", ts=1000.0 + i,
                      tokens_in=i)
@@ -44,6 +45,8 @@ FILTERS = [
     {"text": "readme"}, {"text": "ÉCRIRE"}, {"text": "abcdef12"}, {"text": "50%_"}, {"text": "w/other"},
     *({"sort": s, "descending": d} for s in ("updated", "created", "title", "events", "tokens", "status", "project")
       for d in (True, False)),
+    # a tag is matched whole: "doc" is no tag here, "docs" is not "docs-old"; LIKE's wildcards and accents are text
+    {"tag": "docs"}, {"tag": "doc"}, {"tag": "docs-old"}, {"tag": "été"}, {"tag": "50%_x"}, {"tag": "50%"},
     {"limit": 2}, {"limit": 2, "offset": 1}, {"include_archived": True, "limit": 3, "sort": "title"},
 ]
 
@@ -52,6 +55,16 @@ FILTERS = [
 def test_sessions_are_the_stores(stores, filters):
     store, reader, _, _ = stores
     assert reader.sessions(**filters) == store.sessions(**filters)
+
+
+def test_a_tag_finds_exactly_the_sessions_carrying_it(stores):
+    store, _, sid, _ = stores
+    assert [s.id for s in store.sessions(tag="docs")] == [sid]
+    assert store.sessions(tag="doc") == []
+    assert [s.title for s in store.sessions(tag="50%_x")] == ["second"]
+    counts = store.session_counts()["by_tag"]
+    assert {t: counts[t] for t in ("50%_x", "docs", "docs-old", "été")} == {"50%_x": 1, "docs": 1, "docs-old": 1, "été": 1}
+    assert list(counts)[:2] == ["demo", "tests"]  # the demo store's, on two sessions each: most used first
 
 
 def test_one_session_its_events_and_its_ids_are_the_stores(stores):
