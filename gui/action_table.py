@@ -44,6 +44,7 @@ class Context:
     demo: bool = False
     shown_head: str | None = None  # the head of the branch the timeline shows
     checked: bool = False  # a checkable action's new state
+    selected: tuple = ()  # the sessions selected in the list (SessionViews): a row with `many` acts on them all
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,9 @@ class Row:
     checkable: bool = False
     scope: str = "window"  # where the shortcut works: the window, or only the widget it is in ("widget", "children")
     gesture: str = ""  # a mouse gesture listed with the shortcuts
+    # with several sessions selected in the list: the SessionActions method run on them all instead
+    # (`method(sessions, checked)`), or "selection" for a row whose own run already takes the selection
+    many: str = ""
     places: tuple[str, ...] = field(init=False, default=())
     separated: frozenset[str] = field(init=False, default=frozenset())
 
@@ -78,9 +82,16 @@ class Row:
         """What hovering says: the tip, or why it does not apply now."""
         return (self.tip or self.name) if why is None else f"{self.name}: not now ({why})"
 
+    def acts_on_many(self, ctx: Context) -> bool:
+        return bool(self.many) and len(ctx.selected) > 1
+
     def refusal(self, ctx: Context) -> str | None:
-        """Why the row does not apply in `ctx` (None: it does)."""
+        """Why the row does not apply in `ctx` (None: it does). On several sessions selected, a row that acts on
+        them all applies when it applies to one of them (each is asked again when it runs)."""
         from sessionscope import ops
+        if self.acts_on_many(ctx) and self.rule is not None:
+            whys = [ops.refusal(s, self.rule) for s in ctx.selected]
+            return None if None in whys else whys[0]
         if self.needs in ("session", "event") and ctx.session is None:
             return "no session is chosen"
         if self.needs == "event" and ctx.event is None:
@@ -213,7 +224,7 @@ TABLE: tuple[Row, ...] = (
     Row("session.compact", "Co&mpact…", _a("compact"), where="|session", rule="compact", needs="session"),
     Row("session.star", "S&tar", lambda w, c: w.actions_.star(c.session, c.checked), "S", "star",
         tip="Star the session, or take its star away (the sidebar's Starred lists them)",
-        where="|session toolbar sessions", rule="star", needs="session", checkable=True),
+        where="|session toolbar sessions", rule="star", needs="session", checkable=True, many="star_many"),
     Row("event.pin", "&Pin Event", lambda w, c: w.actions_.pin(c.session, c.event, c.checked), "P",
         tip="Pin the event, or take its pin away (View ▸ Pins lists them, across sessions)",
         where="session timeline reader", rule="pin", needs="event", checkable=True),
@@ -221,8 +232,10 @@ TABLE: tuple[Row, ...] = (
         tip="Write a note (Markdown) on the event chosen, or on the session: it stays yours, searchable and exported",
         where="session timeline reader sessions", rule="note", needs="session"),
     Row("session.rename", "Re&name…", _a("rename"), "F2", where="|session sessions", rule="rename", needs="session"),
-    Row("session.tag", "&Tags…", _a("tag"), tip="Set the session's tags (in the tool's own file where it keeps one)",
-        where="session", rule="tag", needs="session"),
+    Row("session.tag", "&Tags…", _a("tag"), "Ctrl+T",
+        tip="Set the session's tags (in the tool's own file where it keeps one); with several sessions selected, "
+        "add and take away tags on all of them", where="session sessions", rule="tag", needs="session",
+        many="tag_many", gesture="Double-click a session's Tags cell"),
     Row("session.write_back", "Write &Back to Its Tool…", _a("write_back"),
         tip="Write a session kept here back where its tool finds it (after the tool deleted it)", where="session",
         rule="write_back", needs="session"),
@@ -236,14 +249,14 @@ TABLE: tuple[Row, ...] = (
         needs="session"),
     Row("session.export", "E&xport…", lambda w, c: w.export_sessions(), Std.Save, Px.SP_DialogSaveButton,
         "Export the selected sessions (Markdown, HTML, JSONL, Claude Code)", where="session toolbar sessions",
-        rule="export", needs="session"),
+        rule="export", needs="session", many="selection"),
     Row("session.export_branch", "Export This &Branch…", lambda w, c: w.export_branch(), "Ctrl+Shift+S",
         tip="Export the branch from the root to the selected event", where="session timeline reader", rule="export",
         needs="event"),
     Row("session.archive", "&Archive", _a("archive"), "Ctrl+E", Px.SP_DirClosedIcon,
-        where="|session |toolbar sessions", rule="archive", needs="session"),
+        where="|session |toolbar sessions", rule="archive", needs="session", many="archive_many"),
     Row("session.unarchive", "&Unarchive", _a("unarchive"), "Ctrl+Shift+E", where="session sessions",
-        rule="unarchive", needs="session"),
+        rule="unarchive", needs="session", many="unarchive_many"),
     Row("session.delete", "&Delete…", _a("delete"), Std.Delete, Px.SP_TrashIcon, where="session toolbar sessions",
         rule="delete", needs="session"),
     # the composer's (a managed-agent session)

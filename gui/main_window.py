@@ -55,6 +55,10 @@ class MainWindow(WindowCommands, QMainWindow):
         self.sessions = SessionListPane(a["view.show_archived"], [a["app.scan"], a["app.import"], a["app.demo"]])
         self.sessions.sig_chosen.connect(self._session_chosen)
         self.sessions.sig_none.connect(self.clear_panes)
+        # several sessions selected: the actions that take a selection say how many ("Archive (5 sessions)")
+        self.sessions.view.selectionModel().selectionChanged.connect(lambda *_: self._update_actions())
+        self.sessions.sig_tags_edited.connect(self.actions_.set_tags)
+        self.sessions.known_tags = self.actions_.known_tags
         self.branch = BranchPane(cost_of=self.sessions.model.cost_of)
         self.branch.sig_chosen.connect(self._update_actions)
         self.branch.sig_ready.connect(self._update_actions)  # (the branch's pins came with it: Pin's check)
@@ -105,7 +109,8 @@ class MainWindow(WindowCommands, QMainWindow):
         """What the window's actions act on now: the session shown, the event chosen, the branch shown."""
         return Context(**{"session": self.session, "event": self.branch.detail.current_event,
                           "rows": self.branch.timeline_model.rowCount() > 0, "demo": self.is_demo,
-                          "shown_head": self.branch.shown_head, **more})
+                          "shown_head": self.branch.shown_head, "selected": tuple(self.sessions.selected_sessions()),
+                          **more})
 
     def _triggered(self, row, checked: bool) -> None:
         self.run_action(row, self.context(checked=checked))
@@ -113,6 +118,9 @@ class MainWindow(WindowCommands, QMainWindow):
     def run_action(self, row, ctx: Context) -> None:
         """Run a row of the action table in `ctx`; an event known by its id alone (a tree node's) is read first,
         on a worker."""
+        if row.acts_on_many(ctx) and row.many != "selection":
+            getattr(self.actions_, row.many)(ctx.selected, ctx.checked)
+            return
         if row.needs == "event" and isinstance(ctx.event, str):
             store = self.store
             run_task(lambda: store.event(ctx.event), lambda e: row.run(self, dataclasses.replace(ctx, event=e)),
@@ -251,6 +259,10 @@ class MainWindow(WindowCommands, QMainWindow):
             why = row.refusal(ctx)
             action.setEnabled(why is None)
             action.setToolTip(row.tooltip(why))
+            if row.many:  # what it acts on, said in the menu: "Archive (5 sessions)"
+                many = f"{row.text.rstrip('…')} ({len(ctx.selected)} sessions){'…' if row.text.endswith('…') else ''}"
+                action.setText(many if row.acts_on_many(ctx) else row.text)
+                action.setIconText(row.short or row.name)
         self.qactions["session.star"].setChecked(bool(self.session is not None and self.session.starred))
         self.qactions["event.pin"].setChecked(getattr(ctx.event, "id", ctx.event) in self.branch.timeline_model.pinned)
 

@@ -17,13 +17,14 @@ from sessionscope import ops
 from sessionscope.read_models import Action
 from sessionscope.untrusted import printable
 
+from .batch_actions import BatchActions
 from .restore_actions import RestoreActions
 from .workers import ACTOR, run_task
 
 DEFAULT_TERMINAL = "x-terminal-emulator -e {command}"
 
 
-class SessionActions(RestoreActions, QObject):
+class SessionActions(BatchActions, RestoreActions, QObject):
     sig_changes = Signal(object)  # sessionscope.read_models.Changes
     sig_message = Signal(str)
     sig_busy = Signal(str)  # an action started ("" when it ended): a fork of a big transcript takes seconds
@@ -163,14 +164,20 @@ class SessionActions(RestoreActions, QObject):
 
     def tag(self, session) -> None:
         from sessionscope import sources
-        src = sources.of(session.source_kind)
-        one = " (one: the tool keeps a single tag)" if src.single_tag else " (comma-separated)"
-        text, ok = QInputDialog.getText(self.window, "Tags", f"Tags{one}:", text=", ".join(session.tags or []))
-        if ok:
-            tags = [t.strip() for t in text.split(",") if t.strip()]
-            store = self.store
-            self._run("tag", lambda: ops.tag(store, session.id, tags, actor=ACTOR),
-                      lambda ch: self.sig_message.emit(f"Tagged {', '.join(tags)}" if tags else "Tags cleared"))
+
+        from .tag_edit import TagsDialog
+        dialog = TagsDialog([session], self.known_tags(), single_tag=sources.of(session.source_kind).single_tag,
+                            parent=self.window)
+        if dialog.exec():
+            self.set_tags(session, dialog.added())
+
+    def set_tags(self, session, tags: list[str]) -> None:
+        """All of the session's tags (the Tags dialog; the list's Tags cell typed in)."""
+        if sorted(set(tags)) == sorted(session.tags):
+            return
+        store = self.store
+        self._run("tag", lambda: ops.tag(store, session.id, tags, actor=ACTOR),
+                  lambda ch: self.sig_message.emit(f"Tagged {', '.join(tags)}" if tags else "Tags cleared"))
 
     def write_back(self, session) -> None:
         """Write the session back where its tool finds it (never over an existing file)."""

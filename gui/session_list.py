@@ -30,6 +30,7 @@ EMPTY = ("<h2>No sessions yet</h2><p>Sessionscope looks for the sessions of Clau
 class SessionListPane(QStackedWidget):
     sig_chosen = Signal(object)  # the current session (a SessionView)
     sig_none = Signal()  # nothing is listed: nothing to show, nothing for an action to hit
+    sig_tags_edited = Signal(object, list)  # a Tags cell typed in: (the SessionView, all its tags)
 
     def __init__(self, archived_action, empty_actions=(), parent=None):
         """`archived_action`: View ▸ Show Archived (checked: archived sessions are listed too); `empty_actions`:
@@ -43,6 +44,14 @@ class SessionListPane(QStackedWidget):
         self.model = SessionTableModel(self)
         self.model.sig_loaded.connect(self._loaded)
         self.view = table(self.model, sortable=True)
+        self.known_tags = lambda: []  # the tags in use, most used first (the window hands the sidebar's counts)
+        self.model.sig_tags_edited.connect(self.sig_tags_edited)
+        from .session_model import COLUMNS
+        from .tag_edit import TagsDelegate
+        self.view.setItemDelegateForColumn(next(i for i, c in enumerate(COLUMNS) if c[0] == "tags"),
+                                           TagsDelegate(lambda: self.known_tags(), self.view))
+        # only the Tags cell edits; F2 stays the window's Rename
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked)
         # several sessions can be selected for an export; the current one is what the other views show
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.selectionModel().currentRowChanged.connect(self._current_changed)
@@ -130,8 +139,12 @@ class SessionListPane(QStackedWidget):
         return self.model.session_at(self.view.currentIndex().row()) if self.view.currentIndex().isValid() else None
 
     def selected_ids(self) -> list[str]:
+        return [s.id for s in self.selected_sessions()]
+
+    def selected_sessions(self) -> list:
+        """The selected rows' sessions (SessionViews), in list order."""
         rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
-        return [self.model.rows[r].id for r in rows if r < len(self.model.rows)]
+        return [self.model.rows[r] for r in rows if r < len(self.model.rows)]
 
     def select(self, session_id: str) -> bool:
         """Make the session current; False when it is not listed."""
@@ -188,7 +201,13 @@ class SessionListPane(QStackedWidget):
         s = self.model.session_at(current.row())
         if s is None:
             return
-        sm = self.view.selectionModel()
-        if not sm.isRowSelected(current.row(), current.parent()):  # Ctrl+Home, Ctrl+End: it joins the selection
-            sm.select(current, QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
+        # Ctrl+Home, Ctrl+End move the current row alone: it joins the selection, once the view is done. Not
+        # at once: a Ctrl+click makes its row current before it toggles it, and a row selected here was then
+        # toggled off again (Ctrl+click never added a row to the selection)
+        QTimer.singleShot(0, self, self._join_current)
         self.sig_chosen.emit(s)
+
+    def _join_current(self) -> None:
+        current, sm = self.view.currentIndex(), self.view.selectionModel()
+        if current.isValid() and not sm.isRowSelected(current.row(), current.parent()):
+            sm.select(current, QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)

@@ -21,7 +21,7 @@ from .workers import Generation, run_task
 COLUMNS = [
     ("title", "Title", "title"), ("updated", "Last activity", "updated"), ("events", "Events", "events"),
     ("cost", "Cost", None), ("tokens", "Tokens", "tokens"), ("status", "Status", "status"),
-    ("source", "Source", None), ("project", "Project", "project"), ("branches", "Forks", None),
+    ("source", "Source", None), ("project", "Project", "project"), ("tags", "Tags", None), ("branches", "Forks", None),
 ]
 COST_BATCH = 200  # sessions priced at a time, for the rows painted
 
@@ -115,6 +115,7 @@ def tokens_text(n: int) -> str:
 
 class SessionTableModel(QAbstractTableModel):
     sig_loaded = Signal(int)  # rows
+    sig_tags_edited = Signal(object, list)  # a session's Tags cell typed in: (the SessionView, its tags, all of them)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -198,7 +199,12 @@ class SessionTableModel(QAbstractTableModel):
                 "events": str(s.event_count), "tokens": tokens_text(s.tokens_in + s.tokens_out),
                 "cost": self._cost_text(s),
                 "branches": str(self.fork_counts.get(s.id, "")) if self.fork_counts.get(s.id) else "",
+                "tags": ", ".join(printable(t) for t in s.tags),
             }[key]
+        if role == Qt.ItemDataRole.EditRole and key == "tags":
+            return list(s.tags)
+        if role == Qt.ItemDataRole.ToolTipRole and key == "tags":
+            return "Double-click to change the tags (the sidebar's Tags lists every session carrying one)"
         if role == Qt.ItemDataRole.ToolTipRole and key == "updated":
             return f"{exact(s.updated_at)}\nstarted {exact(s.created_at)}"
         if role == Qt.ItemDataRole.ToolTipRole and key in ("title", "project"):
@@ -225,6 +231,25 @@ class SessionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.UserRole:
             return s
         return None
+
+    def flags(self, index):
+        """The Tags cell is typed in, where the session's tool lets it be tagged (the rule of ops.tag)."""
+        flags = super().flags(index)
+        if index.isValid() and COLUMNS[index.column()][0] == "tags":
+            from sessionscope import ops
+            s = self.session_at(index.row())
+            if s is not None and ops.refusal(s, "tag") is None:
+                flags |= Qt.ItemFlag.ItemIsEditable
+        return flags
+
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole) -> bool:
+        """The row is not changed here: the tags go to the tag action (the operations layer), and the list is
+        read again when it is done."""
+        s = self.session_at(index.row()) if index.isValid() else None
+        if s is None or role != Qt.ItemDataRole.EditRole or COLUMNS[index.column()][0] != "tags":
+            return False
+        self.sig_tags_edited.emit(s, list(value))
+        return True
 
     # -- cost, priced for the rows painted ---------------------------------------------
 

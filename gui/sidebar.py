@@ -1,13 +1,16 @@
-"""The sidebar: all sessions, tools and projects with counts, people (on a store several people
-import into), archived, saved searches."""
+"""The sidebar: all sessions, starred, tools and projects with counts, people (on a store several people
+import into), tags with counts, archived, saved searches."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
+from sessionscope.untrusted import printable
+
 from .workers import run_task
 
+TAGS_SHOWN = 40  # the most used; the others are a filter away (list --tag, the Tags cell)
 SAVED = [("Active now", {"status": "active"}), ("Paused", {"status": "paused"})]
 
 
@@ -21,6 +24,7 @@ class Sidebar(QTreeWidget):
         self.setRootIsDecorated(True)
         self.itemSelectionChanged.connect(self._selected)
         self.store = None
+        self.tag_counts: dict[str, int] = {}  # tag → sessions carrying it, most used first (what tags complete from)
 
     def set_store(self, store) -> None:
         self.store = store
@@ -33,10 +37,12 @@ class Sidebar(QTreeWidget):
 
         def counts():
             c = store.session_counts()
-            return c["total"], c["by_source"], c["by_project"], c["archived"], c["by_person"], c["starred"]
+            return (c["total"], c["by_source"], c["by_project"], c["archived"], c["by_person"], c["starred"],
+                    c["by_tag"])
         run_task(counts, lambda c: self._fill(*c), owner=self)
 
-    def _fill(self, total, by_source, by_project, archived, by_person, starred) -> None:
+    def _fill(self, total, by_source, by_project, archived, by_person, starred, by_tag) -> None:
+        self.tag_counts = by_tag
         current = self.currentItem().data(0, Qt.ItemDataRole.UserRole) if self.currentItem() else None
         self.blockSignals(True)
         self.clear()
@@ -64,6 +70,10 @@ class Sidebar(QTreeWidget):
             everyone = add(None, "People", "", None)
             for person, n in sorted(people.items(), key=lambda kv: (-kv[1], kv[0])):
                 add(everyone, person, n, {"person": person})
+        if by_tag:
+            tags = add(None, "Tags", "", None)
+            for tag, n in list(by_tag.items())[:TAGS_SHOWN]:
+                add(tags, f"# {printable(tag)}", n, {"tag": tag}).setToolTip(0, printable(tag))
         add(None, "Archived", archived, {"status": "archived"})
         saved = add(None, "Saved searches", "", None)
         for label, filters in SAVED:

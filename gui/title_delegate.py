@@ -8,6 +8,8 @@ from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from sessionscope.untrusted import printable
+
 from .session_model import COLUMNS
 
 _COL = {key: i for i, (key, _t, _s) in enumerate(COLUMNS)}
@@ -38,8 +40,9 @@ class TwoLineTitle(QStyledItemDelegate):
         def cell(key: str) -> str:
             value = model.index(row, _COL[key]).data() if key in _COL else ""
             return str(value or "")
+        tags = " ".join(f"#{printable(t)}" for t in (model.index(row, _COL["tags"]).data(Qt.ItemDataRole.EditRole) or ()))
         under = " · ".join(x for x in (cell("source"), cell("project"), cell("updated"), f"{cell('events')} events"
-                                       if cell("events") else "", cell("cost")) if x and x != "…")
+                                       if cell("events") else "", cell("cost"), tags) if x and x != "…")
         rect = option.rect.adjusted(4, 3, -4, -3)
         if not icon.isNull():
             size = option.fontMetrics.height()

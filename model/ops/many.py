@@ -38,15 +38,19 @@ class Batch:
 
 
 def each(session_ids: Iterable[str], one: Callable[[str], Changes], *,
-         cancelled: Callable[[], bool] = lambda: False) -> Batch:
+         cancelled: Callable[[], bool] = lambda: False,
+         progress: Callable[[int, int, str], None] | None = None) -> Batch:
     """`one(session_id)` for each session, in order. A session's own refusal (its rule, a status, a tool that
     keeps one tag) is noted and the next is tried; any other failure (the store locked or full) stops the
-    batch there: the sessions before it are done and recorded, those after it untouched."""
+    batch there: the sessions before it are done and recorded, those after it untouched. `progress(done,
+    total, session id)` before each; `cancelled()` is asked before each too."""
     done, failed = [], []
     ids = list(dict.fromkeys(session_ids))
     for i, sid in enumerate(ids):
         if cancelled():
             return Batch(done, failed, f"cancelled with {len(ids) - i} left")
+        if progress is not None:
+            progress(i, len(ids), sid)
         try:
             done.append(one(sid))
         except SessionscopeError as exc:

@@ -1,4 +1,5 @@
-"""Waiting for the timeline's pages as the window gets them: asked for by a painted row, read on a worker."""
+"""Waiting for the timeline's pages as the window gets them (asked for by a painted row, read on a worker), and
+the dialogs a test answers as a person would."""
 
 from __future__ import annotations
 
@@ -18,3 +19,22 @@ def choose_first_reply(window, qtbot):
                and e.role == "assistant")
     timeline.setCurrentIndex(tm.index(row, 0))
     return tm.event_at(row)
+
+
+def answer_tags(monkeypatch, add: str = "", remove: str = "") -> list:
+    """The Tags dialog filled in and accepted as a person would (its real widgets, without its modal loop): `add`
+    is the one session's tags, or with several sessions the tags to add; `remove` the tags to take away. The
+    dialogs shown, for a test to look at."""
+    from PySide6.QtWidgets import QDialog
+
+    from sessionscope.gui.tag_edit import TagsDialog
+    seen = []
+
+    def exec_(dialog):
+        seen.append(dialog)
+        dialog.add.setText(add)
+        if dialog.remove is not None:
+            dialog.remove.setText(remove)
+        return QDialog.DialogCode.Accepted
+    monkeypatch.setattr(TagsDialog, "exec", exec_)
+    return seen

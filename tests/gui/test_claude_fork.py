@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtWidgets import QInputDialog
 
 from sessionscope.sources.claude_code import import_paths
+from tests.gui.pages import answer_tags
 from tests.sources.test_claude_fidelity import original_up_to, read_back, tool_loop
 
 pytest.importorskip("claude_agent_sdk")
@@ -97,7 +98,8 @@ def test_claude_actions_through_the_window(claude_window, qtbot, monkeypatch, tm
     run("session.rename", "renamed in the app")
     assert any(s.summary == "renamed in the app" or getattr(s, "custom_title", None) == "renamed in the app"
                for s in sdk.list_sessions() if s.session_id == t.session_id)
-    run("session.tag", "triage")
+    answer_tags(monkeypatch, "triage")
+    run("session.tag")
     assert list(window.store.session(t.session_id).tags) == ["triage"]
     assert '"tag": "triage"' in path.read_text() or '"tag":"triage"' in path.read_text()
     _select_event(window, qtbot, ids["read"])

@@ -106,15 +106,18 @@ def test_an_empty_list_clears_the_panes_and_session_actions_hit_nothing(window, 
 
 def test_the_panes_show_the_highlighted_session(window, qtbot):
     from PySide6.QtCore import QItemSelectionModel as Sel
+    from PySide6.QtCore import Qt
     view, rows = window.sessions.view, window.sessions.model.rows
     sm = view.selectionModel()
     _select(window, qtbot, rows[0].title)
 
-    def ctrl_click(row):  # what the view does on Ctrl+click: the row becomes current, its selection toggles
-        sm.setCurrentIndex(window.sessions.model.index(row, 0), Sel.SelectionFlag.Toggle | Sel.SelectionFlag.Rows)
+    def ctrl_click(row):  # a person's Ctrl+click: the row becomes current, its selection toggles
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
+                         view.visualRect(window.sessions.model.index(row, 0)).center())
 
     ctrl_click(1)  # adds row 1: it is current, highlighted and shown
     qtbot.waitUntil(lambda: window.session.id == rows[1].id, timeout=5000)
+    qtbot.waitUntil(lambda: window.selected_session_ids() == [rows[0].id, rows[1].id], timeout=5000)
     ctrl_click(1)  # takes row 1 out again: the panes go back to what stays highlighted
     qtbot.waitUntil(lambda: window.session.id == rows[0].id, timeout=5000)
     assert window.selected_session_ids() == [rows[0].id]
@@ -122,7 +125,7 @@ def test_the_panes_show_the_highlighted_session(window, qtbot):
     # Ctrl+End moves the current row only: it joins the selection, so an export offers what is shown
     sm.setCurrentIndex(window.sessions.model.index(last, 0), Sel.SelectionFlag.NoUpdate)
     qtbot.waitUntil(lambda: window.session.id == rows[last].id, timeout=5000)
-    assert rows[last].id in window.selected_session_ids()
+    qtbot.waitUntil(lambda: rows[last].id in window.selected_session_ids(), timeout=5000)
 
 
 def test_deleting_the_shown_session_moves_on_without_an_error(window, qtbot, monkeypatch):
