@@ -178,6 +178,7 @@ class Action(StrEnum):
 
     OPEN = "open"
     FORK = "fork"
+    CONTINUE = "fork.continue"  # a fork's next message: given to its tool to start with, or appended here
     REWIND = "rewind"
     COMPACT = "compact"
     RESUME = "resume"

@@ -29,7 +29,7 @@ SHAPES = {
     "compact": ("object", EVENT),
     "list": ("list", SESSION), "show": ("object", {"session", "events", "same_tool_id"}),
     "facts": ("object", {"event", "facts"}), "diff": ("object", {"a", "b", "added", "removed", "changed"}),
-    "fork": ("object", MADE), "rewind": ("object", MADE | {"moved"}),
+    "fork": ("object", MADE | {"continue"}), "rewind": ("object", MADE | {"moved"}),
     "resume": ("object", {"session", "command", "cwd", "resume", "facts", "transcript", "budget_left"}),
     "close": ("object", SESSION), "pause": ("object", SESSION), "archive": ("object", SESSION),
     "unarchive": ("object", SESSION), "rename": ("object", SESSION), "tag": ("object", SESSION),
@@ -107,6 +107,11 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     run("facts", s), run("facts", first)
     fork = run("fork", s, "--at", first)
     assert fork["file"] is None and fork["session"]["forked_from_event"] == first  # store-native: no file
+    assert fork["continue"] is None
+    went = run("fork", s, "--at", first, "--continue", "now the cookie's expiry")
+    # a store-native fork: the note is its next message, here
+    assert went["continue"]["command"] is None and went["continue"]["appended"]
+    assert went["session"]["event_count"] == 1 and went["continue"]["line"] == f"sessionscope resume {went['session']['id']}"
     run("diff", s, fork["session"]["id"])
     moved = run("rewind", s, "--to", first)
     assert moved["moved"] and moved["session"]["head_event_id"] == first
@@ -154,6 +159,10 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     assert tool["command"][-1] == c and tool["transcript"] == []
     written = run("fork", c, "--at", p1)
     assert written["file"] and written["resume"].endswith(written["session"]["id"])
+    went = run("fork", c, "--at", p1, "--continue", "-v: a prompt, not an option")
+    assert went["continue"]["command"] == ["claude", "--resume", went["session"]["id"], "--",
+                                           "-v: a prompt, not an option"]
+    assert went["continue"]["appended"] is None and went["file"]
     run("rewind", c, "--to", p1)
     run("restore-files", c, "--to", p1, "--dry-run")
     run("restore-files", c, "--to", p1, "--only", "a.py", "--yes")

@@ -150,6 +150,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--title")
     c.add_argument("--end-of-turn", action="store_true",
                    help="fork at the last event of EVENT's turn (before the next prompt) instead")
+    c.add_argument("--continue", dest="continue_with", metavar="TEXT",
+                   help="and continue with TEXT (- reads standard input): print the command that opens the fork in "
+                   "its tool with TEXT as the next prompt (claude --resume FORK -- TEXT); where the tool cannot "
+                   "open the fork, TEXT becomes the fork's next message here")
+    c.add_argument("--note", dest="notes", action="append", default=[], metavar="NOTE",
+                   help="continue with this note's text (repeatable, in order; before --continue's TEXT)")
 
     c = cmd("rewind", "move a session's head back to an earlier event")
     c.add_argument("session")

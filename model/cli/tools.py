@@ -50,9 +50,28 @@ def fork(store, args):
     at = event_or_head(store, args.at)
     if args.end_of_turn:
         at = store.turn_end(at)
-    ch = ops.fork(store, sid, at, args.title, actor=ACTOR)
+    if args.continue_with is None and not args.notes:
+        ch = ops.fork(store, sid, at, args.title, actor=ACTOR)
+    else:
+        ch = ops.fork_and_continue(store, sid, at, _continue_prompt(store, args), args.title, actor=ACTOR)
     text = ch.session.id + (f"\nwritten to {ch.files[0]} (ends at {at[:8]})" if ch.files else "")
-    out(args, *_made(ch, _source(store, sid), text, bool(ch.files)))
+    data, text = _made(ch, _source(store, sid), text, bool(ch.files))
+    went = ch.detail.get("continue")
+    if went is not None:
+        text += (f"\ncontinue with:\n  {went['line']}" if went["command"] else
+                 f"\n{_source(store, sid).label} cannot open a fork only Sessionscope holds: the note is its next "
+                 f"message here (event {went['appended'][:8]}); resume with: {went['line']}")
+    out(args, data | {"continue": went}, text)
+
+
+def _continue_prompt(store, args) -> str:
+    """The notes named (their text, in order) and --continue's TEXT (- : standard input), blank-line apart."""
+    from sessionscope import notes, ops
+
+    with store.reader() as conn:
+        picked = [notes.get(conn, notes.resolve(conn, key)).text for key in args.notes]
+    extra = args.continue_with or ""
+    return ops.continue_prompt(picked, sys.stdin.read() if extra == "-" else extra)
 
 
 def rewind(store, args):

@@ -10,8 +10,10 @@ The Store below is persistence and reading; it never calls a source.
     ops.fork(store, sid, at, title, actor="cli")            # Changes(Action.FORK, session=the new one, note=…)
     ops.refusal(session, "compact")                          # None, or why not
     ops.each(ids, lambda sid: ops.archive(store, sid))       # a Batch: done, and (id, why) of the refused
+    ops.fork_and_continue(store, sid, at, "next: …")         # the fork, and what starts its tool on the note
 """
 
+from .continuing import continue_prompt, fork_and_continue
 from .exporting import export, set_allowed_values, set_redaction_patterns
 from .files import changed_files, files_at, restore_files, restore_plan, undo_plan, undo_restore
 from .many import Batch, each, retag
@@ -41,8 +43,9 @@ from .sessions import (
 )
 
 __all__ = [
-    "RULES", "Batch", "archive", "changed_files", "check", "close", "compact", "delete", "each", "export", "files_at",
-    "fork", "interrupt", "note_add", "note_edit", "note_remove", "pause", "pin", "refusal", "rename", "restore_files",
-    "restore_plan", "resume", "retag", "rewind", "send", "set_allowed_values", "set_redaction_patterns", "star", "tag",
-    "unarchive", "undo_plan", "undo_restore", "unwatch", "watch", "write_back", "written_files",
+    "RULES", "Batch", "archive", "changed_files", "check", "close", "compact", "continue_prompt", "delete", "each",
+    "export", "files_at", "fork", "fork_and_continue", "interrupt", "note_add", "note_edit", "note_remove", "pause",
+    "pin", "refusal", "rename", "restore_files", "restore_plan", "resume", "retag", "rewind", "send",
+    "set_allowed_values", "set_redaction_patterns", "star", "tag", "unarchive", "undo_plan", "undo_restore",
+    "unwatch", "watch", "write_back", "written_files",
 ]

@@ -31,6 +31,12 @@ class ToolFormat:
     browse_title: str
 
 
+def command_line(session, command: list[str]) -> str:
+    """`command` as a user pastes it into a terminal: run in the session's folder, each word quoted."""
+    cd = f"cd {shlex.quote(session.cwd)} && " if session.cwd else ""
+    return cd + shlex.join(command)
+
+
 class Source:
     """The operations on one tool's sessions. Threading: plain functions, run them on a worker."""
 
@@ -135,12 +141,18 @@ class Source:
         command = self.resume_command(session)
         if command is None:
             return f"sessionscope resume {session.id}"
-        cd = f"cd {shlex.quote(session.cwd)} && " if session.cwd else ""
-        return cd + shlex.join(command)
+        return command_line(session, command)
 
-    def terminal_argv(self, template: str, session) -> list[str]:
-        """Fill a terminal template ("x-terminal-emulator -e {command}") and check the program is allowed."""
-        command = self.resume_command(session)
+    def continue_command(self, session, prompt: str) -> list[str] | None:
+        """The tool's command that opens the session with `prompt` as its next message (Fork Here and Continue),
+        or None where the tool takes no first prompt on resume, or has no file of this session to open (a fork
+        only the store holds): then the prompt is the session's next message in the store."""
+        return None
+
+    def terminal_argv(self, template: str, session, command: list[str] | None = None) -> list[str]:
+        """Fill a terminal template ("x-terminal-emulator -e {command}") with the resume command (or `command`)
+        and check the program is allowed."""
+        command = command or self.resume_command(session)
         if command is None:
             raise Refused(f"a {self.label} session resumes in the store, not in a terminal")
         if command[0] not in self.resume_programs:

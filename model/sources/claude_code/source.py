@@ -52,6 +52,11 @@ class ClaudeCodeSource(Source):
     def resume_command(self, session) -> list[str]:
         return actions.resume_command(session)
 
+    def continue_command(self, session, prompt: str) -> list[str]:
+        # `claude --resume ID PROMPT` opens the session and sends PROMPT as its next message; after "--" a
+        # prompt that starts with "-" is the prompt, not an option
+        return [*actions.resume_command(session), "--", prompt]
+
     def fork(self, store, session_id, at, title=None):
         return actions.fork(store, session_id, at, title)
 
