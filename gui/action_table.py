@@ -207,6 +207,10 @@ TABLE: tuple[Row, ...] = (
     Row("session.fork_turn", "Fork at End of &Turn…", lambda w, c: w.actions_.fork(c.session, c.event, end_of_turn=True),
         "Ctrl+Alt+K", tip="A new session holding the selected event's whole turn (up to the next prompt)",
         where="session timeline reader tree", rule="fork", needs="event"),
+    Row("session.fork_continue", "Fork Here and C&ontinue…", _a("fork_continue", "event"), "Ctrl+Shift+Return",
+        tip="Fork at the event and continue with your notes as the next prompt: the tool starts on the fork with "
+        "them (Claude Code), or they become the fork's next message", where="session timeline reader tree",
+        rule="fork", needs="event"),
     Row("session.rewind", "Re&wind to Event…", _a("rewind", "event"), "Ctrl+Shift+Z", Px.SP_MediaSeekBackward,
         short="Rewind", where="session toolbar timeline reader tree", rule="rewind", needs="event"),
     Row("session.restore_files", "Restore &Code to Here…", _a("restore_files", "event"), "Ctrl+Alt+R",

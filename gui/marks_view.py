@@ -118,15 +118,16 @@ class PinsView(MarksView):
 
 
 class NotesView(MarksView):
-    """Also changes and removes a note (through the window's actions: `edit`, `remove`)."""
+    """Also changes and removes a note, and forks where it is to continue with it (through the window's actions:
+    `edit`, `remove`, `go_on`)."""
 
     NAME = "notes"
     HEADERS = ("Session", "Written", "On", "Note")
     EMPTY = "No notes yet: choose an event in the timeline or the reader and press N"
 
-    def __init__(self, store, session_id, parent=None, edit=None, remove=None):
+    def __init__(self, store, session_id, parent=None, edit=None, remove=None, go_on=None):
         super().__init__(store, session_id, parent)
-        for text, act in (("Edit…", edit), ("Remove", remove)):
+        for text, act in (("Edit…", edit), ("Remove", remove), ("Fork Here and Continue…", go_on)):
             button = QPushButton(text)
             button.clicked.connect(lambda _=False, act=act: self._with_chosen(act))
             self.buttons.addWidget(button)

@@ -77,30 +77,75 @@ class SessionActions(BatchActions, RestoreActions, QObject):
             QMessageBox.warning(self.window, "Resume", str(exc))
             return
         if command is not None:  # the tool resumes it, in the user's terminal
-            template = QSettings().value("resume/terminal", DEFAULT_TERMINAL)
-            if session.cwd and not os.path.isdir(session.cwd):  # the terminal is not what failed then
-                line = shlex.join(src.resume_command(session))
-                QGuiApplication.clipboard().setText(line)
-                QMessageBox.information(
-                    self.window, "Resume in a terminal",
-                    f"The session's folder {session.cwd} no longer exists, and the tool resumes a session from "
-                    f"its folder.\n\nRecreate or restore the folder, then run (it is on the clipboard):\n{line}")
-                return
-            try:
-                argv = src.terminal_argv(template, session)
-                subprocess.Popen(argv, cwd=session.cwd or None, start_new_session=True)
-            except Exception as exc:
-                line = src.resume_line(session)
-                QGuiApplication.clipboard().setText(line)
-                QMessageBox.information(self.window, "Resume in a terminal",
-                                        f"Could not open a terminal ({exc}).\n\nThe command is on the clipboard:\n{line}\n\n"
-                                        "Set the terminal under Settings.")
-                return
-            self.sig_message.emit(f"Resuming in a terminal: {shlex.join(argv)}")
+            self.start_in_terminal("Resume in a terminal", session, command, "Resuming in a terminal")
             return
         store = self.store
         self._run("resume", lambda: ops.resume(store, session.id, actor=ACTOR),
                   lambda ch: self.sig_message.emit(f"{session.title or session.id[:8]} is active again"))
+
+    def start_in_terminal(self, what: str, session, command: list[str], said: str) -> bool:
+        """Run the tool's `command` in the session's folder, in the terminal Settings names; where that cannot be
+        done, the line is put on the clipboard and the user told why. True when the terminal started."""
+        from sessionscope import sources
+        from sessionscope.sources.base import command_line
+        src = sources.of(session.source_kind)
+        line = command_line(session, command)
+        if session.cwd and not os.path.isdir(session.cwd):  # the terminal is not what failed then
+            QGuiApplication.clipboard().setText(shlex.join(command))
+            QMessageBox.information(
+                self.window, what,
+                f"The session's folder {session.cwd} no longer exists, and the tool opens a session from "
+                f"its folder.\n\nRecreate or restore the folder, then run (it is on the clipboard):\n{shlex.join(command)}")
+            return False
+        template = QSettings().value("resume/terminal", DEFAULT_TERMINAL)
+        try:
+            argv = src.terminal_argv(template, session, command)
+            subprocess.Popen(argv, cwd=session.cwd or None, start_new_session=True)
+        except Exception as exc:
+            QGuiApplication.clipboard().setText(line)
+            QMessageBox.information(self.window, what, f"Could not open a terminal ({exc}).\n\nThe command is on the "
+                                    f"clipboard:\n{line}\n\nSet the terminal under Settings.")
+            return False
+        self.sig_message.emit(f"{said}: {shlex.join(argv)}")
+        return True
+
+    def fork_continue(self, session, event, chosen_note: str | None = None) -> None:
+        """Fork at `event` and continue with notes and words the user picks (ContinueDialog); the session's notes
+        are read on a worker first."""
+        store = self.store
+        run_task(lambda: store.notes(session.id), lambda notes: self._fork_continue(session, event, notes, chosen_note),
+                 self._fail("read the notes"), owner=self)
+
+    def _fork_continue(self, session, event, notes, chosen_note) -> None:
+        from .continue_dialog import ContinueDialog
+        dialog = ContinueDialog(session, event, notes, chosen_note, self.window)
+        if not dialog.exec():
+            return
+        store, prompt, title = self.store, dialog.prompt(), dialog.fork_title()
+        self._run("fork and continue", lambda: ops.fork_and_continue(store, session.id, event.id, prompt, title,
+                                                                     actor=ACTOR), self._continued)
+
+    def _continued(self, ch) -> None:
+        from sessionscope import sources
+        went, fork = ch.detail["continue"], ch.session
+        if went["command"] is None:
+            self.sig_message.emit(f"Forked into {fork.title}; your note is its next message "
+                                  f"({went['line']} picks it up)")
+            return
+        label = sources.of(fork.source_kind).label
+        box = QMessageBox(QMessageBox.Icon.Question, "Fork Here and Continue",
+                          f"Forked into “{printable(fork.title)}”. Start {label} on it now, with your note as its "
+                          f"next prompt?\n\n{went['line']}", parent=self.window)
+        start = box.addButton(f"Start {label}", QMessageBox.ButtonRole.AcceptRole)
+        copy = box.addButton("Copy the Command", QMessageBox.ButtonRole.ActionRole)
+        box.addButton("Not Now", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(start)
+        box.exec()
+        if box.clickedButton() is start:
+            self.start_in_terminal("Fork Here and Continue", fork, went["command"], f"{label} continues the fork")
+        elif box.clickedButton() is copy:
+            QGuiApplication.clipboard().setText(went["line"])
+            self.sig_message.emit(f"Copied: {went['line']}")
 
     def copy_resume(self, session) -> None:
         from sessionscope import sources

@@ -46,7 +46,25 @@ class WindowCommands:
     def show_notes(self) -> None:
         from .marks_view import NotesView
         self.notes_view = self._show_marks(self.notes_view, lambda *a: NotesView(
-            *a, edit=self.actions_.note_edit, remove=self.actions_.note_remove))
+            *a, edit=self.actions_.note_edit, remove=self.actions_.note_remove, go_on=self.continue_from_note))
+
+    def continue_from_note(self, note) -> None:
+        """Fork Here and Continue from a note: at its event (a note on the whole session: at the session's head),
+        the note checked. Its session and event are read on a worker."""
+        store = self.store
+
+        def read():
+            s = store.session(note.session_id)
+            at = note.event_id or s.head_event_id
+            return s, store.event(at) if at else None
+
+        def chosen(found) -> None:
+            session, event = found
+            if event is None:
+                QMessageBox.information(self, "Fork Here and Continue", "The session has no event to fork at yet.")
+                return
+            self.actions_.fork_continue(session, event, note.id)
+        run_task(read, chosen, self._error("read the note's event"), owner=self)
 
     def _show_marks(self, view, make):
         """View ▸ Pins or Notes: made once, then shown again (on the session shown now)."""
