@@ -235,6 +235,10 @@ TABLE: tuple[Row, ...] = (
     Row("event.note", "Add &Note…", lambda w, c: w.actions_.note_add(c.session, c.event), "N",
         tip="Write a note (Markdown) on the event chosen, or on the session: it stays yours, searchable and exported",
         where="session timeline reader sessions", rule="note", needs="session"),
+    Row("session.summarize", "Summari&ze…", _a("summarize"),
+        tip="Ask a model at Anthropic for a title and a short summary, kept as a generated note (what is sent is "
+        "shown first; needs the managed extra and a key)", where="session sessions", rule="summarize",
+        needs="session", many="summarize_many"),
     Row("session.rename", "Re&name…", _a("rename"), "F2", where="|session sessions", rule="rename", needs="session"),
     Row("session.tag", "&Tags…", _a("tag"), "Ctrl+T",
         tip="Set the session's tags (in the tool's own file where it keeps one); with several sessions selected, "

@@ -1,4 +1,5 @@
-"""The session list's selection acted on at once: star, tags, archive, unarchive (a mixin of SessionActions).
+"""The session list's selection acted on at once: star, tags, archive, unarchive, summarize (a mixin of
+SessionActions).
 
 Each session goes the one path on its own (sessionscope.ops.each, on a worker): what one session's rule
 refuses is listed at the end and the others go through. A long batch shows a progress dialog with Cancel
@@ -49,6 +50,31 @@ class BatchActions:
             return
         self._each("Tagging", "Tagged", Action.TAG, sessions,
                    lambda store, sid: ops.retag(store, sid, add, remove, actor=ACTOR))
+
+    def summarize(self, session) -> None:
+        self.summarize_many([session])
+
+    def summarize_many(self, sessions, _checked: bool = False) -> None:
+        """Summarize (#33): the text each session would send is read on a worker and shown; nothing is sent
+        until the user presses Send."""
+        store = self.store
+        self.sig_busy.emit("read what would be sent")
+
+        def shown(requests) -> None:
+            from .summarize_dialog import SummarizeDialog
+            self.sig_busy.emit("")
+            dialog = SummarizeDialog(requests, self.window)
+            if not dialog.exec():
+                return
+            texts, model = {s.id: text for s, text in requests}, dialog.chosen_model()
+            self._each("Summarizing", "Summarized", Action.SUMMARIZE, [s for s, _t in requests],
+                       lambda store, sid: ops.summarize(store, sid, texts[sid], model=model, actor=ACTOR))
+
+        def failed(exc) -> None:
+            self.sig_busy.emit("")
+            self._fail("summarize")(exc)
+        from .workers import run_task
+        run_task(lambda: [(s, ops.summary_request(store, s.id)) for s in sessions], shown, failed, owner=self)
 
     def known_tags(self) -> list[str]:
         """The tags in use, most used first (what the sidebar counted last)."""

@@ -175,9 +175,9 @@ class BranchPane(QWidget):
         up_to = None if head == session.head_event_id else head
 
         def load():
-            notes: dict[str | None, list[str]] = {}
+            notes: dict[str | None, list] = {}
             for n in store.notes(session.id):
-                notes.setdefault(n.event_id, []).append(n.text)
+                notes.setdefault(n.event_id, []).append(n)
             return (store.branch_outline(session.id, up_to, HIDDEN_KINDS, include_subagents=True),
                     frozenset(p.event_id for p in store.pins(session.id)), notes)
         run_task(load, lambda r: self._branch_loaded(token, head, select_event, *r), self._error("show the branch"),

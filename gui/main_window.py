@@ -160,7 +160,7 @@ class MainWindow(WindowCommands, QMainWindow):
         if self.pins_view is not None and changes.action in (Action.PIN, Action.UNPIN, Action.DELETE, Action.PURGE):
             self.pins_view.refresh()
         if self.notes_view is not None and changes.action in (Action.NOTE_ADD, Action.NOTE_EDIT, Action.NOTE_REMOVE,
-                                                              Action.DELETE, Action.PURGE):
+                                                              Action.SUMMARIZE, Action.DELETE, Action.PURGE):
             self.notes_view.refresh()
         if shown is not None and changes.action in (Action.DELETE, Action.PURGE) and shown.id in changes.session_ids:
             self.clear_panes()  # the list reloads and picks what to show next

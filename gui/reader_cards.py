@@ -15,8 +15,9 @@ import html
 from typing import NamedTuple
 
 from sessionscope import cards as said
-from sessionscope.export.render import describe
+from sessionscope.export.render import describe, note_author
 from sessionscope.richtext import chips_html, code_html, editor_context, markdown_html, plain_html
+from sessionscope.untrusted import printable
 
 from .session_model import tokens_text
 from .timeline_model import ANSI, clock, command_output, readable
@@ -158,9 +159,10 @@ def _output(text: str, dark: bool) -> str:
 
 
 def card_html(card: Card, events: dict, ids: list[str], opened: bool, colors: dict[str, str],
-              dark: bool, pinned: bool = False, notes: tuple[str, ...] = ()) -> str | None:
+              dark: bool, pinned: bool = False, notes: tuple = ()) -> str | None:
     """The card's rich text, or None while its events are still being read; a pinned card's head is
-    marked ⚑, and the user's notes on its event follow it, each a tinted block of its Markdown."""
+    marked ⚑, and the notes on its event (NoteViews) follow it, each a tinted block of its Markdown, headed by
+    who wrote it (the user, or the model a summary was asked of)."""
     text = _card_html(card, events, ids, opened, colors, dark)
     if text is None:
         return None
@@ -168,8 +170,9 @@ def card_html(card: Card, events: dict, ids: list[str], opened: bool, colors: di
         text = text.replace("<b>", "<b>⚑ ", 1)
     tint = "#4a4020" if dark else "#fff3c4"
     for note in notes:
+        by = html.escape(printable(note_author(note)))
         text += (f'<table width="100%" cellpadding="6" style="margin-top:6px; background-color:{tint}"><tr><td>'
-                 f'<span style="color:#b08000"><b>✍ your note</b></span>{markdown_html(note[:BODY_MAX], dark)}'
+                 f'<span style="color:#b08000"><b>✍ {by}</b></span>{markdown_html(note.text[:BODY_MAX], dark)}'
                  "</td></tr></table>")
     return text
 

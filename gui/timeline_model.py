@@ -103,7 +103,7 @@ class TimelineModel(QAbstractTableModel):
         self.kinds: list[str] = []
         self.turn_tokens: dict[str, int] = {}
         self.pinned: frozenset[str] = frozenset()  # the events of the session shown the user pinned (#33)
-        self.notes: dict[str, tuple[str, ...]] = {}  # event id → the user's notes on it (#33)
+        self.notes: dict[str, tuple] = {}  # event id → the notes on it (#33: NoteViews)
         self.ids: list[str] = []  # the visible rows
         self.positions: list[int] | None = None  # visible row → index in all_ids (None: all shown)
         self.cache: dict[str, object] = {}  # event id → EventView, for rows painted lately

@@ -33,7 +33,7 @@ def _text(text: str) -> str:
 
 def _view(row) -> NoteView:
     return NoteView(row.id, row.session_id, row.event_id, row.text, row.created_at, row.updated_at,
-                    getattr(row, "title", "") or "")
+                    getattr(row, "title", "") or "", row.generated_by)
 
 
 def _select():
@@ -60,8 +60,9 @@ def resolve(conn: Connection, key: str) -> str:
     return key if key in found else found[0]
 
 
-def add(conn: Connection, session_id: str, text: str, event_id: str | None = None) -> NoteView:
-    """A new note on the session, or on `event_id` of its history."""
+def add(conn: Connection, session_id: str, text: str, event_id: str | None = None,
+        generated_by: str | None = None) -> NoteView:
+    """A new note on the session, or on `event_id` of its history (`generated_by`: the model that wrote it)."""
     from .sessions import _check_reachable, _status
     _status(conn, session_id)
     if event_id is not None:
@@ -69,7 +70,7 @@ def add(conn: Connection, session_id: str, text: str, event_id: str | None = Non
     now = time.time()
     note_id = str(uuid.uuid4())
     conn.execute(NOTE.insert().values(id=note_id, session_id=session_id, event_id=event_id, text=_text(text),
-                                      created_at=now, updated_at=now))
+                                      created_at=now, updated_at=now, generated_by=generated_by))
     return get(conn, note_id)
 
 

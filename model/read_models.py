@@ -197,6 +197,7 @@ class Action(StrEnum):
     NOTE_ADD = "note.add"
     NOTE_EDIT = "note.edit"
     NOTE_REMOVE = "note.rm"
+    SUMMARIZE = "summarize"  # a model asked for a title and a summary, kept as a generated note
     WRITE_BACK = "restore"  # a kept session written back where its tool finds it
     RESTORE_FILES = "restore-files"
     UNDO_RESTORE = "restore-files.undo"
@@ -243,6 +244,7 @@ class NoteView:
     created_at: float
     updated_at: float
     session_title: str = ""
+    generated_by: str | None = None  # the model that wrote it (Summarize); None: the user did
 
     def as_dict(self) -> dict[str, Any]:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}

@@ -284,6 +284,7 @@ class Note(SQLModel, table=True):
     text: str = Field(sa_column=Column(Text, nullable=False))
     created_at: float
     updated_at: float
+    generated_by: Optional[str] = None  # the model that wrote it when the user asked for a summary; None: the user
 
 
 # Core table handles for the bulk and read paths, which skip the ORM for speed.

@@ -19,7 +19,7 @@ EVENT = {"id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", 
          "tokens_out", "sidechain", "agent_id", "hash"}
 IMPORT = {"files_seen", "files_read", "bytes_read", "events_added", "bad_lines", "sessions", "problems",
           "cancelled", "seconds"}
-NOTE = {"id", "session_id", "event_id", "text", "created_at", "updated_at", "session_title"}
+NOTE = {"id", "session_id", "event_id", "text", "created_at", "updated_at", "session_title", "generated_by"}
 PIN = {"event_id", "session_id", "session_title", "pinned_at", "kind", "role", "ts", "text"}
 MADE = {"session", "file", "note", "extended", "interrupted", "resume"}  # fork, and rewind with "moved"
 
@@ -33,7 +33,9 @@ SHAPES = {
     "resume": ("object", {"session", "command", "cwd", "resume", "facts", "transcript", "budget_left"}),
     "close": ("object", SESSION), "pause": ("object", SESSION), "archive": ("object", SESSION),
     "unarchive": ("object", SESSION), "rename": ("object", SESSION), "tag": ("object", SESSION),
-    "tags": ("list", {"tag", "sessions"}), "star": ("object", SESSION), "pin": ("object", {"session", "pins"}),
+    "tags": ("list", {"tag", "sessions"}),
+    "summarize": ("object", {"session", "sent", "note", "title", "renamed", "model", "sent_chars"}),
+    "star": ("object", SESSION), "pin": ("object", {"session", "pins"}),
     "pins": ("list", PIN),
     "note": ("object", NOTE), "note list": ("list", NOTE),
     "delete": ("object", {"session", "events_removed", "files_removed"}),
@@ -208,6 +210,12 @@ def _managed(run) -> None:
             sent = run("send", ids["idle"], "And Q2?")
             assert sent["session"]["status"] == "running" and sent["events_added"] == 2
             assert run("interrupt", ids["idle"])["session"]["status"] == "idle"
+            os.environ["ANTHROPIC_BASE_URL"] = url  # Summarize asks the API the environment names
+            shown = run("summarize", ids["idle"], "--show")
+            assert shown["note"] is None and ws.messages == [] and "And Q2?" in shown["sent"]
+            made = run("summarize", ids["idle"], "--yes")
+            assert made["note"]["generated_by"] == "claude-haiku-4-5" and made["title"] == "A loopback title"
+            assert ws.messages[0]["messages"][0]["content"] == made["sent"] == shown["sent"]
             assert run("key", "--base-url", url)["key_from"] == "the environment (ANTHROPIC_API_KEY)"
             assert run("archive", ids["terminated"])["status"] == "archived"
             assert run("delete", ids["idle"], "--yes")["events_removed"] == 0  # at Anthropic; the copy kept
@@ -215,6 +223,7 @@ def _managed(run) -> None:
             run("interrupt", ids["running"])
     finally:
         del os.environ["ANTHROPIC_API_KEY"]
+        os.environ.pop("ANTHROPIC_BASE_URL", None)
 
 
 def test_errors_go_to_stderr_and_stdout_stays_empty(run, capsys, tmp_path):

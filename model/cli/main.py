@@ -18,7 +18,7 @@ _HANDLERS = {
         "new", "append", "show", "facts", "diff", "compact", "close", "pause", "archive",
         "unarchive", "delete", "verify", "search", "retention", "audit")},
     "fact": "commands:fact", "list": "commands:list_sessions",
-    **{name: f"tools:{name}" for name in ("fork", "rewind", "resume", "rename", "tag", "tags", "star", "pin", "pins",
+    **{name: f"tools:{name}" for name in ("fork", "rewind", "resume", "rename", "tag", "tags", "summarize", "star", "pin", "pins",
                                           "note", "scan")},
     "write-back": "tools:write_back", "restore": "tools:write_back",
     "import": "tools:import_",

@@ -195,6 +195,14 @@ def build_parser() -> argparse.ArgumentParser:
     c = cmd("tags", "every tag in use, with how many sessions carry it (list --tag TAG lists them)")
     c.add_argument("--all", action="store_true", help="count archived sessions too")
 
+    c = cmd("summarize", "ask a model (Anthropic's API: the [managed] extra and a key) for a title and a short "
+            "summary of a session, kept as a generated note; what is sent is shown (redacted) and asked about first")
+    c.add_argument("session")
+    c.add_argument("--show", action="store_true", help="only print what would be sent (redacted), send nothing")
+    c.add_argument("--yes", "-y", action="store_true", help="send without asking (what is sent is still printed "
+                   "on stderr)")
+    c.add_argument("--model", default=None, help="the model to ask (default: claude-haiku-4-5)")
+
     c = cmd("star", "star a session (list --starred lists them), or with --off take its star away")
     c.add_argument("session")
     c.add_argument("--off", action="store_true", help="take the star away")

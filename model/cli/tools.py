@@ -159,6 +159,39 @@ def tags(store, args):
         "\n".join(f"{n:>6,}  {t}" for t, n in counts.items()) or "(no tags yet: tag SESSION TAG)")
 
 
+def summarize(store, args):
+    """{session, sent, note, title, renamed, model, sent_chars}: what is sent is printed first (on stderr: stdout is
+    the answer) and asked about at a terminal; --show prints it alone and sends nothing (note null)."""
+    from sessionscope import ops
+    from sessionscope.ops.summarizing import DEFAULT_MODEL
+
+    from .output import EXIT_FAILED, EXIT_USAGE, error, terminal
+
+    sid = store.resolve_session(args.session)
+    sent = ops.summary_request(store, sid)
+    model = args.model or DEFAULT_MODEL
+    if args.show:
+        out(args, {"session": store.session(sid).as_dict(), "sent": sent, "note": None, "title": None,
+                   "renamed": False, "model": model, "sent_chars": len(sent)}, sent)
+        return None
+    print(terminal(f"--- what is sent to {model} ({len(sent):,} characters, redacted) ---\n{sent}\n---", mark=False),
+          file=sys.stderr)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            error("sending a session to a model needs --yes when not asked at a terminal")
+            return EXIT_USAGE
+        if input(f"Send this to Anthropic ({model})? [y/N] ").strip().lower() not in ("y", "yes"):
+            print("nothing was sent", file=sys.stderr)
+            return EXIT_FAILED
+    ch = ops.summarize(store, sid, sent, model=model, actor=ACTOR)
+    d = ch.detail
+    out(args, {"session": ch.session.as_dict(), "sent": sent, "note": d["note"], "title": d["title"],
+               "renamed": d["renamed"], "model": d["model"], "sent_chars": d["sent_chars"]},
+        f"{d['note']['text']}\n\n({'titled' if d['renamed'] else 'not retitled: you named it'}; note "
+        f"{d['note']['id'][:8]}, by {d['model']})")
+    return None
+
+
 def star(store, args):
     from sessionscope import ops
 

@@ -169,7 +169,7 @@ def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) ->
         elif step.what == "mark":
             fh.write(f'<p class="mark">⎇ {html.escape(step.text)}</p>\n')
         elif step.what == "note":
-            fh.write(f'<div class="note"><div class="head"><b>✍ Your note</b></div>{prose_html(step.text)}</div>\n')
+            fh.write(f'<div class="note"><div class="head"><b>✍ {html.escape(step.by)}</b></div>{prose_html(step.text)}</div>\n')
         elif step.what == "pair_start":  # a tool call and its results: one card, as in the app
             fh.write('<div class="pair">\n')
         elif step.what == "pair_end":

@@ -50,7 +50,7 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
         row["title"] = stream.session(part).title
         row["starred"] = part.session.starred  # the user's star (#33), carried to the store it is imported into
         row["notes"] = [{"id": n.id, "event_id": n.event_id, "text": stream.text(n.text, "your note"),
-                         "created_at": n.created_at, "updated_at": n.updated_at}
+                         "created_at": n.created_at, "updated_at": n.updated_at, "generated_by": n.generated_by}
                         for n in store.notes(part.session.id)]  # (and the user's notes, redacted when asked)
         if stream.redactor is not None:  # every field the export writes: meta, agent, tags, budget, cwd, the source
             where = f"session {part.session.id[:8]} · "
@@ -313,7 +313,8 @@ def _insert_session(conn, path, s: SessionCheck) -> int:
             conn.execute(NOTE.insert().values(
                 id=str(note.get("id") or uuid.uuid4()), session_id=s.session_id, event_id=note.get("event_id"),
                 text=note["text"], created_at=float(note.get("created_at") or time.time()),
-                updated_at=float(note.get("updated_at") or time.time())))
+                updated_at=float(note.get("updated_at") or time.time()),
+                generated_by=note["generated_by"] if isinstance(note.get("generated_by"), str) else None))
     first_pk = (conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar() or 0) + 1
     pk, batch, n = first_pk, [], 0
     with open(path, "rb") as fh:

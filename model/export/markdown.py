@@ -48,7 +48,7 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
             elif step.what == "mark":
                 _block(fh, quote, f"*⎇ {step.text}*")
             elif step.what == "note":
-                _block(fh, quote, "> ✍ **Your note:** " + prose(step.text).replace("\n", "\n> "))
+                _block(fh, quote, f"> ✍ **{step.by}:** " + prose(step.text).replace("\n", "\n> "))
             elif step.what == "event":
                 item = step.item
                 _block(fh, quote, f"**{item.label}** · {when(step.event.ts)}{step.tokens}")

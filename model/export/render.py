@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -157,6 +158,15 @@ def fence(code: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+def note_author(note) -> str:
+    """Who wrote a note, as the exports and the reader say it: the user, or the model Summarize asked."""
+    if not note.generated_by:
+        return "Your note"
+    # the model's name as written (an imported export's could be anything: only a model id's characters pass)
+    name = note.generated_by if re.fullmatch(r"[\w.:@/-]{1,80}", note.generated_by) else "a model"
+    return f"Summary by {name} (generated)"
+
+
 @dataclass(frozen=True)
 class Step:
     """One thing a reading format writes, in order: a session boundary on the branch, the
@@ -167,6 +177,7 @@ class Step:
     event: EventView | None = None
     item: Item | None = None
     text: str = ""  # the session id (boundary), the agent (run), the note (mark, note)
+    by: str = ""  # a note's author, said above it: "Your note", or the model's summary (Summarize, #33)
 
     @property
     def tokens(self) -> str:
@@ -232,16 +243,16 @@ def steps(store, stream, index: int, detail: str):
     at = 0
     card: set[str] = set()  # the results still to come in the open card of a call and its results
     thinking: list[tuple[EventView, Item]] = []  # a reply's thinking, held for the card of what it led to
-    notes: dict[str | None, list[str]] = {}
+    notes: dict[str | None, list] = {}
     for n in store.notes(part.session.id):
-        notes.setdefault(n.event_id, []).append(n.text)
+        notes.setdefault(n.event_id, []).append(n)
 
     def after(e: EventView):
         """What follows an event written: the notes on branches leaving it, and the user's notes on it."""
         for note in marks.get(e.id, ()):
             yield Step("mark", e, text=stream.text(note, "a branch note"))
         for note in notes.get(e.id, ()):
-            yield Step("note", e, text=stream.text(note, "your note"))
+            yield Step("note", e, text=stream.text(note.text, "your note"), by=note_author(note))
 
     def thought():
         for t, t_item in thinking:
@@ -250,7 +261,7 @@ def steps(store, stream, index: int, detail: str):
         thinking.clear()
 
     for note in notes.get(None, ()):
-        yield Step("note", text=stream.text(note, "your note on the session"))
+        yield Step("note", text=stream.text(note.text, "your note on the session"), by=note_author(note))
 
     def step(e: EventView):
         if e.kind in NOT_CARDS or empty_reply(e):

@@ -41,11 +41,12 @@ from .sessions import (
     write_back,
     written_files,
 )
+from .summarizing import summarize, summary_request
 
 __all__ = [
     "RULES", "Batch", "archive", "changed_files", "check", "close", "compact", "continue_prompt", "delete", "each",
     "export", "files_at", "fork", "fork_and_continue", "interrupt", "note_add", "note_edit", "note_remove", "pause",
     "pin", "refusal", "rename", "restore_files", "restore_plan", "resume", "retag", "rewind", "send",
-    "set_allowed_values", "set_redaction_patterns", "star", "tag", "unarchive", "undo_plan", "undo_restore",
-    "unwatch", "watch", "write_back", "written_files",
+    "set_allowed_values", "set_redaction_patterns", "star", "summarize", "summary_request", "tag", "unarchive",
+    "undo_plan", "undo_restore", "unwatch", "watch", "write_back", "written_files",
 ]

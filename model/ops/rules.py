@@ -30,6 +30,7 @@ RULES: dict[str, Rule] = {r.rule if name is None else name: r for name, r in (
     (None, Rule(Action.STAR, "star", "star")),
     (None, Rule(Action.PIN, "pin", "pin an event of", True)),
     (None, Rule(Action.NOTE_ADD, "note", "write a note on")),
+    ("summarize", Rule(Action.SUMMARIZE, "note", "summarize")),
     (None, Rule(Action.WRITE_BACK, "write_back", "write back")),
     (None, Rule(Action.RESTORE_FILES, "restore_files", "restore the files of", True)),
     ("undo_restore", Rule(Action.UNDO_RESTORE, "restore_files", "undo a restore of")),

@@ -23,12 +23,13 @@ def test_a_note_is_written_shown_found_changed_and_removed(window, qtbot, monkey
     qtbot.keyClick(timeline, Qt.Key.Key_N)
     qtbot.waitUntil(lambda: [n.event_id for n in store.notes(s.id)] == [event.id], timeout=10000)
     assert asked[0][0] == "Note on this event"
-    qtbot.waitUntil(lambda: tm.notes.get(event.id) == ("We chose **retries with jitter**",), timeout=10000)
+    qtbot.waitUntil(lambda: [n.text for n in tm.notes.get(event.id, ())] == ["We chose **retries with jitter**"],
+                    timeout=10000)
     loaded(tm, qtbot, tm.row_of(event.id))
     assert "✍ " in tm.index(tm.row_of(event.id), 1).data()
     window.branch.set_reader(True)
     r = window.branch.reader
-    qtbot.waitUntil(lambda: (d := r.doc(r.card_for(event.id))) is not None and "your note" in d.toPlainText()
+    qtbot.waitUntil(lambda: (d := r.doc(r.card_for(event.id))) is not None and "✍ Your note" in d.toPlainText()
                     and "retries with jitter" in d.toPlainText(), timeout=10000)
     assert store.search("jitter")[0].kind == "note"
 

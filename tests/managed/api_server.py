@@ -40,6 +40,8 @@ class Workspace:
         self.faults: list[list] = []  # [path prefix, status, headers, times left, method, message]
         self.raw: list[list] = []  # [path prefix, answer(handler, query), times left]: a hostile server's answers
         self.requests: list[tuple[str, str]] = []
+        self.messages: list[dict] = []  # what POST /v1/messages was sent (Summarize)
+        self.message_reply = '{"title": "A loopback title", "summary": "What the loopback model says."}'
         self.lock = threading.RLock()
 
     def tick(self) -> str:
@@ -136,6 +138,12 @@ class Workspace:
 
     # -- answering ---------------------------------------------------------------------
 
+    def _message(self, body: dict) -> tuple[int, dict, dict]:
+        if not body.get("model") or not body.get("messages") or not body.get("max_tokens"):
+            return _error(400, "invalid_request_error", "model, messages and max_tokens are required")
+        self.messages.append(body)
+        return _message_answer(body, self.message_reply)
+
     def _fault_for(self, method: str, path: str):
         for f in self.faults:
             if path.startswith(f[0]) and f[3] > 0 and f[4] in (None, method):
@@ -149,13 +157,15 @@ class Workspace:
             bearer = (headers.get("authorization") or "").removeprefix("Bearer ")
             if KEY not in (headers.get("x-api-key"), bearer):  # the 2.x client sends the key as a bearer token
                 return _error(401, "authentication_error", "invalid x-api-key")
-            if BETA not in (headers.get("anthropic-beta") or ""):
-                return _error(400, "invalid_request_error", f"this endpoint needs the {BETA} beta header")
             f = self._fault_for(method, path)
             if f is not None:
                 kind = {429: "rate_limit_error", 400: "invalid_request_error"}.get(f[1], "api_error")
                 status, payload, _ = _error(f[1], kind, f[5])
                 return status, payload, f[2]
+            if path == "/v1/messages" and method == "POST":  # the Messages API (no beta header): Summarize
+                return self._message(body)
+            if BETA not in (headers.get("anthropic-beta") or ""):
+                return _error(400, "invalid_request_error", f"this endpoint needs the {BETA} beta header")
             parts = path.strip("/").split("/")[1:]  # after v1
             if parts[0] != "sessions":
                 return _error(404, "not_found_error", f"no route {path}")
@@ -204,6 +214,14 @@ class Workspace:
             if len(parts) == 5 and parts[2] == "threads" and parts[4] == "events" and method == "GET":
                 return _page(self.thread_events.get(parts[3], []), query)
             return _error(404, "not_found_error", f"no route {method} {path}")
+
+
+def _message_answer(body: dict, text: str) -> tuple[int, dict, dict]:
+    """A Messages API answer in the documented shape, `text` as its one text block."""
+    sent = sum(len(m.get("content") or "") for m in body.get("messages") or [] if isinstance(m.get("content"), str))
+    return 200, {"id": f"msg_{next(_ids):06d}", "type": "message", "role": "assistant", "model": body.get("model"),
+                 "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
+                 "usage": {"input_tokens": sent // 4, "output_tokens": len(text) // 4}}, {}
 
 
 def _error(status: int, kind: str, message: str) -> tuple[int, dict, dict]:
