@@ -187,3 +187,25 @@ def test_a_fork_only_the_store_holds_is_resumed_by_sessionscope_not_codex(store,
     fork = made["session"]["id"]
     assert made["resume"] == f"sessionscope resume {fork}" and "codex" not in made["resume"]
     assert cli("resume", SID)["resume"].endswith(f"codex resume {SID}")  # the rollout itself: codex resumes it
+
+
+def test_the_thread_name_codex_keeps_in_its_session_index_titles_the_session(store, tmp_path, monkeypatch):
+    from sessionscope import ops
+    day = _home(tmp_path, monkeypatch)
+    r = Rollout(SID)
+    r.turn("fix the flaky test", "fixed it")
+    r.write(day)
+    index = tmp_path / "codex" / "session_index.jsonl"
+    index.write_text(json.dumps({"id": SID, "thread_name": "Flaky test hunt", "updated_at": "2026-02-23T12:00:00Z"})
+                     + "\n{torn line\n" + json.dumps({"id": "someone-else", "thread_name": "x", "updated_at": "z"}) + "\n")
+    roots = sources.of("codex").default_roots()
+    codex.import_paths(store, roots)
+    assert store.session(SID).title == "Flaky test hunt"
+    ops.rename(store, SID, "my own name")  # a rename here stands while the index says nothing newer
+    codex.import_paths(store, roots)
+    assert store.session(SID).title == "my own name"
+    with open(index, "a", encoding="utf-8") as fh:  # renamed in Codex later: the newest entry wins
+        fh.write(json.dumps({"id": SID, "thread_name": "Flaky test, fixed", "updated_at": "2026-02-24T09:00:00Z"}) + "\n")
+        fh.write(json.dumps({"id": SID, "thread_name": "an older name", "updated_at": "2026-02-20T09:00:00Z"}) + "\n")
+    codex.import_paths(store, roots)
+    assert store.session(SID).title == "Flaky test, fixed"

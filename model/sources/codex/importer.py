@@ -13,7 +13,7 @@ import orjson
 import sqlalchemy as sa
 
 from ...ingest import ingest
-from ...schema import EVENT, SESSION
+from ...schema import EVENT, SESSION, SOURCE
 from .. import jsonl
 from ..scan import ImportReport, importer, resume_state, save_state, unchanged
 from .lines import NS, CodexFile, convert, event_id, sniff
@@ -157,4 +157,77 @@ def _commit(conn, ctx: CodexFile, path: Path, source_id: int, st, state) -> int:
     return added
 
 
-import_paths = importer(KIND, session_files, _import_file, "Codex rollouts")
+_import_rollouts = importer(KIND, session_files, _import_file, "Codex rollouts")
+
+INDEX = "session_index.jsonl"  # CODEX_HOME's append-only {id, thread_name, updated_at}: the newest entry wins
+INDEX_MAX_BYTES = 64 << 20
+_index_seen: dict[tuple[str, Path], tuple[int, float]] = {}  # (store, index) → (size, mtime) applied here
+
+
+def import_paths(store, paths, *, progress=None, cancel=None, warm: bool = True, only=None) -> ImportReport:
+    """Import Codex rollouts (each folder or file a source location), then the thread names Codex keeps in
+    its session index: the title a user gave a thread in Codex (or Codex gave it) names the session."""
+    report = _import_rollouts(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)
+    if not report.cancelled:
+        for index in {h / INDEX for p in map(Path, paths) for h in _codex_homes(p)}:
+            try:
+                thread_names(store, index)
+            except OSError as exc:
+                report.problems.append({"path": str(index), "line": None, "offset": None, "problem": str(exc)})
+    return report
+
+
+def _codex_homes(path: Path) -> list[Path]:
+    """The CODEX_HOME a rollout path lies in (the folder holding its sessions/ or archived_sessions/)."""
+    return [q.parent for q in (path, *list(path.parents)[:5]) if q.name in ("sessions", "archived_sessions")
+            and (q.parent / INDEX).is_file()]
+
+
+def read_index(index: Path) -> dict[str, tuple[str, str]]:
+    """{thread id: (name, updated_at)} from a session index, the newest entry of each id; a line that is not
+    an entry is skipped (the file is Codex's, appended while it runs)."""
+    names: dict[str, tuple[str, str]] = {}
+    with jsonl.open_binary(index) as fh:
+        read = 0
+        while (raw := fh.readline(jsonl.MAX_LINE_BYTES)) and read < INDEX_MAX_BYTES:
+            read += len(raw)
+            try:
+                row = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+            if not isinstance(row, dict):
+                continue
+            tid, name, at = row.get("id"), row.get("thread_name"), str(row.get("updated_at") or "")
+            if isinstance(tid, str) and isinstance(name, str) and name.strip() and at >= names.get(tid, ("", ""))[1]:
+                names[tid] = (" ".join(name.split())[:200], at)
+    return names
+
+
+def thread_names(store, index: Path) -> int:
+    """Name the Codex sessions the index names, where its entry is newer than the name last taken from it (a
+    user's rename here stands until Codex names the thread again); returns how many were renamed."""
+    import json
+
+    st = index.stat()
+    if _index_seen.get((store.url, index)) == (st.st_size, st.st_mtime):
+        return 0
+    names = read_index(index)
+
+    def apply(conn) -> int:
+        renamed = 0
+        rows = conn.execute(sa.select(SESSION.c.id, SESSION.c.tool_id, SESSION.c.title, SESSION.c.meta)
+                            .join(SOURCE, SOURCE.c.id == SESSION.c.source_id)
+                            .where(SOURCE.c.kind == KIND, SESSION.c.tool_id.in_(list(names)[:30_000]))).all() \
+            if names else []
+        for sid, tid, title, meta_text in rows:
+            name, at = names[tid]
+            meta = json.loads(meta_text or "{}")
+            if at <= meta.get("thread_name_at", "") or (title == name and meta.get("thread_name_at")):
+                continue
+            meta.update(title_rank=max(meta.get("title_rank", 0), 4), title_source="thread_name", thread_name_at=at)
+            conn.execute(SESSION.update().where(SESSION.c.id == sid).values(title=name, meta=json.dumps(meta)))
+            renamed += 1
+        return renamed
+    renamed = store.write(apply)
+    _index_seen[(store.url, index)] = (st.st_size, st.st_mtime)
+    return renamed
