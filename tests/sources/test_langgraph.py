@@ -302,3 +302,16 @@ def test_a_checkpoint_that_names_os_system_is_read_and_nothing_runs(store, tmp_p
     assert not mark.exists()  # nothing ran
     held = " ".join(e.payload for e in store.events(_key(db)))
     assert "touch" in held  # the value is kept, undecoded
+
+
+def test_the_name_a_run_gives_its_thread_titles_the_session(store, tmp_path):
+    from langchain_core.messages import HumanMessage
+    db = tmp_path / "named.sqlite"
+    app, con = graph.compile_graph(db)
+    config = {"configurable": {"thread_id": "t9"}, "metadata": {"title": "Ticket 4312: a.txt"}}
+    app.invoke({"messages": [HumanMessage("what is in a.txt?")]}, config)
+    con.close()
+    importing.import_paths(store, [tmp_path])
+    s = store.session(_key(db, "t9"))
+    assert s.title == "Ticket 4312: a.txt"  # the application's name for the thread, before its first prompt
+    assert s.meta["title_source"] == "thread_metadata"

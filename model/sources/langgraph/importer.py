@@ -98,6 +98,7 @@ class _ThreadEvents:
         self.pending_ids: set[str] = set()  # the pending writes' events made so far (a mirror adds late ones)
         self.counted: set[str] = set()  # message ids whose usage is counted (a fork repeats them)
         self.title = ""
+        self.named = ""  # the name the thread's runs gave it (config metadata: title, thread_name, name)
         self.model = ""
         self.last_main: list[tuple[str, str]] = []  # main-graph checkpoints in order (subgraphs hang there)
         self.forked_from: tuple[str, str] | None = None  # (session, event) a thread forked by Sessionscope began at
@@ -132,6 +133,11 @@ class _ThreadEvents:
         ns, cid = conf.get("checkpoint_ns", ""), conf["checkpoint_id"]
         parent_cid = (t.parent_config or {}).get("configurable", {}).get("checkpoint_id")
         cp, metadata = t.checkpoint, dict(t.metadata or {})
+        if not ns:  # the name an application gave the thread (LangGraph keeps a run's config metadata): newest wins
+            named = next((metadata[k] for k in NAME_KEYS if isinstance(metadata.get(k), str) and metadata[k].strip()),
+                         None)
+            if named:
+                self.named = " ".join(named.split())[:200]
         ts = parse_ts(cp.get("ts")) or self.path.stat().st_mtime
         me = (ns, cid)
         parent = (ns, parent_cid) if parent_cid else None
@@ -371,6 +377,9 @@ def read_threads(store, path: Path, state, only: str | None = None) -> dict[str,
     return by_thread
 
 
+NAME_KEYS = ("title", "thread_title", "thread_name", "name")  # a thread's name in its runs' metadata
+
+
 def commit_threads(conn, path: Path, source_id: int, by_thread: dict[str, tuple[_ThreadEvents, str]],
                    project: str | None = None) -> int:
     """Store the decoded threads as sessions (the caller's write transaction); returns the events added.
@@ -378,11 +387,12 @@ def commit_threads(conn, path: Path, source_id: int, by_thread: dict[str, tuple[
     added = 0
     # a forked thread after the thread it came from (its first event hangs under that thread's)
     for thread_id, (built, mark) in sorted(by_thread.items(), key=lambda kv: kv[1][0].forked_from is not None):
-        fields = {"title": built.title or f"thread {thread_id}", "project": path.stem if project is None else project,
-                  "model": built.model}
+        fields = {"title": built.named or built.title or f"thread {thread_id}",
+                  "project": path.stem if project is None else project, "model": built.model}
         info = SessionInfo(id=built.key, source_id=source_id, tool_id=thread_id, fields=fields,
                            meta={"database": str(path), "thread_id": thread_id, "langgraph_mark": mark,
-                                 "title_rank": 1 if built.title else 0},
+                                 "title_rank": 3 if built.named else 1 if built.title else 0,
+                                 "title_source": "thread_metadata" if built.named else "first_prompt"},
                            forked_from_session=built.forked_from[0] if built.forked_from else None,
                            forked_from_event=built.forked_from[1] if built.forked_from else None)
         added += ingest(conn, info, built.events)
@@ -401,6 +411,7 @@ class _Read:
 
     def __init__(self, built: _ThreadEvents, events: list[NewEvent]):
         self.key, self.title, self.model, self.forked_from = built.key, built.title, built.model, built.forked_from
+        self.named = built.named
         self.events = events
 
 
