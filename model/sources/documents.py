@@ -21,6 +21,7 @@ import orjson
 
 from ..incoming import NewEvent, SessionInfo
 from ..ingest import ingest
+from ..titles import from_prompt
 from . import jsonl
 from .records import add_fact
 from .scan import ImportReport, save_state, unchanged
@@ -63,7 +64,7 @@ class Transcript:
 
     def title(self, text: str) -> None:
         if not self.fields.get("title") and text.strip():
-            self.fields["title"] = " ".join(text.split())[:200]
+            self.fields["title"] = from_prompt(text)
 
 
 Build = Callable[[Path, bytes], list[Transcript]]

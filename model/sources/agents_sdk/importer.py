@@ -14,6 +14,7 @@ import orjson
 
 from ...incoming import NewEvent, SessionInfo
 from ...ingest import ingest
+from ...titles import from_prompt
 from .. import databases, jsonl
 from ..records import parse_ts
 from ..scan import ImportReport, importer, save_state
@@ -155,7 +156,7 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
                 id=eid, parent_id=previous.get(key), ts=ts or st.st_mtime, kind=kind, role=role, text=text[:16_384],
                 payload=data, head=kind in ("message", "tool_call", "tool_result", "thinking")))
             if kind == "message" and role == "user" and key not in titles and text.strip():
-                titles[key] = " ".join(text.split())[:200]
+                titles[key] = from_prompt(text)
         previous[key] = eid  # the row before the next one, as the database holds them now
     for u in usage:  # each turn's usage, as AdvancedSQLiteSession stored it, under the turn's last item
         key = session_key(path, u["session_id"])

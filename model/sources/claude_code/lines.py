@@ -18,6 +18,7 @@ import orjson
 
 from ...incoming import NewEvent, SessionInfo
 from ...richtext import CONTEXT_TAGS
+from ...titles import from_prompt
 from ...untrusted import is_safe_id
 from ..records import add_fact, parse_ts
 
@@ -303,13 +304,13 @@ def _session_fields(t: str, obj: dict[str, Any], text: str, st: SessionState, ct
                 isinstance(b, dict) and b.get("type") == "tool_result" for b in msg["content"])):
             title = prompt_title(text)
             if title:
-                _set_title(st, title, "first_prompt")
+                _set_title(st, from_prompt(title), "first_prompt")
     elif t == "user" and st.title_rank < 0.5 and not obj.get("isMeta") and (m := _COMMAND_NAME.search(text)):
         _set_title(st, m.group(1), "command")  # a session that is only slash commands: named by the first
     elif t == "user" and st.title_rank < 0.25 and obj.get("isSidechain") and not obj.get("isMeta") and text.strip():
         # a subagent's transcript kept without its parent: named by the task it was given
         if (title := prompt_title(text)) and not text.lstrip().startswith(COMMAND_PREFIXES):
-            _set_title(st, title, "subagent_prompt")
+            _set_title(st, from_prompt(title), "subagent_prompt")
     elif t == "tag" and isinstance(obj.get("tag"), str):
         st.info.fields["tags"] = [obj["tag"]] if obj["tag"] else []
         st.info.meta["tag_set"] = True

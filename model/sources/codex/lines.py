@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from ...incoming import NewEvent, SessionInfo
+from ...titles import from_prompt
 from ..records import add_fact, parse_ts
 
 NS = uuid.UUID("0c7d3f62-5b8e-4c1a-9d2e-7a4b6e1f0c33")
@@ -210,8 +211,7 @@ def _fields_and_facts(t: str, p: dict[str, Any], kind: str, role: str | None, te
         if isinstance(p.get("cwd"), str) and p["cwd"]:
             info.fields.update(cwd=p["cwd"], project=p["cwd"])
     elif kind == "message" and role == "user" and not ctx.titled and text.strip():
-        title = " ".join(text.split())
-        info.fields["title"] = title if len(title) <= 200 else title[:200].rstrip() + "…"
+        info.fields["title"] = from_prompt(text)
         info.meta.update(title_source="first_prompt", title_rank=1)
         ctx.titled = True
     elif t == "event_msg" and p.get("type") == "thread_name_updated":

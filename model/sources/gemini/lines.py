@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from ...incoming import NewEvent, SessionInfo
+from ...titles import from_prompt
 from ..records import add_fact, parse_ts
 
 NS = uuid.UUID("5e0d1a7b-9c3f-4b62-8e1d-2f6a9b4c7d10")
@@ -145,8 +146,7 @@ def flush(chat: GeminiChat) -> None:
     if kind_of == "user":
         _add(chat, mid, "message", "user", text, raw, ts, parent)
         if not chat.titled and text.strip() and not text.lstrip().startswith("/"):
-            title = " ".join(text.split())
-            info.fields["title"] = title if len(title) <= 200 else title[:200].rstrip() + "…"
+            info.fields["title"] = from_prompt(text)
             info.meta.update(title_source="first_prompt", title_rank=1)
             chat.titled = True
     elif kind_of == "gemini":

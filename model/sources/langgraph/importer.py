@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from ...incoming import NewEvent, SessionInfo
 from ...ingest import ingest
 from ...schema import SESSION
+from ...titles import from_prompt
 from .. import jsonl
 from ..records import add_fact, parse_ts
 from ..scan import ImportReport, importer, save_state
@@ -266,7 +267,7 @@ class _ThreadEvents:
         if r == "human":
             event("text", "message", "user", text, {"content": v.plain(content)})
             if not self.title and text.strip() and not side:
-                self.title = " ".join(text.split())[:200]
+                self.title = from_prompt(text)
         elif r == "ai":
             if thinking := v.thinking_of(content):
                 event("thinking", "thinking", "assistant", thinking, {})

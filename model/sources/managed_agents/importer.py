@@ -23,6 +23,7 @@ from ...errors import Refused, SessionscopeError
 from ...incoming import SessionInfo
 from ...ingest import ingest
 from ...schema import EVENT, SESSION, SOURCE
+from ...titles import from_prompt
 from ...untrusted import is_safe_id, shown
 from ..scan import ImportReport, source_row
 from .client import ApiUnavailable, api_errors, connect
@@ -239,7 +240,7 @@ def _commit(conn, source_id: int, s: dict, events, through, threads, mine) -> tu
                      .scalars())
     events = [e for e in events if e.id not in taken]
     first_user = next((e.text for e in events if e.kind == "message" and e.role == "user" and e.text.strip()), "")
-    title, rank = (_title(s), 3) if _title(s) else (" ".join(first_user.split())[:200], 1)
+    title, rank = (_title(s), 3) if _title(s) else (from_prompt(first_user), 1)
     info = SessionInfo(id=s["id"], source_id=source_id, tool_id=s["id"],
                        fields={"title": title, "agent": _text(agent["name"]), "model": _text(agent["model"]),
                                "project": _text(agent["name"])},
