@@ -231,7 +231,7 @@ TABLE: tuple[Row, ...] = (
         where="|session toolbar sessions", rule="star", needs="session", checkable=True, many="star_many"),
     Row("event.pin", "&Pin Event", lambda w, c: w.actions_.pin(c.session, c.event, c.checked), "P",
         tip="Pin the event, or take its pin away (View ▸ Pins lists them, across sessions)",
-        where="session timeline reader", rule="pin", needs="event", checkable=True),
+        where="session timeline reader tree", rule="pin", needs="event", checkable=True),
     Row("event.note", "Add &Note…", lambda w, c: w.actions_.note_add(c.session, c.event), "N",
         tip="Write a note (Markdown) on the event chosen, or on the session: it stays yours, searchable and exported",
         where="session timeline reader sessions", rule="note", needs="session"),

@@ -191,6 +191,7 @@ class BranchPane(QWidget):
         if None in notes and outline.ids:  # a note on the whole session: with its first event
             notes.setdefault(outline.ids[0], [])[:0] = notes.pop(None)
         self.timeline_model.notes = {k: tuple(v) for k, v in notes.items() if k is not None}
+        self.tree.tree_model.set_marks(pinned, self.timeline_model.notes)
         s = self.session
         # new events of the session shown are followed when the user sits on the last one; another session
         # opens at its start, wherever the last one was left (a click meant for the first rows lands there)

@@ -88,6 +88,8 @@ def popup(parent: QWidget, place: str, ctx: Context, run: Callable[[Row, Context
         if place in row.separated and menu.actions():
             menu.addSeparator()
         a = make(row, menu, lambda r, _checked: run(r, ctx))
+        if row.checkable:  # it shows what is now; `ctx.checked` is what choosing it makes
+            a.setChecked(not ctx.checked)
         why = row.refusal(ctx)
         a.setEnabled(why is None)
         if why:

@@ -31,6 +31,7 @@ class SearchDialog(QDialog):
 
     sig_open = Signal(str, str)  # session id, event id
     sig_export = Signal(str)  # export the sessions of this query
+    sig_pin = Signal(str, str)  # pin this hit's event: session id, event id
 
     def __init__(self, store, parent=None):
         super().__init__(parent)
@@ -45,6 +46,8 @@ class SearchDialog(QDialog):
         self.results.setColumnWidth(0, 260)
         self.results.setColumnWidth(1, 120)
         self.results.itemActivated.connect(self._activated)
+        self.results.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.results.customContextMenuRequested.connect(self._menu)
         lay = QVBoxLayout(self)
         lay.addWidget(self.query)
         self.export_button = QPushButton("Export These Sessions…")
@@ -88,6 +91,20 @@ class SearchDialog(QDialog):
         self.status.setText(f"{n} match{'' if n == 1 else 'es'} in {m} session{'' if m == 1 else 's'}"
                             if hits else "No matches")
         self.export_button.setEnabled(bool(hits))
+
+    def _menu(self, pos) -> None:
+        """A hit's menu: open it where it is, or pin its event (View ▸ Pins lists it then)."""
+        from PySide6.QtWidgets import QMenu
+        item = self.results.itemAt(pos)
+        if item is None:
+            return
+        session_id, event_id = item.data(0, Qt.ItemDataRole.UserRole)
+        menu = QMenu(self)
+        menu.addAction("Open Where It Is", lambda: self._activated(item))
+        pin = menu.addAction("Pin This Event", lambda: self.sig_pin.emit(session_id, event_id))
+        pin.setEnabled(bool(event_id))
+        menu.popup(self.results.viewport().mapToGlobal(pos))
+        self.menu = menu  # (kept while it is up)
 
     def _activated(self, item) -> None:
         session_id, event_id = item.data(0, Qt.ItemDataRole.UserRole)

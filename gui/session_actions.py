@@ -249,8 +249,9 @@ class SessionActions(BatchActions, RestoreActions, QObject):
                                                    f"{session.title or session.id[:8]}"))
 
     def pin(self, session, event, on: bool) -> None:
-        store, event_id = self.store, getattr(event, "id", event)  # (the tree's menu gives the id alone)
-        self._run("pin", lambda: ops.pin(store, session.id, event_id, on, actor=ACTOR),
+        # (the tree's menu gives the event's id alone; a search result, the session's too)
+        store, event_id, session_id = self.store, getattr(event, "id", event), getattr(session, "id", session)
+        self._run("pin", lambda: ops.pin(store, session_id, event_id, on, actor=ACTOR),
                   lambda ch: self.sig_message.emit("Pinned the event (View ▸ Pins lists them)" if on
                                                    else "Took the pin away"))
 

@@ -18,6 +18,13 @@ class BranchTreeModel(QAbstractListModel):
         super().__init__(parent)
         self.layout_ = None
         self.changed_files: dict[str, list[str]] = {}  # prompt id → files its turn changed
+        self.pinned: frozenset[str] = frozenset()  # the session's pinned events (#33): their nodes marked ⚑
+        self.noted: frozenset[str] = frozenset()  # events with a note on them: marked ✍
+
+    def set_marks(self, pinned, noted) -> None:
+        self.pinned, self.noted = frozenset(pinned), frozenset(noted)
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0), self.index(self.rowCount() - 1))
 
     def set_layout(self, layout) -> None:
         self.beginResetModel()
@@ -33,7 +40,8 @@ class BranchTreeModel(QAbstractListModel):
         node = self.layout_.nodes[index.row()]
         files = self.changed_files.get(node.id, [])
         if role == Qt.ItemDataRole.DisplayRole:  # a slash command as the user typed it, not its markup
-            return first_line(node.label) + (f"  ✎{len(files)}" if files else "")
+            marks = ("⚑ " if node.id in self.pinned else "") + ("✍ " if node.id in self.noted else "")
+            return marks + first_line(node.label) + (f"  ✎{len(files)}" if files else "")
         if role == Qt.ItemDataRole.ToolTipRole:
             listed = f"\nthis turn changed {len(files)} file(s):\n" + "\n".join(files[:30]) if files else ""
             return f"{node.kind} · {node.id}\n{node.label}{listed}"

@@ -48,6 +48,11 @@ class WindowCommands:
         self.notes_view = self._show_marks(self.notes_view, lambda *a: NotesView(
             *a, edit=self.actions_.note_edit, remove=self.actions_.note_remove, go_on=self.continue_from_note))
 
+    def pin_event(self, session_id: str, event_id: str) -> None:
+        """Pin an event found elsewhere than the timeline (a search result), through the same action."""
+        if self.store is not None:
+            self.actions_.pin(session_id, event_id, True)
+
     def continue_from_note(self, note) -> None:
         """Fork Here and Continue from a note: at its event (a note on the whole session: at the session's head),
         the note checked. Its session and event are read on a worker."""
@@ -101,7 +106,10 @@ class WindowCommands:
             return
         layout = self.branch.tree.tree_model.layout_
         node = next((n for n in (layout.nodes if layout else ()) if n.id == event_id and not n.fork_session), None)
-        self._popup(menus.popup(self, "tree", self.context(event=event_id, node=node), self.run_action), pos)
+        # Pin Event there toggles: its new state is the opposite of the node's (menus.popup shows the current)
+        pinned = event_id in self.branch.timeline_model.pinned
+        self._popup(menus.popup(self, "tree", self.context(event=event_id, node=node, checked=not pinned),
+                                self.run_action), pos)
 
     def _tree_fork_menu(self, session_id: str, pos) -> None:
         """A fork node's menu: the fork is another session."""
@@ -232,6 +240,7 @@ class WindowCommands:
         dialog = SearchDialog(self.store, self)
         dialog.sig_open.connect(lambda sid, eid: self.open_session(sid, eid or None))
         dialog.sig_export.connect(lambda query: self.export_sessions(search=query))
+        dialog.sig_pin.connect(self.pin_event)
         dialog.show()
 
     def open_settings(self) -> None:

@@ -54,3 +54,40 @@ def test_an_event_is_pinned_marked_listed_and_opened_where_it_is(window, qtbot):
     window.qactions["view.pins"].trigger()
     qtbot.waitUntil(lambda: view.table.rowCount() == 0, timeout=10000)
     view.close()
+
+
+def test_an_event_is_pinned_from_the_tree_and_from_a_search_result(window, qtbot):
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication
+
+    from sessionscope.gui.search_dialog import SearchDialog
+    store, s = window.store, window.session
+    model = window.branch.tree.tree_model
+    qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=10000)
+    row, node = next((i, n) for i, n in enumerate(model.layout_.nodes) if not n.fork_session)
+
+    def pin_in_tree():
+        window._tree_menu(node.id, QPoint(0, 0))
+        return next(a for a in window.tree_menu.actions() if a.text() == "&Pin Event")
+    action = pin_in_tree()
+    assert action.isEnabled() and not action.isChecked()
+    action.trigger()
+    qtbot.waitUntil(lambda: [p.event_id for p in store.pins(s.id)] == [node.id], timeout=10000)
+    qtbot.waitUntil(lambda: model.index(row).data().startswith("⚑ "), timeout=10000)  # the tree marks it
+    action = pin_in_tree()
+    assert action.isChecked()  # the menu says it is pinned; choosing it takes the pin away
+    action.trigger()
+    qtbot.waitUntil(lambda: store.pins(s.id) == [], timeout=10000)
+    window.tree_menu.close()
+
+    window.open_search()
+    dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, SearchDialog) and w.isVisible())
+    dialog.run("cookie")
+    qtbot.waitUntil(lambda: dialog.results.topLevelItemCount() > 0, timeout=10000)
+    hit = dialog.results.topLevelItem(0).child(0)
+    session_id, event_id = hit.data(0, Qt.ItemDataRole.UserRole)
+    dialog._menu(dialog.results.visualItemRect(hit).center())
+    next(a for a in dialog.menu.actions() if a.text() == "Pin This Event").trigger()
+    qtbot.waitUntil(lambda: [p.event_id for p in store.pins(session_id)] == [event_id], timeout=10000)
+    dialog.menu.close()
+    dialog.close()
