@@ -17,6 +17,7 @@ from sessionscope.untrusted import printable
 from .workers import ACTOR, run_cancellable
 
 SHOWN_REFUSALS = 15  # the rest are counted
+SHOW_AFTER_MS = 500  # a batch done sooner shows no progress dialog
 
 
 class BatchActions:
@@ -86,14 +87,21 @@ class BatchActions:
         titles = {s.id: s.title or s.id[:8] for s in sessions}
         progress = QProgressDialog(f"{doing} {len(ids)} sessions…", "Cancel", 0, len(ids), self.window)
         progress.setWindowTitle(doing)
-        progress.setWindowModality(Qt.WindowModality.WindowModal)
-        progress.setMinimumDuration(500)
+        # not modal: a modal progress dialog runs the event loop inside setValue, where the batch's end would
+        # be handled, closing the dialog from within its own setValue
+        progress.setWindowModality(Qt.WindowModality.NonModal)
+        progress.setMinimumDuration(SHOW_AFTER_MS)
         progress.setAutoClose(False)
         progress.setAutoReset(False)
         self.sig_busy.emit(doing.lower())
 
+        def done_with_dialog() -> None:
+            progress.canceled.disconnect()  # (closing a progress dialog says it was cancelled)
+            progress.hide()
+            progress.deleteLater()
+
         def finished(batch) -> None:
-            progress.close()
+            done_with_dialog()
             self.sig_busy.emit("")
             self.sig_changes.emit(batch.changes(action))
             self.sig_message.emit(batch.said(verb))
@@ -106,7 +114,7 @@ class BatchActions:
                 QMessageBox.warning(self.window, verb, f"{batch.said(verb)}.\n\n" + "\n".join(lines))
 
         def failed(exc) -> None:
-            progress.close()
+            done_with_dialog()
             self.sig_busy.emit("")
             self._fail(doing.lower())(exc)
 

@@ -8,39 +8,95 @@ clicking through sessions) keeps a `Generation` and drops stale answers.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 
 ACTOR = "app"  # what the audit log names as the front end of the actions taken in the window (sessionscope.ops)
 
 
-class _Relay(QObject):
-    sig_done = Signal(object)
-    sig_error = Signal(object)
+class _Dispatcher(QObject):
+    """The one object workers signal through. It lives on the UI thread for the whole run and is never
+    released, so no Qt object is ever let go on a worker.
+
+    (Each task had a relay object of its own, and the worker held a reference to it; when the worker let go
+    of the last one, the relay was destroyed on the worker thread, which took Qt's signal lock and then waited
+    for Python's lock, while the UI thread, holding Python's lock, waited for that signal lock: closing a
+    dialog then hung the window.)"""
+
+    sig_done = Signal(int, object)
+    sig_error = Signal(int, object)
+    sig_progress = Signal(int, int, int, str)
 
 
 class _Task(QRunnable):
-    def __init__(self, fn: Callable[[], Any], relay: _Relay):
+    """Runs the function filed under its token; holds nothing but the token."""
+
+    def __init__(self, token: int):
         super().__init__()
-        self.fn, self.relay = fn, relay
+        self.token = token
         self.setAutoDelete(True)
 
     def run(self) -> None:
+        fn = _pending[self.token].fn  # the UI thread keeps it (and all it holds) until the answer is handled
         try:
-            result = self.fn()
+            result = fn()
         except BaseException as exc:  # shown to the user, never swallowed
             exc.__sessionscope_trace__ = traceback.format_exc()
-            self.relay.sig_error.emit(exc)
+            del fn
+            _dispatcher().sig_error.emit(self.token, exc)
         else:
-            self.relay.sig_done.emit(result)
+            del fn
+            _dispatcher().sig_done.emit(self.token, result)
 
 
-_live: set[_Relay] = set()  # relays must outlive their task
+class _Pending:
+    __slots__ = ("fn", "done", "failed", "progress")
+
+    def __init__(self, fn, done, failed, progress=None):
+        self.fn, self.done, self.failed, self.progress = fn, done, failed, progress
+
+
+_pending: dict[int, _Pending] = {}  # token → the task's function and callbacks, dropped on the UI thread
+_tokens = itertools.count(1)
+_the_dispatcher: _Dispatcher | None = None
+
+
+def _dispatcher() -> _Dispatcher:
+    """Made on the UI thread by the first run_task (before any worker can ask for it)."""
+    global _the_dispatcher
+    if _the_dispatcher is None:
+        _the_dispatcher = _Dispatcher()
+        queued = Qt.ConnectionType.QueuedConnection
+        _the_dispatcher.sig_done.connect(_answered, queued)
+        _the_dispatcher.sig_error.connect(_failed, queued)
+        _the_dispatcher.sig_progress.connect(_progressed, queued)
+    return _the_dispatcher
+
+
+def _answered(token: int, result) -> None:
+    task = _pending.pop(token, None)
+    if task is not None:
+        task.done(result)
+
+
+def _failed(token: int, exc) -> None:
+    task = _pending.pop(token, None)
+    if task is not None:
+        task.failed(exc)
+
+
+def _progressed(token: int, done: int, total: int, label: str) -> None:
+    task = _pending.get(token)
+    if task is not None and task.progress is not None:
+        task.progress(done, total, label)
+
+
 _reporter: Callable[[BaseException], None] | None = None
 
 
@@ -59,27 +115,24 @@ def report_error(exc: BaseException) -> None:
 
 
 def run_task(fn: Callable[[], Any], on_done: Callable[[Any], None],
-             on_error: Callable[[BaseException], None] | None = None, owner: QObject | None = None) -> None:
-    """Run fn() on a worker; on_done(result) / on_error(exc) run on the UI thread.
+             on_error: Callable[[BaseException], None] | None = None, owner: QObject | None = None,
+             on_progress: Callable[[int, int, str], None] | None = None, token: int | None = None) -> int:
+    """Run fn() on a worker; on_done(result) / on_error(exc) run on the UI thread (and `on_progress`, for
+    what the worker reports with `report_progress(token, …)`). Returns the task's token.
 
     With an `owner`, the callbacks are skipped once the owner widget is gone (a
     window closed while its query was still running).
     """
-    relay = _Relay()
-    _live.add(relay)
+    dispatcher = _dispatcher()  # (made here, on the UI thread)
 
     def alive() -> bool:
         return owner is None or shiboken6.isValid(owner)
 
-    @Slot(object)
     def done(result):
-        _live.discard(relay)
         if alive():
             on_done(result)
 
-    @Slot(object)
     def failed(exc):
-        _live.discard(relay)
         if not alive():
             return
         if on_error is not None:
@@ -87,9 +140,20 @@ def run_task(fn: Callable[[], Any], on_done: Callable[[Any], None],
         else:
             report_error(exc)
 
-    relay.sig_done.connect(done)
-    relay.sig_error.connect(failed)
-    QThreadPool.globalInstance().start(_Task(fn, relay))
+    def progress(*args):
+        if alive() and on_progress is not None:
+            on_progress(*args)
+
+    token = next(_tokens) if token is None else token
+    _pending[token] = _Pending(fn, done, failed, progress)
+    assert dispatcher is not None
+    QThreadPool.globalInstance().start(_Task(token))
+    return token
+
+
+def report_progress(token: int, done: int, total: int, label: str) -> None:
+    """From a worker: how far the task `token` got (its on_progress gets it on the UI thread)."""
+    _dispatcher().sig_progress.emit(token, done, total, label)
 
 
 class Generation:
@@ -106,24 +170,15 @@ class Generation:
         return token == self.value
 
 
-class _Progress(QObject):
-    sig_progress = Signal(int, int, str)
-
-
 def run_cancellable(fn: Callable[[Callable[[int, int, str], None], threading.Event], Any],
                     on_progress: Callable[[int, int, str], None], on_done: Callable[[Any], None],
                     on_error: Callable[[BaseException], None], owner: QObject) -> threading.Event:
     """A long model function with progress and Cancel: `fn(progress, cancel)` runs on a worker; each
     `progress(done, total, label)` reaches `on_progress` on the UI thread (queued), and setting the returned
-    Event cancels it (the model functions check it between batches). One relay for every long job."""
-    cancel = threading.Event()
-    relay = _Progress(owner)
-    relay.sig_progress.connect(on_progress)
+    Event cancels it (the model functions check it between batches)."""
+    cancel, token = threading.Event(), next(_tokens)
 
-    def finished(callback):
-        def call(value) -> None:
-            relay.deleteLater()
-            callback(value)
-        return call
-    run_task(lambda: fn(relay.sig_progress.emit, cancel), finished(on_done), finished(on_error), owner=owner)
+    def work():
+        return fn(lambda done, total, label: report_progress(token, done, total, str(label)), cancel)
+    run_task(work, on_done, on_error, owner=owner, on_progress=on_progress, token=token)
     return cancel

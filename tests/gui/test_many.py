@@ -73,6 +73,19 @@ def test_star_and_tags_on_a_selection_each_audited_and_the_sidebar_counts_them(w
     qtbot.waitUntil(lambda: window.sessions.model.rowCount() == 0, timeout=10000)  # the list was "# ui"
 
 
+def test_a_batch_long_enough_to_show_its_progress_ends_and_closes_it(window, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QApplication, QProgressDialog
+
+    from sessionscope.gui import batch_actions
+    monkeypatch.setattr(batch_actions, "SHOW_AFTER_MS", 0)  # shown at once, as a slow batch's is
+    chosen = _select_rows(window, qtbot, THREE)
+    with qtbot.waitSignal(window.actions_.sig_changes, timeout=10000):
+        window.qactions["session.star"].trigger()
+    assert all(window.store.session(s.id).starred for s in chosen)
+    qtbot.waitUntil(lambda: not any(isinstance(w, QProgressDialog) and w.isVisible()
+                                    for w in QApplication.topLevelWidgets()), timeout=5000)
+
+
 def test_archive_on_a_selection_asks_first_and_says_what_was_refused(window, qtbot, monkeypatch):
     store = window.store
     window.qactions["view.show_archived"].trigger()  # the archived spike is listed too
