@@ -1,4 +1,5 @@
-"""Search everything: full-text hits grouped by session, newest first, with snippets."""
+"""Search everything: hits of the search language (sessionscope.query) grouped by session, the best first (or the
+newest), with snippets; a query that does not parse says where and why."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import html
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QHBoxLayout,
     QLabel,
@@ -16,6 +18,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from sessionscope.errors import InvalidInput
+from sessionscope.query import parse
 from sessionscope.read_models import MARK_END, MARK_START
 
 from .session_model import when
@@ -24,6 +28,16 @@ from .workers import Generation, run_task
 
 def snippet_text(snippet: str) -> str:
     return " ".join(snippet.replace(MARK_START, "«").replace(MARK_END, "»").split())
+
+
+HELP = """<b>Search everything</b><br>
+<code>retry jitter</code> both words; <code>retr*</code> a prefix<br>
+<code>"exact phrase"</code> the words in order; <code>cookie OR session</code> either; <code>-flaky</code> not it<br>
+<code>kind:tool_result</code> <code>tool:Bash</code> <code>source:codex</code> <code>project:shop</code>
+<code>session:1a2b</code><br>
+<code>since:2026-11-01</code> <code>until:7d</code> <code>has:error</code> <code>is:starred</code>
+<code>is:pinned</code> <code>note:word</code> (your notes only)<br>
+A filter can be left out too: <code>-kind:thinking</code>"""
 
 
 class SearchDialog(QDialog):
@@ -38,8 +52,15 @@ class SearchDialog(QDialog):
         self.setWindowTitle("Search everything")
         self.resize(820, 520)
         self.store = store
-        self.query = QLineEdit(placeholderText="Words to find in every session (a trailing * matches prefixes)")
+        self.query = QLineEdit(placeholderText='Words, "a phrase", OR, -word, kind: tool:Bash source: project: '
+                               "since:7d has:error is:starred note: …")
+        self.query.setToolTip(HELP)
         self.query.returnPressed.connect(self.run)
+        self.order = QComboBox()
+        self.order.addItem("Best first", "relevance")
+        self.order.addItem("Newest first", "time")
+        self.order.setToolTip("The best hits first (BM25), grouped by session, or the newest first")
+        self.order.currentIndexChanged.connect(lambda _i: self.run() if self.query.text().strip() else None)
         self.status = QLabel("")
         self.results = QTreeWidget()
         self.results.setHeaderLabels(["Where", "When", "What was said"])
@@ -49,7 +70,10 @@ class SearchDialog(QDialog):
         self.results.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.results.customContextMenuRequested.connect(self._menu)
         lay = QVBoxLayout(self)
-        lay.addWidget(self.query)
+        top = QHBoxLayout()
+        top.addWidget(self.query, 1)
+        top.addWidget(self.order)
+        lay.addLayout(top)
         self.export_button = QPushButton("Export These Sessions…")
         self.export_button.setEnabled(False)
         self.export_button.clicked.connect(lambda: self.sig_export.emit(self.query.text().strip()))
@@ -66,9 +90,15 @@ class SearchDialog(QDialog):
         words = self.query.text().strip()
         if not words:
             return
+        try:  # a query that does not parse is said at once, where and why (cheap: no store is read)
+            parse(words)
+        except InvalidInput as exc:
+            self.status.setText(html.escape(str(exc)))
+            return
         token = self._gen.next()
         self.status.setText("Searching…")
-        run_task(lambda: self.store.search(words, limit=200), lambda hits: self._show(token, hits),
+        order = self.order.currentData()
+        run_task(lambda: self.store.search(words, limit=200, order=order), lambda hits: self._show(token, hits),
                  lambda exc: self.status.setText(html.escape(str(exc))), owner=self)
 
     def _show(self, token: int, hits) -> None:

@@ -98,23 +98,40 @@ def of(conn: Connection, session_id: str | None = None) -> list[NoteView]:
     return [_view(r) for r in conn.execute(q)]
 
 
-def search(conn: Connection, text: str, limit: int, session_id: str | None = None) -> list[SearchHit]:
-    """The notes holding every word of `text` (case-insensitive), newest first, as search hits of their own
-    kind. Notes are written by hand, so few: a LIKE on every engine."""
-    words = [w.rstrip("*") for w in text.split() if w.rstrip("*")]
-    if not words:
+def matching(conn: Connection, q, limit: int) -> list[SearchHit]:
+    """The notes a parsed search (sessionscope.query.Query) finds, newest first, as hits of their own kind:
+    every group of words (one of its terms, case-insensitive), none of the words left out, within the
+    session, project, source and time the query names. A query for events of a kind, a tool, an error or a
+    pin finds no note. Notes are written by hand, so few: matched here, on every engine."""
+    from .query import moment
+    from .schema import SOURCE, STAR
+    if any(f in ("kind", "tool", "has") or (f == "is" and v == "pinned") for f, v, n in q.filters if not n):
         return []
-    q = (sa.select(NOTE.c.id, NOTE.c.session_id, NOTE.c.event_id, NOTE.c.text, NOTE.c.updated_at, SESSION.c.title,
-                   EVENT.c.seq)
-         .join(SESSION, SESSION.c.id == NOTE.c.session_id).outerjoin(EVENT, EVENT.c.id == NOTE.c.event_id)
-         .order_by(NOTE.c.updated_at.desc()).limit(limit))
-    for w in words:
-        q = q.where(NOTE.c.text.ilike(f"%{w.replace('%', '').replace('_', '')}%"))
-    if session_id:
-        q = q.where(NOTE.c.session_id == session_id)
-    return [SearchHit(session_id=r.session_id, session_title=r.title, event_id=r.event_id or "", seq=r.seq or 0,
-                      kind="note", role="user", ts=r.updated_at, snippet=_snippet(r.text, words[0]))
-            for r in conn.execute(q)]
+    stmt = (sa.select(NOTE.c.id, NOTE.c.session_id, NOTE.c.event_id, NOTE.c.text, NOTE.c.updated_at, SESSION.c.title,
+                      EVENT.c.seq)
+            .join(SESSION, SESSION.c.id == NOTE.c.session_id).outerjoin(EVENT, EVENT.c.id == NOTE.c.event_id)
+            .outerjoin(SOURCE, SESSION.c.source_id == SOURCE.c.id).order_by(NOTE.c.updated_at.desc()))
+    for name, value, negated in q.filters:
+        cond = {"session": lambda: NOTE.c.session_id.startswith(value, autoescape=True),
+                "project": lambda: SESSION.c.project.ilike("%" + value.replace("%", "").replace("_", "") + "%"),
+                "source": lambda: sa.func.coalesce(SOURCE.c.kind, "native") == value,
+                "since": lambda: NOTE.c.updated_at >= moment(value),
+                "until": lambda: NOTE.c.updated_at < moment(value, end_of_day=True),
+                "is": lambda: NOTE.c.session_id.in_(sa.select(STAR.c.session_id))}.get(name)
+        if cond is not None:
+            stmt = stmt.where(sa.not_(cond()) if negated else cond())
+    found = []
+    for r in conn.execute(stmt):
+        flat = " ".join(r.text.lower().split())
+        if all(any(t.text.lower() in flat for t in g) for g in q.groups) and \
+                not any(t.text.lower() in flat for t in q.excluded):
+            word = next((t.text for g in q.groups for t in g if t.text.lower() in flat), "")
+            found.append(SearchHit(session_id=r.session_id, session_title=r.title, event_id=r.event_id or "",
+                                   seq=r.seq or 0, kind="note", role="user", ts=r.updated_at,
+                                   snippet=_snippet(r.text, word) if word else r.text[:80]))
+            if len(found) >= limit:
+                break
+    return found
 
 
 def _snippet(text: str, word: str, width: int = 80) -> str:

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from .errors import InvalidInput
+from .query import Query, Term, parse
 from .read_models import MARK_END, MARK_START, SearchHit
 from .schema import EVENT, SESSION
 
@@ -44,88 +45,140 @@ def index_range(conn: Connection, first_pk: int, last_pk: int) -> None:
     )
 
 
-def fts_query(text: str) -> str:
-    """Turn what a user typed into a safe FTS5 query: every word must match.
-
-    Each word is quoted, so FTS syntax characters in it are literal; a trailing *
-    keeps prefix search.
-    """
-    terms = []
-    for word in text.split():
-        prefix = word.endswith("*")
-        word = word.rstrip("*").replace('"', '""')
-        if word:
-            terms.append(f'"{word}"' + ("*" if prefix else ""))
-    if not terms:
-        raise InvalidInput("the search is empty: type a word to find")
-    return " ".join(terms)
+SORTS = ("relevance", "time")
 
 
-def search(conn: Connection, text: str, *, limit: int = 50, session_id: str | None = None) -> list[SearchHit]:
-    """The newest `limit` events whose text matches every word, with snippets; the user's own notes that
-    match come first (kind "note": sessionscope.notes)."""
+def fts_query(q: Query) -> str:
+    """A parsed query as FTS5 syntax: every group (one of its terms), none of the excluded. Each term is
+    quoted, so FTS syntax in it is literal text; a prefix term keeps its *."""
+    def term(t: Term) -> str:
+        return '"' + t.text.replace('"', '""') + '"' + ("*" if t.prefix else "")
+    expr = " AND ".join(term(g[0]) if len(g) == 1 else "(" + " OR ".join(map(term, g)) + ")" for g in q.groups)
+    return expr + "".join(f" NOT {term(t)}" for t in q.excluded)
+
+
+def ts_query(q: Query) -> str:
+    """A parsed query as a PostgreSQL tsquery: words cut into the tokens the 'simple' parser makes (letters
+    and digits), so nothing typed is tsquery syntax; a phrase's tokens follow each other (<->)."""
+    def term(t: Term) -> str:
+        tokens = re.findall(r"\w+", t.text.lower())
+        if not tokens:
+            raise InvalidInput(f"{t.text!r} has no letter or digit to find")
+        if t.prefix:
+            tokens[-1] += ":*"
+        joined = (" <-> " if t.phrase else " & ").join(tokens)
+        return f"({joined})" if len(tokens) > 1 else joined
+    expr = " & ".join(term(g[0]) if len(g) == 1 else "(" + " | ".join(map(term, g)) + ")" for g in q.groups)
+    return expr + "".join(f" & !{term(t)}" for t in q.excluded)
+
+
+def search(conn: Connection, text: str, *, limit: int = 50, session_id: str | None = None,
+           order: str = "relevance") -> list[SearchHit]:
+    """The events `text` finds (sessionscope.query: words, phrases, OR, -word and filters), the best first
+    (`order` "relevance": BM25 on SQLite, ts_rank on PostgreSQL) or the newest first ("time"), with snippets;
+    the user's own notes that match come first (kind "note"). The same text twice in a session (a tool call
+    and the fact taken from it) is one hit."""
     from . import notes
-    if conn.dialect.name == "sqlite":
-        found = _search_fts(conn, fts_query(text), limit, session_id)
-    elif conn.dialect.name == "postgresql":
-        found = _search_pg(conn, ts_query(text), limit, session_id)
+    if order not in SORTS:
+        raise InvalidInput(f"cannot order a search by {order!r}; use one of {', '.join(SORTS)}")
+    q = parse(text)
+    if session_id:
+        q.filters.append(("session", session_id, False))
+    found = [] if q.notes_only else _events(conn, q, limit, order)
+    mine = notes.matching(conn, q, limit) if (q.has_words or q.notes_only) else []
+    return _distinct(mine + found)[:limit]
+
+
+def _distinct(hits: list[SearchHit]) -> list[SearchHit]:
+    seen, kept = set(), []
+    for h in hits:
+        key = (h.session_id, " ".join(h.snippet.replace(MARK_START, "").replace(MARK_END, "").split()))
+        if key not in seen:
+            seen.add(key)
+            kept.append(h)
+    return kept
+
+
+def _filters(conn: Connection, q: Query) -> list:
+    """The query's filters as SQL conditions on EVENT joined with SESSION and SOURCE."""
+    from .query import moment
+    from .schema import PIN, SOURCE, STAR
+    out = []
+    for name, value, negated in q.filters:
+        if name == "kind":
+            cond = EVENT.c.kind == value
+        elif name == "tool":  # a tool call's text is its tool's name, then its input
+            cond = sa.and_(EVENT.c.kind == "tool_call", sa.or_(EVENT.c.text == value,
+                                                                EVENT.c.text.startswith(value + " ", autoescape=True)))
+        elif name == "source":
+            cond = sa.func.coalesce(SOURCE.c.kind, "native") == value
+        elif name == "project":
+            cond = SESSION.c.project.ilike("%" + value.replace("%", "").replace("_", "") + "%")
+        elif name == "session":
+            cond = EVENT.c.session_id.startswith(value, autoescape=True)
+        elif name == "since":
+            cond = EVENT.c.ts >= moment(value)
+        elif name == "until":
+            cond = EVENT.c.ts < moment(value, end_of_day=True)
+        elif name == "has":  # a failed tool result, as the tools say it
+            cond = sa.and_(EVENT.c.kind == "tool_result", sa.or_(
+                EVENT.c.payload.contains('"is_error":true'), EVENT.c.payload.contains('"is_error": true'),
+                EVENT.c.text.contains("Traceback (most recent call last)"),
+                EVENT.c.text.op("GLOB" if conn.dialect.name == "sqlite" else "~")(
+                    "*xit code [1-9]*" if conn.dialect.name == "sqlite" else "xit code [1-9]")))
+        elif name == "is" and value == "starred":
+            cond = EVENT.c.session_id.in_(sa.select(STAR.c.session_id))
+        else:  # is:pinned
+            cond = EVENT.c.id.in_(sa.select(PIN.c.event_id))
+        out.append(sa.not_(cond) if negated else cond)
+    return out
+
+
+def _events(conn: Connection, q: Query, limit: int, order: str) -> list[SearchHit]:
+    from .schema import SOURCE
+    joined = EVENT.join(SESSION, SESSION.c.id == EVENT.c.session_id).outerjoin(
+        SOURCE, SESSION.c.source_id == SOURCE.c.id)
+    where = _filters(conn, q)
+    dialect = conn.dialect.name
+    if not q.has_words:  # filters alone: the newest events they keep, their text's start as the snippet
+        words = [w for t in q.excluded for w in [t.text]]
+        cond = [sa.not_(EVENT.c.text.ilike(f"%{w}%")) for w in words]
+        rows = conn.execute(sa.select(EVENT.c.pk, EVENT.c.text).select_from(joined).where(
+            *where, *cond, EVENT.c.kind.notin_(UNINDEXED_KINDS)).order_by(EVENT.c.ts.desc(), EVENT.c.pk.desc())
+            .limit(limit)).all()
+        return _hits(conn, {pk: " ".join(t.split())[:160] for pk, t in rows}, [pk for pk, _ in rows])
+    if dialect == "sqlite":
+        fts = sa.table("event_fts", sa.column("rowid"))
+        rank = sa.literal_column("bm25(event_fts)")
+        snippet = sa.literal_column(
+            f"snippet(event_fts, 0, '{MARK_START}', '{MARK_END}', '…', {SNIPPET_TOKENS})")
+        stmt = (sa.select(EVENT.c.pk, snippet).select_from(fts.join(joined, EVENT.c.pk == fts.c.rowid))
+                .where(sa.text("event_fts MATCH :fts").bindparams(fts=fts_query(q)), *where))
+    elif dialect == "postgresql":
+        tsq = sa.func.to_tsquery("simple", ts_query(q))
+        options = (f'StartSel="{MARK_START}", StopSel="{MARK_END}", MaxWords={SNIPPET_TOKENS}, MinWords=6, '
+                   "ShortWord=0")
+        fts_col = sa.literal_column("event.fts")
+        rank = sa.func.ts_rank(fts_col, tsq).desc()
+        snippet = sa.func.ts_headline("simple", EVENT.c.text, tsq, options)
+        stmt = sa.select(EVENT.c.pk, snippet).select_from(joined).where(fts_col.op("@@")(tsq), *where)
     else:
-        found = _search_like(conn, text, limit, session_id)
-    return (notes.search(conn, text, limit, session_id) + found)[:limit]
-
-
-def ts_query(text: str) -> str:
-    """What a user typed as a PostgreSQL tsquery: every word must match, a trailing * is a prefix.
-    Words are cut into the tokens the 'simple' parser makes of them (letters and digits), so nothing
-    typed is tsquery syntax."""
-    terms = []
-    for word in text.split():
-        prefix = word.endswith("*")
-        tokens = re.findall(r"\w+", word.rstrip("*").lower())
-        terms += [t + (":*" if prefix and i == len(tokens) - 1 else "") for i, t in enumerate(tokens)]
-    if not terms:
-        raise InvalidInput("the search is empty: type a word to find")
-    return " & ".join(terms)
-
-
-def _search_pg(conn: Connection, query: str, limit: int, session_id: str | None) -> list[SearchHit]:
-    # newest first from the GIN index; the snippet is ts_headline's, marked as FTS5 marks it
-    where = "fts @@ q" + (" AND session_id = :session" if session_id else "")
-    options = f'StartSel="{MARK_START}", StopSel="{MARK_END}", MaxWords={SNIPPET_TOKENS}, MinWords=6, ShortWord=0'
-    rows = conn.execute(sa.text(
-        f"SELECT pk, ts_headline('simple', text, q, :options) FROM event, to_tsquery('simple', :query) AS q "
-        f"WHERE {where} ORDER BY pk DESC LIMIT :limit"),
-        {"query": query, "options": options, "limit": limit, "session": session_id}).all()
+        return _search_like(conn, q, limit, where, joined)
+    by = (rank, EVENT.c.pk.desc()) if order == "relevance" else (EVENT.c.ts.desc(), EVENT.c.pk.desc())
+    rows = conn.execute(stmt.order_by(*by).limit(limit)).all()
     return _hits(conn, {pk: snip for pk, snip in rows}, [pk for pk, _ in rows])
 
 
-def _search_fts(conn: Connection, query: str, limit: int, session_id: str | None) -> list[SearchHit]:
-    # Newest first straight from the index (rowid order), then the few hits joined.
-    where = "event_fts MATCH ?"
-    params: list = [query]
-    if session_id:
-        where += " AND rowid IN (SELECT pk FROM event WHERE session_id = ?)"
-        params.append(session_id)
-    sql = (
-        f"SELECT rowid, snippet(event_fts, 0, '{MARK_START}', '{MARK_END}', '…', {SNIPPET_TOKENS}) "
-        f"FROM event_fts WHERE {where} ORDER BY rowid DESC LIMIT ?"
-    )
-    rows = conn.exec_driver_sql(sql, (*params, limit)).all()
-    snippets = {pk: snip for pk, snip in rows}
-    return _hits(conn, snippets, [pk for pk, _ in rows])
-
-
-def _search_like(conn: Connection, text: str, limit: int, session_id: str | None) -> list[SearchHit]:
-    words = text.split()
-    if not words:
-        raise InvalidInput("the search is empty: type a word to find")
-    q = sa.select(EVENT.c.pk, EVENT.c.text).order_by(EVENT.c.pk.desc()).limit(limit)
-    for w in words:
-        q = q.where(EVENT.c.text.ilike(f"%{w}%"))
-    if session_id:
-        q = q.where(EVENT.c.session_id == session_id)
-    rows = conn.execute(q).all()
-    return _hits(conn, {pk: _like_snippet(t, words[0]) for pk, t in rows}, [pk for pk, _ in rows])
+def _search_like(conn: Connection, q: Query, limit: int, where: list, joined) -> list[SearchHit]:
+    """Any other database: LIKE for every group (one of its terms), newest first."""
+    stmt = sa.select(EVENT.c.pk, EVENT.c.text).select_from(joined).where(*where)
+    for group in q.groups:
+        stmt = stmt.where(sa.or_(*(EVENT.c.text.ilike(f"%{t.text}%") for t in group)))
+    for t in q.excluded:
+        stmt = stmt.where(sa.not_(EVENT.c.text.ilike(f"%{t.text}%")))
+    rows = conn.execute(stmt.order_by(EVENT.c.pk.desc()).limit(limit)).all()
+    first = q.groups[0][0].text
+    return _hits(conn, {pk: _like_snippet(t, first) for pk, t in rows}, [pk for pk, _ in rows])
 
 
 def _like_snippet(text: str, word: str, width: int = 80) -> str:

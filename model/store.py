@@ -429,9 +429,11 @@ class Store:
         """What changed in the facts from A to B (any two events, any branches)."""
         return facts.diff(self.facts_at(event_a), self.facts_at(event_b))
 
-    def search(self, text: str, *, limit: int = 50, session_id: str | None = None) -> list[SearchHit]:
+    def search(self, text: str, *, limit: int = 50, session_id: str | None = None,
+               order: str = "relevance") -> list[SearchHit]:
+        """Events and notes `text` finds (sessionscope.query's language), the best first or ("time") the newest."""
         with self.reader() as conn:
-            return search.search(conn, text, limit=limit, session_id=session_id)
+            return search.search(conn, text, limit=limit, session_id=session_id, order=order)
 
     def verify(self, session_id: str | None = None) -> list[ChainReport]:
         """Recompute hash chains; each report names the first broken link, if any. A session whose rows cannot

@@ -265,10 +265,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a finding that is no secret, by the placeholder the review shows: left as it is from now on")
     c.add_argument("--disallow", action="append", metavar="PLACEHOLDER", help="take an --allow back")
 
-    c = cmd("search", "full-text search over all events, newest first")
+    c = cmd("search", "search every session: words, \"a phrase\", OR, -word, and kind: tool: source: project: "
+            "session: since: until: has:error is:starred is:pinned note: (README, Search); the best hits first")
     c.add_argument("query", nargs="+")
     c.add_argument("--limit", type=int, default=50)
     c.add_argument("--session")
+    c.add_argument("--sort", choices=("relevance", "time"), default="relevance",
+                   help="the best hits first (default), or the newest")
 
     c = cmd("retention", "show, set or run the retention policy (off by default)")
     c.add_argument("--archive-after", metavar="DAYS|off", help="archive sessions idle this many days")

@@ -138,8 +138,11 @@ def queries(home: str, db: str, biggest: str) -> dict:
         return ids, store.events_by_ids(ids[:200])
     out["first_page"], (ids, _) = timed(first_page, 3)
     out["biggest_events"] = store.session(biggest).event_count
-    out["search_common"], _ = timed(lambda: store.search("the", limit=50), 5)
-    out["search_rare"], _ = timed(lambda: store.search("zebracorn", limit=50), 5)
+    out["search_common"], _ = timed(lambda: store.search("the", limit=50, order="time"), 5)
+    out["search_rare"], _ = timed(lambda: store.search("zebracorn", limit=50, order="time"), 5)
+    out["ranked_common"], _ = timed(lambda: store.search("the", limit=50), 5)
+    out["ranked_operators"], _ = timed(lambda: store.search('"the test" OR fix -zebracorn kind:message since:3650d',
+                                                            limit=50), 5)
     head = store.session(biggest).head_event_id
     # best of two each (each run writes a new 85 MB transcript): the first pays for importing its modules
     out["fork"], _ = timed(lambda: claude_actions.fork(store, biggest, head), 2)
@@ -168,8 +171,9 @@ def postgres(home: str) -> dict:
         out = {"seconds": time.perf_counter() - t, "events": report.events_added, "peak_mb": peak_mb()}
         out["list"], sessions = timed(lambda: store.sessions(), 5)
         out["sessions"] = len(sessions)
-        out["search_common"], _ = timed(lambda: store.search("the", limit=50), 5)
-        out["search_rare"], _ = timed(lambda: store.search("zebracorn", limit=50), 5)
+        out["search_common"], _ = timed(lambda: store.search("the", limit=50, order="time"), 5)
+        out["search_rare"], _ = timed(lambda: store.search("zebracorn", limit=50, order="time"), 5)
+        out["ranked_common"], _ = timed(lambda: store.search("the", limit=50), 5)
         store.close()
         return out
     finally:

@@ -174,6 +174,11 @@ def test_search_opens_the_hit(window, qtbot):
     row = window.branch.timeline.currentIndex().row()
     qtbot.waitUntil(lambda: window.branch.timeline_model.event_at(row) is not None, timeout=5000)
     assert "retried" in window.branch.timeline_model.event_at(row).text
+    dialog.run('"open quote')  # said where and why, nothing run
+    assert dialog.status.text() == "at character 1: the quote opened there is not closed"
+    dialog.order.setCurrentIndex(1)  # newest first
+    dialog.run("retried OR cookie -kind:thinking")
+    qtbot.waitUntil(lambda: dialog.results.topLevelItemCount() > 1, timeout=5000)
 
 
 def test_empty_store_offers_scan_and_demo(qtbot, tmp_path):

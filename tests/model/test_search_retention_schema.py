@@ -18,12 +18,14 @@ def test_search_returns_newest_hits_with_snippets(store):
     store.append(a.id, "message", text="the deploy failed with a timeout")
     store.append(b.id, "tool_result", text="timeout while deploying; retry later")
     store.append(b.id, "message", text="nothing to see")
-    hits = store.search("timeout")
+    hits = store.search("timeout", order="time")
     assert [h.session_title for h in hits] == ["beta", "alpha"]
     assert f"{MARK_START}timeout{MARK_END}" in hits[0].snippet
     assert [h.session_id for h in store.search("timeout", session_id=a.id)] == [a.id]
     assert store.search("deploy*")  # prefix search
-    assert store.search('"quoted) AND (weird') == []  # FTS syntax is taken literally
+    assert store.search('"quoted) AND (weird"') == []  # FTS syntax is taken literally
+    with pytest.raises(InvalidInput, match="at character 1: the quote opened there is not closed"):
+        store.search('"quoted) AND (weird')
     with pytest.raises(InvalidInput):
         store.search("   ")
     assert len(store.search("timeout", limit=1)) == 1
