@@ -211,6 +211,17 @@ def search(store, args):
     out(args, [hit_json(h) for h in hits], "\n".join(lines) or "(no matches)")
 
 
+def mcp(store, args):
+    """`sessionscope mcp`: the Model Context Protocol server on stdio, until the client hangs up."""
+    import importlib.util
+
+    from sessionscope.errors import MissingExtra
+    if importlib.util.find_spec("mcp") is None:
+        raise MissingExtra("The MCP server", "mcp", "mcp")
+    from sessionscope import mcp_server
+    mcp_server.build(store, redact=not args.no_redact, allow_write=args.allow_write).run("stdio")
+
+
 def retention(store, args):
     from sessionscope.audit import acting_as as audit_as
     from sessionscope.errors import InvalidInput

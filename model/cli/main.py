@@ -16,7 +16,7 @@ from .parser import build_parser, file_arguments
 _HANDLERS = {
     **{name: f"commands:{name}" for name in (
         "new", "append", "show", "facts", "diff", "compact", "close", "pause", "archive",
-        "unarchive", "delete", "verify", "search", "retention", "audit")},
+        "unarchive", "delete", "verify", "search", "retention", "audit", "mcp")},
     "fact": "commands:fact", "list": "commands:list_sessions",
     **{name: f"tools:{name}" for name in ("fork", "rewind", "resume", "rename", "tag", "tags", "summarize", "star", "pin", "pins",
                                           "note", "scan")},

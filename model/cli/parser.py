@@ -273,6 +273,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--sort", choices=("relevance", "time"), default="relevance",
                    help="the best hits first (default), or the newest")
 
+    c = cmd("mcp", "serve every session to agents over the Model Context Protocol (stdio): search, transcripts, "
+            "facts, notes, a project's handoff; read-only unless --allow-write; redacted as an export is")
+    c.add_argument("--allow-write", action="store_true", help="let agents add notes, pins and tags (never fork, "
+                   "rewind, delete or restore)")
+    c.add_argument("--no-redact", action="store_true", help="hand out secrets as they are (redacted by default: "
+                   "a secret in one session must not reach another model)")
+
     c = cmd("retention", "show, set or run the retention policy (off by default)")
     c.add_argument("--archive-after", metavar="DAYS|off", help="archive sessions idle this many days")
     c.add_argument("--purge-after", metavar="DAYS|off", help="delete archived sessions after this many days")
