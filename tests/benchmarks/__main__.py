@@ -125,6 +125,9 @@ def main(argv=None) -> int:
         row("PostgreSQL: search, common / rare word, newest 50", "",
             f"{pg['search_common'] * 1000:.1f} / {pg['search_rare'] * 1000:.1f} ms",
             f"SQLite {q['search_common'] * 1000:.1f} / {q['search_rare'] * 1000:.1f} ms", "", "≤ 50 ms")
+    mc = child("mcp_search", str(work / "store.db"))
+    row("`sessionscope mcp`: a search call's round trip (20 hits, redacted)", "", f"{mc['search'] * 1000:.1f} ms",
+        f"median of 20 over stdio with the SDK's client; the server starts in {mc['start']:.2f} s", "", "≤ 50 ms")
     for fmt, redact, what in (("html", "0", "HTML"), ("html", "1", "HTML, secrets redacted"), ("jsonl", "0", "JSONL")):
         ex = child("export", str(work / "store.db"), gen["biggest"], fmt, redact, str(work / f"export.{fmt}"))
         row(f"export of the biggest session to {what}", f"{ex['events']:,} events → {ex['bytes'] / 1e6:.0f} MB",

@@ -370,7 +370,37 @@ from tests.benchmarks.backends import (  # noqa: E402
     langgraph_backend,
 )
 
-STEPS = {"generate": generate, "other_tool": other_tool, "floor": floor, "import": do_import, "queries": queries,
+
+def mcp_search(db: str) -> dict:
+    """`sessionscope mcp` started as an agent starts it, driven by the SDK's client: its start (until initialized)
+    and a search call's round trip (median of 20, redaction included)."""
+    import asyncio
+    import os
+    import statistics
+
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "sessionscope.cli", "--store", db, "mcp"],
+                                   env=dict(os.environ))
+
+    async def main() -> dict:
+        t = time.perf_counter()
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            started = time.perf_counter() - t
+            times = []
+            for word in ["the", "test", "fix", "error", "zebracorn"] * 4:
+                t = time.perf_counter()
+                result = await session.call_tool("search", {"query": word, "limit": 20})
+                assert not result.is_error, result.content
+                times.append(time.perf_counter() - t)
+        return {"start": started, "search": statistics.median(times)}
+    return asyncio.run(main())
+
+
+STEPS = {"generate": generate, "mcp_search": mcp_search, "other_tool": other_tool, "floor": floor,
+         "import": do_import, "queries": queries,
          "postgres": postgres, "facts": facts, "gui": gui,
          "export": export, "agents_backend": agents_backend,
          "langgraph_backend": langgraph_backend, "claude_backend": claude_backend,
