@@ -122,6 +122,14 @@ class SearchDialog(QDialog):
                             if hits else "No matches")
         self.export_button.setEnabled(bool(hits))
 
+    def needle(self) -> str:
+        """What to mark where a hit opens: the query's first word or phrase to find ("" for filters alone)."""
+        try:
+            q = parse(self.query.text())
+        except InvalidInput:
+            return ""
+        return q.groups[0][0].text if q.groups else ""
+
     def _menu(self, pos) -> None:
         """A hit's menu: open it where it is, or pin its event (View ▸ Pins lists it then)."""
         from PySide6.QtWidgets import QMenu

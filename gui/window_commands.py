@@ -238,10 +238,18 @@ class WindowCommands:
         if self.store is None:
             return
         dialog = SearchDialog(self.store, self)
-        dialog.sig_open.connect(lambda sid, eid: self.open_session(sid, eid or None))
+        dialog.sig_open.connect(lambda sid, eid: self.open_hit(sid, eid, dialog.needle()))
         dialog.sig_export.connect(lambda query: self.export_sessions(search=query))
         dialog.sig_pin.connect(self.pin_event)
         dialog.show()
+
+    def open_hit(self, session_id: str, event_id: str, needle: str) -> None:
+        """A search hit: its session at its event, the words found marked in the reader and in the find box
+        (Return there steps to the branch's other matches)."""
+        self.open_session(session_id, event_id or None)
+        if needle:
+            self.branch.find_edit.setText(needle)
+            self.branch.reader.set_needle(needle)
 
     def open_settings(self) -> None:
         from .settings_dialog import SettingsDialog

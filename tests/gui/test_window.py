@@ -163,7 +163,7 @@ def test_search_opens_the_hit(window, qtbot):
 
     dialog = SearchDialog(window.store, window)
     qtbot.addWidget(dialog)
-    dialog.sig_open.connect(lambda sid, eid: window.open_session(sid, eid))
+    dialog.sig_open.connect(lambda sid, eid: window.open_hit(sid, eid, dialog.needle()))
     dialog.run("retried")
     qtbot.waitUntil(lambda: dialog.results.topLevelItemCount() == 1, timeout=5000)
     group = dialog.results.topLevelItem(0)
@@ -174,6 +174,7 @@ def test_search_opens_the_hit(window, qtbot):
     row = window.branch.timeline.currentIndex().row()
     qtbot.waitUntil(lambda: window.branch.timeline_model.event_at(row) is not None, timeout=5000)
     assert "retried" in window.branch.timeline_model.event_at(row).text
+    assert window.branch.find_edit.text() == "retried" == window.branch.reader.needle  # marked where it opened
     dialog.run('"open quote')  # said where and why, nothing run
     assert dialog.status.text() == "at character 1: the quote opened there is not closed"
     dialog.order.setCurrentIndex(1)  # newest first
