@@ -281,3 +281,26 @@ def build(store, *, redact: bool = True, allow_write: bool = False):
                         annotations=ToolAnnotations(read_only_hint=readonly, destructive_hint=False,
                                                     idempotent_hint=readonly, open_world_hint=False))
     return server
+
+
+def serve_http(server, port: int, token: str, host: str = "127.0.0.1") -> None:
+    """The server over streamable HTTP on localhost (at /mcp), every request holding `Authorization: Bearer
+    <token>` (anything else is refused with 401: another local user or a web page must not read the store)."""
+    import hmac
+
+    import uvicorn
+
+    app = server.streamable_http_app(host=host)
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope, receive, send):
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, expected):
+                body = b'{"error": "a bearer token is needed (the one sessionscope mcp --http printed)"}'
+                await send({"type": "http.response.start", "status": 401, "headers": [
+                    (b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await app(scope, receive, send)
+    uvicorn.run(guarded, host=host, port=port, log_level="warning")

@@ -150,3 +150,43 @@ def test_claude_code_lists_the_server_as_connected(store_path, tmp_path):
     listed = subprocess.run([str(claude), "mcp", "list"], cwd=work, env=env, capture_output=True, text=True,
                             timeout=90)
     assert "sessionscope" in listed.stdout and "Connected" in listed.stdout, listed.stdout + listed.stderr
+
+
+def test_over_http_every_request_needs_the_token(store_path):
+    import socket
+    import time
+    import urllib.request
+
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    token = "t0ken-for-the-test"
+    server = subprocess.Popen([sys.executable, "-m", "sessionscope.cli", "--store", str(store_path), "mcp", "--http",
+                               str(port)], env=dict(os.environ, SESSIONSCOPE_MCP_TOKEN=token),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 30
+        while True:  # up once it answers (401: it is up, and refuses a request without the token)
+            try:
+                urllib.request.urlopen(urllib.request.Request(url, method="POST", data=b"{}"), timeout=1)
+            except urllib.error.HTTPError as exc:
+                assert exc.code == 401 and b"bearer token" in exc.read()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, server.stderr.read().decode()
+                time.sleep(0.2)
+
+        async def main():
+            client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+            async with streamable_http_client(url, http_client=client) as (read, write), \
+                    ClientSession(read, write) as session:
+                await session.initialize()
+                return _data(await session.call_tool("search", {"query": "cookie", "limit": 2}))
+        assert len(asyncio.run(main())["hits"]) == 2
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -219,7 +219,17 @@ def mcp(store, args):
     if importlib.util.find_spec("mcp") is None:
         raise MissingExtra("The MCP server", "mcp", "mcp")
     from sessionscope import mcp_server
-    mcp_server.build(store, redact=not args.no_redact, allow_write=args.allow_write).run("stdio")
+    server = mcp_server.build(store, redact=not args.no_redact, allow_write=args.allow_write)
+    if args.http is None:
+        server.run("stdio")
+        return
+    import os
+    import secrets
+    token = os.environ.get("SESSIONSCOPE_MCP_TOKEN") or secrets.token_urlsafe(24)
+    if not os.environ.get("SESSIONSCOPE_MCP_TOKEN"):
+        print(f"sessionscope mcp: http://127.0.0.1:{args.http}/mcp, with the header Authorization: Bearer {token}",
+              file=sys.stderr, flush=True)
+    mcp_server.serve_http(server, args.http, token)
 
 
 def retention(store, args):

@@ -279,6 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "rewind, delete or restore)")
     c.add_argument("--no-redact", action="store_true", help="hand out secrets as they are (redacted by default: "
                    "a secret in one session must not reach another model)")
+    c.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of "
+                   "stdio, every request with the bearer token (printed on stderr, or SESSIONSCOPE_MCP_TOKEN's)")
 
     c = cmd("retention", "show, set or run the retention policy (off by default)")
     c.add_argument("--archive-after", metavar="DAYS|off", help="archive sessions idle this many days")
