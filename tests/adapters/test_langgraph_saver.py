@@ -134,13 +134,24 @@ from tests.sources import langgraph_graph as graph
 
 path, flag, rounds = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 saver = SessionscopeSaver(path)
-browse = SessionscopeSaver._browse
-def slow(self, thread_id):  # a checkpoint is saved; its showing is about to start: the parent kills us here
-    if self._mirrors.get(thread_id) is not None:  # (the first one is shown; langgraph saves from other
-        flag.write_text("saved")                  # threads too, and none of theirs is shown after it)
+put, browse, armed = SessionscopeSaver.put, SessionscopeSaver._browse, [False]
+def slow(self, config, checkpoint, metadata, new_versions):
+    # a checkpoint is saved and its showing is about to start: the parent kills us here. (The first one is
+    # shown.) Showing stops before this save: a showing under way holds the saver's lock, which the save
+    # waits for, and none starts after it (langgraph's other threads show a task's writes too: one of theirs
+    # showed this save, and the kill left nothing unshown when the machine was busy)
+    if self._mirrors.get(str(config["configurable"]["thread_id"])) is None:
+        return put(self, config, checkpoint, metadata, new_versions)
+    armed[0] = True
+    out = self.saver.put(config, checkpoint, metadata, new_versions)
+    flag.write_text("saved")
+    time.sleep(60)
+    return out
+def held(self, thread_id):
+    if armed[0]:
         time.sleep(60)
     browse(self, thread_id)
-SessionscopeSaver._browse = slow
+SessionscopeSaver.put, SessionscopeSaver._browse = slow, held
 app = graph.builder().compile(checkpointer=saver)
 app.invoke({"messages": [HumanMessage(f"round {rounds}")]}, {"configurable": {"thread_id": f"t{rounds}"}})
 """
