@@ -93,6 +93,9 @@ class SearchDialog(QDialog):
         try:  # a query that does not parse is said at once, where and why (cheap: no store is read)
             parse(words)
         except InvalidInput as exc:
+            self._gen.next()  # an answer still on its way is not shown under the error
+            self.results.clear()
+            self.export_button.setEnabled(False)
             self.status.setText(html.escape(str(exc)))
             return
         token = self._gen.next()

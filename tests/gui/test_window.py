@@ -177,6 +177,7 @@ def test_search_opens_the_hit(window, qtbot):
     assert window.branch.find_edit.text() == "retried" == window.branch.reader.needle  # marked where it opened
     dialog.run('"open quote')  # said where and why, nothing run
     assert dialog.status.text() == "at character 1: the quote opened there is not closed"
+    assert dialog.results.topLevelItemCount() == 0 and not dialog.export_button.isEnabled()
     dialog.order.setCurrentIndex(1)  # newest first
     dialog.run("retried OR cookie -kind:thinking")
     qtbot.waitUntil(lambda: dialog.results.topLevelItemCount() > 1, timeout=5000)
