@@ -80,15 +80,16 @@ class Tools:
 
     def list_sessions(self, filter: str = "", tool: str = "", project: str = "", starred: bool = False,
                       limit: int = 50, offset: int = 0) -> dict:
+        limit, offset = max(1, min(limit, PAGE_MAX)), max(0, offset)
         rows = self.store.sessions(text=filter or None, source_kind=tool or None, project=project or None,
-                                   starred=starred, limit=max(1, min(limit, PAGE_MAX)), offset=max(0, offset))
+                                   starred=starred, limit=limit, offset=offset)
         return self.out({"sessions": [self._session_line(s) for s in rows],
                          "next_offset": offset + len(rows) if len(rows) == limit else None})
 
     def transcript(self, session: str, offset: int = 0, limit: int = 50) -> dict:
         sid = self.store.resolve_session(session)
         ids = self.store.branch_ids(sid, skip_kinds=("progress", "meta", "opaque"))
-        limit = max(1, min(limit, PAGE_MAX))
+        limit, offset = max(1, min(limit, PAGE_MAX)), max(0, offset)
         page = self.store.events_by_ids(ids[offset:offset + limit])
         return self.out({"session": self._session_line(self.store.session(sid)), "total": len(ids), "offset": offset,
                          "events": [{"id": e.id, "seq": e.seq, "kind": e.kind, "role": e.role, "when": _when(e.ts),
