@@ -105,8 +105,8 @@ def parse(text: str) -> Query:
         if not value.strip():
             raise InvalidInput(f"at character {start + 1}: an empty phrase finds nothing")
         term = _term(value, phrase)
-        if not term.text:
-            raise InvalidInput(f"at character {start + 1}: {value!r} has no letter or digit to find")
+        if not re.search(r"\w", term.text):
+            continue  # punctuation alone ("&", ":*") finds nothing in any index: it is left out, as the engines do
         if negated:
             if pending_or:
                 raise InvalidInput(f"at character {start}: OR cannot join a word left out (-{value})")

@@ -102,3 +102,8 @@ def test_a_query_that_does_not_parse_says_where_and_why(text, where):
 def test_a_colon_in_a_word_is_a_word():
     q = parse("see http://example.com/x")
     assert [t.text for g in q.groups for t in g] == ["see", "http://example.com/x"] and not q.filters
+
+
+def test_punctuation_alone_is_left_out_as_the_indexes_leave_it():
+    q = parse("flaky & | :* -!")
+    assert [t.text for g in q.groups for t in g] == ["flaky"] and q.excluded == []
