@@ -75,7 +75,8 @@ def ts_query(q: Query) -> str:
 def search(conn: Connection, text: str, *, limit: int = 50, session_id: str | None = None,
            order: str = "relevance") -> list[SearchHit]:
     """The events `text` finds (sessionscope.query: words, phrases, OR, -word and filters), the best first
-    (`order` "relevance": BM25 on SQLite, ts_rank on PostgreSQL) or the newest first ("time"), with snippets;
+    (`order` "relevance": BM25 on SQLite, ts_rank on PostgreSQL) or the newest first ("time": in the order the
+    events came into the store, which the indexes walk without sorting every match), with snippets;
     the user's own notes that match come first (kind "note"). The same text twice in a session (a tool call
     and the fact taken from it) is one hit."""
     from . import notes
@@ -144,29 +145,45 @@ def _events(conn: Connection, q: Query, limit: int, order: str) -> list[SearchHi
         words = [w for t in q.excluded for w in [t.text]]
         cond = [sa.not_(EVENT.c.text.ilike(f"%{w}%")) for w in words]
         rows = conn.execute(sa.select(EVENT.c.pk, EVENT.c.text).select_from(joined).where(
-            *where, *cond, EVENT.c.kind.notin_(UNINDEXED_KINDS)).order_by(EVENT.c.ts.desc(), EVENT.c.pk.desc())
+            *where, *cond, EVENT.c.kind.notin_(UNINDEXED_KINDS)).order_by(EVENT.c.pk.desc())
             .limit(limit)).all()
         return _hits(conn, {pk: " ".join(t.split())[:160] for pk, t in rows}, [pk for pk, _ in rows])
     if dialect == "sqlite":
-        fts = sa.table("event_fts", sa.column("rowid"))
-        rank = sa.literal_column("bm25(event_fts)")
-        snippet = sa.literal_column(
-            f"snippet(event_fts, 0, '{MARK_START}', '{MARK_END}', '…', {SNIPPET_TOKENS})")
-        stmt = (sa.select(EVENT.c.pk, snippet).select_from(fts.join(joined, EVENT.c.pk == fts.c.rowid))
-                .where(sa.text("event_fts MATCH :fts").bindparams(fts=fts_query(q)), *where))
-    elif dialect == "postgresql":
-        tsq = sa.func.to_tsquery("simple", ts_query(q))
-        options = (f'StartSel="{MARK_START}", StopSel="{MARK_END}", MaxWords={SNIPPET_TOKENS}, MinWords=6, '
-                   "ShortWord=0")
-        fts_col = sa.literal_column("event.fts")
-        rank = sa.func.ts_rank(fts_col, tsq).desc()
-        snippet = sa.func.ts_headline("simple", EVENT.c.text, tsq, options)
-        stmt = sa.select(EVENT.c.pk, snippet).select_from(joined).where(fts_col.op("@@")(tsq), *where)
-    else:
+        return _search_fts(conn, q, limit, order, where, joined)
+    if dialect != "postgresql":
         return _search_like(conn, q, limit, where, joined)
-    by = (rank, EVENT.c.pk.desc()) if order == "relevance" else (EVENT.c.ts.desc(), EVENT.c.pk.desc())
+    tsq = sa.func.to_tsquery("simple", ts_query(q))
+    options = f'StartSel="{MARK_START}", StopSel="{MARK_END}", MaxWords={SNIPPET_TOKENS}, MinWords=6, ShortWord=0'
+    fts_col = sa.literal_column("event.fts")
+    # newest first: the order events came into the store (the primary key), which the index walks without
+    # sorting every match; ts would sort them all (0.5 s for a common word in 500 MB)
+    by = (sa.func.ts_rank(fts_col, tsq).desc(), EVENT.c.pk.desc()) if order == "relevance" else (EVENT.c.pk.desc(),)
+    stmt = sa.select(EVENT.c.pk, sa.func.ts_headline("simple", EVENT.c.text, tsq, options)).select_from(joined) \
+        .where(fts_col.op("@@")(tsq), *where)
     rows = conn.execute(stmt.order_by(*by).limit(limit)).all()
     return _hits(conn, {pk: snip for pk, snip in rows}, [pk for pk, _ in rows])
+
+
+def _search_fts(conn: Connection, q: Query, limit: int, order: str, where: list, joined) -> list[SearchHit]:
+    """SQLite: the hits' row ids first (FTS5 ranks or walks its rowids itself when no filter joins the events:
+    `ORDER BY rank` / `rowid DESC`), then the snippets of those alone (a snippet made for every match before
+    the sort cost half a second for a common word)."""
+    match = sa.text("event_fts MATCH :fts").bindparams(fts=fts_query(q))
+    fts = sa.table("event_fts", sa.column("rowid"))
+    if where:
+        by = sa.literal_column("bm25(event_fts)") if order == "relevance" else EVENT.c.pk.desc()
+        ids = sa.select(EVENT.c.pk).select_from(fts.join(joined, EVENT.c.pk == fts.c.rowid)).where(match, *where) \
+            .order_by(by, EVENT.c.pk.desc()).limit(limit)
+    else:
+        by = sa.literal_column("rank") if order == "relevance" else fts.c.rowid.desc()
+        ids = sa.select(fts.c.rowid).select_from(fts).where(match).order_by(by).limit(limit)
+    order_pks = [pk for (pk,) in conn.execute(ids)]
+    if not order_pks:
+        return []
+    snippet = sa.literal_column(f"snippet(event_fts, 0, '{MARK_START}', '{MARK_END}', '…', {SNIPPET_TOKENS})")
+    rows = conn.execute(sa.select(fts.c.rowid, snippet).select_from(fts).where(
+        sa.text("event_fts MATCH :fts").bindparams(fts=fts_query(q)), fts.c.rowid.in_(order_pks))).all()
+    return _hits(conn, {pk: snip for pk, snip in rows}, order_pks)
 
 
 def _search_like(conn: Connection, q: Query, limit: int, where: list, joined) -> list[SearchHit]:
