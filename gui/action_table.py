@@ -90,8 +90,9 @@ class Row:
         them all applies when it applies to one of them (each is asked again when it runs)."""
         from sessionscope import ops
         if self.acts_on_many(ctx) and self.rule is not None:
-            whys = [ops.refusal(s, self.rule) for s in ctx.selected]
-            return None if None in whys else whys[0]
+            whys = (ops.refusal(s, self.rule) for s in ctx.selected)
+            first = next(whys)
+            return None if first is None or None in whys else first  # (stops at the first that applies)
         if self.needs in ("session", "event") and ctx.session is None:
             return "no session is chosen"
         if self.needs == "event" and ctx.event is None:

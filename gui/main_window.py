@@ -56,7 +56,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.sessions.sig_chosen.connect(self._session_chosen)
         self.sessions.sig_none.connect(self.clear_panes)
         # several sessions selected: the actions that take a selection say how many ("Archive (5 sessions)")
-        self.sessions.view.selectionModel().selectionChanged.connect(lambda *_: self._update_actions())
+        self.sessions.view.selectionModel().selectionChanged.connect(lambda *_: self._update_action_states())
         self.sessions.sig_tags_edited.connect(self.actions_.set_tags)
         self.sessions.known_tags = self.actions_.known_tags
         self.branch = BranchPane(cost_of=self.sessions.model.cost_of)
@@ -251,6 +251,10 @@ class MainWindow(WindowCommands, QMainWindow):
         self.branch.composer.show_session(self.store, self.session)
         self.imports.managed_sync.follow(self.session)
         self.branch.detail.show_session(self.session)
+        self._update_action_states()
+
+    def _update_action_states(self) -> None:
+        """The actions' enabled states, tooltips and texts alone (what a change of the list's selection changes)."""
         ctx = self.context()
         for action_id, action in self.qactions.items():
             row = BY_ID[action_id]

@@ -182,7 +182,7 @@ def _search_fts(conn: Connection, q: Query, limit: int, order: str, where: list,
         return []
     snippet = sa.literal_column(f"snippet(event_fts, 0, '{MARK_START}', '{MARK_END}', '…', {SNIPPET_TOKENS})")
     rows = conn.execute(sa.select(fts.c.rowid, snippet).select_from(fts).where(
-        sa.text("event_fts MATCH :fts").bindparams(fts=fts_query(q)), fts.c.rowid.in_(order_pks))).all()
+        match, fts.c.rowid.in_(order_pks))).all()
     return _hits(conn, {pk: snip for pk, snip in rows}, order_pks)
 
 
