@@ -24,6 +24,10 @@ class Refused(SessionscopeError):
     """An action that is well-formed but would break an invariant."""
 
 
+class Cancelled(SessionscopeError):
+    """The user stopped a long job (an export, fetching a model); what it says was kept is kept."""
+
+
 class InvalidInput(SessionscopeError):
     """An argument that cannot be used as given (bad kind, bad JSON, bad range)."""
 

@@ -15,6 +15,7 @@ import uuid
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from . import semantic
 from .errors import InvalidInput, NotFound
 from .read_models import MARK_END, MARK_START, NoteView, SearchHit
 from .schema import EVENT, NOTE, SESSION
@@ -76,12 +77,14 @@ def add(conn: Connection, session_id: str, text: str, event_id: str | None = Non
 
 def edit(conn: Connection, note_id: str, text: str) -> NoteView:
     get(conn, note_id)
+    semantic.forget_note(conn, note_id)  # embedded again as it now reads
     conn.execute(NOTE.update().where(NOTE.c.id == note_id).values(text=_text(text), updated_at=time.time()))
     return get(conn, note_id)
 
 
 def remove(conn: Connection, note_id: str) -> NoteView:
     gone = get(conn, note_id)
+    semantic.forget_note(conn, note_id)
     conn.execute(NOTE.delete().where(NOTE.c.id == note_id))
     return gone
 
@@ -103,10 +106,43 @@ def matching(conn: Connection, q, limit: int) -> list[SearchHit]:
     every group of words (one of its terms, case-insensitive), none of the words left out, within the
     session, project, source and time the query names. A query for events of a kind, a tool, an error or a
     pin finds no note. Notes are written by hand, so few: matched here, on every engine."""
+    stmt = _filtered(q)
+    if stmt is None:
+        return []
+    found = []
+    for r in conn.execute(stmt):
+        flat = " ".join(r.text.lower().split())
+        if all(any(t.text.lower() in flat for t in g) for g in q.groups) and \
+                not any(t.text.lower() in flat for t in q.excluded):
+            word = next((t.text for g in q.groups for t in g if t.text.lower() in flat), "")
+            found.append(_hit(r, _snippet(r.text, word) if word else r.text[:80]))
+            if len(found) >= limit:
+                break
+    return found
+
+
+def among(conn: Connection, q, note_ids: list[str]) -> list[SearchHit]:
+    """Of these notes (search by meaning found them, nearest first), those within the query's filters and
+    without its left-out words, in the same order."""
+    stmt = _filtered(q)
+    if stmt is None or not note_ids:
+        return []
+    rows = {r.id: r for r in conn.execute(stmt.where(NOTE.c.id.in_(note_ids)))}
+    return [_hit(r, " ".join(r.text.split())[:80], match="meaning") for nid in note_ids if (r := rows.get(nid))
+            and not any(t.text.lower() in " ".join(r.text.lower().split()) for t in q.excluded)]
+
+
+def _hit(r, snippet: str, match: str = "words") -> SearchHit:
+    return SearchHit(session_id=r.session_id, session_title=r.title, event_id=r.event_id or "", seq=r.seq or 0,
+                     kind="note", role="user", ts=r.updated_at, snippet=snippet, match=match, note_id=r.id)
+
+
+def _filtered(q):
+    """The notes within the query's session, project, source, time and star filters (None: none can match)."""
     from .query import moment
     from .schema import SOURCE, STAR
     if any(f in ("kind", "tool", "has") or (f == "is" and v == "pinned") for f, v, n in q.filters if not n):
-        return []
+        return None
     stmt = (sa.select(NOTE.c.id, NOTE.c.session_id, NOTE.c.event_id, NOTE.c.text, NOTE.c.updated_at, SESSION.c.title,
                       EVENT.c.seq)
             .join(SESSION, SESSION.c.id == NOTE.c.session_id).outerjoin(EVENT, EVENT.c.id == NOTE.c.event_id)
@@ -120,18 +156,7 @@ def matching(conn: Connection, q, limit: int) -> list[SearchHit]:
                 "is": lambda: NOTE.c.session_id.in_(sa.select(STAR.c.session_id))}.get(name)
         if cond is not None:
             stmt = stmt.where(sa.not_(cond()) if negated else cond())
-    found = []
-    for r in conn.execute(stmt):
-        flat = " ".join(r.text.lower().split())
-        if all(any(t.text.lower() in flat for t in g) for g in q.groups) and \
-                not any(t.text.lower() in flat for t in q.excluded):
-            word = next((t.text for g in q.groups for t in g if t.text.lower() in flat), "")
-            found.append(SearchHit(session_id=r.session_id, session_title=r.title, event_id=r.event_id or "",
-                                   seq=r.seq or 0, kind="note", role="user", ts=r.updated_at,
-                                   snippet=_snippet(r.text, word) if word else r.text[:80]))
-            if len(found) >= limit:
-                break
-    return found
+    return stmt
 
 
 def _snippet(text: str, word: str, width: int = 80) -> str:

@@ -150,6 +150,8 @@ class SearchHit:
     role: str | None
     ts: float
     snippet: str  # matches wrapped in MARK_START / MARK_END
+    match: str = "words"  # what found it: "words", "meaning" (search by meaning alone) or "both"
+    note_id: str = ""  # a note's hit (kind "note"): which note
 
     def as_dict(self) -> dict[str, Any]:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}

@@ -287,6 +287,22 @@ class Note(SQLModel, table=True):
     generated_by: Optional[str] = None  # the model that wrote it when the user asked for a summary; None: the user
 
 
+class Embedding(SQLModel, table=True):
+    """Where one text lies in meaning (#34, search by meaning): the vector the local model made of an event's
+    or a note's text (sessionscope.semantic). Derived, like the text index: made again when the model changes."""
+
+    __tablename__ = "embedding"
+    # ids never used again (SQLite's AUTOINCREMENT; a sequence elsewhere): (count, newest id) then tells a
+    # search's cache every change, a vector gone and another made included
+    __table_args__ = {"sqlite_autoincrement": True}
+
+    id: Optional[int] = Field(default=None, primary_key=True)  # the order they were made: a search's cache reads on
+    session_id: str = Field(index=True)
+    event_pk: Optional[int] = Field(default=None, index=True)  # the event's row (event.pk), or
+    note_id: Optional[str] = Field(default=None, index=True)  # the note's id
+    vector: bytes  # one signed byte a dimension, then the float32 scale (sessionscope.semantic.pack)
+
+
 # Core table handles for the bulk and read paths, which skip the ORM for speed.
 SOURCE = Source.__table__
 SOURCE_FILE = SourceFile.__table__
@@ -305,3 +321,4 @@ PIN = Pin.__table__
 NOTE = Note.__table__
 FILE_BLOB = FileBlob.__table__
 CHECKPOINT_BACKUP = CheckpointBackup.__table__
+EMBEDDING = Embedding.__table__

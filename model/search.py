@@ -3,6 +3,7 @@ tsvector column with a GIN index, migration 0007) there, LIKE on any other datab
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import sqlalchemy as sa
@@ -73,12 +74,16 @@ def ts_query(q: Query) -> str:
 
 
 def search(conn: Connection, text: str, *, limit: int = 50, session_id: str | None = None,
-           order: str = "relevance") -> list[SearchHit]:
+           order: str = "relevance", meaning=None) -> list[SearchHit]:
     """The events `text` finds (sessionscope.query: words, phrases, OR, -word and filters), the best first
     (`order` "relevance": BM25 on SQLite, ts_rank on PostgreSQL) or the newest first ("time": in the order the
     events came into the store, which the indexes walk without sorting every match), with snippets;
     the user's own notes that match come first (kind "note"). The same text twice in a session (a tool call
-    and the fact taken from it) is one hit."""
+    and the fact taken from it) is one hit.
+
+    `meaning` (sessionscope.semantic.Ranker, when search by meaning is on): the best first is then the fusion
+    of both rankings (reciprocal rank fusion), so a text that says the same in other words is found too, and
+    one that both find comes before one that only one does; the filters and left-out words hold for all."""
     from . import notes
     if order not in SORTS:
         raise InvalidInput(f"cannot order a search by {order!r}; use one of {', '.join(SORTS)}")
@@ -87,7 +92,59 @@ def search(conn: Connection, text: str, *, limit: int = 50, session_id: str | No
         q.filters.append(("session", session_id, False))
     found = [] if q.notes_only else _events(conn, q, limit, order)
     mine = notes.matching(conn, q, limit) if (q.has_words or q.notes_only) else []
+    if meaning is not None and order == "relevance" and q.has_words:
+        sessions = q.values("session")
+        pks, note_ids = meaning.nearest(conn, " ".join(t.text for g in q.groups for t in g),
+                                        session_prefix=sessions[0] if len(sessions) == 1 else None)
+        if not q.notes_only:
+            found = fuse(found, _among(conn, q, pks, limit))
+        mine = fuse(mine, notes.among(conn, q, note_ids)[:limit])
     return _distinct(mine + found)[:limit]
+
+
+RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009): a hit's score is the sum of 1 / (60 + rank)
+
+
+def fuse(by_words: list[SearchHit], by_meaning: list[SearchHit]) -> list[SearchHit]:
+    """Two rankings as one (reciprocal rank fusion); a hit both found keeps the words' snippet, marked "both"."""
+    def key(h: SearchHit) -> tuple[str, str]:
+        return ("note", h.note_id) if h.kind == "note" else ("event", h.event_id)
+    score: dict[tuple[str, str], float] = {}
+    hits: dict[tuple[str, str], SearchHit] = {}
+    for ranking in (by_words, by_meaning):
+        for rank, h in enumerate(ranking):
+            k = key(h)
+            score[k] = score.get(k, 0.0) + 1.0 / (RRF_K + rank + 1)
+            if k in hits:
+                hits[k] = dataclasses.replace(hits[k], match="both")
+            else:
+                hits[k] = h
+    return [hits[k] for k in sorted(hits, key=lambda k: -score[k])]
+
+
+def _among(conn: Connection, q: Query, pks: list[int], limit: int) -> list[SearchHit]:
+    """Of these events (search by meaning found them, nearest first), the first `limit` within the query's
+    filters and without its left-out words, each with the start of its text (a query word in it marked)."""
+    from .schema import SOURCE
+    if not pks:
+        return []
+    joined = EVENT.join(SESSION, SESSION.c.id == EVENT.c.session_id).outerjoin(
+        SOURCE, SESSION.c.source_id == SOURCE.c.id)
+    cond = [sa.not_(EVENT.c.text.ilike(f"%{t.text}%")) for t in q.excluded]
+    rows = dict(conn.execute(sa.select(EVENT.c.pk, sa.func.substr(EVENT.c.text, 1, 2000)).select_from(joined)
+                             .where(EVENT.c.pk.in_(pks), *_filters(conn, q), *cond)).all())
+    order = [pk for pk in pks if pk in rows][:limit]
+    words = [t.text for g in q.groups for t in g]
+    hits = _hits(conn, {pk: _meaning_snippet(rows[pk], words) for pk in order}, order)
+    return [dataclasses.replace(h, match="meaning") for h in hits]
+
+
+def _meaning_snippet(text: str, words: list[str]) -> str:
+    flat = " ".join(text.split())
+    for w in words:
+        if re.search(re.escape(w), flat, re.IGNORECASE):
+            return _like_snippet(flat, w)
+    return flat[:160] + ("…" if len(flat) > 160 else "")
 
 
 def _distinct(hits: list[SearchHit]) -> list[SearchHit]:

@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import blobs, db, lifecycle, people, reading, search
+from . import blobs, db, lifecycle, people, reading, search, semantic
 from .errors import InvalidInput, NotFound, Refused
 from .ids import new_session_id
 from .schema import (
@@ -152,6 +152,7 @@ def delete(conn: Connection, session_id: str) -> int:
             f"({', '.join(d[:8] for d in deps[:5])}); delete or archive those first"
         )
     search.unindex_session(conn, session_id)
+    semantic.forget_session(conn, session_id)
     own_ids = sa.select(EVENT.c.id).where(EVENT.c.session_id == session_id)
     conn.execute(FACT_SNAPSHOT.delete().where(FACT_SNAPSHOT.c.event_id.in_(own_ids)))
     n = conn.execute(EVENT.delete().where(EVENT.c.session_id == session_id)).rowcount

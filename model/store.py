@@ -431,9 +431,13 @@ class Store:
 
     def search(self, text: str, *, limit: int = 50, session_id: str | None = None,
                order: str = "relevance") -> list[SearchHit]:
-        """Events and notes `text` finds (sessionscope.query's language), the best first or ("time") the newest."""
+        """Events and notes `text` finds (sessionscope.query's language), the best first or ("time") the newest.
+        With search by meaning on (sessionscope.semantic), the best first fuses the words' ranking with the
+        meaning's."""
+        from . import semantic
+        meaning = semantic.ranker(self) if order == "relevance" else None
         with self.reader() as conn:
-            return search.search(conn, text, limit=limit, session_id=session_id, order=order)
+            return search.search(conn, text, limit=limit, session_id=session_id, order=order, meaning=meaning)
 
     def verify(self, session_id: str | None = None) -> list[ChainReport]:
         """Recompute hash chains; each report names the first broken link, if any. A session whose rows cannot

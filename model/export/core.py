@@ -23,7 +23,7 @@ from typing import IO, Any
 import sqlalchemy as sa
 
 from .. import partfiles, reading, settings
-from ..errors import InvalidInput, NotFound, Refused, SessionscopeError, failure
+from ..errors import Cancelled, InvalidInput, NotFound, Refused, SessionscopeError, failure  # noqa: F401 (Cancelled: export.core.Cancelled)
 from ..read_models import EventView, SessionView
 from ..schema import EVENT
 from .redact import Finding, Redactor
@@ -36,10 +36,6 @@ _MODULES = {"md": "sessionscope.export.markdown", "html": "sessionscope.export.h
             "claude": "sessionscope.sources.claude_code.writer"}
 
 Progress = Callable[[int, int, str], None]
-
-
-class Cancelled(SessionscopeError):
-    """The user cancelled the export; nothing was written."""
 
 
 @dataclass(frozen=True)

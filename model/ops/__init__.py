@@ -17,6 +17,7 @@ from .continuing import continue_prompt, fork_and_continue
 from .exporting import export, set_allowed_values, set_redaction_patterns
 from .files import changed_files, files_at, restore_files, restore_plan, undo_plan, undo_restore
 from .many import Batch, each, retag
+from .meaning import embed, set_semantic
 from .places import unwatch, watch
 from .rules import RULES, check, refusal
 from .sessions import (
@@ -45,8 +46,8 @@ from .summarizing import summarize, summary_request
 
 __all__ = [
     "RULES", "Batch", "archive", "changed_files", "check", "close", "compact", "continue_prompt", "delete", "each",
-    "export", "files_at", "fork", "fork_and_continue", "interrupt", "note_add", "note_edit", "note_remove", "pause",
+    "embed", "export", "files_at", "fork", "fork_and_continue", "interrupt", "note_add", "note_edit", "note_remove", "pause",
     "pin", "refusal", "rename", "restore_files", "restore_plan", "resume", "retag", "rewind", "send",
-    "set_allowed_values", "set_redaction_patterns", "star", "summarize", "summary_request", "tag", "unarchive",
+    "set_allowed_values", "set_redaction_patterns", "set_semantic", "star", "summarize", "summary_request", "tag", "unarchive",
     "undo_plan", "undo_restore", "unwatch", "watch", "write_back", "written_files",
 ]

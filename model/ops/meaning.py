@@ -1,0 +1,27 @@
+"""Search by meaning's settings (a recorded change of the store, like the redaction patterns) and its job:
+fetch the model when it is not here, then embed what is not embedded yet (sessionscope.semantic)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Callable
+
+from .. import audit, embedding, semantic
+
+
+def set_semantic(store, config: semantic.Config, *, actor: str | None = None) -> semantic.Config:
+    """Turn search by meaning on or off, or choose its model or tool output (vectors of another model or
+    choice go, to be made again)."""
+    with audit.acting_as(actor):
+        return semantic.configure(store, config)
+
+
+def embed(store, *, fetching: embedding.Progress | None = None, progress: Callable[[int, int], None] | None = None,
+          cancel: threading.Event | None = None) -> semantic.Outcome:
+    """The model fetched first when it is not here (`fetching`: its bytes), then every text without a vector
+    embedded (`progress`: texts); `cancel` stops either, and the next call goes on from there."""
+    with store.reader() as conn:
+        cfg = semantic.config(conn)
+    if cfg.enabled:
+        embedding.fetch(cfg.model, fetching, cancel)
+    return semantic.embed(store, progress, cancel)
