@@ -12,6 +12,7 @@ Everything here needs the `semantic` extra; without it MissingExtra names it.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,9 +91,13 @@ def fetch(ref: str, progress: Progress | None = None, cancel: threading.Event | 
 
     folder = None
     for name in FILES:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("the model's fetch was cancelled; it goes on from here next time")
         Bar._name = name
         try:
-            path = hub.hf_hub_download(ref, name, cache_dir=models_dir(), tqdm_class=Bar)
+            # HF_ENDPOINT read now, not when the hub's client was imported: a mirror named for this fetch counts
+            path = hub.hf_hub_download(ref, name, cache_dir=models_dir(), tqdm_class=Bar,
+                                       endpoint=os.environ.get("HF_ENDPOINT") or None)
         except Cancelled:
             raise
         except Exception as exc:  # the hub's own errors (offline, no such repository) say what went wrong

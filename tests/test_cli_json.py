@@ -19,6 +19,7 @@ EVENT = {"id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", 
          "tokens_out", "sidechain", "agent_id", "hash"}
 IMPORT = {"files_seen", "files_read", "bytes_read", "events_added", "bad_lines", "sessions", "problems",
           "cancelled", "seconds"}
+SEMANTIC = {"enabled", "model", "tool_output", "embedded", "pending", "bytes", "fetched"}
 NOTE = {"id", "session_id", "event_id", "text", "created_at", "updated_at", "session_title", "generated_by"}
 PIN = {"event_id", "session_id", "session_title", "pinned_at", "kind", "role", "ts", "text"}
 MADE = {"session", "file", "note", "extended", "interrupted", "resume"}  # fork, and rewind with "moved"
@@ -44,10 +45,12 @@ SHAPES = {
                           "findings"}),
     "redaction": ("object", {"patterns", "allowed"}),
     "search": ("list", {"session_id", "session_title", "event_id", "seq", "kind", "role", "ts", "snippet",
-                        "matches"}),
+                        "matches", "match", "note_id"}),
+    "semantic": ("object", SEMANTIC), "embed": ("object", SEMANTIC | {"embedded_now"}),
+    "similar": ("list", {"session_id", "title", "score", "updated_at"}),
     "retention": ("object", {"archive_after_days", "purge_after_days", "ran", "dry_run", "archived", "purged",
                              "skipped"}),
-    "import": ("object", IMPORT | {"exports"}), "scan": ("object", IMPORT | {"roots"}),
+    "import": ("object", IMPORT | {"exports", "embedded"}), "scan": ("object", IMPORT | {"roots", "embedded"}),
     "write-back": ("object", {"session", "written", "resume"}),
     "restore": ("object", {"session", "written", "resume"}),  # write-back's first name
     "restore-files": ("object", {"session", "prompt", "prompt_text", "folder", "files", "restored", "undone",
@@ -139,6 +142,7 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     assert [n["id"] for n in run("note", "list", s)] == [made["id"]] == [n["id"] for n in run("note", "list")]
     assert run("search", "jitter")[0]["kind"] == "note"
     run("note", "rm", made["id"]), run("note", "list")
+    _meaning(run, s, tmp_path)
     run("pause", s), run("close", s), run("archive", s), run("unarchive", s)
     run("verify"), run("verify", s)
     export = tmp_path / "s.jsonl"
@@ -193,6 +197,22 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     several = {"scan", "import", "resume", "verify", "retention", "fork", "rewind", "restore-files", "facts", "pull",
                "delete", "archive"}
     assert [c for c in several if len(run.seen[c]) < 2] == []
+
+
+def _meaning(run, s, tmp_path) -> None:
+    """Search by meaning, with a tiny model in model2vec's format (tests/semantic_model.py)."""
+    from tests.semantic_model import build
+    assert run("semantic")["enabled"] is False
+    model = str(build(tmp_path / "model"))
+    on = run("semantic", "on", "--model", model, "--tool-output")
+    assert (on["enabled"], on["model"], on["tool_output"], on["fetched"]) == (True, model, True, True)
+    assert run("embed")["embedded_now"] > 0 and run("embed")["embedded_now"] == 0
+    other = run("new", "--title", "other")["id"]
+    run("append", other, "--kind", "message", "--role", "user", "--text", "a cache for the cookies")
+    assert run("embed")["embedded_now"] == 1
+    assert other in [x["session_id"] for x in run("similar", s)]
+    assert run("search", "memoize")[0]["match"] == "meaning"
+    assert run("semantic", "off")["enabled"] is False
 
 
 def _managed(run) -> None:

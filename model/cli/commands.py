@@ -206,8 +206,8 @@ def _verify_file(args, path: str) -> int:
 def search(store, args):
     sid = store.resolve_session(args.session) if args.session else None
     hits = store.search(" ".join(args.query), limit=args.limit, session_id=sid, order=args.sort)
-    lines = [f"{h.session_id[:8]}  {h.seq:>6}  {h.event_id[:8]}  {h.kind:<10} {one_line(h.snippet, 120)}"
-             for h in hits]
+    lines = [f"{h.session_id[:8]}  {h.seq:>6}  {h.event_id[:8]}  {h.kind:<10} "
+             + ("(by meaning) " if h.match == "meaning" else "") + one_line(h.snippet, 120) for h in hits]
     out(args, [hit_json(h) for h in hits], "\n".join(lines) or "(no matches)")
 
 

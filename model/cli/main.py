@@ -26,6 +26,7 @@ _HANDLERS = {
     "restore-files": "restore_files:restore_files",
     **{name: f"managed:{name}" for name in ("pull", "send", "interrupt", "key")},
     "install-desktop": "desktop:install_desktop",
+    **{name: f"meaning:{name}" for name in ("semantic", "embed", "similar")},
     "backup": "backup:backup",
     "repair": "backup:repair",
 }
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 
 # commands that only read: a --store path with no store there is a mistake to say, not an empty store to make
 READ_ONLY = {"list", "show", "facts", "diff", "verify", "search", "audit", "export", "resume", "restore-files", "pins",
-             "tags"}
+             "tags", "similar"}
 
 
 def _check_store_path(args) -> None:

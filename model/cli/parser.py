@@ -273,6 +273,23 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--sort", choices=("relevance", "time"), default="relevance",
                    help="the best hits first (default), or the newest")
 
+    c = cmd("semantic", "search by meaning (off until turned on): show its state, turn it on or off, choose its "
+            "local model; the app and `embed` embed prompts, replies, facts and notes (README, Search by meaning)")
+    c.add_argument("state", nargs="?", choices=("on", "off", "status"), default="status")
+    c.add_argument("--model", metavar="REPO|FOLDER", help="a model2vec model: a Hugging Face repository "
+                   "(default minishlab/potion-base-8M, fetched once) or a folder here; another model embeds all again")
+    tool = c.add_mutually_exclusive_group()
+    tool.add_argument("--tool-output", dest="tool_output", action="store_true", default=None,
+                      help="embed tool results too (more to embed, mostly noise to a question)")
+    tool.add_argument("--no-tool-output", dest="tool_output", action="store_false")
+
+    cmd("embed", "fetch the model if it is not here, then embed every text without a vector (Ctrl+C stops; the "
+        "next run goes on from there)")
+
+    c = cmd("similar", "the sessions nearest in meaning to one (search by meaning must be on)")
+    c.add_argument("session")
+    c.add_argument("--limit", type=int, default=10)
+
     c = cmd("mcp", "serve every session to agents over the Model Context Protocol (stdio): search, transcripts, "
             "facts, notes, a project's handoff; read-only unless --allow-write; redacted as an export is")
     c.add_argument("--allow-write", action="store_true", help="let agents add notes, pins and tags (never fork, "

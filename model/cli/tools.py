@@ -264,6 +264,11 @@ def _import_report(store, args, paths, extra: dict) -> int:
         lines.append(f"  … and {len(report.problems) - 30} more")
     lines += [f"{e['path']}: {len(e['imported'])} session(s) imported ({e['events']:,} events), "
               f"{len(e['already_here'])} already here" for e in extra.get("exports", [])]
+    from .meaning import embed_after_import
+    embedded = embed_after_import(store, args) if report.events_added else None
+    extra = extra | {"embedded": embedded}  # None: search by meaning is off (or its model not fetched yet)
+    if embedded is not None:
+        lines.append(f"{embedded:,} new texts embedded for search by meaning")
     if "roots" in extra and not extra["roots"]:
         lines = ["no sessions found (looked in ~/.claude/projects, ~/.config/claude/projects, $CLAUDE_CONFIG_DIR, "
                  "~/.codex/sessions, $CODEX_HOME and ~/.gemini/tmp)"]

@@ -166,3 +166,43 @@ def test_packed_vectors_keep_their_order():
     q /= np.linalg.norm(q)
     assert np.abs(idx.scores(q) - v @ q).max() < 0.02
     assert idx.nearest(q, 1) == [17]
+
+
+def test_the_model_is_fetched_once_and_a_cancelled_fetch_goes_on_later(tmp_path, monkeypatch):
+    """The real Hugging Face client against a loopback hub (tests/semantic_hub.py), into the app's cache."""
+    from sessionscope import embedding
+    from sessionscope.errors import Cancelled
+    from tests.semantic_hub import Hub
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    repo = "someone/tiny-model"
+    with Hub(repo, build(tmp_path / "served")) as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        assert embedding.local_path(repo) is None
+        with pytest.raises(embedding.ModelMissing, match="not been fetched"):
+            embedding.load(repo)
+        stop, seen = threading.Event(), []
+
+        def progress(done, total, name):
+            seen.append((name, done, total))
+            stop.set()  # after the first file
+        with pytest.raises(Cancelled):
+            embedding.fetch(repo, progress, stop)
+        assert embedding.local_path(repo) is None and [s[0] for s in seen] == ["config.json"]
+        folder = embedding.fetch(repo, progress)
+        assert folder.is_relative_to(tmp_path / "cache" / "sessionscope" / "models")
+        assert [name for name, _ in hub.gets] == ["config.json", "tokenizer.json", "model.safetensors"]
+        assert seen[-1][0] == "model.safetensors" and seen[-1][1] == seen[-1][2] > 0
+        assert embedding.fetch(repo) == folder and len(hub.gets) == 3  # fetched once
+        assert embedding.load(repo).encode(["an lru cache"]).shape == (1, 32)
+        with pytest.raises(Exception, match="could not fetch the model 'someone/no-such'"):
+            embedding.fetch("someone/no-such")  # the hub has no such repository: said
+
+
+def test_a_folder_that_is_no_model_is_said(tmp_path):
+    from sessionscope import embedding
+    from sessionscope.errors import InvalidInput
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InvalidInput, match="not a model2vec model"):
+        embedding.load(str(tmp_path / "empty"))
+    with pytest.raises(InvalidInput, match="does not exist"):
+        embedding.load(str(tmp_path / "gone"))
