@@ -76,7 +76,15 @@ class Tools:
         hits = self.store.search(query, limit=max(1, min(limit, PAGE_MAX)), order=order)
         return self.out({"query": query, "hits": [
             {"session": h.session_id, "session_title": h.session_title, "event": h.event_id or None, "seq": h.seq,
-             "kind": h.kind, "role": h.role, "when": _when(h.ts), "snippet": _snippet(h.snippet)} for h in hits]})
+             "kind": h.kind, "role": h.role, "when": _when(h.ts), "snippet": _snippet(h.snippet), "found_by": h.match}
+            for h in hits]})
+
+    def similar_sessions(self, session: str, limit: int = 10) -> dict:
+        from . import semantic
+        found = semantic.similar_sessions(self.store, self.store.resolve_session(session), max(1, min(limit, PAGE_MAX)))
+        return self.out({"session": self.store.resolve_session(session), "similar": [
+            {"session": s.session_id, "title": s.title, "score": round(s.score, 3), "updated": _when(s.updated_at)}
+            for s in found]})
 
     def list_sessions(self, filter: str = "", tool: str = "", project: str = "", starred: bool = False,
                       limit: int = 50, offset: int = 0) -> dict:
@@ -223,14 +231,17 @@ class Tools:
 
 
 READ_TOOLS = ("search", "list_sessions", "transcript", "event", "facts", "facts_diff", "notes_and_pins",
-              "sessions_touching", "handoff")
+              "sessions_touching", "handoff", "similar_sessions")
 WRITE_TOOLS = ("add_note", "pin", "tag")
 
 DESCRIPTIONS = {
     "search": "Search every session the user's agents ran (Claude Code, Codex, Gemini, …). The query language: "
               'words; "exact phrase"; a OR b; -word; kind:tool_result; tool:Bash; source:codex; project:name; '
               "session:<id>; since:2026-11-01 or since:7d; until:; has:error; is:starred; is:pinned; note:word. "
-              "order: relevance (default) or time. Hits link to a session and an event.",
+              "order: relevance (default) or time. Hits link to a session and an event. When the user turned on "
+              "search by meaning, relevance also finds texts that say the same in other words (found_by: meaning).",
+    "similar_sessions": "The sessions nearest in meaning to one (search by meaning must be on in Sessionscope): "
+                        "where else the same problem came up.",
     "list_sessions": "The sessions, newest activity first; filter by words of the title, tool (claude_code, codex, …), "
                      "project, starred. Paged with limit/offset.",
     "transcript": "A session's conversation (its head branch) as a page of events: prompts, replies, tool calls and "

@@ -22,7 +22,7 @@ from sessionscope import open_store, ops  # noqa: E402
 
 SECRET = "AKIAIOSFODNN7EXAMPLE"
 READ = {"search", "list_sessions", "transcript", "event", "facts", "facts_diff", "notes_and_pins",
-        "sessions_touching", "handoff"}
+        "sessions_touching", "handoff", "similar_sessions"}
 
 
 @pytest.fixture
@@ -103,6 +103,28 @@ def test_every_read_tool_answers_redacted_and_pages(store_path):
         assert missing.is_error and "no event" in missing.content[0].text
         refused = await s.call_tool("add_note", {"session": sid, "text": "x"})
         assert refused.is_error  # not offered at all
+        off = await s.call_tool("similar_sessions", {"session": sid})
+        assert off.is_error and "search by meaning is off" in off.content[0].text
+    _run(store_path, calls=calls)
+
+
+def test_search_by_meaning_and_similar_sessions(store_path, tmp_path):
+    pytest.importorskip("model2vec")
+    from sessionscope import semantic
+    from tests.semantic_model import build
+    with open_store(store_path) as store:
+        a = store.open_session(title="speed up lookups")
+        store.append(a.id, "message", role="user", text="add an lru cache to the lookups")
+        b = store.open_session(title="parser")
+        store.append(b.id, "message", role="user", text="memoize the parser results")
+        ops.set_semantic(store, semantic.Config(enabled=True, model=str(build(tmp_path / "model"))))
+        ops.embed(store)
+
+    async def calls(s):
+        hits = _data(await s.call_tool("search", {"query": "memoization", "limit": 5}))["hits"]
+        assert {h["session"] for h in hits} == {a.id, b.id} and {h["found_by"] for h in hits} == {"meaning"}
+        like = _data(await s.call_tool("similar_sessions", {"session": a.id[:8]}))
+        assert like["similar"][0]["session"] == b.id and like["similar"][0]["score"] > 0.5
     _run(store_path, calls=calls)
 
 
