@@ -240,6 +240,9 @@ TABLE: tuple[Row, ...] = (
         tip="Ask a model at Anthropic for a title and a short summary, kept as a generated note (what is sent is "
         "shown first; needs the managed extra and a key)", where="session sessions", rule="summarize",
         needs="session", many="summarize_many"),
+    Row("session.similar", "Find Sessions &Like This…", lambda w, c: w.show_similar(c.session), "Ctrl+Shift+L",
+        tip="The sessions nearest in meaning to this one (search by meaning, a local model: turn it on in Settings)",
+        where="session sessions", needs="session"),
     Row("session.rename", "Re&name…", _a("rename"), "F2", where="|session sessions", rule="rename", needs="session"),
     Row("session.tag", "&Tags…", _a("tag"), "Ctrl+T",
         tip="Set the session's tags (in the tool's own file where it keeps one); with several sessions selected, "

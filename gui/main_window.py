@@ -91,6 +91,11 @@ class MainWindow(WindowCommands, QMainWindow):
         # sessions on their way: the list, not "No sessions yet"
         self.imports.sig_first_run.connect(lambda: self.sessions.setCurrentWidget(self.sessions.listed))
         self.sessions.importing = lambda: self.imports.busy
+        from .embed_job import EmbedJob
+        self.embeds = EmbedJob(self.statusBar(), self)  # search by meaning's vectors, after each import
+        self.embeds.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
+        self.imports.sig_finished.connect(lambda _report: self.embeds.maybe_start(asked=True))
+        self.imports.sig_changes.connect(lambda _changes: self.embeds.soon())
         self._build_menus()
         self.layout_ = PaneLayout(self, {"sidebar": self.sidebar, "list": self.sessions, "tree": self.branch.bottom},
                                   self.toolbar, self.branch, self.qactions, sessions=self.sessions, center=self.center)
@@ -227,6 +232,8 @@ class MainWindow(WindowCommands, QMainWindow):
         self.sessions.set_store(store)
         self.sidebar.set_store(store)
         self.imports.watch(store)
+        self.embeds.watch(store)
+        self.embeds.soon()
         if self.usage_view is not None:
             self.usage_view.store = store
             self.usage_view.refresh()
@@ -322,6 +329,7 @@ class MainWindow(WindowCommands, QMainWindow):
         for name, split in self._splits().items():
             s.setValue(f"window/{name}", split.saveState())
         self.imports.stop()
+        self.embeds.stop()
         self.sessions.model.stop()
         super().closeEvent(event)
 

@@ -59,7 +59,8 @@ class SearchDialog(QDialog):
         self.order = QComboBox()
         self.order.addItem("Best first", "relevance")
         self.order.addItem("Newest first", "time")
-        self.order.setToolTip("The best hits first (BM25), grouped by session, or the newest first")
+        self.order.setToolTip("The best hits first (BM25, and by meaning when it is on in Settings: marked ≈), "
+                              "grouped by session, or the newest first")
         self.order.currentIndexChanged.connect(lambda _i: self.run() if self.query.text().strip() else None)
         self.status = QLabel("")
         self.results = QTreeWidget()
@@ -115,13 +116,19 @@ class SearchDialog(QDialog):
                 parent = groups[h.session_id] = QTreeWidgetItem([h.session_title or h.session_id[:8], "", ""])
                 parent.setData(0, Qt.ItemDataRole.UserRole, (h.session_id, None))
                 self.results.addTopLevelItem(parent)
-            child = QTreeWidgetItem([f"{h.kind} {h.role or ''} · #{h.seq}", when(h.ts), snippet_text(h.snippet)])
+            meaning = h.match == "meaning"
+            child = QTreeWidgetItem([("≈ " if meaning else "") + f"{h.kind} {h.role or ''} · #{h.seq}", when(h.ts),
+                                     snippet_text(h.snippet)])
             child.setData(0, Qt.ItemDataRole.UserRole, (h.session_id, h.event_id))
             child.setToolTip(2, snippet_text(h.snippet))
+            if meaning:
+                child.setToolTip(0, "Found by meaning: it says the same in other words")
             parent.addChild(child)
         self.results.expandAll()
         n, m = len(hits), len(groups)
+        by_meaning = sum(h.match == "meaning" for h in hits)
         self.status.setText(f"{n} match{'' if n == 1 else 'es'} in {m} session{'' if m == 1 else 's'}"
+                            + (f" ({by_meaning} found by meaning, marked ≈)" if by_meaning else "")
                             if hits else "No matches")
         self.export_button.setEnabled(bool(hits))
 

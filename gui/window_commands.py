@@ -48,6 +48,17 @@ class WindowCommands:
         self.notes_view = self._show_marks(self.notes_view, lambda *a: NotesView(
             *a, edit=self.actions_.note_edit, remove=self.actions_.note_remove, go_on=self.continue_from_note))
 
+    def show_similar(self, session) -> None:
+        """Sessions like this one (search by meaning), each opened from the list it shows."""
+        from .similar_dialog import SimilarDialog
+        if self.store is None or session is None:
+            return
+        dialog = SimilarDialog(self.store, session, self)
+        dialog.sig_open.connect(lambda sid: self.open_session(sid))
+        dialog.sig_settings.connect(self.open_settings)
+        dialog.show()
+        self.similar_dialog = dialog  # (kept while it is up)
+
     def pin_event(self, session_id: str, event_id: str) -> None:
         """Pin an event found elsewhere than the timeline (a search result), through the same action."""
         if self.store is not None:
@@ -257,8 +268,12 @@ class WindowCommands:
         dialog = SettingsDialog(self.store, self)
         for box in dialog.workspace_boxes:
             box.sig_added.connect(self.imports.pull)
-        if dialog.exec() and dialog.added and self.store is not None:
+        if not dialog.exec() or self.store is None:
+            return
+        if dialog.added:
             self.imports.start(self.store, dialog.added)
+        if dialog.meaning_on.isChecked():
+            self.embeds.maybe_start(asked=True)
 
     def import_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Import the sessions of a folder")

@@ -45,14 +45,14 @@ def models_dir() -> Path:
     return Path(platformdirs.user_cache_dir("sessionscope")) / "models"
 
 
-def _is_folder(ref: str) -> bool:
+def is_folder(ref: str) -> bool:
     """A path, not a repository id ("owner/name"): a folder here, or written as a path."""
     return ref.startswith(("/", "~", ".")) or "\\" in ref or ":" in ref or Path(ref).expanduser().is_dir()
 
 
 def local_path(ref: str) -> Path | None:
     """The folder `ref` is, or where its fetched files are; None when it has not been fetched."""
-    if _is_folder(ref):
+    if is_folder(ref):
         folder = Path(ref).expanduser()
         if not folder.is_dir():
             raise InvalidInput(f"the model folder {folder} does not exist")

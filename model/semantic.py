@@ -61,6 +61,11 @@ def config(conn: Connection) -> Config:
         return Config()  # a value another version wrote: off, as if never set
 
 
+def config_of(store) -> Config:
+    with store.reader() as conn:
+        return config(conn)
+
+
 def configure(store, new: Config) -> Config:
     """Store the settings (a recorded change). Vectors of another model, or made with the other choice of tool
     output, are dropped in the same transaction: the next `embed` makes them all again."""
@@ -364,5 +369,5 @@ def similar_sessions(store, session_id: str, limit: int = 10) -> list[Similar]:
             for i, sid in zip(order, ids) if sid in rows]
 
 
-__all__ = ["Config", "Index", "Ranker", "Similar", "Status", "config", "configure", "embed",
+__all__ = ["Config", "config_of", "Index", "Ranker", "Similar", "Status", "config", "configure", "embed",
            "forget_note", "forget_session", "index", "pack", "ranker", "similar_sessions", "status"]

@@ -85,8 +85,7 @@ def embed_after_import(store, args) -> int | None:
     never fetches one); None when it did nothing."""
     from sessionscope import embedding, ops
     from sessionscope import semantic as sem
-    with store.reader() as conn:
-        cfg = sem.config(conn)
+    cfg = sem.config_of(store)
     try:
         if not cfg.enabled or embedding.local_path(cfg.model) is None:
             return None

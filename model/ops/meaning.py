@@ -20,8 +20,7 @@ def embed(store, *, fetching: embedding.Progress | None = None, progress: Callab
           cancel: threading.Event | None = None) -> semantic.Outcome:
     """The model fetched first when it is not here (`fetching`: its bytes), then every text without a vector
     embedded (`progress`: texts); `cancel` stops either, and the next call goes on from there."""
-    with store.reader() as conn:
-        cfg = semantic.config(conn)
+    cfg = semantic.config_of(store)
     if cfg.enabled:
         embedding.fetch(cfg.model, fetching, cancel)
     return semantic.embed(store, progress, cancel)
