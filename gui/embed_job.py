@@ -5,7 +5,6 @@ the status bar. Stopped, it keeps what it did; it starts again after the next im
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal
@@ -70,8 +69,10 @@ class EmbedJob(QObject):
         if self.running:
             return
         self.process = QProcess(self)
-        self.process.setProgram(sys.executable)
-        self.process.setArguments(["-m", "sessionscope.gui.embed_worker", store.url])
+        from .child import command
+        program, args = command("sessionscope.gui.embed_worker", store.url)
+        self.process.setProgram(program)
+        self.process.setArguments(args)
         self.process.setWorkingDirectory(str(Path(__file__).resolve().parent.parent))
         self.process.readyReadStandardOutput.connect(self._read)
         self.process.finished.connect(self._finished)

@@ -7,7 +7,6 @@ progress callback emits a queued signal, so the UI thread only updates a bar.
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from pathlib import Path
 
@@ -64,8 +63,10 @@ class ImportJob(QObject):
 
     def _start_process(self, store, paths) -> None:
         self.process = QProcess(self)
-        self.process.setProgram(sys.executable)
-        self.process.setArguments(["-m", "sessionscope.gui.import_worker", store.url, *map(str, paths)])
+        from .child import command
+        program, args = command("sessionscope.gui.import_worker", store.url, *map(str, paths))
+        self.process.setProgram(program)
+        self.process.setArguments(args)
         self.process.setWorkingDirectory(str(Path(__file__).resolve().parent.parent))
         self.process.readyReadStandardOutput.connect(self._read)
         self.process.finished.connect(self._process_finished)

@@ -128,6 +128,19 @@ def main(argv=None) -> int:
     mc = child("mcp_search", str(work / "store.db"))
     row("`sessionscope mcp`: a search call's round trip (20 hits, redacted)", "", f"{mc['search'] * 1000:.1f} ms",
         f"median of 20 over stdio with the SDK's client; the server starts in {mc['start']:.2f} s", "", "≤ 50 ms")
+    sm = child("semantic", str(work / "store.db"), str(work))
+    per = 100_000 / max(1, sm["events"])
+    row("search by meaning: embedding, one core ³",
+        f"{sm['texts']:,} texts of {sm['events']:,} events", f"{sm['seconds']:.2f} s",
+        f"{sm['texts'] / sm['seconds']:,.0f} texts/s; {sm['seconds'] * per:.1f} s per 100,000 events",
+        f"{sm['peak_mb']:.0f} MB")
+    row("search by meaning: what it keeps, per 100,000 events", "", "",
+        f"store +{sm['store_growth'] * per / 1e6:.1f} MB (vectors {sm['vector_bytes'] * per / 1e6:.1f} MB); "
+        f"index in memory {sm['index_mb'] * per:.1f} MB")
+    row("search by meaning: hybrid search (words + meaning, fused), best 50", "", f"{sm['hybrid'] * 1000:.1f} ms",
+        f"words alone {sm['keyword'] * 1000:.1f} ms; the first search (reads the index) {sm['first_search'] * 1000:.0f} ms;"
+        f" sessions like this one {sm['similar'] * 1000:.1f} ms (first {sm['similar_first'] * 1000:.0f} ms)", "",
+        "≤ 100 ms")
     for fmt, redact, what in (("html", "0", "HTML"), ("html", "1", "HTML, secrets redacted"), ("jsonl", "0", "JSONL")):
         ex = child("export", str(work / "store.db"), gen["biggest"], fmt, redact, str(work / f"export.{fmt}"))
         row(f"export of the biggest session to {what}", f"{ex['events']:,} events → {ex['bytes'] / 1e6:.0f} MB",

@@ -399,7 +399,92 @@ def mcp_search(db: str) -> dict:
     return asyncio.run(main())
 
 
-STEPS = {"generate": generate, "mcp_search": mcp_search, "other_tool": other_tool, "floor": floor,
+def stand_in_model(folder: Path, texts: list[str], vocab: int = 30522, dim: int = 256) -> Path:
+    """A model of the default model's shape (potion-base-8M: a WordPiece vocabulary of 30,522, 256 dimensions) in
+    model2vec's format, its vocabulary learned from `texts` and topped up to size, its vectors random: it costs
+    what the real one costs in time, disk and memory (no network here to fetch the real one); its answers mean
+    nothing."""
+    import numpy as np
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    tok.train_from_iterator(texts, trainers.WordPieceTrainer(vocab_size=vocab, special_tokens=["[UNK]", "[PAD]"]))
+    have = tok.get_vocab_size()
+    rng = np.random.default_rng(7)
+    if have < vocab:  # a small corpus learns few pieces: the rest as made-up words, so the table has the real size
+        tok.add_tokens([f"zz{i:05d}" for i in range(vocab - have)])
+    vectors = rng.normal(size=(tok.get_vocab_size(), dim)).astype(np.float32)
+    StaticModel(vectors, tok, normalize=True).save_pretrained(folder)
+    return folder
+
+
+def semantic(db: str, work: str) -> dict:
+    """Search by meaning on a copy of the imported store, one core: embedding throughput, the store's growth, the
+    index's memory, hybrid search and sessions like this one."""
+    for var in ("RAYON_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = "1"  # one core: the tokenizer's threads too
+    import statistics
+
+    from sessionscope import open_store, ops
+    from sessionscope import semantic as sem
+
+    copy = Path(work) / "semantic.db"
+    with sqlite3.connect(db) as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+        sample = [t for (t,) in src.execute("SELECT substr(text, 1, 2000) FROM event WHERE kind = 'message' "
+                                            "ORDER BY pk LIMIT 20000")]
+    t = time.perf_counter()
+    model = stand_in_model(Path(work) / "stand-in-model", sample)
+    built = time.perf_counter() - t
+    with sqlite3.connect(copy) as raw:
+        events = raw.execute("SELECT count(*) FROM event").fetchone()[0]
+    before = copy.stat().st_size
+    with open_store(copy) as store:
+        ops.set_semantic(store, sem.Config(enabled=True, model=str(model)))
+        t = time.perf_counter()
+        outcome = ops.embed(store)
+        seconds = time.perf_counter() - t
+        with sqlite3.connect(copy) as raw:
+            raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            vector_bytes = raw.execute("SELECT sum(length(vector)) FROM embedding").fetchone()[0]
+        grown = copy.stat().st_size - before
+        t = time.perf_counter()
+        store.search("timeout retry", limit=50)
+        first = time.perf_counter() - t
+        with store.reader() as conn:
+            idx = sem.index(store, conn)
+        index_mb = (idx.matrix.nbytes + idx.scales.nbytes + idx.ids.nbytes + idx.event_pks.nbytes
+                    + idx.session_codes.nbytes) / 1e6
+        words = ["the", "test", "fix", "error", "cache timeout", "why does the migration fail", "zebracorn"] * 3
+        hybrid, keyword = [], []
+        for w in words:
+            t = time.perf_counter()
+            store.search(w, limit=50)
+            hybrid.append(time.perf_counter() - t)
+        ops.set_semantic(store, sem.Config(enabled=False, model=str(model)))
+        for w in words:
+            t = time.perf_counter()
+            store.search(w, limit=50)
+            keyword.append(time.perf_counter() - t)
+        ops.set_semantic(store, sem.Config(enabled=True, model=str(model)))
+        biggest = max(store.sessions(limit=1000), key=lambda s: s.event_count).id
+        t = time.perf_counter()
+        sem.similar_sessions(store, biggest)
+        similar_first = time.perf_counter() - t
+        t = time.perf_counter()
+        sem.similar_sessions(store, biggest)
+        similar = time.perf_counter() - t
+    return {"events": events, "texts": outcome.embedded, "seconds": seconds, "model_build": built,
+            "store_growth": grown, "vector_bytes": vector_bytes, "index_mb": index_mb, "first_search": first,
+            "hybrid": statistics.median(hybrid), "keyword": statistics.median(keyword),
+            "similar_first": similar_first, "similar": similar, "peak_mb": peak_mb()}
+
+
+STEPS = {"generate": generate, "mcp_search": mcp_search, "semantic": semantic, "other_tool": other_tool, "floor": floor,
          "import": do_import, "queries": queries,
          "postgres": postgres, "facts": facts, "gui": gui,
          "export": export, "agents_backend": agents_backend,
