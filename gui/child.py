@@ -16,3 +16,34 @@ def command(module: str, *args: str) -> tuple[str, list[str]]:
     if getattr(sys, "frozen", False):  # PyInstaller's bundle
         return sys.executable, [WORKER_FLAG, module, *args]
     return sys.executable, ["-m", module, *args]
+
+
+def start(parent, module: str, *args: str, on_message, on_finished):
+    """Start the worker `module` (its stdout: one JSON object a line) as a QProcess child of `parent`: each line
+    parsed goes to `on_message(dict)`, then the exit code to `on_finished(code)`, after the last line."""
+    import json
+    from pathlib import Path
+
+    from PySide6.QtCore import QProcess
+
+    process = QProcess(parent)
+    program, argv = command(module, *args)
+    process.setProgram(program)
+    process.setArguments(argv)
+    process.setWorkingDirectory(str(Path(__file__).resolve().parent.parent))
+    pending = [b""]
+
+    def read() -> None:
+        pending[0] += bytes(process.readAllStandardOutput())
+        *lines, pending[0] = pending[0].split(b"\n")
+        for line in lines:
+            try:
+                msg = json.loads(line)
+            except ValueError:  # not ours (a library's stray print): skipped
+                continue
+            if isinstance(msg, dict):
+                on_message(msg)
+    process.readyReadStandardOutput.connect(read)
+    process.finished.connect(lambda code, _status: (read(), on_finished(code)))
+    process.start()
+    return process

@@ -4,9 +4,6 @@ the status bar. Stopped, it keeps what it did; it starts again after the next im
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar
 
@@ -68,46 +65,30 @@ class EmbedJob(QObject):
     def _start(self, store) -> None:
         if self.running:
             return
-        self.process = QProcess(self)
-        from .child import command
-        program, args = command("sessionscope.gui.embed_worker", store.url)
-        self.process.setProgram(program)
-        self.process.setArguments(args)
-        self.process.setWorkingDirectory(str(Path(__file__).resolve().parent.parent))
-        self.process.readyReadStandardOutput.connect(self._read)
-        self.process.finished.connect(self._finished)
-        self._buffer, self._result = b"", None
+        from .child import start
+        self._result = None
         self.label.setText("Search by meaning: starting…")
         self.bar.setRange(0, 0)
         for w in (self.label, self.bar, self.stop_button):
             w.show()
-        self.process.start()
+        self.process = start(self, "sessionscope.gui.embed_worker", store.url, on_message=self._message,
+                             on_finished=self._finished)
 
-    def _read(self) -> None:
-        if self.process is None:
-            return
-        self._buffer += bytes(self.process.readAllStandardOutput())
-        *lines, self._buffer = self._buffer.split(b"\n")
-        for line in lines:
-            try:
-                msg = json.loads(line)
-            except ValueError:
-                continue
-            if "fetch" in msg:
-                done, total, name = msg["fetch"]
-                self.label.setText(f"Fetching the model ({name}): {done / 1e6:.1f} of {total / 1e6:.1f} MB")
-                self.bar.setRange(0, max(1, total >> 10))
-                self.bar.setValue(done >> 10)
-            elif "progress" in msg:
-                done, total = msg["progress"]
-                self.label.setText(f"Embedding for search by meaning: {done:,} of {total:,}")
-                self.bar.setRange(0, max(1, total))
-                self.bar.setValue(done)
-            else:
-                self._result = msg
+    def _message(self, msg: dict) -> None:
+        if "fetch" in msg:
+            done, total, name = msg["fetch"]
+            self.label.setText(f"Fetching the model ({name}): {done / 1e6:.1f} of {total / 1e6:.1f} MB")
+            self.bar.setRange(0, max(1, total >> 10))
+            self.bar.setValue(done >> 10)
+        elif "progress" in msg:
+            done, total = msg["progress"]
+            self.label.setText(f"Embedding for search by meaning: {done:,} of {total:,}")
+            self.bar.setRange(0, max(1, total))
+            self.bar.setValue(done)
+        else:
+            self._result = msg
 
-    def _finished(self, code: int, _status) -> None:
-        self._read()
+    def _finished(self, code: int) -> None:
         result, self.process = self._result or {}, None
         for w in (self.label, self.bar, self.stop_button):
             w.hide()

@@ -6,7 +6,6 @@ progress callback emits a queued signal, so the UI thread only updates a bar.
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
 
@@ -62,33 +61,19 @@ class ImportJob(QObject):
         return True
 
     def _start_process(self, store, paths) -> None:
-        self.process = QProcess(self)
-        from .child import command
-        program, args = command("sessionscope.gui.import_worker", store.url, *map(str, paths))
-        self.process.setProgram(program)
-        self.process.setArguments(args)
-        self.process.setWorkingDirectory(str(Path(__file__).resolve().parent.parent))
-        self.process.readyReadStandardOutput.connect(self._read)
-        self.process.finished.connect(self._process_finished)
-        self._buffer, self._report = b"", None
-        self.process.start()
+        from .child import start
+        self._report = None
+        self.process = start(self, "sessionscope.gui.import_worker", store.url, *map(str, paths),
+                             on_message=self._message, on_finished=self._process_finished)
         self.ticker.start()
 
-    def _read(self) -> None:
-        self._buffer += bytes(self.process.readAllStandardOutput())
-        *lines, self._buffer = self._buffer.split(b"\n")
-        for line in lines:
-            try:
-                msg = json.loads(line)
-            except ValueError:
-                continue
-            if "progress" in msg:
-                self.sig_progress.emit(*msg["progress"])
-            elif "report" in msg:
-                self._report = msg["report"]
+    def _message(self, msg: dict) -> None:
+        if "progress" in msg:
+            self.sig_progress.emit(*msg["progress"])
+        elif "report" in msg:
+            self._report = msg["report"]
 
-    def _process_finished(self, code: int, _status) -> None:
-        self._read()
+    def _process_finished(self, code: int) -> None:
         cancelled = self.cancel_event is not None and self.cancel_event.is_set()
         if self._report is not None or cancelled:
             from sessionscope.sources.scan import ImportReport
@@ -154,7 +139,6 @@ class SourceWatcher(QObject):
     def tick(self) -> None:
         if self.store is None or self.job.running or self.asking:
             return
-        from pathlib import Path
 
         store, before = self.store, self.mark
         self.asking = True  # the places come from the store: read on a worker, never on the UI thread
