@@ -48,6 +48,7 @@ SHAPES = {
                         "matches", "match", "note_id"}),
     "semantic": ("object", SEMANTIC), "embed": ("object", SEMANTIC | {"embedded_now"}),
     "similar": ("list", {"session_id", "title", "score", "updated_at"}),
+    "status": ("list", {"session", "title", "tool", "label", "state", "why", "written", "pid"}),
     "retention": ("object", {"archive_after_days", "purge_after_days", "ran", "dry_run", "archived", "purged",
                              "skipped"}),
     "import": ("object", IMPORT | {"exports", "embedded"}), "scan": ("object", IMPORT | {"roots", "embedded"}),
@@ -126,6 +127,8 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     run("list"), run("list", "--all", "--filter", "no such title")
     run("show", s), run("show", s, "--branch")
     run("search", "cookie"), run("search", "nothing-matches-this")
+    now = {r["session"]: r["state"] for r in run("status")}
+    assert now[s] == "working" and set(now) <= {r["session"] for r in run("status", "--all")}
     run("rename", s, "renamed"), run("tag", s, "a", "b")
     assert run("tag", s, "--add", "c", "--remove", "a")["tags"] == ["b", "c"]  # the others kept
     assert run("tags") == [{"tag": "b", "sessions": 1}, {"tag": "c", "sessions": 1}]

@@ -27,6 +27,7 @@ _HANDLERS = {
     **{name: f"managed:{name}" for name in ("pull", "send", "interrupt", "key")},
     "install-desktop": "desktop:install_desktop",
     **{name: f"meaning:{name}" for name in ("semantic", "embed", "similar")},
+    "status": "status:status",
     "backup": "backup:backup",
     "repair": "backup:repair",
 }

@@ -290,6 +290,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("session")
     c.add_argument("--limit", type=int, default=10)
 
+    c = cmd("status", "which agents are working, which wait for you (like ps for agents): the watched places read "
+            "first, then each session's state from its last lines, its tool's process and the time")
+    c.add_argument("--all", action="store_true", help="the ended sessions too")
+    c.add_argument("--watch", action="store_true", help="redraw every two seconds until Ctrl+C")
+
     c = cmd("mcp", "serve every session to agents over the Model Context Protocol (stdio): search, transcripts, "
             "facts, notes, a project's handoff; read-only unless --allow-write; redacted as an export is")
     c.add_argument("--allow-write", action="store_true", help="let agents add notes, pins and tags (never fork, "

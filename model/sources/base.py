@@ -78,6 +78,16 @@ class Source:
             return "no session is chosen"
         return None if lifecycle.allows(status, action) else lifecycle.why_not(status)
 
+    @property
+    def programs(self) -> tuple[str, ...]:
+        """The tool's programs, as a running session's process is named (sessionscope.processes)."""
+        return tuple(self.resume_programs)
+
+    def turn(self, tail) -> Any:
+        """What the session's last events (sessionscope.live.TailEvent, oldest first) say of its turn: a
+        live.Turn, or None where the tool records nothing to infer from (its state is then plain recency)."""
+        return None
+
     def allows(self, action: str, status: str | None) -> bool:
         """Whether `action` applies to a session in `status` (for enabling menu items)."""
         return self.refusal(action, status) is None
@@ -243,6 +253,10 @@ class ToolSource(Source):
     def _module(self):
         import importlib
         return importlib.import_module(self.package)
+
+    def turn(self, tail) -> Any:
+        from ..live import by_kinds
+        return by_kinds(tail)
 
     def refusal(self, action: str, status: str | None) -> str | None:
         if action == "resume":  # the tool resumes it, whatever the store's status

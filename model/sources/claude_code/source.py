@@ -49,6 +49,10 @@ class ClaudeCodeSource(Source):
         from .mirror import catch_up
         return catch_up(store, settle)
 
+    def turn(self, tail):
+        from .live import turn
+        return turn(tail)
+
     def resume_command(self, session) -> list[str]:
         return actions.resume_command(session)
 

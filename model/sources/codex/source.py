@@ -14,5 +14,9 @@ class CodexSource(ToolSource):
     package = "sessionscope.sources.codex"
     resume_args = ("codex", "resume")
 
+    def turn(self, tail):
+        from .live import turn
+        return turn(tail)
+
 
 SOURCE = CodexSource()

@@ -1,0 +1,174 @@
+"""Which sessions are working, which wait for you, which were cut off (#35): a live state for each session, from
+the evidence — what its last lines say (each tool's rule, `Source.turn`), whether its tool's process still runs
+on this machine (sessionscope.processes) and how long ago it was written.
+
+    working        written to within the last minute, or its agent is mid-turn and its process runs
+    needs_approval a permission request is pending (from the tool's hooks)
+    waiting        the last reply ended the turn and the tool is still open (or was, recently): your move
+    interrupted    a tool call or a turn left unfinished and the writer gone, or the file ends mid-line
+    idle           open, or written within the last day, with nothing going on
+    ended          closed, archived, its process gone after a finished turn, or nothing for a day
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+STATES = ("needs_approval", "waiting", "working", "interrupted", "idle", "ended")  # most urgent first
+LABELS = {"needs_approval": "needs approval", "waiting": "waiting for you", "working": "working",
+          "interrupted": "interrupted", "idle": "idle", "ended": "ended"}
+MARKS = {"needs_approval": "⚠", "waiting": "◆", "working": "●", "interrupted": "✕", "idle": "○", "ended": "·"}
+WORKING_S = 60.0  # written this recently: working, whatever the lines say
+RECENT_S = 30 * 60.0  # without a process to go by: a finished turn this recent still waits for you
+DAY_S = 24 * 3600.0  # nothing for a day: ended
+TAIL = 12  # the last events read of a session
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a tool's last lines say (Source.turn): `where` is "ended" (the last reply ended the turn), "tool" (a
+    tool call waits for its result), "answering" (a prompt or a result waits for the agent), "aborted" (the turn
+    was stopped: the tool waits for you), "approval" (a permission request waits)."""
+
+    where: str
+    why: str
+
+
+@dataclass(frozen=True)
+class TailEvent:
+    kind: str
+    role: str | None
+    text: str
+    payload: str
+    ts: float
+
+
+@dataclass(frozen=True)
+class Live:
+    state: str
+    why: str
+    written: float  # the newest line's time
+    pid: int | None = None  # the tool's process, when one was matched
+
+    @property
+    def label(self) -> str:
+        return LABELS[self.state]
+
+    @property
+    def mark(self) -> str:
+        return MARKS[self.state]
+
+    def as_dict(self) -> dict:
+        return {"state": self.state, "why": self.why, "written": self.written, "pid": self.pid}
+
+
+def _ago(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(0, int(seconds))} s"
+    if seconds < 5400:
+        return f"{int(seconds // 60)} min"
+    if seconds < 2 * 86400:
+        return f"{int(seconds // 3600)} h"
+    return f"{int(seconds // 86400)} days"
+
+
+def by_kinds(tail: list[TailEvent]) -> Turn | None:
+    """The rule of a tool whose lines say no more than who spoke: the last message, call or result."""
+    for e in reversed(tail):
+        if e.kind == "tool_call":
+            return Turn("tool", f"a {e.text.split(' ', 1)[0] or 'tool'} call waits for its result")
+        if e.kind == "tool_result":
+            return Turn("answering", "a tool's result waits for the agent")
+        if e.kind == "message" and e.role == "user":
+            return Turn("answering", "your prompt waits for the agent")
+        if e.kind == "message":
+            return Turn("ended", "the last reply ended its turn")
+    return None
+
+
+def decide(turn: Turn | None, *, written: float, now: float, status: str, proc=None, procs_known: bool = False,
+           cut: bool = False, program: str = "the tool") -> Live:
+    """The state from the evidence (every tool's the same way; what its lines mean is its own rule)."""
+    pid = proc.pid if proc is not None else None
+    age = now - written
+    ago = _ago(age)
+    running = proc is not None
+    gone = procs_known and not running
+    if status in ("archived", "closed"):
+        return Live("ended", f"{status} in Sessionscope", written, pid)
+    if turn is not None and turn.where == "approval":
+        return Live("needs_approval", turn.why, written, pid)
+    if age < WORKING_S and not (turn is not None and turn.where in ("ended", "aborted")):
+        return Live("working", f"written {ago} ago" + (f"; {turn.why}" if turn else ""), written, pid)
+    if cut and not running:
+        return Live("interrupted", f"the transcript ends in a half-written line ({ago} ago)", written, pid)
+    if turn is not None and turn.where in ("tool", "answering"):
+        if running:
+            return Live("working", f"{turn.why}; {program} is running (pid {pid})", written, pid)
+        if gone or age >= RECENT_S:
+            return Live("interrupted", f"{turn.why}, and {program} " + ("is no longer running" if gone else
+                                                                         f"wrote nothing for {ago}"), written, pid)
+        return Live("working", f"{turn.why} ({ago} ago)", written, pid)
+    if turn is not None and turn.where in ("ended", "aborted"):
+        if running:
+            return Live("waiting", f"{turn.why}; {program} is open (pid {pid})", written, pid)
+        if gone:
+            return Live("ended", f"{turn.why}; {program} is no longer running", written, pid)
+        if age < RECENT_S:
+            return Live("waiting", f"{turn.why} ({ago} ago)", written, pid)
+    if running:
+        return Live("idle", f"{program} is open (pid {pid}); nothing written for {ago}", written, pid)
+    if age < DAY_S:
+        return Live("idle", f"nothing written for {ago}", written, pid)
+    return Live("ended", f"nothing written for {ago}", written, pid)
+
+
+def _tail(conn, session_id: str) -> list[TailEvent]:
+    from .schema import EVENT
+    rows = conn.execute(sa.select(EVENT.c.kind, EVENT.c.role, sa.func.substr(EVENT.c.text, 1, 400), EVENT.c.payload,
+                                  EVENT.c.ts).where(EVENT.c.session_id == session_id)
+                        .order_by(EVENT.c.seq.desc()).limit(TAIL)).all()
+    return [TailEvent(k, r, t or "", p or "", ts) for k, r, t, p, ts in reversed(rows)]
+
+
+def _cut(conn, session) -> bool:
+    """The session's file ended in a half-written line when it was last read."""
+    from .schema import SOURCE_FILE
+    key = session.tool_id or session.id
+    if session.source_kind == "native" or len(key or "") < 8:  # (a short id could be in any path)
+        return False
+    rows = conn.execute(sa.select(SOURCE_FILE.c.size, SOURCE_FILE.c.offset).where(
+        SOURCE_FILE.c.path.contains(key, autoescape=True))).all()
+    return any(size > offset for size, offset in rows)
+
+
+def states(store, sessions=None, *, now: float | None = None, procs=...) -> dict[str, Live]:
+    """The live state of each session (default: every session not archived). Sessions written within the last
+    day, or with a running process, are read closely (their last lines); older ones are ended by their age.
+    `procs`: the agents' processes (default: looked up here; None: cannot be known)."""
+    from . import processes, sources
+    now = time.time() if now is None else now
+    if sessions is None:
+        sessions = store.sessions(limit=100_000)
+    programs = {kind: set(sources.of(kind).programs) for kind in {s.source_kind for s in sessions}}
+    if procs is ...:
+        procs = processes.agent_processes(set().union(*programs.values()) if programs else set())
+    known = procs is not None
+    matched = processes.match(sessions, procs or [], lambda s: programs[s.source_kind]) if procs else {}
+    out: dict[str, Live] = {}
+    with store.reader() as conn:
+        for s in sessions:
+            src = sources.of(s.source_kind)
+            proc = matched.get(s.id)
+            program = (src.programs or ("the tool",))[0]
+            if proc is None and now - s.updated_at >= DAY_S:
+                out[s.id] = decide(None, written=s.updated_at, now=now, status=s.status, procs_known=known,
+                                   program=program)
+                continue
+            turn = src.turn(_tail(conn, s.id))
+            out[s.id] = decide(turn, written=s.updated_at, now=now, status=s.status, proc=proc, procs_known=known,
+                               cut=_cut(conn, s), program=program)
+    return out
