@@ -96,6 +96,10 @@ class MainWindow(WindowCommands, QMainWindow):
         self.embeds.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
         self.imports.sig_finished.connect(lambda _report: self.embeds.maybe_start(asked=True))
         self.imports.sig_changes.connect(lambda _changes: self.embeds.soon())
+        from .live_tracker import LiveTracker
+        self.live = LiveTracker(self)  # which sessions work, wait for you, were cut off (the list's Status)
+        self.live.sig_states.connect(self.sessions.model.set_live)
+        self.imports.sig_changes.connect(lambda _changes: self.live.refresh())
         self._build_menus()
         self.layout_ = PaneLayout(self, {"sidebar": self.sidebar, "list": self.sessions, "tree": self.branch.bottom},
                                   self.toolbar, self.branch, self.qactions, sessions=self.sessions, center=self.center)
@@ -234,6 +238,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.imports.watch(store)
         self.embeds.watch(store)
         self.embeds.soon()
+        self.live.watch(store)
         if self.usage_view is not None:
             self.usage_view.store = store
             self.usage_view.refresh()
@@ -330,6 +335,7 @@ class MainWindow(WindowCommands, QMainWindow):
             s.setValue(f"window/{name}", split.saveState())
         self.imports.stop()
         self.embeds.stop()
+        self.live.stop()
         self.sessions.model.stop()
         super().closeEvent(event)
 

@@ -132,6 +132,16 @@ class SessionTableModel(QAbstractTableModel):
         self._cost_wanted: set[str] = set()
         self._cost_pending = self._stopped = False
         self._cost_timer = QTimer(self, singleShot=True, interval=30, timeout=self._price)
+        self.live: dict = {}  # session id → sessionscope.live.Live (gui/live_tracker.py)
+
+    def set_live(self, states: dict) -> None:
+        """The sessions' live states (working, waiting for you, …): shown in the Status column, why in its tooltip."""
+        changed = {sid for sid, st in states.items() if self.live.get(sid) != st}
+        self.live = states
+        col = next(i for i, c in enumerate(COLUMNS) if c[0] == "status")
+        rows = [self._rows_by_id[sid] for sid in changed if sid in self._rows_by_id]
+        if rows:
+            self.dataChanged.emit(self.index(min(rows), col), self.index(max(rows), col))
 
     def set_store(self, store) -> None:
         self.store = store
@@ -195,7 +205,8 @@ class SessionTableModel(QAbstractTableModel):
             return {
                 "title": ("★ " if s.starred else "") + printable(s.title or "(untitled)"),
                 "source": badge(s.source_kind)[0],
-                "project": self.project_label.get(s.project, s.project), "status": s.status, "updated": ago(s.updated_at),
+                "project": self.project_label.get(s.project, s.project), "status": self._status_text(s),
+                "updated": ago(s.updated_at),
                 "events": str(s.event_count), "tokens": tokens_text(s.tokens_in + s.tokens_out),
                 "cost": self._cost_text(s),
                 "branches": str(self.fork_counts.get(s.id, "")) if self.fork_counts.get(s.id) else "",
@@ -212,6 +223,9 @@ class SessionTableModel(QAbstractTableModel):
             if s.forked_from_session:
                 made = f"\na {lineage(s)} of {s.forked_from_session}"
             return f"{printable(s.title)}\n{s.id}{made}" if key == "title" else s.project
+        if role == Qt.ItemDataRole.ToolTipRole and key == "status" and (st := self._live_of(s)) is not None:
+            said = sources.of(s.source_kind).summary(s)
+            return f"{st.label[0].upper()}{st.label[1:]}: {st.why}" + (f"\n{said}" if said else "")
         if role == Qt.ItemDataRole.ToolTipRole and key in ("status", "tokens", "source") and \
                 (said := sources.of(s.source_kind).summary(s)):
             return said
@@ -231,6 +245,17 @@ class SessionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.UserRole:
             return s
         return None
+
+    def _live_of(self, s):
+        """The live state the list shows for `s`: not for a session behind an API, whose service's own status
+        (and its summary) the column shows as it always did."""
+        return None if sources.of(s.source_kind).remote_home else self.live.get(s.id)
+
+    def _status_text(self, s) -> str:
+        st = self._live_of(s)
+        if st is None or s.status in ("archived",) or (st.state == "ended" and s.status != "active"):
+            return s.status
+        return f"{st.mark} {st.label}"
 
     def flags(self, index):
         """The Tags cell is typed in, where the session's tool lets it be tagged (the rule of ops.tag)."""

@@ -126,6 +126,13 @@ def decide(turn: Turn | None, *, written: float, now: float, status: str, proc=N
     return Live("ended", f"nothing written for {ago}", written, pid)
 
 
+def _remote(s, src) -> Live:
+    """A session behind an API: the status its service reported at the last pull."""
+    state = ("working" if s.status in src.live_statuses else "waiting" if s.status == "idle"
+             else "ended" if s.status in ("archived", "closed", "terminated", "deleted") else "idle")
+    return Live(state, f"{s.status} at {src.remote_home} (as last pulled)", s.updated_at)
+
+
 def _tail(conn, session_id: str) -> list[TailEvent]:
     from .schema import EVENT
     rows = conn.execute(sa.select(EVENT.c.kind, EVENT.c.role, sa.func.substr(EVENT.c.text, 1, 400), EVENT.c.payload,
@@ -146,7 +153,8 @@ def _cut(conn, session) -> bool:
 
 
 def states(store, sessions=None, *, now: float | None = None, procs=...) -> dict[str, Live]:
-    """The live state of each session (default: every session not archived). Sessions written within the last
+    """The live state of each session on this machine (default: every session not archived; a session that runs
+    elsewhere, behind an API, has the status its service reports instead). Sessions written within the last
     day, or with a running process, are read closely (their last lines); older ones are ended by their age.
     `procs`: the agents' processes (default: looked up here; None: cannot be known)."""
     from . import processes, sources
@@ -162,13 +170,17 @@ def states(store, sessions=None, *, now: float | None = None, procs=...) -> dict
     with store.reader() as conn:
         for s in sessions:
             src = sources.of(s.source_kind)
+            if src.remote_home:  # it runs elsewhere (Anthropic): its service says its status itself
+                out[s.id] = _remote(s, src)
+                continue
             proc = matched.get(s.id)
             program = (src.programs or ("the tool",))[0]
+            seen = known and bool(src.programs)  # a tool with no program here (native, an SDK's) has no process to miss
             if proc is None and now - s.updated_at >= DAY_S:
-                out[s.id] = decide(None, written=s.updated_at, now=now, status=s.status, procs_known=known,
+                out[s.id] = decide(None, written=s.updated_at, now=now, status=s.status, procs_known=seen,
                                    program=program)
                 continue
             turn = src.turn(_tail(conn, s.id))
-            out[s.id] = decide(turn, written=s.updated_at, now=now, status=s.status, proc=proc, procs_known=known,
+            out[s.id] = decide(turn, written=s.updated_at, now=now, status=s.status, proc=proc, procs_known=seen,
                                cut=_cut(conn, s), program=program)
     return out

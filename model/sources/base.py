@@ -85,8 +85,10 @@ class Source:
 
     def turn(self, tail) -> Any:
         """What the session's last events (sessionscope.live.TailEvent, oldest first) say of its turn: a
-        live.Turn, or None where the tool records nothing to infer from (its state is then plain recency)."""
-        return None
+        live.Turn, or None where they say nothing (its state is then plain recency). By default who spoke last
+        (sessionscope.live.by_kinds); a tool whose lines say more reads them its own way."""
+        from ..live import by_kinds
+        return by_kinds(tail)
 
     def allows(self, action: str, status: str | None) -> bool:
         """Whether `action` applies to a session in `status` (for enabling menu items)."""
@@ -253,10 +255,6 @@ class ToolSource(Source):
     def _module(self):
         import importlib
         return importlib.import_module(self.package)
-
-    def turn(self, tail) -> Any:
-        from ..live import by_kinds
-        return by_kinds(tail)
 
     def refusal(self, action: str, status: str | None) -> str | None:
         if action == "resume":  # the tool resumes it, whatever the store's status

@@ -110,13 +110,20 @@ def test_a_codex_session_says_its_turn_itself(store, tmp_path):
 
 
 def test_a_native_session_and_a_closed_one(store):
+    """A session an agent writes through the store has no process to look for: who spoke last, and the time."""
     s = store.open_session(title="native")
     store.append(s.id, "message", role="user", text="hello")
     now = store.session(s.id).updated_at
-    assert _state(store, s.id, now + 5, None).state == "working"
-    assert _state(store, s.id, now + 600, None).state == "idle"
+    assert _state(store, s.id, now + 5, []).state == "working"
+    assert _state(store, s.id, now + 600, []).state == "working"  # the prompt waits for the agent
+    late = _state(store, s.id, now + 3600, [])
+    assert late.state == "interrupted" and "wrote nothing for 60 min" in late.why
+    store.append(s.id, "message", role="assistant", text="hi")
+    now = store.session(s.id).updated_at
+    assert _state(store, s.id, now + 600, []).state == "waiting"
+    assert _state(store, s.id, now + 7200, []).state == "idle"
     store.close_session(s.id)
-    assert _state(store, s.id, now + 5, None).state == "ended"
+    assert _state(store, s.id, now + 5, []).state == "ended"
 
 
 @pytest.mark.sqlite_only

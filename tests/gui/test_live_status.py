@@ -1,0 +1,24 @@
+"""The list's Status column shows each session's live state (#35), why in its tooltip, refreshed by the window."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from sessionscope.gui.session_model import COLUMNS
+
+
+def test_the_list_says_which_session_works_and_why(window, qtbot):
+    store, s = window.store, window.session
+    store.append(s.id, "message", role="user", text="go on with the migration")
+    window.live.refresh()
+    model = window.sessions.model
+    col = next(i for i, c in enumerate(COLUMNS) if c[0] == "status")
+
+    def cell(role):
+        return model.data(model.index(model.row_of(s.id), col), role)
+    qtbot.waitUntil(lambda: cell(Qt.ItemDataRole.DisplayRole) == "● working", timeout=15000)
+    assert cell(Qt.ItemDataRole.ToolTipRole).startswith("Working: written")
+    store.append(s.id, "message", role="assistant", text="Done: the migration runs.")
+    window.live.refresh()
+    qtbot.waitUntil(lambda: cell(Qt.ItemDataRole.DisplayRole) == "◆ waiting for you", timeout=15000)
+    assert "ended its turn" in cell(Qt.ItemDataRole.ToolTipRole)
