@@ -113,6 +113,9 @@ def tokens_text(n: int) -> str:
     return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.1f}k" if n >= 1e3 else str(n)
 
 
+URGENT = ("needs_approval", "waiting", "working", "interrupted")  # marked before the title too
+
+
 class SessionTableModel(QAbstractTableModel):
     sig_loaded = Signal(int)  # rows
     sig_tags_edited = Signal(object, list)  # a session's Tags cell typed in: (the SessionView, its tags, all of them)
@@ -138,10 +141,9 @@ class SessionTableModel(QAbstractTableModel):
         """The sessions' live states (working, waiting for you, …): shown in the Status column, why in its tooltip."""
         changed = {sid for sid, st in states.items() if self.live.get(sid) != st}
         self.live = states
-        col = next(i for i, c in enumerate(COLUMNS) if c[0] == "status")
         rows = [self._rows_by_id[sid] for sid in changed if sid in self._rows_by_id]
-        if rows:
-            self.dataChanged.emit(self.index(min(rows), col), self.index(max(rows), col))
+        if rows:  # the title (its mark) and the status
+            self.dataChanged.emit(self.index(min(rows), 0), self.index(max(rows), len(COLUMNS) - 1))
 
     def set_store(self, store) -> None:
         self.store = store
@@ -203,7 +205,7 @@ class SessionTableModel(QAbstractTableModel):
         key = COLUMNS[index.column()][0]
         if role == Qt.ItemDataRole.DisplayRole:
             return {
-                "title": ("★ " if s.starred else "") + printable(s.title or "(untitled)"),
+                "title": self._urgent_mark(s) + ("★ " if s.starred else "") + printable(s.title or "(untitled)"),
                 "source": badge(s.source_kind)[0],
                 "project": self.project_label.get(s.project, s.project), "status": self._status_text(s),
                 "updated": ago(s.updated_at),
@@ -222,7 +224,9 @@ class SessionTableModel(QAbstractTableModel):
             made = ""
             if s.forked_from_session:
                 made = f"\na {lineage(s)} of {s.forked_from_session}"
-            return f"{printable(s.title)}\n{s.id}{made}" if key == "title" else s.project
+            st = self._live_of(s)
+            now = f"\n{st.label[0].upper()}{st.label[1:]}: {st.why}" if st is not None and st.state != "ended" else ""
+            return f"{printable(s.title)}\n{s.id}{made}{now}" if key == "title" else s.project
         if role == Qt.ItemDataRole.ToolTipRole and key == "status" and (st := self._live_of(s)) is not None:
             said = sources.of(s.source_kind).summary(s)
             return f"{st.label[0].upper()}{st.label[1:]}: {st.why}" + (f"\n{said}" if said else "")
@@ -250,6 +254,11 @@ class SessionTableModel(QAbstractTableModel):
         """The live state the list shows for `s`: not for a session behind an API, whose service's own status
         (and its summary) the column shows as it always did."""
         return None if sources.of(s.source_kind).remote_home else self.live.get(s.id)
+
+    def _urgent_mark(self, s) -> str:
+        """Before the title: the mark of a session that works, waits for you or was cut off (the rest: none)."""
+        st = self._live_of(s)
+        return f"{st.mark} " if st is not None and st.state in URGENT else ""
 
     def _status_text(self, s) -> str:
         st = self._live_of(s)
