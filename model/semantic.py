@@ -71,6 +71,8 @@ def configure(store, new: Config) -> Config:
     output, are dropped in the same transaction: the next `embed` makes them all again."""
     if not new.model.strip():
         raise InvalidInput("name a model: a Hugging Face repository (owner/name) or a folder")
+    if new.enabled:
+        embedding._need("model2vec")  # turned on without the extra: said now, not at the first embedding
 
     def work(conn):
         old = config(conn)

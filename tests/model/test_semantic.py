@@ -206,3 +206,17 @@ def test_a_folder_that_is_no_model_is_said(tmp_path):
         embedding.load(str(tmp_path / "empty"))
     with pytest.raises(InvalidInput, match="does not exist"):
         embedding.load(str(tmp_path / "gone"))
+
+
+def test_turning_it_on_without_the_extra_names_the_extra(tmp_path):
+    """model2vec made unimportable in a fresh process, as on a machine without the extra."""
+    import subprocess
+    import sys
+    code = ("import sys; sys.modules['model2vec'] = None\n"
+            "from sessionscope.cli.main import main\n"
+            f"sys.exit(main(['--store', {str(tmp_path / 's.db')!r}, 'semantic', 'on']))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "needs the 'semantic' extra" in done.stderr
+    from sessionscope import open_store
+    with open_store(tmp_path / "s.db") as store:
+        assert not semantic.config_of(store).enabled
