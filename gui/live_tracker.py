@@ -1,6 +1,7 @@
 """The sessions' live states in the window (#35): decided on a worker (sessionscope.live: last lines, the tools'
 processes, the time) every few seconds while the window is open and after every change the watcher brings, and
-handed to the session list (its Status column and tooltip) and the status bar's count of sessions that wait."""
+handed to the session list (its marks, Status column and tooltips) and the status bar's count of sessions that
+wait for you."""
 
 from __future__ import annotations
 
@@ -46,6 +47,3 @@ class LiveTracker(QObject):
         def failed(_exc) -> None:
             self._busy = False
         run_task(lambda: live.states(store), done, failed, owner=self)
-
-    def waiting(self) -> int:
-        return sum(st.state in ("waiting", "needs_approval") for st in self.states.values())

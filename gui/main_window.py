@@ -99,6 +99,11 @@ class MainWindow(WindowCommands, QMainWindow):
         from .live_tracker import LiveTracker
         self.live = LiveTracker(self)  # which sessions work, wait for you, were cut off (the list's Status)
         self.live.sig_states.connect(self.sessions.model.set_live)
+        self.waiting_label = QLabel("")  # how many sessions wait for you, in the status bar
+        self.waiting_label.setObjectName("waiting-label")
+        self.waiting_label.hide()
+        self.statusBar().addPermanentWidget(self.waiting_label)
+        self.live.sig_states.connect(self._show_waiting)
         self.imports.sig_changes.connect(lambda _changes: self.live.refresh())
         self._build_menus()
         self.layout_ = PaneLayout(self, {"sidebar": self.sidebar, "list": self.sessions, "tree": self.branch.bottom},
@@ -253,6 +258,15 @@ class MainWindow(WindowCommands, QMainWindow):
             run_task(lambda: backup.scheduled(store.url), lambda made: None,
                      lambda exc: self.statusBar().showMessage(f"⚠ The daily backup of the store failed: {exc}", 60000),
                      owner=self)
+
+    def _show_waiting(self, states: dict) -> None:
+        """The status bar's count of the sessions that wait for you; its tooltip names them."""
+        ids = [sid for sid, st in states.items() if st.state in ("waiting", "needs_approval")]
+        self.waiting_label.setVisible(bool(ids))
+        self.waiting_label.setText(f"◆ {len(ids)} waiting for you")
+        titles = [s.title or s.id[:8] for sid in ids[:12] if (s := self.sessions.model.session_at(
+            self.sessions.model.row_of(sid))) is not None]
+        self.waiting_label.setToolTip("\n".join(titles))
 
     def _sidebar_filter(self, filters: dict) -> None:
         self.sessions.sidebar_filters = filters

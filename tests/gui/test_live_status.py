@@ -22,3 +22,6 @@ def test_the_list_says_which_session_works_and_why(window, qtbot):
     window.live.refresh()
     qtbot.waitUntil(lambda: cell(Qt.ItemDataRole.DisplayRole) == "◆ waiting for you", timeout=15000)
     assert "ended its turn" in cell(Qt.ItemDataRole.ToolTipRole)
+    assert model.data(model.index(model.row_of(s.id), 0)).startswith("◆ ")  # marked before its title too
+    assert window.waiting_label.isVisible() and window.waiting_label.text().endswith("waiting for you")
+    assert s.title in window.waiting_label.toolTip()
