@@ -140,7 +140,12 @@ class SessionTableModel(QAbstractTableModel):
     def set_live(self, states: dict) -> None:
         """The sessions' live states (working, waiting for you, …): shown in the Status column, why in its tooltip."""
         changed = {sid for sid, st in states.items() if self.live.get(sid) != st}
+        moved = {sid for sid in changed | (set(self.live) - set(states))
+                 if getattr(self.live.get(sid), "state", None) != getattr(states.get(sid), "state", None)}
         self.live = states
+        if "live" in self.filters and moved:  # a session came into the state listed, or left it
+            self.reload()
+            return
         rows = [self._rows_by_id[sid] for sid in changed if sid in self._rows_by_id]
         if rows:  # the title (its mark) and the status
             self.dataChanged.emit(self.index(min(rows), 0), self.index(max(rows), len(COLUMNS) - 1))
@@ -170,6 +175,9 @@ class SessionTableModel(QAbstractTableModel):
             return
         token = self._gen.next()
         store, filters, sort, desc = self.store, dict(self.filters), self.sort_key, self.descending
+        live = filters.pop("live", None)
+        if live is not None:  # the sidebar's Now: the sessions in that live state at the last look
+            filters["session_ids"] = [sid for sid, st in self.live.items() if st.state == live]
 
         def query():
             return store.sessions(sort=sort, descending=desc, **filters), store.fork_counts()

@@ -1,5 +1,6 @@
-"""The sidebar: all sessions, starred, tools and projects with counts, people (on a store several people
-import into), tags with counts, archived, saved searches."""
+"""The sidebar: all sessions, what needs you now (the sessions working, waiting for you, cut off), starred,
+tools and projects with counts, people (on a store several people import into), tags with counts, archived,
+saved searches."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from .workers import run_task
 
 TAGS_SHOWN = 40  # the most used; the others are a filter away (list --tag, the Tags cell)
 SAVED = [("Active now", {"status": "active"}), ("Paused", {"status": "paused"})]
+NOW = ("needs_approval", "waiting", "working", "interrupted")  # the live states the sidebar lists, with counts
 
 
 class Sidebar(QTreeWidget):
@@ -25,6 +27,18 @@ class Sidebar(QTreeWidget):
         self.itemSelectionChanged.connect(self._selected)
         self.store = None
         self.tag_counts: dict[str, int] = {}  # tag → sessions carrying it, most used first (what tags complete from)
+        self.live_counts: dict[str, int] = {}  # live state → sessions in it (gui/live_tracker.py)
+        self._counts = None  # the store's counts last shown
+
+    def set_live(self, states: dict) -> None:
+        """The live states' counts (Now ▸ Working, Waiting for you, Interrupted), shown at the next fill or now."""
+        counts: dict[str, int] = {}
+        for st in states.values():
+            counts[st.state] = counts.get(st.state, 0) + 1
+        if counts != self.live_counts:
+            self.live_counts = counts
+            if self._counts is not None:
+                self._fill(*self._counts)
 
     def set_store(self, store) -> None:
         self.store = store
@@ -42,6 +56,7 @@ class Sidebar(QTreeWidget):
         run_task(counts, lambda c: self._fill(*c), owner=self)
 
     def _fill(self, total, by_source, by_project, archived, by_person, starred, by_tag) -> None:
+        self._counts = (total, by_source, by_project, archived, by_person, starred, by_tag)
         self.tag_counts = by_tag
         current = self.currentItem().data(0, Qt.ItemDataRole.UserRole) if self.currentItem() else None
         self.blockSignals(True)
@@ -54,6 +69,12 @@ class Sidebar(QTreeWidget):
             (parent.addChild(item) if parent else self.addTopLevelItem(item))
             return item
         add(None, "All sessions", total, {})
+        from sessionscope.live import LABELS, MARKS
+        now = [(state, n) for state in NOW if (n := self.live_counts.get(state))]
+        if now:
+            group = add(None, "Now", "", None)
+            for state, n in now:
+                add(group, f"{MARKS[state]} {LABELS[state][0].upper()}{LABELS[state][1:]}", n, {"live": state})
         add(None, "★ Starred", starred, {"starred": True})
         sources = add(None, "Tools", "", None)
         from .session_model import tool_label

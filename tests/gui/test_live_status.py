@@ -25,3 +25,26 @@ def test_the_list_says_which_session_works_and_why(window, qtbot):
     assert model.data(model.index(model.row_of(s.id), 0)).startswith("◆ ")  # marked before its title too
     assert window.waiting_label.isVisible() and window.waiting_label.text().endswith("waiting for you")
     assert s.title in window.waiting_label.toolTip()
+
+
+def test_the_sidebar_lists_what_needs_you_now(window, qtbot):
+    store, s = window.store, window.session
+    store.append(s.id, "message", role="assistant", text="Done. Anything else?")
+    window.live.refresh()
+    sidebar = window.sidebar
+
+    def entry():
+        return next((it for it in sidebar._items() if it.data(0, Qt.ItemDataRole.UserRole) == {"live": "waiting"}),
+                    None)
+    qtbot.waitUntil(lambda: entry() is not None, timeout=15000)
+    item = entry()
+    assert item.text(0) == "◆ Waiting for you" and item.parent().text(0) == "Now" and int(item.text(1)) >= 1
+    sidebar.setCurrentItem(item)
+    model = window.sessions.model
+    waiting = {sid for sid, st in window.live.states.items() if st.state == "waiting"}
+    qtbot.waitUntil(lambda: {r.id for r in model.rows} == waiting, timeout=10000)
+    assert s.id in waiting
+    # it leaves the list when it stops waiting (a new prompt: working)
+    store.append(s.id, "message", role="user", text="one more thing")
+    window.live.refresh()
+    qtbot.waitUntil(lambda: s.id not in {r.id for r in model.rows}, timeout=15000)
