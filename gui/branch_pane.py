@@ -68,6 +68,10 @@ class BranchPane(QWidget):
         self.timeline_label = QLabel("")
         self.timeline_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.timeline_label.setWordWrap(True)  # a long header takes a second line instead of running under the find box
+        self.live_label = QLabel("")  # the session's live state (working, waiting for you, …), why in its tooltip
+        self.live_label.setObjectName("live-label")
+        self.live_label.hide()
+        self.live_states: dict = {}  # session id → sessionscope.live.Live (the window's LiveTracker)
         self.find_edit = QLineEdit(placeholderText="Find in session")
         self.find_edit.setMaximumWidth(200)  # the header beside it is the session's title
         self.find_edit.setClearButtonEnabled(True)
@@ -95,6 +99,7 @@ class BranchPane(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(6, 2, 2, 2)  # (in reading mode the header is at the window's edge)
         row.addWidget(self.timeline_label, 1)
+        row.addWidget(self.live_label)
         row.addWidget(self.find_status)
         row.addWidget(self.find_edit)
         lay.addLayout(row)
@@ -223,6 +228,7 @@ class BranchPane(QWidget):
             "other branches (rewinds, edits), or are facts and bookkeeping lines (progress, snapshots) kept but "
             "not shown." if total > len(ids) else "")
         self.branch_label = label
+        self.show_live()
         # tips and branch points read the whole session: they follow the rows, they do not hold them up
         store, session_id = self.store, s.id
         run_task(lambda: (store.branch_points(session_id), ops.changed_files(store, session_id)),
@@ -337,6 +343,19 @@ class BranchPane(QWidget):
         if self.found is not None:
             self.found = None
             self.find_status.setText("")
+
+    def set_live(self, states: dict) -> None:
+        self.live_states = states
+        self.show_live()
+
+    def show_live(self) -> None:
+        """The header's mark of the shown session's live state: a session that works, waits for you or was cut
+        off says so beside its title (sessionscope.live); the others show nothing there."""
+        st = self.live_states.get(self.session.id) if self.session is not None else None
+        urgent = st is not None and st.state in ("needs_approval", "waiting", "working", "interrupted")
+        self.live_label.setText(f"{st.mark} {st.label}" if urgent else "")
+        self.live_label.setToolTip(f"{st.label[0].upper()}{st.label[1:]}: {st.why}" if urgent else "")
+        self.live_label.setVisible(urgent)
 
     def _find_changed(self, text: str) -> None:
         self.found = None

@@ -105,6 +105,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.statusBar().addPermanentWidget(self.waiting_label)
         self.live.sig_states.connect(self._show_waiting)
         self.live.sig_states.connect(self.sidebar.set_live)
+        self.live.sig_states.connect(self.branch.set_live)
         self.imports.sig_changes.connect(lambda _changes: self.live.refresh())
         self._build_menus()
         self.layout_ = PaneLayout(self, {"sidebar": self.sidebar, "list": self.sessions, "tree": self.branch.bottom},

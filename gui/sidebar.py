@@ -14,6 +14,10 @@ from .workers import run_task
 TAGS_SHOWN = 40  # the most used; the others are a filter away (list --tag, the Tags cell)
 SAVED = [("Active now", {"status": "active"}), ("Paused", {"status": "paused"})]
 NOW = ("needs_approval", "waiting", "working", "interrupted")  # the live states the sidebar lists, with counts
+NOW_TIPS = {"needs_approval": "a tool asks for your permission",
+            "waiting": "the last reply ended its turn, and the tool is open (or was, recently)",
+            "working": "written to within the last minute, or mid-turn while its tool runs",
+            "interrupted": "a call or a turn left unfinished and its tool gone, or a file cut mid-line"}
 
 
 class Sidebar(QTreeWidget):
@@ -74,7 +78,8 @@ class Sidebar(QTreeWidget):
         if now:
             group = add(None, "Now", "", None)
             for state, n in now:
-                add(group, f"{MARKS[state]} {LABELS[state][0].upper()}{LABELS[state][1:]}", n, {"live": state})
+                name = f"{MARKS[state]} {LABELS[state][0].upper()}{LABELS[state][1:]}"
+                add(group, name, n, {"live": state}).setToolTip(0, f"{name}: {NOW_TIPS[state]}")
         add(None, "★ Starred", starred, {"starred": True})
         sources = add(None, "Tools", "", None)
         from .session_model import tool_label

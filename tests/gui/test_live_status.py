@@ -25,6 +25,8 @@ def test_the_list_says_which_session_works_and_why(window, qtbot):
     assert model.data(model.index(model.row_of(s.id), 0)).startswith("◆ ")  # marked before its title too
     assert window.waiting_label.isVisible() and window.waiting_label.text().endswith("waiting for you")
     assert s.title in window.waiting_label.toolTip()
+    header = window.branch.live_label  # beside the shown session's title
+    assert header.text() == "◆ waiting for you" and "ended its turn" in header.toolTip()
 
 
 def test_the_sidebar_lists_what_needs_you_now(window, qtbot):
@@ -39,6 +41,7 @@ def test_the_sidebar_lists_what_needs_you_now(window, qtbot):
     qtbot.waitUntil(lambda: entry() is not None, timeout=15000)
     item = entry()
     assert item.text(0) == "◆ Waiting for you" and item.parent().text(0) == "Now" and int(item.text(1)) >= 1
+    assert "ended its turn" in item.toolTip(0)
     sidebar.setCurrentItem(item)
     model = window.sessions.model
     waiting = {sid for sid, st in window.live.states.items() if st.state == "waiting"}
