@@ -66,6 +66,11 @@ class SessionView:      # half the cost of listing 20,000 sessions; it is never 
     def as_dict(self) -> dict[str, Any]:
         return {f: getattr(self, f) for f in self.__dataclass_fields__} | {"tags": list(self.tags)}
 
+    def budget_left(self) -> dict[str, Any]:
+        """What remains of each budget the session was opened with."""
+        used = {"tokens": self.tokens_in + self.tokens_out, "events": self.event_count}
+        return {k: (v - used[k] if k in used and isinstance(v, (int, float)) else v) for k, v in self.budget.items()}
+
 
 # not frozen (a frozen __init__ costs a third of listing a 12,000-event session through object.__setattr__),
 # but hashed by value as before: it is never changed all the same

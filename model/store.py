@@ -142,7 +142,7 @@ class Store:
             s = reading.get_session(conn, session_id)
             transcript = reading.path_events(conn, s.head_event_id, COMPACTION) if s.head_event_id else []
             fold = facts.fold_at(conn, s.head_event_id)[0] if s.head_event_id else {}
-        return ResumeContext(session=s, facts=fold, transcript=tuple(transcript), budget_left=_budget_left(s))
+        return ResumeContext(session=s, facts=fold, transcript=tuple(transcript), budget_left=s.budget_left())
 
     # The session's own operations, each audited with its work. A user's action reaches them through
     # sessionscope.ops, which checks the source's rule first; an agent writing natively calls them directly.
@@ -492,12 +492,6 @@ class Store:
         def work(conn):
             return retention.run(conn, retention.get_policy(conn), now, dry_run)
         return self.audited("retention.dry_run" if dry_run else "retention", work, detail=lambda r: r)
-
-
-def _budget_left(s: SessionView) -> dict[str, Any]:
-    """What remains of each budget the session was opened with."""
-    used = {"tokens": s.tokens_in + s.tokens_out, "events": s.event_count}
-    return {k: (v - used[k] if k in used and isinstance(v, (int, float)) else v) for k, v in s.budget.items()}
 
 
 __all__ = ["open_store", "Store", "HEAD"]
