@@ -87,8 +87,10 @@ def match(sessions, procs: list[Proc], program_of) -> dict[str, Proc]:
     for p in sorted(procs, key=lambda p: -p.started):  # 3. its folder: the newest session written since it started
         if p.pid in taken or not p.cwd:
             continue
-        near = [s for s in sessions if s.id not in by_id and p.program in program_of(s)
-                and s.cwd and os.path.realpath(s.cwd) == os.path.realpath(p.cwd) and s.updated_at >= p.started - SLACK_S]
+        folder = os.path.realpath(p.cwd)
+        # the cheap tests first: a store holds thousands of sessions, and this runs every few seconds
+        near = [s for s in sessions if s.updated_at >= p.started - SLACK_S and s.cwd and s.id not in by_id
+                and p.program in program_of(s) and os.path.realpath(s.cwd) == folder]
         if near:
             best = max(near, key=lambda s: s.updated_at)
             by_id[best.id] = p

@@ -135,15 +135,14 @@ def _event_rows(cfg: Config, after: int, limit: int | None):
     return stmt.limit(limit) if limit else stmt
 
 
-def _notes_without(conn: Connection):
+def _notes_without(columns=(NOTE.c.id, NOTE.c.session_id, NOTE.c.text)):
     have = sa.select(EMBEDDING.c.note_id).where(EMBEDDING.c.note_id.is_not(None))
-    return conn.execute(sa.select(NOTE.c.id, NOTE.c.session_id, NOTE.c.text).where(NOTE.c.id.not_in(have))
-                        .order_by(NOTE.c.created_at)).all()
+    return sa.select(*columns).where(NOTE.c.id.not_in(have))
 
 
 def _count_pending(conn: Connection, cfg: Config) -> int:
     events = conn.execute(sa.select(sa.func.count()).select_from(_event_rows(cfg, _after(conn), None).subquery())).scalar()
-    return events + len(_notes_without(conn))
+    return events + conn.execute(_notes_without((sa.func.count(),))).scalar()
 
 
 @dataclass
@@ -169,7 +168,8 @@ def embed(store, progress: Callable[[int, int], None] | None = None, cancel: thr
         with store.reader() as conn:
             rows = conn.execute(_event_rows(cfg, _after(conn), BATCH)).all()
             if not rows:
-                rows = [(None, sid, text, nid) for nid, sid, text in _notes_without(conn)[:BATCH]]
+                rows = [(None, sid, text, nid) for nid, sid, text in conn.execute(
+                    _notes_without().order_by(NOTE.c.created_at).limit(BATCH))]
         if not rows:
             return Outcome(done)
         blobs = pack(model.encode([r[2] for r in rows]))
