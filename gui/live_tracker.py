@@ -1,5 +1,6 @@
-"""The sessions' live states in the window (#35): decided on a worker (sessionscope.live: last lines, the tools'
-processes, the time) every few seconds while the window is open and after every change the watcher brings, and
+"""The sessions' live states in the window (#35): decided on a worker (sessionscope.live: the hooks' signals, last
+lines, the tools' processes, the time) every few seconds while the window is open, after every change the watcher
+brings, and within a second of a hook's signal (a cheap look at the signals' high-water mark every second), and
 handed to the session list (its marks, Status column and tooltips) and the status bar's count of sessions that
 wait for you."""
 
@@ -10,6 +11,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from .workers import run_task
 
 TICK_MS = 5000
+PEEK_MS = 1000  # how often the hooks' signals are looked at
 
 
 class LiveTracker(QObject):
@@ -19,31 +21,57 @@ class LiveTracker(QObject):
         super().__init__(parent)
         self.store = None
         self.states: dict = {}
-        self._busy = False
+        self._busy = self._peeking = False
+        self._mark = None  # the signals' high-water mark the states were last decided at
         self.timer = QTimer(self, interval=TICK_MS)
         self.timer.timeout.connect(self.refresh)
+        self.peeker = QTimer(self, interval=PEEK_MS)
+        self.peeker.timeout.connect(self.peek)
 
     def watch(self, store) -> None:
-        self.store, self.states = store, {}
+        self.store, self.states, self._mark = store, {}, None
         self.timer.start()
+        self.peeker.start()
         self.refresh()
 
     def stop(self) -> None:
         self.timer.stop()
+        self.peeker.stop()
+
+    def peek(self) -> None:
+        """Decide the states again when a hook has spoken since they were last decided."""
+        store = self.store
+        if store is None or self._busy or self._peeking:
+            return
+        self._peeking = True
+        from sessionscope import signals
+
+        def seen(mark) -> None:
+            self._peeking = False
+            if store is self.store and mark != self._mark:
+                self.refresh()
+
+        def failed(_exc) -> None:
+            self._peeking = False
+        run_task(lambda: signals.mark(store), seen, failed, owner=self)
 
     def refresh(self) -> None:
         store = self.store
         if store is None or self._busy:
             return
         self._busy = True
-        from sessionscope import live
+        from sessionscope import live, signals
 
-        def done(states) -> None:
+        def work():
+            signals.drain(store)  # what the hooks spooled while the store was busy (usually nothing: no write)
+            return signals.mark(store), live.states(store)
+
+        def done(result) -> None:
             self._busy = False
             if store is self.store:
-                self.states = states
-                self.sig_states.emit(states)
+                self._mark, self.states = result
+                self.sig_states.emit(self.states)
 
         def failed(_exc) -> None:
             self._busy = False
-        run_task(lambda: live.states(store), done, failed, owner=self)
+        run_task(work, done, failed, owner=self)

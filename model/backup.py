@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InvalidInput, Refused
-from .quick import sqlite_path
+from .locations import sqlite_path
 
 KEEP = {"scheduled": 7, "manual": 5, "before-restore": 3}
 KEEP_MIGRATION = 3  # backups made before a migration (each names the revision it came before)

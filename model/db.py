@@ -35,7 +35,7 @@ def default_url() -> str:
     env = os.environ.get("SESSIONSCOPE_STORE")
     if env:
         return as_url(env)
-    from .quick import default_store_file
+    from .locations import default_store_file
 
     path = default_store_file()
     from .privacy import private_dir

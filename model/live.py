@@ -25,16 +25,19 @@ WORKING_S = 60.0  # written this recently: working, whatever the lines say
 RECENT_S = 30 * 60.0  # without a process to go by: a finished turn this recent still waits for you
 DAY_S = 24 * 3600.0  # nothing for a day: ended
 TAIL = 12  # the last events read of a session
+SIGNAL_SLACK_S = 2.0  # a hook's signal holds unless the transcript was written this much later
 
 
 @dataclass(frozen=True)
 class Turn:
     """What a tool's last lines say (Source.turn): `where` is "ended" (the last reply ended the turn), "tool" (a
     tool call waits for its result), "answering" (a prompt or a result waits for the agent), "aborted" (the turn
-    was stopped: the tool waits for you), "approval" (a permission request waits)."""
+    was stopped: the tool waits for you), "approval" (a permission request waits), "closed" (the tool's hook
+    said the session ended)."""
 
     where: str
     why: str
+    exact: bool = False  # said by the tool's own hook (sessionscope.signals), not read from its lines
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,8 @@ def decide(turn: Turn | None, *, written: float, now: float, status: str, proc=N
     gone = procs_known and not running
     if status in ("archived", "closed"):
         return Live("ended", f"{status} in Sessionscope", written, pid)
+    if turn is not None and turn.where == "closed":
+        return Live("ended", turn.why, written, pid)
     if turn is not None and turn.where == "approval":
         return Live("needs_approval", turn.why, written, pid)
     if age < WORKING_S and not (turn is not None and turn.where in ("ended", "aborted")):
@@ -155,9 +160,10 @@ def _cut(conn, session) -> bool:
 def states(store, sessions=None, *, now: float | None = None, procs=...) -> dict[str, Live]:
     """The live state of each session on this machine (default: every session not archived; a session that runs
     elsewhere, behind an API, has the status its service reports instead). Sessions written within the last
-    day, or with a running process, are read closely (their last lines); older ones are ended by their age.
-    `procs`: the agents' processes (default: looked up here; None: cannot be known)."""
-    from . import processes, sources
+    day, or with a running process, are read closely: what the tool's hook last said of it (sessionscope.signals,
+    exact, when hooks are installed and it is as new as the transcript), else its last lines; older ones are
+    ended by their age. `procs`: the agents' processes (default: looked up here; None: cannot be known)."""
+    from . import processes, signals, sources
     now = time.time() if now is None else now
     if sessions is None:
         sessions = store.sessions(limit=100_000)
@@ -166,21 +172,29 @@ def states(store, sessions=None, *, now: float | None = None, procs=...) -> dict
         procs = processes.agent_processes(set().union(*programs.values()) if programs else set())
     known = procs is not None
     matched = processes.match(sessions, procs or [], lambda s: programs[s.source_kind]) if procs else {}
+    by_pid = {p.pid: p for p in procs or []}
     out: dict[str, Live] = {}
     with store.reader() as conn:
+        said = signals.latest(conn, now - DAY_S)
         for s in sessions:
             src = sources.of(s.source_kind)
             if src.remote_home:  # it runs elsewhere (Anthropic): its service says its status itself
                 out[s.id] = _remote(s, src)
                 continue
-            proc = matched.get(s.id)
+            sig = said.get((s.source_kind, s.tool_id or s.id))
+            if sig is not None and sig.ts + SIGNAL_SLACK_S < s.updated_at:
+                sig = None  # the transcript went on after the hook spoke (a prompt denied, a turn cut by Esc)
+            proc = by_pid.get(sig.pid) if sig is not None and sig.pid in by_pid else matched.get(s.id)
+            written = max(s.updated_at, sig.ts) if sig is not None else s.updated_at
             program = (src.programs or ("the tool",))[0]
             seen = known and bool(src.programs)  # a tool with no program here (native, an SDK's) has no process to miss
-            if proc is None and now - s.updated_at >= DAY_S:
-                out[s.id] = decide(None, written=s.updated_at, now=now, status=s.status, procs_known=seen,
+            if proc is None and sig is None and now - written >= DAY_S:
+                out[s.id] = decide(None, written=written, now=now, status=s.status, procs_known=seen,
                                    program=program)
                 continue
-            turn = src.turn(_tail(conn, s.id))
-            out[s.id] = decide(turn, written=s.updated_at, now=now, status=s.status, proc=proc, procs_known=seen,
+            turn = sig.turn() if sig is not None else None
+            if turn is None:
+                turn = src.turn(_tail(conn, s.id))
+            out[s.id] = decide(turn, written=written, now=now, status=s.status, proc=proc, procs_known=seen,
                                cut=_cut(conn, s), program=program)
     return out

@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from .quick import sqlite_path
+from .locations import sqlite_path
 
 
 def _file_of(location: str | None) -> Path | None:

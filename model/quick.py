@@ -10,11 +10,10 @@ views; tests/model/test_quick.py holds the two to the same answers.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-from pathlib import Path
 
 from .errors import InvalidInput, NotFound
+from .locations import sqlite_path
 from .read_models import EventView, SessionView
 from .revision import HEAD_REVISION
 
@@ -29,26 +28,6 @@ _SIDECHAIN = list(EventView.__dataclass_fields__).index("sidechain")  # stored a
 _PAYLOAD = list(EventView.__dataclass_fields__).index("payload")  # big ones compressed (sessionscope.payloads)
 _BRIEF_COLUMNS = _EVENT_COLUMNS.replace("text, payload", "substr(text, 1, 600), ''")
 assert _BRIEF_COLUMNS != _EVENT_COLUMNS
-
-
-def default_store_file() -> Path:
-    """Where the store lives when nothing names another: store.db in the platform's user data dir."""
-    import platformdirs
-    return Path(platformdirs.user_data_dir("sessionscope", appauthor=False)) / "store.db"
-
-
-def sqlite_path(location: str | None) -> Path | None:
-    """The file a store location names, when it is a SQLite file ($SESSIONSCOPE_STORE or the user
-    data dir's store.db without a location); None for any other URL."""
-    location = location or os.environ.get("SESSIONSCOPE_STORE")
-    if not location:
-        return default_store_file()
-    text = os.fspath(location)
-    if "://" not in text:
-        return Path(text).expanduser().absolute()
-    if text.startswith("sqlite:///") and "?" not in text:
-        return Path(text[len("sqlite:///"):])
-    return None
 
 
 MIN_PREFIX = 3  # an id prefix shorter than this is too easy to mistype into another session

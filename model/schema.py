@@ -303,6 +303,24 @@ class Embedding(SQLModel, table=True):
     vector: bytes  # one signed byte a dimension, then the float32 scale (sessionscope.semantic.pack)
 
 
+class LiveSignal(SQLModel, table=True):
+    """What a tool's hook last said of one of its sessions (#35, `sessionscope hook`): the exact state its
+    lines can only suggest (a permission prompt open, the turn ended, the session closed). One row a session,
+    the newest signal winning; keyed by the tool's own session id, since a hook can fire before the session's
+    first line is imported. Written by the hook through sqlite3 alone (sessionscope.hook), so kept flat."""
+
+    __tablename__ = "live_signal"
+    __table_args__ = (UniqueConstraint("tool", "tool_session"),)
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    tool: str  # the source kind: claude_code, codex, gemini
+    tool_session: str  # the tool's session id (untrusted: from the hook's input)
+    event: str  # the hook's event name (PermissionRequest, Stop, AfterAgent, agent-turn-complete, ...)
+    detail: str = ""  # what it said: the permission asked for, the notification's message, the last reply
+    ts: float  # when the hook ran
+    pid: Optional[int] = None  # the tool's process that ran the hook, when it could be told
+
+
 # Core table handles for the bulk and read paths, which skip the ORM for speed.
 SOURCE = Source.__table__
 SOURCE_FILE = SourceFile.__table__
@@ -322,3 +340,4 @@ NOTE = Note.__table__
 FILE_BLOB = FileBlob.__table__
 CHECKPOINT_BACKUP = CheckpointBackup.__table__
 EMBEDDING = Embedding.__table__
+LIVE_SIGNAL = LiveSignal.__table__

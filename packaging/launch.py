@@ -15,6 +15,6 @@ if __name__ == "__main__":
         if sys.argv[2] not in WORKERS:
             sys.exit(f"no such worker: {sys.argv[2]}")
         sys.exit(importlib.import_module(sys.argv[2]).main(sys.argv[3:]))
-    from sessionscope.cli.main import main
+    from sessionscope.cli import main  # (`hook` goes straight to sessionscope.hook)
 
     sys.exit(main())

@@ -49,6 +49,9 @@ SHAPES = {
     "semantic": ("object", SEMANTIC), "embed": ("object", SEMANTIC | {"embedded_now"}),
     "similar": ("list", {"session_id", "title", "score", "updated_at"}),
     "status": ("list", {"session", "title", "tool", "label", "state", "why", "written", "pid"}),
+    "hooks": ("list", {"tool", "label", "settings", "events", "commands", "problem", "last_signal", "last_event",
+                       "sessions"}),
+    "hooks change": ("list", {"tool", "settings", "events", "command", "removed", "written", "note", "backup"}),
     "retention": ("object", {"archive_after_days", "purge_after_days", "ran", "dry_run", "archived", "purged",
                              "skipped"}),
     "import": ("object", IMPORT | {"exports", "embedded"}), "scan": ("object", IMPORT | {"roots", "embedded"}),
@@ -83,7 +86,8 @@ def run(tmp_path, monkeypatch, capsys):
         got = capsys.readouterr()
         assert rc == code, got.err
         data = json.loads(got.out)
-        seen["note list" if argv[:2] == ("note", "list") else argv[0]].append(data)
+        seen["note list" if argv[:2] == ("note", "list") else
+             "hooks change" if argv[0] == "hooks" and argv[1:2] != ("status",) and len(argv) > 1 else argv[0]].append(data)
         return data
     cli.seen = seen
     return cli
@@ -186,6 +190,7 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     assert run("backup", "--list")["backups"][0] == made
     assert run("backup", "--restore", made["path"], "--yes")["kept"]["kind"] == "before-restore"
     assert run("repair", "--yes")["lost"] == {}
+    _hooks(run, tmp_path)
     assert len(run("install-desktop")["files"]) == 3
     assert run("install-desktop", "--uninstall")["uninstalled"] is True
 
@@ -195,11 +200,21 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     build_parser()
     assert set(run.seen) == set(SHAPES)  # every command tried, and documented here
     # ("note list" is note's one listing; `mcp` speaks the Model Context Protocol's JSON-RPC on stdout, with
-    # shapes of its own: tests/test_mcp.py drives it)
-    assert {name.split()[0] for name in SHAPES} | {"mcp"} == COMMANDS
+    # shapes of its own: tests/test_mcp.py drives it; `hook` prints nothing, ever: tests/model/test_hooks.py)
+    assert {name.split()[0] for name in SHAPES} | {"mcp", "hook"} == COMMANDS
     several = {"scan", "import", "resume", "verify", "retention", "fork", "rewind", "restore-files", "facts", "pull",
                "delete", "archive"}
     assert [c for c in several if len(run.seen[c]) < 2] == []
+
+
+def _hooks(run, tmp_path) -> None:
+    """The agents' hooks in their settings (the HOME here is the Claude Code home above)."""
+    assert [r["events"] for r in run("hooks", "status")] == [[], [], []]
+    added = run("hooks", "install", "--tool", "claude")
+    assert added[0]["written"] and "PermissionRequest" in added[0]["events"]
+    assert run("hooks", "install", "--tool", "claude", "--dry-run")[0]["removed"] == len(added[0]["events"])
+    assert run("hooks")[0]["events"] == sorted(added[0]["events"])
+    assert run("hooks", "uninstall")[0]["removed"] == len(added[0]["events"])
 
 
 def _meaning(run, s, tmp_path) -> None:

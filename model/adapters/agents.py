@@ -109,7 +109,7 @@ class SessionscopeSession:
         self.id = store_session_id(session_id)
         self._owned = not isinstance(store, Store)
         self.store = open_store(store) if self._owned else store
-        from ..quick import sqlite_path
+        from ..locations import sqlite_path
         self._path = sqlite_path(self.store.url)
         self._local = threading.local()  # a plain read-only connection per worker thread, on SQLite
         self._opened: list[sqlite3.Connection] = []

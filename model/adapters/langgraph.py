@@ -49,7 +49,7 @@ class SessionscopeSaver(BaseCheckpointSaver):
 
     def __init__(self, store=None, *, serde=None):
         super().__init__(serde=serde)
-        from ..quick import sqlite_path
+        from ..locations import sqlite_path
         from ..sources.scan import source_row
         from ..store import Store, open_store
 

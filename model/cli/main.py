@@ -28,13 +28,14 @@ _HANDLERS = {
     "install-desktop": "desktop:install_desktop",
     **{name: f"meaning:{name}" for name in ("semantic", "embed", "similar")},
     "status": "status:status",
+    "hooks": "hooks:hooks", "hook": "hooks:hook",
     "backup": "backup:backup",
     "repair": "backup:repair",
 }
 
 
 # these never open the store (nor create one): backup copies the file, and --restore must work on a damaged one
-NO_STORE = {"install-desktop", "key", "backup", "repair"}
+NO_STORE = {"install-desktop", "key", "backup", "repair", "hook"}
 
 
 def handler(command: str):
@@ -76,7 +77,7 @@ def _check_store_path(args) -> None:
     """A `--store` file that does not exist: refused for a command that only reads (a mistyped path would
     show an empty store as if it were the user's), said on stderr when a command makes it."""
     from sessionscope.errors import InvalidInput
-    from sessionscope.quick import sqlite_path
+    from sessionscope.locations import sqlite_path
     if not args.store:
         return
     path = sqlite_path(args.store)

@@ -295,6 +295,18 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--all", action="store_true", help="the ended sessions too")
     c.add_argument("--watch", action="store_true", help="redraw every two seconds until Ctrl+C")
 
+    c = cmd("hooks", "exact live states from the agents' own hooks (opt-in): add Sessionscope's hooks to Claude "
+            "Code's, Codex's or Gemini CLI's settings, take them out, or show what is installed")
+    c.add_argument("action", nargs="?", choices=("install", "uninstall", "status"), default="status")
+    c.add_argument("--tool", choices=("claude", "codex", "gemini", "all"), default=None,
+                   help="one tool (default: install for each tool found here, uninstall from all)")
+    c.add_argument("--dry-run", action="store_true", help="say what would change; write nothing")
+
+    c = cmd("hook", "what an agent's hook runs (installed by `hooks install`): reads the hook's JSON on stdin and "
+            "keeps the session's live state; silent, exit 0 always")
+    c.add_argument("--tool", choices=("claude", "codex", "gemini"), default=None)
+    c.add_argument("payload", nargs="*", help=argparse.SUPPRESS)  # Codex's notify passes the JSON as an argument
+
     c = cmd("mcp", "serve every session to agents over the Model Context Protocol (stdio): search, transcripts, "
             "facts, notes, a project's handoff; read-only unless --allow-write; redacted as an export is")
     c.add_argument("--allow-write", action="store_true", help="let agents add notes, pins and tags (never fork, "

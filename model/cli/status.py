@@ -20,6 +20,9 @@ def _rows(store, everything: bool):
     places = [p for p in store.source_locations() if Path(p).exists()]
     if places:
         import_paths(store, places, warm=False)  # incremental: only what was appended (stat-only when idle)
+    else:
+        from sessionscope.signals import drain
+        drain(store)  # (import_paths brings in what the hooks spooled; with nothing to import, this does)
     sessions = store.sessions(limit=100_000)
     states = live.states(store, sessions)
     order = {s: i for i, s in enumerate(live.STATES)}

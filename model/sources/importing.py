@@ -140,6 +140,9 @@ def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progres
     into a store whose file is damaged (StoreUnavailable, saying what to do)."""
     if hasattr(store, "refuse_if_damaged"):
         store.refuse_if_damaged()
+    if hasattr(store, "url"):
+        from ..signals import drain
+        drain(store)  # the hooks' signals that waited for the store (sessionscope.hook)
     report = ImportReport()
     work: list[tuple[str, Path, set[Path] | None, int]] = []  # (kind, location, files of it, bytes)
     for p in paths:

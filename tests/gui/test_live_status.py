@@ -51,3 +51,34 @@ def test_the_sidebar_lists_what_needs_you_now(window, qtbot):
     store.append(s.id, "message", role="user", text="one more thing")
     window.live.refresh()
     qtbot.waitUntil(lambda: s.id not in {r.id for r in model.rows}, timeout=15000)
+
+
+def test_a_hooks_signal_shows_within_a_second_or_two(window, qtbot, tmp_path):
+    """A Claude Code session whose hook says a permission prompt is open: `sessionscope hook` run as Claude Code
+    runs it writes the store, and the window, which only looks at the signals' high-water mark (its five-second
+    refresh stopped here), marks the session as needing approval."""
+    import json
+    import subprocess
+    import sys
+
+    from sessionscope.sources.importing import import_paths
+    from tests.sources.claude_factory import Transcript
+    t = Transcript(cwd=str(tmp_path / "app"))
+    t.user("clean the build folder")
+    t.assistant(tool=("Bash", {"command": "rm -rf build"}))
+    t.write(tmp_path / "projects" / "-app")
+    import_paths(window.store, [tmp_path / "projects"])
+    window.live.timer.stop()
+    event = {"session_id": t.session_id, "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+             "tool_input": {"command": "rm -rf build"}}
+    subprocess.run([sys.executable, "-m", "sessionscope.cli", "hook", "--tool", "claude", "--store",
+                    window.store.url.removeprefix("sqlite:///")], input=json.dumps(event).encode(), check=True,
+                   timeout=60)
+    model = window.sessions.model
+    col = next(i for i, c in enumerate(COLUMNS) if c[0] == "status")
+    qtbot.waitUntil(lambda: model.row_of(t.session_id) is not None, timeout=15000)
+
+    def cell(role):
+        return model.data(model.index(model.row_of(t.session_id), col), role)
+    qtbot.waitUntil(lambda: cell(Qt.ItemDataRole.DisplayRole) == "⚠ needs approval", timeout=4000)
+    assert "permission prompt is open: Bash: rm -rf build" in cell(Qt.ItemDataRole.ToolTipRole)

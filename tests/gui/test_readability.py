@@ -107,7 +107,7 @@ def test_the_window_says_when_others_can_read_the_store(window):
     import os
     from pathlib import Path
 
-    from sessionscope.quick import sqlite_path
+    from sessionscope.locations import sqlite_path
     path = Path(sqlite_path(window.store.url))
     os.chmod(path, 0o644)
     window.set_store(window.store, first_run=False)

@@ -425,7 +425,7 @@ def catch_up(store, settle: float = 0.0) -> ImportReport:
     killed between a save and its showing leaves a checkpoint behind. A thread is read whole, only when its
     mark moved and has not moved for `settle` seconds (a graph still running shows its own saves); nothing
     is read when no row was added since everything was last found shown (two queries)."""
-    from ...quick import sqlite_path
+    from ...locations import sqlite_path
     from ...schema import SOURCE
     report = ImportReport()
     own = sqlite_path(store.url)

@@ -1,0 +1,91 @@
+"""`sessionscope hooks [install|uninstall|status] [--tool T] [--dry-run]` and `sessionscope hook` (#35): the agents'
+own hooks telling Sessionscope exactly when a session needs approval, waits for you or ended
+(sessionscope.hook_install puts them in the tools' settings; sessionscope.hook is what they run)."""
+
+from __future__ import annotations
+
+import time
+
+from .output import out
+
+
+def hook(_store, args):
+    """Reached only when an option comes before `hook` (`sessionscope --store S hook`); the usual command line
+    goes straight to sessionscope.hook from sessionscope.cli.main."""
+    from sessionscope.hook import run
+    return run([*(["--tool", args.tool] if args.tool else []), *(["--store", args.store] if args.store else []),
+                *args.payload])
+
+
+def _last_signals(store) -> dict[str, tuple[float, str, int]]:
+    """{source kind: (newest signal's time, its event, how many sessions have one)}."""
+    import sqlalchemy as sa
+
+    from sessionscope.schema import LIVE_SIGNAL
+    with store.reader() as conn:
+        rows = conn.execute(sa.select(LIVE_SIGNAL.c.tool, LIVE_SIGNAL.c.ts, LIVE_SIGNAL.c.event)
+                            .order_by(LIVE_SIGNAL.c.ts)).all()
+    found: dict[str, tuple[float, str, int]] = {}
+    for tool, ts, event in rows:
+        found[tool] = (ts, event, found.get(tool, (0, "", 0))[2] + 1)
+    return found
+
+
+def _ago(ts: float) -> str:
+    from sessionscope.live import _ago as ago
+    return ago(time.time() - ts) + " ago"
+
+
+def hooks(store, args):
+    from sessionscope import hook_install as hi
+    from sessionscope.errors import InvalidInput
+    if args.action == "status":
+        last = _last_signals(store)
+        rows = []
+        for t in hi.tools_named(args.tool):
+            row = hi.installed(t)
+            ts, event, count = last.get(t.kind, (None, None, 0))
+            rows.append({**row, "label": t.label, "last_signal": ts, "last_event": event, "sessions": count})
+        out(args, rows, "\n".join(_status_line(r) for r in rows))
+        return 0
+    if args.action == "install":
+        tools = hi.tools_named(args.tool)
+        if args.tool is None:
+            tools = [t for t in tools if t.settings().parent.exists()]
+            if not tools:
+                raise InvalidInput("no Claude Code, Codex or Gemini CLI settings folder here (~/.claude, ~/.codex, "
+                                   "~/.gemini); name the tool with --tool")
+        changes = [hi.install(t, store.url, dry_run=args.dry_run) for t in tools]
+    else:
+        changes = [hi.uninstall(t, dry_run=args.dry_run) for t in hi.tools_named(args.tool)]
+    out(args, [c.as_dict() for c in changes], "\n".join(_change_text(c, args) for c in changes))
+    return 0
+
+
+def _status_line(r: dict) -> str:
+    state = f"installed ({len(r['events'])} events)" if r["events"] else "not installed"
+    line = f"{r['label']:<12} {state:<24} {r['settings']}"
+    if r["problem"]:
+        line += f"\n  ! {r['problem']}"
+    if r["last_signal"]:
+        line += f"\n  last signal {_ago(r['last_signal'])} ({r['last_event']}); {r['sessions']} session(s) signalled"
+    elif r["events"]:
+        line += "\n  no signal yet (a session started after the install sends its first)"
+    return line
+
+
+def _change_text(c, args) -> str:
+    from sessionscope.hook_install import TOOLS
+    label = TOOLS[c.tool].label
+    would = "would " if args.dry_run else ""
+    if c.command:  # an install
+        text = (f"{label}: {would}add {len(c.events)} hooks to {c.settings} ({', '.join(c.events)}), each running\n"
+                f"  {c.command}")
+        if c.removed:
+            text += f"\n  (in place of the {c.removed} Sessionscope put there before)"
+        text += "\n  everything else in the file is kept" + (f"; the old file is saved as {c.backup}" if c.backup else "")
+        return text + (f"\n  {c.note}" if c.note else "")
+    if not c.removed:
+        return f"{label}: no Sessionscope hooks in {c.settings}"
+    return (f"{label}: {would}take {c.removed} Sessionscope hooks out of {c.settings} ({', '.join(c.events)})"
+            + (f"; the old file is saved as {c.backup}" if c.backup else ""))
