@@ -25,7 +25,7 @@ WORKING_S = 60.0  # written this recently: working, whatever the lines say
 RECENT_S = 30 * 60.0  # without a process to go by: a finished turn this recent still waits for you
 DAY_S = 24 * 3600.0  # nothing for a day: ended
 TAIL = 12  # the last events read of a session
-SIGNAL_SLACK_S = 2.0  # a hook's signal holds unless the transcript was written this much later
+SIGNAL_SLACK_S = 2.0  # a line written this soon after a hook's signal is the one the hook spoke of
 
 
 @dataclass(frozen=True)
@@ -182,8 +182,6 @@ def states(store, sessions=None, *, now: float | None = None, procs=...) -> dict
                 out[s.id] = _remote(s, src)
                 continue
             sig = said.get((s.source_kind, s.tool_id or s.id))
-            if sig is not None and sig.ts + SIGNAL_SLACK_S < s.updated_at:
-                sig = None  # the transcript went on after the hook spoke (a prompt denied, a turn cut by Esc)
             proc = by_pid.get(sig.pid) if sig is not None and sig.pid in by_pid else matched.get(s.id)
             written = max(s.updated_at, sig.ts) if sig is not None else s.updated_at
             program = (src.programs or ("the tool",))[0]
@@ -192,9 +190,15 @@ def states(store, sessions=None, *, now: float | None = None, procs=...) -> dict
                 out[s.id] = decide(None, written=written, now=now, status=s.status, procs_known=seen,
                                    program=program)
                 continue
-            turn = sig.turn() if sig is not None else None
+            tail = _tail(conn, s.id)
+            turn = None
+            if sig is not None:
+                # what the transcript says after the hook spoke overrules it (a prompt denied, a turn cut by Esc);
+                # lines that say nothing of the turn (an API retry's record) leave it standing
+                after = [e for e in tail if e.ts > sig.ts + SIGNAL_SLACK_S]
+                turn = (src.turn(after) if after else None) or sig.turn()
             if turn is None:
-                turn = src.turn(_tail(conn, s.id))
+                turn = src.turn(tail)
             out[s.id] = decide(turn, written=written, now=now, status=s.status, proc=proc, procs_known=seen,
                                cut=_cut(conn, s), program=program)
     return out

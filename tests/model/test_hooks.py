@@ -160,6 +160,14 @@ def test_the_hooks_signal_gives_the_exact_state(store, tmp_path):
     import_paths(store, [tmp_path / "projects"])
     assert state(last + 130, claude).state == "waiting"
 
+    # lines that say nothing of the turn (Claude Code's record of an API request) leave the hook's word standing
+    signals.record(store, "claude_code", sid, "PermissionRequest", "Bash: make clean", ts=last + 110)
+    t._env("api-request", requestId="req_1")
+    t.write(tmp_path / "projects" / "-app")
+    import_paths(store, [tmp_path / "projects"])
+    assert store.session(sid).updated_at == last + 114
+    assert state(last + 130, claude).state == "needs_approval"
+
 
 def test_old_signals_are_forgotten(store):
     signals.record(store, "codex", "old", "Stop", ts=1.0)
