@@ -96,7 +96,7 @@ def _detail(obj: dict) -> str:
         what = next((args[k] for k in ("command", "file_path", "path", "url", "pattern", "description", "query")
                      if isinstance(args.get(k), str)), "")
         return f"{name}: {what}" if what else name
-    for key in ("message", "last_assistant_message", "prompt_response", "last-assistant-message", "prompt"):
+    for key in ("message", "error", "last_assistant_message", "prompt_response", "last-assistant-message", "prompt"):
         if _text(obj.get(key)):
             return obj[key]
     return _text(obj.get("reason")) or _text(obj.get("source"))

@@ -47,7 +47,7 @@ class HookTool:
 TOOLS = {t.name: t for t in (
     HookTool("claude", "claude_code", "Claude Code",
              ("SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-              "PostToolUseFailure", "Notification", "Stop", "SessionEnd"), 10,
+              "PostToolUseFailure", "Notification", "Stop", "StopFailure", "SessionEnd"), 10,
              "Claude Code reads its settings at start: sessions already open take the hooks when restarted."),
     HookTool("codex", "codex", "Codex",
              ("SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop"), 10,

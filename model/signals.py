@@ -44,6 +44,8 @@ class Signal:
             return Turn("approval", f"a permission prompt is open{said}", exact=True)
         if self.event in ENDED:
             return Turn("ended", "the turn ended (its hook said so)", exact=True)
+        if self.event == "StopFailure":
+            return Turn("ended", f"the turn stopped on an error{said}", exact=True)
         if self.event == "SessionEnd":
             return Turn("closed", f"the session ended ({self.detail or 'its hook said so'})", exact=True)
         if self.event == "SessionStart":

@@ -44,7 +44,7 @@ def test_install_keeps_theirs_and_uninstall_takes_out_exactly_ours(home, tmp_pat
     settings.write_text(json.dumps(THEIRS, indent=4))
     os.chmod(settings, 0o640)
     rc, text = cli(tmp_path, "hooks", "install")  # the tools found here: Claude Code alone
-    assert rc == 0 and "Claude Code: add 9 hooks" in text and "Codex" not in text and "Gemini" not in text
+    assert rc == 0 and "Claude Code: add 10 hooks" in text and "Codex" not in text and "Gemini" not in text
     assert "saved as" in text and (home / ".claude" / "settings.json.sessionscope-backup").read_text() == \
         json.dumps(THEIRS, indent=4)
     data = json.loads(settings.read_text())
@@ -59,7 +59,7 @@ def test_install_keeps_theirs_and_uninstall_takes_out_exactly_ours(home, tmp_pat
     assert again == data
 
     rc, text = cli(tmp_path, "hooks", "uninstall", "--dry-run")
-    assert "would take 9 Sessionscope hooks out" in text and json.loads(settings.read_text()) == data
+    assert "would take 10 Sessionscope hooks out" in text and json.loads(settings.read_text()) == data
     rc, text = cli(tmp_path, "hooks", "uninstall")
     assert rc == 0 and json.loads(settings.read_text()) == THEIRS
     assert "Codex: no Sessionscope hooks" in text
