@@ -10,7 +10,7 @@ import sys
 import shiboken6
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QToolButton
 
 from . import menus
 from .action_table import BY_ID, Context
@@ -99,11 +99,22 @@ class MainWindow(WindowCommands, QMainWindow):
         from .live_tracker import LiveTracker
         self.live = LiveTracker(self)  # which sessions work, wait for you, were cut off (the list's Status)
         self.live.sig_states.connect(self.sessions.model.set_live)
-        self.waiting_label = QLabel("")  # how many sessions wait for you, in the status bar
+        self.waiting_label = QToolButton()  # how many sessions wait for you, in the status bar: opens Needs You
         self.waiting_label.setObjectName("waiting-label")
+        self.waiting_label.setAutoRaise(True)
+        self.waiting_label.clicked.connect(self.show_needs_you)
         self.waiting_label.hide()
         self.statusBar().addPermanentWidget(self.waiting_label)
         self.live.sig_states.connect(self._show_waiting)
+        from .notifier import Notifier
+        self.notifier = Notifier(self)  # desktop notifications and the tray icon, from the same states
+        self.live.sig_states.connect(self.notifier.on_states)
+        self.notifier.sig_open.connect(lambda sid: (self.bring_forward(), self.open_session(sid)))
+        self.notifier.sig_needs_you.connect(lambda: (self.bring_forward(), self.show_needs_you()))
+        self.notifier.sig_show.connect(self.bring_forward)
+        self.notifier.sig_quit.connect(self.quit_app)
+        self.needs_you_view = None  # View ▸ Needs You, once opened
+        self._quitting = False
         self.live.sig_states.connect(self.sidebar.set_live)
         self.live.sig_states.connect(self.branch.set_live)
         self.imports.sig_changes.connect(lambda _changes: self.live.refresh())
@@ -246,6 +257,9 @@ class MainWindow(WindowCommands, QMainWindow):
         self.embeds.watch(store)
         self.embeds.soon()
         self.live.watch(store)
+        self.notifier.watch(store)
+        if self.needs_you_view is not None:
+            self.needs_you_view.store = store
         if self.usage_view is not None:
             self.usage_view.store = store
             self.usage_view.refresh()
@@ -266,6 +280,8 @@ class MainWindow(WindowCommands, QMainWindow):
         ids = [sid for sid, st in states.items() if st.state in ("waiting", "needs_approval")]
         self.waiting_label.setVisible(bool(ids))
         self.waiting_label.setText(f"◆ {len(ids)} waiting for you")
+        if self.needs_you_view is not None and self.needs_you_view.isVisible():
+            self.needs_you_view.set_states(states)
         titles = [s.title or s.id[:8] for sid in ids[:12] if (s := self.sessions.model.session_at(
             self.sessions.model.row_of(sid))) is not None]
         self.waiting_label.setToolTip("\n".join(titles))
@@ -349,11 +365,32 @@ class MainWindow(WindowCommands, QMainWindow):
         s.setValue("window/geometry", self.saveGeometry())
         for name, split in self._splits().items():
             s.setValue(f"window/{name}", split.saveState())
+        if not self._quitting and self.notifier.keeps_running():  # the tray keeps watching the agents
+            QApplication.setQuitOnLastWindowClosed(False)
+            event.ignore()
+            self.hide()
+            if not s.value("notify/told_tray", False, type=bool):
+                s.setValue("notify/told_tray", True)
+                self.notifier.notify(None, "Sessionscope is still running", "It tells you here when an agent "
+                                     "needs you; Quit from the tray icon's menu ends it")
+            return
         self.imports.stop()
         self.embeds.stop()
         self.live.stop()
         self.sessions.model.stop()
         super().closeEvent(event)
+
+    def bring_forward(self) -> None:
+        """The window, shown and raised (from the tray, or a notification's click)."""
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+
+    def quit_app(self) -> None:
+        """Quit for good, the tray icon too (the tray's Quit; File ▸ Quit closes the window, which may stay)."""
+        self._quitting = True
+        self.close()
+        QApplication.quit()
 
     def _splits(self) -> dict:
         """The splitters whose sizes the window remembers, by the names they were always saved under."""

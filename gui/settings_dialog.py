@@ -111,6 +111,12 @@ class SettingsDialog(QDialog):
         form.addRow(self.meaning_tools)
         form.addRow(self.meaning_status)
 
+        from sessionscope import sources as registry
+
+        from .notifier import NotificationsBox
+        self.notifications = NotificationsBox([(src.kind, src.label) for src in registry.tools()
+                                               if src.programs or src.remote_home])
+
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -119,7 +125,6 @@ class SettingsDialog(QDialog):
         if store is not None:
             self.ok.setEnabled(False)  # until the store's settings are shown: nothing to save over them yet
             run_task(lambda: _read(store), self._show, self._failed, owner=self)
-        from sessionscope import sources as registry
 
         from .managed_panel import WorkspacesBox
         # a box for each source whose sessions live behind an API (the first: `workspaces`, for the window)
@@ -134,6 +139,7 @@ class SettingsDialog(QDialog):
         main.addLayout(row)
         main.addWidget(redaction)
         main.addWidget(meaning)
+        main.addWidget(self.notifications)
         main.addWidget(buttons)
 
     def _show(self, loaded: dict) -> None:
@@ -195,6 +201,7 @@ class SettingsDialog(QDialog):
             return
         settings = QSettings()
         settings.setValue("resume/terminal", self.terminal.text())
+        self.notifications.rules().save()
         if self.store is None or self.loaded is None:
             super().accept()
             return

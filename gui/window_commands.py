@@ -48,6 +48,43 @@ class WindowCommands:
         self.notes_view = self._show_marks(self.notes_view, lambda *a: NotesView(
             *a, edit=self.actions_.note_edit, remove=self.actions_.note_remove, go_on=self.continue_from_note))
 
+    def show_needs_you(self) -> None:
+        """View ▸ Needs You: the sessions that need approval or wait for you, each answered from there."""
+        from .needs_you import NeedsYouView
+        if self.store is None:
+            return
+        if self.needs_you_view is None:
+            self.needs_you_view = NeedsYouView(self.store, self)
+            self.needs_you_view.sig_open.connect(lambda sid: (self.bring_forward(), self.open_session(sid)))
+            self.needs_you_view.sig_answer.connect(self.answer_in_its_tool)
+        self.needs_you_view.set_states(self.live.states)
+        self.needs_you_view.show()
+        self.needs_you_view.raise_()
+        self.needs_you_view.activateWindow()
+
+    def answer_in_its_tool(self, session_id: str) -> None:
+        """Needs You's Open in Its Tool: the tool's resume in a terminal, as Resume does (asking first when the
+        tool still runs the session: a second one would write the same transcript); for an agent behind an API,
+        the composer under its timeline."""
+        from sessionscope import sources
+        session = self.store.session(session_id)
+        if sources.of(session.source_kind).remote_home:
+            self.bring_forward()
+            self.open_session(session_id)
+            self.branch.composer.edit.setFocus()
+            return
+        live = self.live.states.get(session_id)
+        if live is not None and live.pid is not None:
+            label = sources.of(session.source_kind).label
+            asked = QMessageBox.question(
+                self.needs_you_view or self, "Open in Its Tool",
+                f"{label} still runs this session (process {live.pid}): answer it in the terminal it runs in.\n\n"
+                f"Open it in a second {label} anyway? Both would write the same transcript.",
+                QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+            if asked != QMessageBox.StandardButton.Open:
+                return
+        self.actions_.resume(session)
+
     def show_similar(self, session) -> None:
         """Sessions like this one (search by meaning), each opened from the list it shows."""
         from .similar_dialog import SimilarDialog
