@@ -6,7 +6,7 @@ gets it as its last argument. This is that command. It keeps one row a session i
 signal wins; sessionscope.live reads it as the exact state the transcript can only suggest).
 
 It runs at every step of the agent, so it must cost the agent nothing: the standard library and sqlite3 alone
-(no SQLAlchemy: the whole process takes a few tens of milliseconds), a 50 ms wait at most for a locked store,
+(no SQLAlchemy: the whole process takes a few tens of milliseconds), a 30 ms wait at most for a locked store,
 after which the signal goes to a spool file beside the store that the next import, `status` or the app reads
 (sessionscope.signals.drain). It never fails the agent and never speaks: it exits 0 and writes nothing to stdout
 or stderr, since Claude Code reads a hook's stdout as context for the model and Gemini CLI reads stdout, or
@@ -23,7 +23,7 @@ import time
 
 TOOLS = {"claude": "claude_code", "codex": "codex", "gemini": "gemini"}  # --tool NAME → the source kind
 DETAIL = 300  # characters of what the hook said that are kept
-LOCK_WAIT_S = 0.05
+LOCK_WAIT_S = 0.03
 LOG_LIMIT = 256 * 1024  # hook.log is started again past this
 SHELLS = {"sh", "bash", "dash", "zsh", "fish", "ksh", "busybox", "cmd.exe", "powershell.exe", "pwsh", "pwsh.exe"}
 UPSERT = ("INSERT INTO live_signal (tool, tool_session, event, detail, ts, pid) VALUES (?, ?, ?, ?, ?, ?) "

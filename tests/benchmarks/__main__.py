@@ -141,6 +141,12 @@ def main(argv=None) -> int:
         f"words alone {sm['keyword'] * 1000:.1f} ms; the first search (reads the index) {sm['first_search'] * 1000:.0f} ms;"
         f" sessions like this one {sm['similar'] * 1000:.1f} ms (first {sm['similar_first'] * 1000:.0f} ms)", "",
         "≤ 100 ms")
+    lv = child("live_states", str(work / "store.db"), str(work))
+    row("`sessionscope hook`, whole process (an agent's every step)", "", f"{lv['hook'] * 1000:.0f} ms",
+        f"median of 20, the slowest {lv['hook_max'] * 1000:.0f} ms; the store locked (spooled): "
+        f"{lv['hook_spooled'] * 1000:.0f} ms", "", "≤ 100 ms")
+    row("live states of every session (the window's tick)", f"{lv['sessions']} sessions", f"{lv['tick'] * 1000:.0f} ms",
+        f"`sessionscope status`, whole process (rescan first): {lv['status']:.2f} s", "", "")
     for fmt, redact, what in (("html", "0", "HTML"), ("html", "1", "HTML, secrets redacted"), ("jsonl", "0", "JSONL")):
         ex = child("export", str(work / "store.db"), gen["biggest"], fmt, redact, str(work / f"export.{fmt}"))
         row(f"export of the biggest session to {what}", f"{ex['events']:,} events → {ex['bytes'] / 1e6:.0f} MB",
@@ -206,6 +212,8 @@ def main(argv=None) -> int:
             f"{gui['reader_busy'] * 1000:.0f} ms while the 200,000-event tree is laid out on a worker", "", "≤ 50 ms")
         row("GUI: longest UI stall during an import", f"{gui['import_mb']:.0f} MB import",
             f"{gui['stall'] * 1000:.0f} ms", "", "", "≤ 100 ms")
+        row("GUI: a line written → its state shown", "1 prompt appended", f"{gui['line_shown'] * 1000:.0f} ms",
+            f"a hook's permission request → shown needing approval: {gui['hook_shown'] * 1000:.0f} ms", "", "≤ 2 s")
         row("GUI: first sessions listed, first-run import", f"{gui['import_mb']:.0f} MB home",
             f"{gui['first_listed'] * 1000:.0f} ms", f"while the import runs ({gui['first_import']:.1f} s in all)", "",
             "≤ 2 s")

@@ -9,6 +9,7 @@ import json
 import os
 import resource
 import sqlite3
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -285,6 +286,7 @@ def gui(db: str, home: str) -> dict:
     import_s = time.perf_counter() - t2
     timer.stop()
     size = sum(p.stat().st_size for p in Path(home).rglob("*.jsonl")) / 1e6
+    line_shown, hook_shown = _live_shown(w, store, home, db, wait_until)
     w.imports.watcher.stop()
     w.close()
     QApplication.processEvents()
@@ -307,7 +309,24 @@ def gui(db: str, home: str) -> dict:
     QApplication.processEvents()
     return {"window": window, "timeline": timeline, "reader": reader, "reader_stall": reader_stall, "reader_busy": reader_busy,
             "stall": max(gaps) / 1000, "import_mb": size,
-            "import_seconds": import_s, "warm": warm, "first_listed": first_listed, "first_import": first_import}
+            "import_seconds": import_s, "warm": warm, "first_listed": first_listed, "first_import": first_import,
+            "line_shown": line_shown, "hook_shown": hook_shown}
+
+
+def _live_shown(w, store, home: str, db: str, wait_until) -> tuple[float, float]:
+    """In the window after the import (watching the home): a prompt appended to a transcript → the session shown
+    working; a hook's PermissionRequest for it (`sessionscope hook`, its process included) → shown needing approval."""
+    newest = max(Path(home).rglob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+    t = time.perf_counter()
+    sid = _append_prompt(newest, "and now the docs")
+    wait_until(lambda: getattr(w.live.states.get(sid), "state", None) == "working")
+    line_shown = time.perf_counter() - t
+    t = time.perf_counter()
+    subprocess.run([*_hook_argv(), "hook", "--tool", "claude", "--store", db], check=True, input=json.dumps(
+        {"session_id": sid, "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+         "tool_input": {"command": "make docs"}}).encode())
+    wait_until(lambda: getattr(w.live.states.get(sid), "state", None) == "needs_approval")
+    return line_shown, time.perf_counter() - t
 
 
 def _reader(w, wait_until) -> tuple[float, float, float]:
@@ -484,7 +503,66 @@ def semantic(db: str, work: str) -> dict:
             "similar_first": similar_first, "similar": similar, "peak_mb": peak_mb()}
 
 
-STEPS = {"generate": generate, "mcp_search": mcp_search, "semantic": semantic, "other_tool": other_tool, "floor": floor,
+def _append_prompt(path: Path, text: str) -> str:
+    """A user's prompt appended to a Claude Code transcript, as the CLI writes it (now); the session's id."""
+    import uuid
+    last = json.loads(path.read_bytes().rstrip().rsplit(b"\n", 1)[-1])
+    line = {"parentUuid": last.get("uuid"), "isSidechain": False, "userType": "external", "cwd": last.get("cwd", ""),
+            "sessionId": last.get("sessionId", path.stem), "version": "2.1.39", "type": "user",
+            "message": {"role": "user", "content": text}, "uuid": str(uuid.uuid4()),
+            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())}
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+    return line["sessionId"]
+
+
+def _hook_argv() -> list[str]:
+    """`sessionscope hook` as `hooks install` writes it: the console script beside this Python."""
+    script = Path(sys.executable).with_name("sessionscope")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "sessionscope.cli"]
+
+
+def live_states(db: str, work: str) -> dict:
+    """Live states (#35) on the imported store: `sessionscope hook` as an agent runs it, whole process (into the
+    store, and into the spool while the store is locked); the states of every session, as the window's tick decides
+    them; `sessionscope status` whole process (the watched places rescanned first)."""
+    import statistics
+
+    from sessionscope import live, open_store
+    payload = json.dumps({"session_id": "bench-session", "transcript_path": "/tmp/x.jsonl", "cwd": "/work/app",
+                          "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                          "tool_input": {"command": "pytest -q tests/model", "description": "run the tests"}}).encode()
+    argv = [*_hook_argv(), "hook", "--tool", "claude", "--store", db]
+
+    def hook_runs(n: int) -> list[float]:
+        times = []
+        for _ in range(n):
+            t = time.perf_counter()
+            subprocess.run(argv, input=payload, capture_output=True, check=True)
+            times.append(time.perf_counter() - t)
+        return times
+    hook_runs(2)  # (the files in the page cache, as at an agent's every step)
+    direct = hook_runs(20)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    spooled = hook_runs(10)
+    holder.execute("ROLLBACK")
+    holder.close()
+    store = open_store(db)
+    sessions = store.sessions(limit=100_000)
+    tick, _ = timed(lambda: live.states(store, sessions), repeat=3)
+    status = []
+    for _ in range(3):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", db, "status"], capture_output=True,
+                       check=True)
+        status.append(time.perf_counter() - t)
+    return {"hook": statistics.median(direct), "hook_max": max(direct), "hook_spooled": statistics.median(spooled),
+            "sessions": len(sessions), "tick": tick, "status": min(status)}
+
+
+STEPS = {"generate": generate, "live_states": live_states,
+         "mcp_search": mcp_search, "semantic": semantic, "other_tool": other_tool, "floor": floor,
          "import": do_import, "queries": queries,
          "postgres": postgres, "facts": facts, "gui": gui,
          "export": export, "agents_backend": agents_backend,
