@@ -221,7 +221,7 @@ class Notifier(QObject):
 class NotificationsBox(QGroupBox):
     """Settings ▸ Notifications: the rules, saved with the dialog's OK."""
 
-    def __init__(self, kinds: list[tuple[str, str]], parent=None):
+    def __init__(self, kinds: list[tuple[str, str]], store=None, parent=None):
         super().__init__("Notifications (when an agent needs you)", parent)
         rules = Rules.load()
         self.enabled = QCheckBox("Tell me when a session needs approval or starts waiting for me")
@@ -263,6 +263,9 @@ class NotificationsBox(QGroupBox):
         row.addStretch()
         form.addRow(row)
         form.addRow(self.tray)
+        from .hooks_box import HooksRow
+        self.hooks = HooksRow(store)  # the agents' own hooks: exact states
+        form.addRow(self.hooks)
 
     def rules(self) -> Rules:
         return Rules(self.enabled.isChecked(), {s for s, box in self.states.items() if box.isChecked()},

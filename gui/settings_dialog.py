@@ -115,7 +115,7 @@ class SettingsDialog(QDialog):
 
         from .notifier import NotificationsBox
         self.notifications = NotificationsBox([(src.kind, src.label) for src in registry.tools()
-                                               if src.programs or src.remote_home])
+                                               if src.programs or src.remote_home], store)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)

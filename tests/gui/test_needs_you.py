@@ -135,3 +135,30 @@ def test_the_rules_are_set_in_settings(window, qtbot):
     rules = Rules.load()
     assert rules.states == {"needs_approval"} and rules.tools == {"codex"}
     assert rules.quiet[0] == QTime(23, 30) and rules.is_quiet(dt.time(1, 0)) and not rules.is_quiet(dt.time(12, 0))
+
+
+def test_the_hooks_are_installed_and_removed_from_settings(window, qtbot, tmp_path, monkeypatch):
+    import json
+
+    from sessionscope.gui.settings_dialog import SettingsDialog
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"model": "opus"}))
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.Ok)
+    monkeypatch.setattr(QMessageBox, "information", lambda *a, **k: asked.append(a[2]))
+    row = SettingsDialog(window.store, window).notifications.hooks
+    qtbot.waitUntil(lambda: row.label.text() == "Hooks: Claude Code: not installed", timeout=10000)
+    assert row.install.isEnabled() and not row.remove.isEnabled()
+    row.install.click()
+    qtbot.waitUntil(lambda: row.label.text() == "Hooks: Claude Code: installed", timeout=10000)
+    assert "Claude Code: 10 hooks in" in asked[0] and "hook --tool …" in asked[0]
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert settings["model"] == "opus" and window.store.url.removeprefix("sqlite:///") in \
+        settings["hooks"]["Stop"][0]["hooks"][0]["command"]
+    row.remove.click()
+    qtbot.waitUntil(lambda: row.label.text() == "Hooks: Claude Code: not installed", timeout=10000)
+    assert json.loads((home / ".claude" / "settings.json").read_text()) == {"model": "opus"}
