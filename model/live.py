@@ -82,7 +82,8 @@ def by_kinds(tail: list[TailEvent]) -> Turn | None:
     """The rule of a tool whose lines say no more than who spoke: the last message, call or result."""
     for e in reversed(tail):
         if e.kind == "tool_call":
-            return Turn("tool", f"a {e.text.split(' ', 1)[0] or 'tool'} call waits for its result")
+            name = e.text.rsplit("\n", 1)[-1].split(" ", 1)[0]  # (what the reply said first comes before the call)
+            return Turn("tool", f"a {name or 'tool'} call waits for its result")
         if e.kind == "tool_result":
             return Turn("answering", "a tool's result waits for the agent")
         if e.kind == "message" and e.role == "user":
