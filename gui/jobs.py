@@ -9,13 +9,15 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QProcess, QTimer, Signal
+from PySide6.QtCore import QFileSystemWatcher, QObject, QProcess, QTimer, Signal
 
 from sessionscope import gcpause
 
 from .workers import report_error, run_cancellable, run_task
 
 WATCH_MS = 2000
+HOT_S = 3600.0  # a transcript written this recently is watched by the system (inotify): its lines show at once
+HOT_FILES = 200
 CATCH_UP_SETTLE_S = 5.0  # a thread an agent is writing now is shown by its own process
 LIVE_TICK_MS = 250  # how often the window looks at what a user's import has committed (window_commands)
 
@@ -107,10 +109,24 @@ class ImportJob(QObject):
         self.sig_failed.emit(exc)
 
 
+def _hot_files(store) -> list[str]:
+    """The transcripts written within the last hour (the sessions an agent works in now), newest first."""
+    import time
+
+    import sqlalchemy as sa
+
+    from sessionscope.schema import SOURCE_FILE
+    with store.reader() as conn:
+        return list(conn.execute(sa.select(SOURCE_FILE.c.path).where(SOURCE_FILE.c.last_ts >= time.time() - HOT_S)
+                                 .order_by(SOURCE_FILE.c.last_ts.desc()).limit(HOT_FILES)).scalars())
+
+
 class SourceWatcher(QObject):
     """Every two seconds, a quiet rescan of the known places (stat-only when idle), and a look at
     whether anyone else wrote to the store (an agent through an SDK adapter, the command line, another
-    window): `sig_store_changed(Changes)` then, so the views refresh."""
+    window): `sig_store_changed(Changes)` then, so the views refresh. The transcripts written within the last
+    hour are also watched by the system: a line appended to one starts a look at once (its live state shown
+    within a fraction of a second, not at the next tick)."""
 
     sig_store_changed = Signal(object)
 
@@ -123,6 +139,10 @@ class SourceWatcher(QObject):
         self.timer = QTimer(self)
         self.timer.setInterval(WATCH_MS)
         self.timer.timeout.connect(self.tick)
+        self.hot = QFileSystemWatcher(self)
+        self.hot.fileChanged.connect(self._written)
+        self.again = False  # a hot file was written while a look or an import ran: look again after it
+        self.job.sig_finished.connect(lambda _report: self._look_again())
 
     def watch(self, store) -> None:
         self.store, self.mark = store, None
@@ -135,6 +155,24 @@ class SourceWatcher(QObject):
 
     def stop(self) -> None:
         self.timer.stop()
+        if self.hot.files():
+            self.hot.removePaths(self.hot.files())
+
+    def _written(self, _path: str) -> None:
+        if self.timer.isActive():
+            self.again = True
+            self.tick()
+
+    def _look_again(self) -> None:
+        if self.again and self.timer.isActive():
+            self.tick()
+
+    def _watch_hot(self, files: list[str]) -> None:
+        now, want = set(self.hot.files()), set(files)
+        if now - want:
+            self.hot.removePaths(sorted(now - want))
+        if want - now:
+            self.hot.addPaths(sorted(want - now))
 
     def tick(self) -> None:
         if self.store is None or self.job.running or self.asking:
@@ -148,13 +186,16 @@ class SourceWatcher(QObject):
             roots = sorted({Path(r) for r in store.source_locations() if Path(r).exists()})
             catch_up(store, settle=CATCH_UP_SETTLE_S)  # what an agent writing here left unshown (killed mid-save)
             mark = store.change_mark()
-            return roots, mark, store.changes_since(before) if before is not None and mark != before else None
+            return (roots, mark, store.changes_since(before) if before is not None and mark != before else None,
+                    _hot_files(store))
 
         def found(result) -> None:
             self.asking = False
-            roots, mark, changes = result
+            roots, mark, changes, hot = result
             if self.store is not store:
                 return
+            self.again = False
+            self._watch_hot(hot)
             self.mark = mark
             if changes is not None:
                 self.sig_store_changed.emit(changes)

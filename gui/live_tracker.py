@@ -21,7 +21,7 @@ class LiveTracker(QObject):
         super().__init__(parent)
         self.store = None
         self.states: dict = {}
-        self._busy = self._peeking = False
+        self._busy = self._peeking = self._again = False
         self._mark = None  # the signals' high-water mark the states were last decided at
         self.timer = QTimer(self, interval=TICK_MS)
         self.timer.timeout.connect(self.refresh)
@@ -55,22 +55,39 @@ class LiveTracker(QObject):
             self._peeking = False
         run_task(lambda: signals.mark(store), seen, failed, owner=self)
 
-    def refresh(self) -> None:
+    def refresh(self, session_ids=None) -> None:
+        """Decide the states again: of every session, or (after an import or a write that names them) of those
+        sessions alone, kept with the others' — a line appended is shown at once, not after a pass over the store."""
         store = self.store
-        if store is None or self._busy:
+        if store is None:
+            return
+        if self._busy:
+            self._again = self._again or not session_ids  # a whole pass, if one was asked for meanwhile
             return
         self._busy = True
         from sessionscope import live, signals
+        some = sorted(session_ids) if session_ids and self.states else None
 
         def work():
             signals.drain(store)  # what the hooks spooled while the store was busy (usually nothing: no write)
-            return signals.mark(store), live.states(store)
+            mark = signals.mark(store)
+            if some is None:
+                return mark, live.states(store)
+            sessions = store.sessions(session_ids=some, limit=None)
+            return mark, live.states(store, sessions)
 
         def done(result) -> None:
             self._busy = False
             if store is self.store:
-                self._mark, self.states = result
+                mark, states = result
+                if some is None:
+                    self._mark, self.states = mark, states
+                else:
+                    self.states = {**self.states, **states}
                 self.sig_states.emit(self.states)
+            if self._again:
+                self._again = False
+                self.refresh()
 
         def failed(_exc) -> None:
             self._busy = False

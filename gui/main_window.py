@@ -117,7 +117,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self._quitting = False
         self.live.sig_states.connect(self.sidebar.set_live)
         self.live.sig_states.connect(self.branch.set_live)
-        self.imports.sig_changes.connect(lambda _changes: self.live.refresh())
+        self.imports.sig_changes.connect(lambda changes: self.live.refresh(changes.session_ids))
         self._build_menus()
         self.layout_ = PaneLayout(self, {"sidebar": self.sidebar, "list": self.sessions, "tree": self.branch.bottom},
                                   self.toolbar, self.branch, self.qactions, sessions=self.sessions, center=self.center)

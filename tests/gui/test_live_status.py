@@ -82,3 +82,27 @@ def test_a_hooks_signal_shows_within_a_second_or_two(window, qtbot, tmp_path):
         return model.data(model.index(model.row_of(t.session_id), col), role)
     qtbot.waitUntil(lambda: cell(Qt.ItemDataRole.DisplayRole) == "⚠ needs approval", timeout=4000)
     assert "permission prompt is open: Bash: rm -rf build" in cell(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_a_line_appended_to_a_transcript_in_use_is_shown_at_once(window, qtbot, tmp_path):
+    """A transcript written within the hour is watched by the system: a line appended to it is imported and its
+    session's state decided at once, not at the next rescan (here: a minute away)."""
+    import datetime as dt
+
+    from sessionscope.sources.importing import import_paths
+    from tests.sources.claude_factory import Transcript
+    t = Transcript(cwd=str(tmp_path / "app"))
+    t.clock = dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=5)
+    t.user("write the changelog")
+    t.assistant("Done: CHANGELOG.md has the 2.4 entries.")
+    path = t.write(tmp_path / "projects" / "-app")
+    import_paths(window.store, [tmp_path / "projects"])
+    watcher = window.imports.watcher
+    watcher.timer.setInterval(60_000)
+    watcher.tick()
+    qtbot.waitUntil(lambda: str(path) in watcher.hot.files(), timeout=10000)
+    qtbot.waitUntil(lambda: getattr(window.live.states.get(t.session_id), "state", None) == "ended", timeout=10000)
+    t.clock = dt.datetime.now(dt.timezone.utc)
+    t.user("and the README too")
+    t.write(tmp_path / "projects" / "-app")
+    qtbot.waitUntil(lambda: window.live.states[t.session_id].state == "working", timeout=5000)
