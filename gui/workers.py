@@ -49,10 +49,16 @@ class _Task(QRunnable):
         except BaseException as exc:  # shown to the user, never swallowed
             exc.__sessionscope_trace__ = traceback.format_exc()
             del fn
-            _dispatcher().sig_error.emit(self.token, exc)
+            self._answer(_dispatcher().sig_error, exc)
         else:
             del fn
-            _dispatcher().sig_done.emit(self.token, result)
+            self._answer(_dispatcher().sig_done, result)
+
+    def _answer(self, signal, value) -> None:
+        try:
+            signal.emit(self.token, value)
+        except RuntimeError:  # the app quit while this ran (Ctrl+C, the last window closed): nobody to tell
+            pass
 
 
 class _Pending:
@@ -153,7 +159,10 @@ def run_task(fn: Callable[[], Any], on_done: Callable[[Any], None],
 
 def report_progress(token: int, done: int, total: int, label: str) -> None:
     """From a worker: how far the task `token` got (its on_progress gets it on the UI thread)."""
-    _dispatcher().sig_progress.emit(token, done, total, label)
+    try:
+        _dispatcher().sig_progress.emit(token, done, total, label)
+    except RuntimeError:  # the app quit meanwhile
+        pass
 
 
 class Generation:
