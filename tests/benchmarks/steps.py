@@ -9,23 +9,11 @@ import json
 import os
 import resource
 import sqlite3
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-
-def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def timed(fn, repeat: int = 1):
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, result
+from tests.benchmarks.measure import peak_mb, timed
 
 
 def generate(home: str, size: str, seed: str) -> dict:
@@ -210,164 +198,6 @@ def facts(db: str, n: str) -> dict:
     return {"first": first, "cached": cached, "cold": cold, "warm": warm, "session": sid}
 
 
-def gui(db: str, home: str) -> dict:
-    """Window with 20,000 sessions; first rows of a 200,000-event timeline; UI stall during an import."""
-    import uuid
-
-    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
-    from PySide6.QtWidgets import QApplication
-
-    from sessionscope import open_store
-    from sessionscope.gui.app import make_app
-    from sessionscope.gui.main_window import MainWindow
-    from sessionscope.ingest import NewEvent, SessionInfo, ingest
-
-    Path(db).unlink(missing_ok=True)
-    store = open_store(db)
-    now = time.time()
-    rows = [(str(uuid.UUID(int=i + 10**6)), f"session {i}", "idle", now - i * 60, now - i * 60, 1) for i in range(20_000)]
-    store.write(lambda conn: conn.exec_driver_sql(
-        "INSERT OR IGNORE INTO source (id, kind, location, enabled, added_at) VALUES (1, 'native', '', 1, 0)"))
-    store.write(lambda conn: conn.exec_driver_sql(
-        "INSERT INTO session (id, title, status, created_at, updated_at, source_id, tool_id, project, cwd, git_branch,"
-        " model, agent, status_changed_at, tokens_in, tokens_out, event_count, last_seq, last_hash, tags, meta, budget)"
-        " VALUES (?, ?, ?, ?, ?, ?, NULL, '', '', '', '', '', 0, 0, 0, 0, 0, '', '[]', '{}', '{}')", rows))
-    big = store.open_session(title="a very long session").id
-    events, parent = [], None
-    for i in range(200_000):
-        eid = str(uuid.UUID(int=i + 1))
-        events.append(NewEvent(eid, parent, now - 30 * 86400 + i, "message", "user" if i % 2 == 0 else "assistant",
-                               text=f"turn {i}", head=True))
-        parent = eid
-    store.write(ingest, SessionInfo(big, 1), events)
-    del events  # the benchmark's own: the app's process never holds them (200,000 objects for the collector)
-    warm, _ = timed(lambda: store.warm([big]))  # what an import does for the sessions it touched
-
-    make_app()
-
-    def wait_until(condition) -> None:
-        """Let the event loop run, idle as in the app, until `condition` holds (checked every 5 ms).
-        A busy processEvents() loop would fight the workers for the GIL and time itself, not the app."""
-        loop, check = QEventLoop(), QTimer()
-        check.setInterval(5)
-        check.timeout.connect(lambda: condition() and loop.quit())
-        check.start()
-        if not condition():
-            loop.exec()
-        check.stop()
-
-    t0 = time.perf_counter()
-    w = MainWindow()
-    w.show()
-    w.set_store(store)
-    wait_until(lambda: w.sessions.model.rowCount() >= 20_000)
-    window = time.perf_counter() - t0
-
-    t1 = time.perf_counter()
-    w.open_session(big)
-    wait_until(lambda: bool(w.session and w.session.id == big and w.branch.timeline_model.rowCount() == 200_000
-                            and w.branch.timeline_model.event_at(0) is not None))
-    timeline = time.perf_counter() - t1
-    reader, reader_busy, reader_stall = _reader(w, wait_until)
-
-    gaps, clock = [0], QElapsedTimer()
-    clock.start()
-
-    def beat():
-        gaps.append(clock.restart())
-    timer = QTimer()
-    timer.timeout.connect(beat)
-    timer.start(5)
-    done = []
-    w.imports.job.sig_finished.connect(done.append)
-    w.imports.job.start(store, [home])
-    t2 = time.perf_counter()
-    wait_until(lambda: bool(done))
-    import_s = time.perf_counter() - t2
-    timer.stop()
-    size = sum(p.stat().st_size for p in Path(home).rglob("*.jsonl")) / 1e6
-    line_shown, hook_shown = _live_shown(w, store, home, db, wait_until)
-    w.imports.watcher.stop()
-    w.close()
-    QApplication.processEvents()
-
-    # a first run on a fresh store: how soon the list shows sessions while the import goes on
-    fresh = open_store(db + ".first")
-    w2 = MainWindow()
-    w2.show()
-    w2.set_store(fresh, first_run=False)
-    finished = []
-    w2.imports.job.sig_finished.connect(finished.append)
-    t3 = time.perf_counter()
-    w2.imports.import_first(fresh, [home])
-    wait_until(lambda: w2.sessions.model.rowCount() > 0 or bool(finished))
-    first_listed = time.perf_counter() - t3
-    wait_until(lambda: bool(finished))
-    first_import = time.perf_counter() - t3
-    w2.imports.watcher.stop()
-    w2.close()
-    QApplication.processEvents()
-    return {"window": window, "timeline": timeline, "reader": reader, "reader_stall": reader_stall, "reader_busy": reader_busy,
-            "stall": max(gaps) / 1000, "import_mb": size,
-            "import_seconds": import_s, "warm": warm, "first_listed": first_listed, "first_import": first_import,
-            "line_shown": line_shown, "hook_shown": hook_shown}
-
-
-def _live_shown(w, store, home: str, db: str, wait_until) -> tuple[float, float]:
-    """In the window after the import (watching the home): a prompt appended to a transcript → the session shown
-    working; a hook's PermissionRequest for it (`sessionscope hook`, its process included) → shown needing approval."""
-    newest = max(Path(home).rglob("*.jsonl"), key=lambda p: p.stat().st_mtime)
-    t = time.perf_counter()
-    sid = _append_prompt(newest, "and now the docs")
-    wait_until(lambda: getattr(w.live.states.get(sid), "state", None) == "working")
-    line_shown = time.perf_counter() - t
-    t = time.perf_counter()
-    subprocess.run([*_hook_argv(), "hook", "--tool", "claude", "--store", db], check=True, input=json.dumps(
-        {"session_id": sid, "hook_event_name": "PermissionRequest", "tool_name": "Bash",
-         "tool_input": {"command": "make docs"}}).encode())
-    wait_until(lambda: getattr(w.live.states.get(sid), "state", None) == "needs_approval")
-    return line_shown, time.perf_counter() - t
-
-
-def _reader(w, wait_until) -> tuple[float, float, float]:
-    """The reader on the window's 200,000-event branch: seconds until its first cards are drawn with their
-    text, and the longest UI stall while it scrolls (a page every 20 ms, a jump of the scroll bar every
-    tenth step; the longest gap of a 5 ms heartbeat): first while the branch tree of the same 200,000
-    events is still laid out on a worker (it opens with the branch), then once it is done."""
-    r = w.branch.reader
-    t0 = time.perf_counter()
-    w.branch.set_reader(True)
-    wait_until(lambda: bool(r.cards) and all(r.doc(n) is not None for n, _ in r.visible()))
-    first = time.perf_counter() - t0
-    busy = _scroll_stall(r, wait_until)
-    wait_until(lambda: w.branch.tree.tree_model.layout_ is not None)
-    calm = _scroll_stall(r, wait_until)
-    w.branch.set_reader(False)
-    return first, busy, calm
-
-
-def _scroll_stall(r, wait_until) -> float:
-    from PySide6.QtCore import QElapsedTimer, QTimer
-
-    gaps, clock, steps = [0], QElapsedTimer(), [0]
-    clock.start()
-    beat = QTimer(interval=5, timeout=lambda: gaps.append(clock.restart()))
-
-    def step():
-        steps[0] += 1
-        if steps[0] % 10 == 0:
-            r.verticalScrollBar().setValue(steps[0] * 997 % len(r.cards))
-        else:
-            r.scroll_by(r.viewport().height())
-    scroller = QTimer(interval=20, timeout=step)
-    beat.start()
-    scroller.start()
-    wait_until(lambda: steps[0] >= 100)
-    scroller.stop()
-    beat.stop()
-    return max(gaps) / 1000
-
-
 def export(db: str, session: str, fmt: str, redact: str, out: str) -> dict:
     """One export in its own process: time, size, and this process's peak memory."""
     from sessionscope import open_store
@@ -388,6 +218,7 @@ from tests.benchmarks.backends import (  # noqa: E402
     claude_backend,
     langgraph_backend,
 )
+from tests.benchmarks.window import gui, live_states  # noqa: E402
 
 
 def mcp_search(db: str) -> dict:
@@ -501,64 +332,6 @@ def semantic(db: str, work: str) -> dict:
             "store_growth": grown, "vector_bytes": vector_bytes, "index_mb": index_mb, "first_search": first,
             "hybrid": statistics.median(hybrid), "keyword": statistics.median(keyword),
             "similar_first": similar_first, "similar": similar, "peak_mb": peak_mb()}
-
-
-def _append_prompt(path: Path, text: str) -> str:
-    """A user's prompt appended to a Claude Code transcript, as the CLI writes it (now); the session's id."""
-    import uuid
-    last = json.loads(path.read_bytes().rstrip().rsplit(b"\n", 1)[-1])
-    line = {"parentUuid": last.get("uuid"), "isSidechain": False, "userType": "external", "cwd": last.get("cwd", ""),
-            "sessionId": last.get("sessionId", path.stem), "version": "2.1.39", "type": "user",
-            "message": {"role": "user", "content": text}, "uuid": str(uuid.uuid4()),
-            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())}
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(line) + "\n")
-    return line["sessionId"]
-
-
-def _hook_argv() -> list[str]:
-    """`sessionscope hook` as `hooks install` writes it: the console script beside this Python."""
-    script = Path(sys.executable).with_name("sessionscope")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "sessionscope.cli"]
-
-
-def live_states(db: str, work: str) -> dict:
-    """Live states (#35) on the imported store: `sessionscope hook` as an agent runs it, whole process (into the
-    store, and into the spool while the store is locked); the states of every session, as the window's tick decides
-    them; `sessionscope status` whole process (the watched places rescanned first)."""
-    import statistics
-
-    from sessionscope import live, open_store
-    payload = json.dumps({"session_id": "bench-session", "transcript_path": "/tmp/x.jsonl", "cwd": "/work/app",
-                          "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                          "tool_input": {"command": "pytest -q tests/model", "description": "run the tests"}}).encode()
-    argv = [*_hook_argv(), "hook", "--tool", "claude", "--store", db]
-
-    def hook_runs(n: int) -> list[float]:
-        times = []
-        for _ in range(n):
-            t = time.perf_counter()
-            subprocess.run(argv, input=payload, capture_output=True, check=True)
-            times.append(time.perf_counter() - t)
-        return times
-    hook_runs(2)  # (the files in the page cache, as at an agent's every step)
-    direct = hook_runs(20)
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")
-    spooled = hook_runs(10)
-    holder.execute("ROLLBACK")
-    holder.close()
-    store = open_store(db)
-    sessions = store.sessions(limit=100_000)
-    tick, _ = timed(lambda: live.states(store, sessions), repeat=3)
-    status = []
-    for _ in range(3):
-        t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", db, "status"], capture_output=True,
-                       check=True)
-        status.append(time.perf_counter() - t)
-    return {"hook": statistics.median(direct), "hook_max": max(direct), "hook_spooled": statistics.median(spooled),
-            "sessions": len(sessions), "tick": tick, "status": min(status)}
 
 
 STEPS = {"generate": generate, "live_states": live_states,
