@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from sessionscope import sources
-from sessionscope.live import LABELS, MARKS, _ago
+from sessionscope.live import LABELS, MARKS, ago
 from sessionscope.untrusted import printable
 
 from .workers import run_task
@@ -43,7 +43,7 @@ class Card(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.session_id = w.session.id
         src = sources.of(w.session.source_kind)
-        head = QLabel(f"<b>{MARKS[w.live.state]} {LABELS[w.live.state]}</b> for {_ago(time.time() - w.since)} · "
+        head = QLabel(f"<b>{MARKS[w.live.state]} {LABELS[w.live.state]}</b> for {ago(time.time() - w.since)} · "
                       f"{src.label}")
         title = QLabel(_plain(w.session.title or "(untitled)", 120))
         title.setTextFormat(Qt.TextFormat.PlainText)

@@ -68,7 +68,8 @@ class Live:
         return {"state": self.state, "why": self.why, "written": self.written, "pid": self.pid}
 
 
-def _ago(seconds: float) -> str:
+def ago(seconds: float) -> str:
+    """How long, in the words a list shows: "40 s", "12 min", "3 h", "5 days"."""
     if seconds < 90:
         return f"{max(0, int(seconds))} s"
     if seconds < 5400:
@@ -98,7 +99,7 @@ def decide(turn: Turn | None, *, written: float, now: float, status: str, proc=N
     """The state from the evidence (every tool's the same way; what its lines mean is its own rule)."""
     pid = proc.pid if proc is not None else None
     age = now - written
-    ago = _ago(age)
+    since = ago(age)
     running = proc is not None
     gone = procs_known and not running
     if status in ("archived", "closed"):
@@ -108,28 +109,28 @@ def decide(turn: Turn | None, *, written: float, now: float, status: str, proc=N
     if turn is not None and turn.where == "approval":
         return Live("needs_approval", turn.why, written, pid)
     if age < WORKING_S and not (turn is not None and turn.where in ("ended", "aborted")):
-        return Live("working", f"written {ago} ago" + (f"; {turn.why}" if turn else ""), written, pid)
+        return Live("working", f"written {since} ago" + (f"; {turn.why}" if turn else ""), written, pid)
     if cut and not running:
-        return Live("interrupted", f"the transcript ends in a half-written line ({ago} ago)", written, pid)
+        return Live("interrupted", f"the transcript ends in a half-written line ({since} ago)", written, pid)
     if turn is not None and turn.where in ("tool", "answering"):
         if running:
             return Live("working", f"{turn.why}; {program} is running (pid {pid})", written, pid)
         if gone or age >= RECENT_S:
             return Live("interrupted", f"{turn.why}, and {program} " + ("is no longer running" if gone else
-                                                                         f"wrote nothing for {ago}"), written, pid)
-        return Live("working", f"{turn.why} ({ago} ago)", written, pid)
+                                                                         f"wrote nothing for {since}"), written, pid)
+        return Live("working", f"{turn.why} ({since} ago)", written, pid)
     if turn is not None and turn.where in ("ended", "aborted"):
         if running:
             return Live("waiting", f"{turn.why}; {program} is open (pid {pid})", written, pid)
         if gone:
             return Live("ended", f"{turn.why}; {program} is no longer running", written, pid)
         if age < RECENT_S:
-            return Live("waiting", f"{turn.why} ({ago} ago)", written, pid)
+            return Live("waiting", f"{turn.why} ({since} ago)", written, pid)
     if running:
-        return Live("idle", f"{program} is open (pid {pid}); nothing written for {ago}", written, pid)
+        return Live("idle", f"{program} is open (pid {pid}); nothing written for {since}", written, pid)
     if age < DAY_S:
-        return Live("idle", f"nothing written for {ago}", written, pid)
-    return Live("ended", f"nothing written for {ago}", written, pid)
+        return Live("idle", f"nothing written for {since}", written, pid)
+    return Live("ended", f"nothing written for {since}", written, pid)
 
 
 def _remote(s, src) -> Live:

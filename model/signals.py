@@ -69,7 +69,7 @@ def mark(store) -> tuple:
     in the spool (the app looks every second, and decides the states again only when this moved)."""
     with store.reader() as conn:
         newest, count = conn.execute(sa.select(sa.func.max(LIVE_SIGNAL.c.ts), sa.func.count())).one()
-    return newest, count, os.path.exists(_spool_of(store))
+    return newest, count, os.path.exists(hook.spool_file(store.url))
 
 
 def _upsert(conn, rows: list[dict]) -> None:
@@ -94,10 +94,6 @@ def record(store, tool: str, tool_session: str, event: str, detail: str = "", ts
     store.write(_upsert, [row])
 
 
-def _spool_of(store) -> str:
-    return hook.spool_file(store.url if hook.store_file(store.url) is not None else "postgresql://")
-
-
 def _row(line: bytes) -> dict | None:
     try:
         tool, sid, event, detail, ts, pid = json.loads(line)
@@ -113,7 +109,7 @@ def drain(store) -> int:
     """Bring in the signals the hook spooled while the store could not take them (locked, not made yet, a
     database server), and forget those too old to matter. The spool is renamed first, so a hook writes a new one
     meanwhile; a drain cut short leaves its renamed file for the next. Returns how many were brought in."""
-    path = _spool_of(store)
+    path = hook.spool_file(store.url)
     taken = f"{path}.{os.getpid()}.draining"
     try:
         os.replace(path, taken)

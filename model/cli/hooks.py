@@ -32,7 +32,7 @@ def _last_signals(store) -> dict[str, tuple[float, str, int]]:
 
 
 def _ago(ts: float) -> str:
-    from sessionscope.live import _ago as ago
+    from sessionscope.live import ago
     return ago(time.time() - ts) + " ago"
 
 
