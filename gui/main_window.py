@@ -279,7 +279,9 @@ class MainWindow(WindowCommands, QMainWindow):
         """The status bar's count of the sessions that wait for you; its tooltip names them."""
         ids = [sid for sid, st in states.items() if st.state in ("waiting", "needs_approval")]
         self.waiting_label.setVisible(bool(ids))
-        self.waiting_label.setText(f"◆ {len(ids)} waiting for you")
+        approvals = sum(states[sid].state == "needs_approval" for sid in ids)
+        self.waiting_label.setText(f"◆ {len(ids)} waiting for you" if not approvals else
+                                   f"⚠ {len(ids)} need{'s' * (len(ids) == 1)} you ({approvals} to approve)")
         if self.needs_you_view is not None and self.needs_you_view.isVisible():
             self.needs_you_view.set_states(states)
         titles = [s.title or s.id[:8] for sid in ids[:12] if (s := self.sessions.model.session_at(

@@ -82,6 +82,7 @@ def test_a_hooks_signal_shows_within_a_second_or_two(window, qtbot, tmp_path):
         return model.data(model.index(model.row_of(t.session_id), col), role)
     qtbot.waitUntil(lambda: cell(Qt.ItemDataRole.DisplayRole) == "⚠ needs approval", timeout=4000)
     assert "permission prompt is open: Bash: rm -rf build" in cell(Qt.ItemDataRole.ToolTipRole)
+    assert "to approve)" in window.waiting_label.text()  # the status bar counts approvals apart
 
 
 def test_a_line_appended_to_a_transcript_in_use_is_shown_at_once(window, qtbot, tmp_path):
