@@ -22,6 +22,7 @@ class LiveTracker(QObject):
         self.store = None
         self.states: dict = {}
         self._busy = self._peeking = self._again = False
+        self._queued: set[str] = set()  # sessions to decide again once the pass under way is done
         self._mark = None  # the signals' high-water mark the states were last decided at
         self.timer = QTimer(self, interval=TICK_MS)
         self.timer.timeout.connect(self.refresh)
@@ -29,7 +30,7 @@ class LiveTracker(QObject):
         self.peeker.timeout.connect(self.peek)
 
     def watch(self, store) -> None:
-        self.store, self.states, self._mark = store, {}, None
+        self.store, self.states, self._mark, self._queued = store, {}, None, set()
         self.timer.start()
         self.peeker.start()
         self.refresh()
@@ -46,14 +47,24 @@ class LiveTracker(QObject):
         self._peeking = True
         from sessionscope import signals
 
-        def seen(mark) -> None:
+        before = self._mark
+
+        def look():
+            mark = signals.mark(store)
+            if mark == before or before is None or before[0] is None or mark[2]:
+                return mark, None  # nothing new, or no mark to count from, or signals in the spool: a whole pass
+            return mark, signals.spoken_since(store, before[0])
+
+        def seen(result) -> None:
             self._peeking = False
+            mark, spoke = result
             if store is self.store and mark != self._mark:
-                self.refresh()
+                self._mark = mark
+                self.refresh(spoke)  # the sessions the hooks spoke of (all of them when that cannot be told)
 
         def failed(_exc) -> None:
             self._peeking = False
-        run_task(lambda: signals.mark(store), seen, failed, owner=self)
+        run_task(look, seen, failed, owner=self)
 
     def refresh(self, session_ids=None) -> None:
         """Decide the states again: of every session, or (after an import or a write that names them) of those
@@ -61,8 +72,11 @@ class LiveTracker(QObject):
         store = self.store
         if store is None:
             return
-        if self._busy:
-            self._again = self._again or not session_ids  # a whole pass, if one was asked for meanwhile
+        if self._busy:  # asked again meanwhile: done after this pass (a whole pass, or those sessions)
+            if session_ids:
+                self._queued |= set(session_ids)
+            else:
+                self._again = True
             return
         self._busy = True
         from sessionscope import live, signals
@@ -86,8 +100,11 @@ class LiveTracker(QObject):
                     self.states = {**self.states, **states}
                 self.sig_states.emit(self.states)
             if self._again:
-                self._again = False
+                self._again, self._queued = False, set()
                 self.refresh()
+            elif self._queued:
+                queued, self._queued = self._queued, set()
+                self.refresh(queued)
 
         def failed(_exc) -> None:
             self._busy = False

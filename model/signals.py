@@ -72,6 +72,22 @@ def mark(store) -> tuple:
     return newest, count, os.path.exists(hook.spool_file(store.url))
 
 
+def spoken_since(store, since: float) -> set[str]:
+    """The sessions (our ids) whose tool's hook spoke after `since`: the ones whose state a new signal may move."""
+    from .schema import SESSION, SOURCE
+    with store.reader() as conn:
+        said = conn.execute(sa.select(LIVE_SIGNAL.c.tool, LIVE_SIGNAL.c.tool_session)
+                            .where(LIVE_SIGNAL.c.ts > since)).all()
+        if not said:
+            return set()
+        keys = {sid for _tool, sid in said}
+        rows = conn.execute(sa.select(SESSION.c.id, SESSION.c.tool_id, SOURCE.c.kind)
+                            .select_from(SESSION.join(SOURCE, SESSION.c.source_id == SOURCE.c.id))
+                            .where(sa.or_(SESSION.c.tool_id.in_(keys), SESSION.c.id.in_(keys)))).all()
+    wanted = set(said)
+    return {sid for sid, tool_id, kind in rows if (kind, tool_id or sid) in wanted}
+
+
 def _upsert(conn, rows: list[dict]) -> None:
     if conn.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert

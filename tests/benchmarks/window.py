@@ -121,9 +121,13 @@ def _live_shown(w, store, home: str, db: str, wait_until) -> tuple[float, float]
     """In the window after the import (watching the home): a prompt appended to a transcript → the session shown
     working; a hook's PermissionRequest for it (`sessionscope hook`, its process included) → shown needing approval."""
     newest = max(Path(home).rglob("*.jsonl"), key=lambda p: p.stat().st_mtime)
-    t = time.perf_counter()
-    sid = _append_prompt(newest, "and now the docs")
-    wait_until(lambda: getattr(w.live.states.get(sid), "state", None) == "working")
+    sid = _append_prompt(newest, "now the docs")  # the session in use: its transcript watched from here on
+    wait_until(lambda: getattr(w.live.states.get(sid), "state", None) == "working"
+               and str(newest) in w.imports.watcher.hot.files())
+    time.sleep(1.1)  # (a line's time is whole seconds: the next one is told from this one)
+    t, wall = time.perf_counter(), time.time()
+    _append_prompt(newest, "and the changelog")
+    wait_until(lambda: getattr(w.live.states.get(sid), "written", 0) >= int(wall))
     line_shown = time.perf_counter() - t
     t = time.perf_counter()
     subprocess.run([*_hook_argv(), "hook", "--tool", "claude", "--store", db], check=True, input=json.dumps(
