@@ -54,9 +54,10 @@ def split(payload: str, tokens_in: int, tokens_out: int) -> tuple[str, int, int,
             model = str(msg.get("model") or "")
             read = int(usage.get("cache_read_input_tokens") or 0)
             write = int(usage.get("cache_creation_input_tokens") or 0)
-        elif isinstance(p.get("tokens"), dict):  # Gemini CLI
+        elif isinstance(p.get("tokens"), dict):  # Gemini CLI, and the tools read as documents (documents.Transcript)
             model = str(p.get("model") or "")
             read = int(p["tokens"].get("cached") or 0)
+            write = int(p["tokens"].get("cache_write") or 0)
         else:
             inner = p.get("payload") if isinstance(p.get("payload"), dict) else p
             info = inner.get("info") if isinstance(inner.get("info"), dict) else None

@@ -138,6 +138,7 @@ def describe(e: EventView) -> Item:
             output = _blocks_text(content)
         elif isinstance(p, dict) and isinstance(p.get("output"), str):
             output = p["output"]
+            error = p.get("is_error") is True  # the tools read as documents say it so (documents.Transcript.result)
         else:
             output = e.text
         language = "json" if output.lstrip()[:1] in ("{", "[") else "text"

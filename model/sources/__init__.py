@@ -21,6 +21,8 @@ _REGISTRY = {
     "aider": "sessionscope.sources.aider.source",
     "openhands": "sessionscope.sources.openhands.source",
     "managed_agents": "sessionscope.sources.managed_agents.source",
+    "qwen_code": "sessionscope.sources.qwen_code.source",
+    "cursor": "sessionscope.sources.cursor.source",
 }
 
 

@@ -9,7 +9,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-SUFFIXES = (".db", ".sqlite", ".sqlite3")
+SUFFIXES = (".db", ".sqlite", ".sqlite3", ".vscdb")  # .vscdb: VS Code's and its forks' state (Cursor)
 
 
 def open_readonly(path: Path) -> sqlite3.Connection:
@@ -43,6 +43,10 @@ def inspect(path: Path, test: Callable[[sqlite3.Connection], bool]) -> bool:
             con.close()
     except (OSError, sqlite3.Error):
         return False
+
+
+def tables(con: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
 def columns(con: sqlite3.Connection, table: str) -> set[str]:

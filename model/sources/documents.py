@@ -11,6 +11,7 @@ before is kept, never replaced.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,16 +44,76 @@ class Transcript:
     facts: dict[str, Any] = field(default_factory=dict)
 
     def add(self, kind: str, role: str | None, text: str, payload: Any, ts: float | None = None, *,
-            tokens_in: int = 0, tokens_out: int = 0, head: bool | None = None) -> NewEvent:
+            tokens_in: int = 0, tokens_out: int = 0, head: bool | None = None, key: str | None = None) -> NewEvent:
+        """One event under the one before. Its id: from `key` (the tool's own id of the item, for a store
+        the tool updates in place: a message streamed further keeps its event) or else from its parent
+        and content (a document rewritten differently from some point on continues as a branch)."""
         body = payload if isinstance(payload, str) else orjson.dumps(payload, default=str).decode()
-        digest = hashlib.sha1(f"{kind}\0{role}\0{body}".encode("utf-8", "surrogatepass")).hexdigest()
-        e = NewEvent(id=str(uuid.uuid5(self.ns, f"{self.last or self.key}:{digest}")), parent_id=self.last,
+        if key is not None:
+            name = f"{self.key}:item:{key}"
+        else:
+            digest = hashlib.sha1(f"{kind}\0{role}\0{body}".encode("utf-8", "surrogatepass")).hexdigest()
+            name = f"{self.last or self.key}:{digest}"
+        e = NewEvent(id=str(uuid.uuid5(self.ns, name)), parent_id=self.last,
                      ts=ts or self.ts, kind=kind, role=role, text=text[:65_536], payload=body,
                      tokens_in=tokens_in, tokens_out=tokens_out,
                      head=kind in ("message", "tool_call", "tool_result", "thinking") if head is None else head)
         self.events.append(e)
         self.last = e.id
         return e
+
+    # -- the shapes every tool's items come to (sessionscope.pairing, cards and render read these payloads) --
+
+    def said(self, role: str, text: str, ts: float | None = None, raw: Any = None, *, key: str | None = None,
+             model: str = "", tokens: tuple[int, int, int, int] | None = None) -> NewEvent:
+        """A message of `role` (user, assistant, system); `tokens` = (input, output, cache read, cache
+        write) of the reply it ends, as the tool counted them."""
+        kind, role = ("system", "system") if role in ("system", "developer") else ("message", role)
+        payload: dict[str, Any] = {"role": role, "text": text}
+        if model:
+            payload["model"] = model
+        if raw is not None:
+            payload["raw"] = raw
+        e = self.add(kind, role, text, payload, ts, key=key)
+        self.usage(e, model, tokens)
+        if role == "user" and kind == "message":
+            self.title(text)
+        return e
+
+    def thought(self, text: str, ts: float | None = None, raw: Any = None, *, key: str | None = None) -> NewEvent:
+        return self.add("thinking", "assistant", text, {"thinking": text, **({"raw": raw} if raw is not None else {})},
+                        ts, key=key)
+
+    def call(self, call_id: str | None, name: str, args: Any, ts: float | None = None, raw: Any = None, *,
+             key: str | None = None) -> NewEvent:
+        """A tool call; its result names `call_id` (sessionscope.pairing)."""
+        text = args if isinstance(args, str) else orjson.dumps(args, default=str).decode()
+        payload: dict[str, Any] = {"id": call_id, "name": name, "input": args}
+        if raw is not None:
+            payload["raw"] = raw
+        return self.add("tool_call", "assistant", f"{name} {text}"[:65_536], payload, ts, key=key)
+
+    def result(self, call_id: str | None, output: Any, ts: float | None = None, *, error: bool = False,
+               raw: Any = None, key: str | None = None) -> NewEvent:
+        """What a tool call gave back (`error`: the tool said it failed, or the user refused it)."""
+        out = output if isinstance(output, str) else orjson.dumps(output, default=str).decode()
+        payload: dict[str, Any] = {"tool_use_id": call_id, "output": out, "is_error": bool(error)}
+        if raw is not None:
+            payload["raw"] = raw
+        return self.add("tool_result", "tool", out, payload, ts, key=key)
+
+    @staticmethod
+    def usage(e: NewEvent, model: str, tokens: tuple[int, int, int, int] | None) -> None:
+        """Tokens on an event (input counting cache reads and writes, as every tool's event counts them), the
+        model and the cache split in its payload for sessionscope.usage."""
+        if not tokens or not any(tokens):
+            return
+        fresh, out, read, write = (max(0, int(n or 0)) for n in tokens)
+        e.tokens_in, e.tokens_out = fresh + read + write, out
+        p = orjson.loads(e.payload)
+        p["model"] = model or p.get("model") or ""
+        p["tokens"] = {"cached": read, "cache_write": write}
+        e.payload = orjson.dumps(p, default=str).decode()
 
     def fact(self, key: str, value: Any, ts: float | None = None, *, whole: bool = False) -> None:
         """A durable fact, set under the latest event when its value changed; `whole`: a fact of the
@@ -70,19 +131,40 @@ class Transcript:
 Build = Callable[[Path, bytes], list[Transcript]]
 
 
-def read_whole(build: Build) -> Callable:
+@dataclass(frozen=True)
+class DatabaseStat:
+    """A database's file with its write-ahead log, as one: what an application commits lands in the `-wal`
+    first (the database file's own size and time move only at a checkpoint), so a change to either is a
+    change to read."""
+
+    st_size: int
+    st_mtime: float
+    st_ino: int
+
+    @classmethod
+    def of(cls, path: Path) -> "DatabaseStat":
+        st = path.stat()
+        try:
+            wal = Path(f"{path}-wal").stat()
+        except OSError:
+            return cls(st.st_size, st.st_mtime, st.st_ino)
+        return cls(st.st_size + wal.st_size, max(st.st_mtime, wal.st_mtime), st.st_ino)
+
+
+def read_whole(build: Build, *, database: bool = False) -> Callable:
     """A `read_file` for sessionscope.sources.scan.run_import that reads a document whole when it changed and
-    stores the sessions `build(path, data)` finds in it."""
+    stores the sessions `build(path, data)` finds in it. A `database` (another application's SQLite file) is
+    opened by `build(path, b"")` itself, read only, and counts as changed when its write-ahead log did."""
 
     def read_file(store, _root: Path, path: Path, source_id: int, known, report: ImportReport, _cancel) -> None:
-        st = path.stat()
+        st = DatabaseStat.of(path) if database else path.stat()
         if unchanged(known, st):
             return
         state = jsonl.ReadState(offset=st.st_size, bytes_read=st.st_size)
         report.files_read += 1
         try:
-            found = build(path, path.read_bytes())
-        except (OSError, ValueError, RecursionError) as exc:  # unreadable, not JSON, nested too deep
+            found = build(path, b"" if database else path.read_bytes())
+        except (OSError, ValueError, RecursionError, sqlite3.Error) as exc:  # unreadable, not JSON, too deep
             state.problem(1, 0, f"cannot be read: {exc}")
             found = []
         for t in found:

@@ -19,6 +19,7 @@ from pathlib import Path
 import orjson
 
 from . import jsonl, of, tools
+from .databases import SUFFIXES as SQLITE_SUFFIXES
 from .scan import ImportReport
 
 DEFAULT = "claude_code"  # reads a file of no recognisable line, counting its bad lines
@@ -57,7 +58,7 @@ def _conversation_like(doc) -> bool:
     return isinstance(doc, dict) and any(messages(doc.get(k)) for k in _CONVERSATION_KEYS)
 
 
-DATABASES = (".db", ".sqlite", ".sqlite3")
+DATABASES = SQLITE_SUFFIXES  # (Cursor's state.vscdb too)
 CLAIMED = DATABASES + (".md",)  # files that are not JSON: each tool's `claims` looks inside (Aider's Markdown)
 
 

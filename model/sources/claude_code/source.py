@@ -40,7 +40,11 @@ class ClaudeCodeSource(Source):
         return default_roots()
 
     def sniff(self, obj) -> bool:
-        return isinstance(obj, dict) and isinstance(obj.get("type"), str) and obj["type"] in LINE_TYPES
+        if not (isinstance(obj, dict) and isinstance(obj.get("type"), str) and obj["type"] in LINE_TYPES):
+            return False
+        # Claude Code's envelope around Gemini's parts, or a system payload Claude never writes: Qwen Code's
+        message = obj.get("message")
+        return not ((isinstance(message, dict) and "parts" in message) or "systemPayload" in obj)
 
     def import_paths(self, store, paths, *, progress=None, cancel=None, warm=True, only=None):
         return import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)
