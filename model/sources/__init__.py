@@ -23,6 +23,7 @@ _REGISTRY = {
     "managed_agents": "sessionscope.sources.managed_agents.source",
     "qwen_code": "sessionscope.sources.qwen_code.source",
     "cursor": "sessionscope.sources.cursor.source",
+    "copilot": "sessionscope.sources.copilot.source",
 }
 
 

@@ -98,7 +98,7 @@ def _commit(conn, log: Log, path: Path, source_id: int, st, state) -> int:
     added = 0
     if log.events:
         info = SessionInfo(id=log.key, source_id=source_id, tool_id=log.tool_id, fields=dict(log.fields),
-                           meta=dict(log.meta))
+                           meta={k: v for k, v in log.meta.items() if not k.startswith("_")})  # _: the run's own
         added = ingest(conn, info, list(log.events))
         log.committed = True
         log.events = []

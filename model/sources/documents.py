@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import sqlalchemy as sa
 
 from ..incoming import NewEvent, SessionInfo
 from ..ingest import ingest
+from ..schema import SESSION
 from ..titles import from_prompt
 from . import jsonl
 from .records import add_fact
@@ -42,6 +44,9 @@ class Transcript:
     problems: list[str] = field(default_factory=list)  # items that could not be read (counted as bad)
     last: str | None = None
     facts: dict[str, Any] = field(default_factory=dict)
+    # the session goes on from what the store holds of it (a trace a tool splits over several files): its first
+    # event here, when it has no parent of its own, hangs under the session's head
+    continues: bool = False
 
     def add(self, kind: str, role: str | None, text: str, payload: Any, ts: float | None = None, *,
             tokens_in: int = 0, tokens_out: int = 0, head: bool | None = None, key: str | None = None) -> NewEvent:
@@ -176,6 +181,10 @@ def read_whole(build: Build, *, database: bool = False) -> Callable:
             for t in found:
                 if not t.events:
                     continue  # a run with nothing in it (a header alone, an unreadable line): no session
+                if t.continues and t.events[0].parent_id is None:
+                    head = conn.execute(sa.select(SESSION.c.head_event_id).where(SESSION.c.id == t.key)).scalar()
+                    if head and head != t.events[0].id:
+                        t.events[0].parent_id = head
                 info = SessionInfo(id=t.key, source_id=source_id, tool_id=t.tool_id, fields=t.fields, meta=t.meta)
                 added += ingest(conn, info, t.events)
             save_state(conn, path, source_id, st, state)

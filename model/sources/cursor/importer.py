@@ -21,6 +21,7 @@ import orjson
 from .. import databases, jsonl
 from ..documents import Transcript, read_whole
 from ..scan import importer
+from ..vscode import user_dirs
 from . import state
 
 KIND = "cursor"
@@ -28,18 +29,9 @@ NS = state.NS
 CLI = "agent-cli"  # meta cursor_kind of a session of the agent CLI's (it resumes from a terminal)
 
 
-def _user_dirs() -> list[Path]:
-    """Cursor's `User` folder on Linux, macOS and Windows."""
-    home = Path.home()
-    dirs = [home / ".config" / "Cursor" / "User", home / "Library" / "Application Support" / "Cursor" / "User"]
-    if os.environ.get("APPDATA"):
-        dirs.append(Path(os.environ["APPDATA"]) / "Cursor" / "User")
-    return dirs
-
-
 def default_roots() -> list[Path]:
     """The editor's workspace and global state, the agent CLI's chats and the agent transcripts."""
-    places = [d / sub for d in _user_dirs() for sub in ("workspaceStorage", "globalStorage")]
+    places = [d / sub for d in user_dirs("Cursor") for sub in ("workspaceStorage", "globalStorage")]
     places += [Path.home() / ".cursor" / "chats", Path.home() / ".cursor" / "projects"]
     return [p for p in places if p.is_dir()]
 

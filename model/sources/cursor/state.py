@@ -17,7 +17,6 @@ Nothing here writes: the databases are opened read only (sessionscope.sources.da
 from __future__ import annotations
 
 import sqlite3
-import urllib.parse
 import uuid
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ import orjson
 from .. import databases
 from ..documents import Transcript, load_json
 from ..records import parse_ts
+from ..vscode import workspace_folder
 
 NS = uuid.UUID("3b7f0c2e-5a19-4d8e-b6c1-9e2a4f7d0b58")
 CHAT_TABS = "workbench.panel.aichat.view.aichat.chatdata"
@@ -62,22 +62,6 @@ def _ms(value: Any) -> float | None:
             return int(value) / 1000
         return parse_ts(value)
     return None
-
-
-def workspace_folder(db: Path) -> str | None:
-    """The folder a workspace database belongs to (its `workspace.json`), as a path."""
-    try:
-        doc = orjson.loads((db.parent / "workspace.json").read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    uri = doc.get("folder") or doc.get("workspace") if isinstance(doc, dict) else None
-    if not isinstance(uri, str):
-        return None
-    parsed = urllib.parse.urlparse(uri)
-    path = urllib.parse.unquote(parsed.path) if parsed.scheme == "file" else uri
-    if len(path) > 2 and path[0] == "/" and path[2] == ":":  # file:///c:/Users/… on Windows
-        path = path[1:]
-    return path or None
 
 
 def _lexical_text(rich: Any) -> str:
@@ -276,7 +260,7 @@ def workspace_composers(user_dir: Path) -> dict[str, str]:
     """{composer id: the folder of the workspace whose database lists it} over a Cursor `User` folder."""
     found: dict[str, str] = {}
     for db in sorted((user_dir / "workspaceStorage").glob("*/state.vscdb")):
-        folder = workspace_folder(db)
+        folder = workspace_folder(db.parent)
         if not folder:
             continue
         try:
@@ -298,7 +282,7 @@ def build(path: Path, _data: bytes = b"") -> list[Transcript]:
     mtime = path.stat().st_mtime
     con = databases.open_readonly(path)
     try:
-        folder = workspace_folder(path)
+        folder = workspace_folder(path.parent)
         found = chat_tabs(path, con, folder, mtime) + composers(path, con, folder, mtime)
         if "cursorDiskKV" in databases.tables(con):
             user_dir = path.parent.parent  # …/User/globalStorage/state.vscdb
