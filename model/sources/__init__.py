@@ -24,6 +24,7 @@ _REGISTRY = {
     "qwen_code": "sessionscope.sources.qwen_code.source",
     "cursor": "sessionscope.sources.cursor.source",
     "copilot": "sessionscope.sources.copilot.source",
+    "crush": "sessionscope.sources.crush.source",
 }
 
 

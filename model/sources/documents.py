@@ -47,6 +47,10 @@ class Transcript:
     # the session goes on from what the store holds of it (a trace a tool splits over several files): its first
     # event here, when it has no parent of its own, hangs under the session's head
     continues: bool = False
+    # the tokens the tool counts for the whole session only (in, out), where it keeps no count per reply: what
+    # they grew by since the last read is stored as one usage event (sessionscope.usage reads it)
+    totals: tuple[int, int] | None = None
+    totals_model: str = ""
 
     def add(self, kind: str, role: str | None, text: str, payload: Any, ts: float | None = None, *,
             tokens_in: int = 0, tokens_out: int = 0, head: bool | None = None, key: str | None = None) -> NewEvent:
@@ -187,6 +191,8 @@ def read_whole(build: Build, *, database: bool = False) -> Callable:
                         t.events[0].parent_id = head
                 info = SessionInfo(id=t.key, source_id=source_id, tool_id=t.tool_id, fields=t.fields, meta=t.meta)
                 added += ingest(conn, info, t.events)
+                if t.totals:
+                    added += _grown_totals(conn, t, source_id)
             save_state(conn, path, source_id, st, state)
             return added
         report.events_added += store.write(commit)
@@ -196,6 +202,22 @@ def read_whole(build: Build, *, database: bool = False) -> Callable:
         report.problems += [{"path": str(path), **p} for p in state.problems]
 
     return read_file
+
+
+def _grown_totals(conn, t: Transcript, source_id: int) -> int:
+    """What a session's own token totals grew by since the store last counted them, as a usage event."""
+    row = conn.execute(sa.select(SESSION.c.tokens_in, SESSION.c.tokens_out, SESSION.c.head_event_id)
+                       .where(SESSION.c.id == t.key)).first()
+    grew = (t.totals[0] - (row.tokens_in or 0), t.totals[1] - (row.tokens_out or 0))
+    if grew[0] <= 0 and grew[1] <= 0:
+        return 0
+    grew = (max(0, grew[0]), max(0, grew[1]))
+    e = NewEvent(id=str(uuid.uuid5(t.ns, f"{t.key}:totals:{t.totals[0]}:{t.totals[1]}")), parent_id=row.head_event_id,
+                 ts=max((e.ts for e in t.events), default=t.ts), kind="meta", role="usage",
+                 text=f"{grew[0]:,} tokens in, {grew[1]:,} out (the session's totals, as {t.tool_id or 'the tool'} "
+                      "counts them)", payload=orjson.dumps({"model": t.totals_model, "totals": t.totals}).decode(),
+                 tokens_in=grew[0], tokens_out=grew[1], activity=False)
+    return ingest(conn, SessionInfo(id=t.key, source_id=source_id), [e])
 
 
 def load_json(data: bytes) -> Any:
