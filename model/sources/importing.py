@@ -120,10 +120,15 @@ _UNREAD = {None: "not a session format Sessionscope reads; left alone",
            UNREAD_CONVERSATION: "a conversation in a format Sessionscope does not read yet; left alone"}
 
 
+# files the tools keep beside their sessions that are never sessions: our journal, prompt histories (Claude
+# Code's and Amp's `history.jsonl`), Amp's secrets
+_NOT_SESSIONS = frozenset({"journal.jsonl", "history.jsonl", "secrets.json"})
+
+
 def _files(folder: Path) -> list[Path]:
     # only regular files: a FIFO named x.jsonl would block the scan forever, a link to /dev/zero never end
     return [Path(d) / n for d, _dirs, names in os.walk(folder) for n in names
-            if n.endswith((".jsonl", ".jsonl.zst") + DOCUMENTS + CLAIMED) and n != "journal.jsonl"
+            if n.endswith((".jsonl", ".jsonl.zst") + DOCUMENTS + CLAIMED) and n not in _NOT_SESSIONS
             and jsonl.is_regular(Path(d) / n)]
 
 
