@@ -29,6 +29,9 @@ _REGISTRY = {
     "amp": "sessionscope.sources.amp.source",
     "zed": "sessionscope.sources.zed.source",
     "goose": "sessionscope.sources.goose.source",
+    "chatgpt": "sessionscope.sources.chatgpt.source",
+    "claude_ai": "sessionscope.sources.claude_ai.source",
+    "kimi": "sessionscope.sources.kimi.source",
 }
 
 

@@ -59,7 +59,8 @@ def _conversation_like(doc) -> bool:
 
 
 DATABASES = SQLITE_SUFFIXES  # (Cursor's state.vscdb too)
-CLAIMED = DATABASES + (".md",)  # files that are not JSON: each tool's `claims` looks inside (Aider's Markdown)
+# files that are not JSON: each tool's `claims` looks inside (Aider's Markdown, a chat service's export zip)
+CLAIMED = DATABASES + (".md", ".zip")
 
 
 def classify(path: Path) -> str | None:
@@ -129,6 +130,7 @@ def _files(folder: Path) -> list[Path]:
     # only regular files: a FIFO named x.jsonl would block the scan forever, a link to /dev/zero never end
     return [Path(d) / n for d, _dirs, names in os.walk(folder) for n in names
             if n.endswith((".jsonl", ".jsonl.zst") + DOCUMENTS + CLAIMED) and n not in _NOT_SESSIONS
+            and not (n.startswith("context") and "wire.jsonl" in names)  # Kimi's model context beside its log
             and jsonl.is_regular(Path(d) / n)]
 
 
