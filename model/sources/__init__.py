@@ -32,6 +32,7 @@ _REGISTRY = {
     "chatgpt": "sessionscope.sources.chatgpt.source",
     "claude_ai": "sessionscope.sources.claude_ai.source",
     "kimi": "sessionscope.sources.kimi.source",
+    "opencode": "sessionscope.sources.opencode.source",
 }
 
 

@@ -155,3 +155,54 @@ def test_goose_sessions(store, corpus, tmp_path):
     assert (s.title, s.tokens_in, s.tokens_out) == ("Tidy", 500, 40)
     assert [e.kind for e in store.branch_view(s.id)] == ["system", "message", "message", "tool_call", "tool_result"]
     assert _paired_by_id(store, s.id) == 1
+
+
+def test_opencode_storage_trees_from_the_corpus(store, corpus):
+    """Two fixture trees (OpenCode's own test data's shapes): 3 sessions; the large one's tool part is a call and
+    its result (exit 1), its synthetic text a reply, its file part and patch kept quietly, its aborted reply said."""
+    report = importing.import_paths(store, [corpus / "opencode"])
+    assert (len(report.sessions), report.bad_lines, report.problems) == (3, 0, [])
+    by_title = {store.session(s).title: store.session(s) for s in report.sessions}
+    large = by_title["OpenCode Large"]
+    assert (large.cwd, large.model, large.tokens_in, large.tokens_out) == ("/tmp/large", "gpt-4o-mini", 120, 16)
+    kinds = _kinds(store, large.id)
+    assert (kinds["tool_call"], kinds["tool_result"], kinds["compaction"]) == (1, 1, 1)
+    assert any(e.text.startswith("MessageAbortedError") for e in store.events(large.id))
+    assert sources.of("opencode").resume_line(large) == "cd /tmp/large && opencode --session s_stage0_large"
+
+
+def test_opencode_database_with_a_sub_agent(store, tmp_path):
+    db = tmp_path / "opencode" / "opencode.db"
+    db.parent.mkdir()
+    con = sqlite3.connect(db)
+    con.executescript("""
+        CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, directory TEXT, title TEXT,
+                              time_created INTEGER, time_updated INTEGER, data TEXT);
+        CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, time_updated INTEGER, data TEXT);
+        CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, time_created INTEGER, data TEXT);""")
+    con.executemany("INSERT INTO session VALUES (?, 'p', ?, '/w', ?, ?, ?, '{}')",
+                    [("ses_a", None, "Review", 1_760_000_000_000, 1_760_000_100_000),
+                     ("ses_b", "ses_a", "Explore", 1_760_000_010_000, 1_760_000_020_000)])
+    msg = lambda i, s, role, t, extra=None: (i, s, t, t, json.dumps({"role": role, "time": {"created": t}, **(extra or {})}))  # noqa: E731
+    con.executemany("INSERT INTO message VALUES (?, ?, ?, ?, ?)", [
+        msg("m1", "ses_a", "user", 1_760_000_001_000),
+        msg("m2", "ses_a", "assistant", 1_760_000_002_000, {"modelID": "claude-sonnet-4-5",
+                                                            "tokens": {"input": 50, "output": 9, "cache": {"read": 500}}}),
+        msg("m3", "ses_b", "user", 1_760_000_011_000), msg("m4", "ses_b", "assistant", 1_760_000_012_000)])
+    part = lambda i, m, s, d: (i, m, s, 0, json.dumps(d))  # noqa: E731
+    con.executemany("INSERT INTO part VALUES (?, ?, ?, ?, ?)", [
+        part("p1", "m1", "ses_a", {"type": "text", "text": "review the code"}),
+        part("p2", "m2", "ses_a", {"type": "tool", "callID": "c1", "tool": "task", "state": {
+            "status": "completed", "input": {"prompt": "explore"}, "output": "found 3 issues",
+            "metadata": {"sessionId": "ses_b"}}}),
+        part("p3", "m3", "ses_b", {"type": "text", "text": "explore"}),
+        part("p4", "m4", "ses_b", {"type": "text", "text": "3 issues"})])
+    con.commit()
+    con.close()
+    report = importing.import_paths(store, [db.parent])
+    assert len(report.sessions) == 1  # the sub-agent's session is a run inside its parent's
+    s = store.session(next(iter(report.sessions)))
+    assert (s.title, s.cwd, s.tokens_in, s.tokens_out) == ("Review", "/w", 550, 9)
+    run = [e for e in store.events(s.id) if e.sidechain]
+    call = next(e for e in store.events(s.id) if e.kind == "tool_call")
+    assert [e.text for e in run] == ["explore", "3 issues"] and run[0].parent_id == call.id

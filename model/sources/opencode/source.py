@@ -1,0 +1,18 @@
+"""OpenCode's operations (sessionscope.sources.base.ToolSource): `opencode --session <id>` in the project's
+folder resumes a session; fork and rewind are the store's own (OpenCode's files are never touched)."""
+
+from __future__ import annotations
+
+from ..base import ToolSource
+from .importer import KIND
+
+
+class OpenCodeSource(ToolSource):
+    kind = KIND
+    label = "OpenCode"
+    badge = ("OpenCode", "#c2410c")  # the session list's short name and colour
+    package = "sessionscope.sources.opencode"
+    resume_args = ("opencode", "--session")
+
+
+SOURCE = OpenCodeSource()
