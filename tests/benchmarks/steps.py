@@ -79,10 +79,11 @@ def other_tool(tool: str, home: str, size: str, db: str) -> dict:
     through the content-recognising import, as `scan` does."""
     from sessionscope import open_store
     from sessionscope.sources.importing import import_paths
+    from tests.benchmarks import generate_more
     from tests.benchmarks import generate_tools as gen
-
     root = Path(home)
-    info = getattr(gen, f"generate_{tool}")(root, int(size)) if not root.exists() else \
+    make = getattr(gen, f"generate_{tool}", None) or getattr(generate_more, f"generate_{tool}")
+    info = make(root, int(size)) if not root.exists() else \
         {"bytes": sum(p.stat().st_size for p in root.rglob("*") if p.is_file()),
          "files": sum(1 for p in root.rglob("*") if p.is_file())}
     Path(db).unlink(missing_ok=True)
