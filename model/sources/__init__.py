@@ -25,7 +25,7 @@ _REGISTRY = {
     "cursor": "sessionscope.sources.cursor.source",
     "copilot": "sessionscope.sources.copilot.source",
     "crush": "sessionscope.sources.crush.source",
-    "continue": "sessionscope.sources.continue_dev.source",
+    "continue_dev": "sessionscope.sources.continue_dev.source",
     "amp": "sessionscope.sources.amp.source",
     "zed": "sessionscope.sources.zed.source",
     "goose": "sessionscope.sources.goose.source",

@@ -42,7 +42,7 @@ def test_continue_sessions_from_the_corpus(store, corpus):
     sessions = [store.session(s) for s in report.sessions]
     assert sum(_kinds(store, s.id)["message"] for s in sessions) == 25
     s = next(s for s in sessions if s.tool_id == "38136baa-bbb5-4b2f-be89-6c0b1cc0bfd5")
-    assert (s.source_kind, s.cwd, s.model) == ("continue", "/Users/dimitrijagjoshev/Documents/training/AI_Test",
+    assert (s.source_kind, s.cwd, s.model) == ("continue_dev", "/Users/dimitrijagjoshev/Documents/training/AI_Test",
                                                 "deepseek-coder-v2")
     assert s.created_at == 1727596367.199  # from the index's dateCreated
     assert s.title.startswith("give me python example of reading names")

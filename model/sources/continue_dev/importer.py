@@ -18,7 +18,7 @@ from .. import jsonl
 from ..documents import Transcript, load_json, read_whole
 from ..scan import importer
 
-KIND = "continue"
+KIND = "continue_dev"
 NS = uuid.UUID("9a0f6d3c-2e81-4b57-a4c9-6f1e8d2b7c05")
 
 
