@@ -220,6 +220,31 @@ def _grown_totals(conn, t: Transcript, source_id: int) -> int:
     return ingest(conn, SessionInfo(id=t.key, source_id=source_id), [e])
 
 
+def parsed(value: Any) -> Any:
+    """A value a tool kept as JSON text (a call's arguments, a result) as the object it says; anything else,
+    or text that is not JSON, as it is."""
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return value
+
+
+def is_document(path: Path, sniff: Callable[[Any], bool]) -> bool:
+    """Whether the JSON document at `path` is one `sniff` recognises (False for anything unreadable)."""
+    if not jsonl.is_regular(path):  # a FIFO or a device: never opened
+        return False
+    try:
+        return bool(sniff(load_json(path.read_bytes())))
+    except (OSError, ValueError, RecursionError):
+        return False
+
+
+def oldest_first(paths: list[Path]) -> list[Path]:
+    return sorted(paths, key=lambda p: (p.stat().st_mtime, str(p)))
+
+
 def load_json(data: bytes) -> Any:
     """A JSON document (orjson; the standard parser where orjson refuses the nesting). Anything
     unreadable, however deep, is a ValueError the caller reports."""

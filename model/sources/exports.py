@@ -27,6 +27,20 @@ def conversations(path: Path, data: bytes) -> Any:
     return load_json(data)
 
 
+def sniff_conversations(doc: Any, is_conversation: Callable[[Any], bool]) -> bool:
+    """An export's conversations (an array of them), or one conversation."""
+    if isinstance(doc, list):
+        return bool(doc) and all(is_conversation(c) for c in doc[:5])
+    return is_conversation(doc)
+
+
+def export_files(root: Path) -> list[Path]:
+    """The exports a folder holds (`conversations.json`), or the file named."""
+    if root.is_file():
+        return [root]
+    return sorted(p for p in root.rglob("conversations.json") if p.is_file())
+
+
 def zip_claims(path: Path, sniff: Callable[[Any], bool]) -> bool:
     """Whether a zip is a data export whose conversations `sniff` recognises (only a small first part of
     conversations.json is read to tell)."""

@@ -231,3 +231,21 @@ def _split(data: bytes, state: ReadState) -> list[Line]:
         pos = stop
     state.offset += end
     return lines
+
+
+def first_lines_sniff(path: str | os.PathLike, sniff, lines: int = 5) -> bool:
+    """Whether one of the first `lines` JSON lines of the file is one `sniff` recognises (a tool's log)."""
+    try:
+        with open_binary(path) as fh:
+            for _ in range(lines):
+                raw = fh.readline(MAX_LINE_BYTES)
+                if not raw:
+                    return False
+                try:
+                    if sniff(orjson.loads(raw)):
+                        return True
+                except orjson.JSONDecodeError:
+                    continue
+    except (OSError, ValueError):
+        return False
+    return False

@@ -16,8 +16,7 @@ from typing import Any
 
 import orjson
 
-from .. import jsonl
-from ..documents import Transcript, load_json, read_whole
+from ..documents import Transcript, is_document, load_json, oldest_first, read_whole
 from ..scan import importer
 
 KIND = "amp"
@@ -40,17 +39,8 @@ def sniff(doc: Any) -> bool:
 
 
 def session_files(root: Path) -> list[Path]:
-    found = []
-    for d, _dirs, names in os.walk(root):
-        for n in names:
-            p = Path(d) / n
-            if n.startswith("T-") and n.endswith(".json") and jsonl.is_regular(p):
-                try:
-                    if sniff(load_json(p.read_bytes())):
-                        found.append(p)
-                except (OSError, ValueError, RecursionError):
-                    continue
-    return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
+    return oldest_first([Path(d) / n for d, _dirs, names in os.walk(root) for n in names
+                         if n.startswith("T-") and n.endswith(".json") and is_document(Path(d) / n, sniff)])
 
 
 def _workspace(doc: dict) -> tuple[str | None, str | None]:

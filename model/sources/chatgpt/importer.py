@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..documents import Transcript, read_whole
-from ..exports import conversations, zip_claims
+from ..exports import conversations, export_files, sniff_conversations, zip_claims
 from ..scan import importer
 
 KIND = "chatgpt"
@@ -29,20 +29,11 @@ def _is_conversation(c: Any) -> bool:
 
 
 def sniff(doc: Any) -> bool:
-    """An export's conversations (an array), or one conversation."""
-    if isinstance(doc, list):
-        return bool(doc) and all(_is_conversation(c) for c in doc[:5])
-    return _is_conversation(doc)
+    return sniff_conversations(doc, _is_conversation)
 
 
 def claims(path: Path) -> bool:
     return zip_claims(path, sniff)
-
-
-def session_files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root]
-    return sorted(p for p in root.rglob("conversations.json") if p.is_file())
 
 
 def _text(content: Any) -> str:
@@ -145,4 +136,4 @@ def build(path: Path, data: bytes) -> list[Transcript]:
     return [conversation(c, mtime) for c in (doc if isinstance(doc, list) else [doc]) if _is_conversation(c)]
 
 
-import_paths = importer(KIND, session_files, read_whole(build), "ChatGPT exports")
+import_paths = importer(KIND, export_files, read_whole(build), "ChatGPT exports")

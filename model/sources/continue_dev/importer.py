@@ -14,8 +14,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .. import jsonl
-from ..documents import Transcript, load_json, read_whole
+from ..documents import Transcript, is_document, load_json, oldest_first, read_whole
 from ..scan import importer
 
 KIND = "continue_dev"
@@ -39,17 +38,8 @@ def sniff(doc: Any) -> bool:
 
 
 def session_files(root: Path) -> list[Path]:
-    found = []
-    for d, _dirs, names in os.walk(root):
-        for n in names:
-            p = Path(d) / n
-            if n.endswith(".json") and n != "sessions.json" and jsonl.is_regular(p):
-                try:
-                    if sniff(load_json(p.read_bytes())):
-                        found.append(p)
-                except (OSError, ValueError, RecursionError):
-                    continue
-    return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
+    return oldest_first([Path(d) / n for d, _dirs, names in os.walk(root) for n in names
+                         if n.endswith(".json") and n != "sessions.json" and is_document(Path(d) / n, sniff)])
 
 
 def _created(path: Path, sid: str) -> float | None:

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from .. import databases
-from ..documents import Transcript, read_whole
+from ..documents import Transcript, parsed, read_whole
 from ..scan import importer
 
 KIND = "crush"
@@ -75,13 +75,6 @@ def _project(path: Path) -> str:
     return str(path.parent.parent) if path.parent.name in (".crush", ".opencode") else str(path.parent)
 
 
-def _args(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in "{[":
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return value
-    return value
 
 
 def _parts(t: Transcript, mid: str, role: str, parts: list, ts: float, model: str) -> list:
@@ -100,7 +93,7 @@ def _parts(t: Transcript, mid: str, role: str, parts: list, ts: float, model: st
                 made.append(t.thought(str(data["thinking"]), ts, key=key))
         elif kind == "tool_call":
             # keyed by its place (a model can give two calls one id: "call_0"); found by its id for a sub-agent
-            made.append(t.call(data.get("id"), str(data.get("name", "")), _args(data.get("input")), ts, raw=p, key=key))
+            made.append(t.call(data.get("id"), str(data.get("name", "")), parsed(data.get("input")), ts, raw=p, key=key))
             t.meta.setdefault("_calls", {}).setdefault(str(data.get("id")), made[-1].id)
         elif kind == "tool_result":
             made.append(t.result(data.get("tool_call_id"), str(data.get("content") or ""), ts,

@@ -64,22 +64,6 @@ def sniff(obj: Any) -> bool:
         not ({"type", "uuid", "sessionId", "timestamp", "parentUuid"} & obj.keys())
 
 
-def _is_transcript(path: Path) -> bool:
-    try:
-        with jsonl.open_binary(path) as fh:
-            for _ in range(3):
-                raw = fh.readline(jsonl.MAX_LINE_BYTES)
-                if not raw:
-                    return False
-                try:
-                    return sniff(orjson.loads(raw))
-                except orjson.JSONDecodeError:
-                    continue
-    except (OSError, ValueError):
-        return False
-    return False
-
-
 def session_files(root: Path) -> list[Path]:
     found = []
     for d, _dirs, names in os.walk(root):
@@ -88,7 +72,7 @@ def session_files(root: Path) -> list[Path]:
             if not jsonl.is_regular(p):
                 continue
             if (n.endswith((".vscdb", ".db")) and claims(p)) or \
-                    (n.endswith(".jsonl") and Path(d).name != "subagents" and _is_transcript(p)):
+                    (n.endswith(".jsonl") and Path(d).name != "subagents" and jsonl.first_lines_sniff(p, sniff, 3)):
                 found.append(p)
     return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
 

@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from .. import databases
-from ..documents import Transcript, load_json
+from ..documents import Transcript, load_json, parsed
 from ..records import parse_ts
 from ..vscode import workspace_folder
 
@@ -92,13 +92,6 @@ def _user_text(b: dict) -> str:
     return _lexical_text(b.get("richText") or b.get("initText"))
 
 
-def _args(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in "{[":
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return value
-    return value
 
 
 def bubble(t: Transcript, b: dict, ts: float | None, model: str = "") -> None:
@@ -134,12 +127,12 @@ def bubble(t: Transcript, b: dict, ts: float | None, model: str = "") -> None:
     if isinstance(tool, dict) and (tool.get("name") or tool.get("toolCallId")):
         cid = str(tool.get("toolCallId") or f"{bid}:tool")
         made.append(t.call(cid, str(tool.get("name") or tool.get("tool") or "tool"),
-                           _args(tool.get("rawArgs") if tool.get("rawArgs") is not None else tool.get("params")), ts,
+                           parsed(tool.get("rawArgs") if tool.get("rawArgs") is not None else tool.get("params")), ts,
                            raw={k: v for k, v in tool.items() if k != "result"}, key=key and f"{key}:call"))
         status = str(tool.get("status") or "")
         refused = tool.get("userDecision") == "rejected"
         if tool.get("result") is not None or status in ("error", "cancelled") or refused:
-            output = _args(tool.get("result"))
+            output = parsed(tool.get("result"))
             if refused and output is None:
                 output = "the user rejected this call"
             made.append(t.result(cid, output if output is not None else status, ts,

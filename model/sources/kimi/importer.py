@@ -20,6 +20,7 @@ import orjson
 
 from .. import jsonl
 from ..appended import Log, read_appended
+from ..documents import parsed
 from ..scan import importer
 
 KIND = "kimi"
@@ -93,13 +94,6 @@ def _text(parts: Any) -> str:
     return "\n".join(str(p.get("text")) for p in parts or [] if isinstance(p, dict) and p.get("type") == "text")
 
 
-def _args(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in "{[":
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return value
-    return value
 
 
 def _tokens(u: Any) -> tuple[int, int, int, int] | None:
@@ -140,7 +134,7 @@ def _wire(log: Log, kind: str, p: dict, ts: float) -> None:
             log.said("assistant", str(p["text"]), ts, raw=p, key=key, model=model)
     elif kind == "ToolCall":
         fn = p.get("function") if isinstance(p.get("function"), dict) else {}
-        log.call(p.get("id"), str(fn.get("name", "")), _args(fn.get("arguments")), ts, raw=p, key=key)
+        log.call(p.get("id"), str(fn.get("name", "")), parsed(fn.get("arguments")), ts, raw=p, key=key)
     elif kind == "ToolResult":
         rv = p.get("return_value") if isinstance(p.get("return_value"), dict) else {}
         out = rv.get("output") if isinstance(rv.get("output"), str) and rv.get("output") else rv.get("message", "")

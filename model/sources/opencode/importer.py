@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
-from .. import databases, jsonl
-from ..documents import Transcript, load_json, read_whole
+from .. import databases
+from ..documents import Transcript, is_document, load_json, oldest_first, read_whole
 from ..scan import importer
 
 KIND = "opencode"
@@ -60,13 +60,9 @@ def session_files(root: Path) -> list[Path]:
             p = Path(d) / n
             if n.endswith(databases.SUFFIXES) and claims(p):
                 found.append(p)
-            elif n.endswith(".json") and p.parent.parent.name == "session" and jsonl.is_regular(p):
-                try:
-                    if sniff(load_json(p.read_bytes())):
-                        found.append(p)
-                except (OSError, ValueError, RecursionError):
-                    continue
-    return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
+            elif n.endswith(".json") and p.parent.parent.name == "session" and is_document(p, sniff):
+                found.append(p)
+    return oldest_first(found)
 
 
 def _json_files(folder: Path) -> list[dict]:

@@ -45,26 +45,9 @@ def sniff(obj: Any) -> bool:
         or "toolCallResult" in obj or "usageMetadata" in obj
 
 
-def _is_chat(path: Path) -> bool:
-    try:
-        with jsonl.open_binary(path) as fh:
-            for _ in range(5):
-                raw = fh.readline(jsonl.MAX_LINE_BYTES)
-                if not raw:
-                    return False
-                try:
-                    if sniff(orjson.loads(raw)):
-                        return True
-                except orjson.JSONDecodeError:
-                    continue
-    except (OSError, ValueError):
-        return False
-    return False
-
-
 def session_files(root: Path) -> list[Path]:
     found = [Path(d) / n for d, _dirs, names in os.walk(root) for n in names
-             if n.endswith(".jsonl") and _is_chat(Path(d) / n)]
+             if n.endswith(".jsonl") and jsonl.first_lines_sniff(Path(d) / n, sniff)]
     return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
 
 
