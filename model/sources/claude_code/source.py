@@ -44,7 +44,10 @@ class ClaudeCodeSource(Source):
             return False
         # Claude Code's envelope around Gemini's parts, or a system payload Claude never writes: Qwen Code's
         message = obj.get("message")
-        return not ((isinstance(message, dict) and "parts" in message) or "systemPayload" in obj)
+        if (isinstance(message, dict) and "parts" in message) or "systemPayload" in obj:
+            return False
+        # a conversation line of Claude Code's has its uuid or its message: Grok Build's `{type, content}` has neither
+        return obj["type"] not in ("user", "assistant", "system") or "uuid" in obj or "message" in obj
 
     def import_paths(self, store, paths, *, progress=None, cancel=None, warm=True, only=None):
         return import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)
