@@ -240,3 +240,131 @@ def generate_chatgpt(root: Path, total_bytes: int, seed: int = 7) -> dict:
     _sessions(root, total_bytes, seed, write)
     written = _put(root / "conversations.json", orjson.dumps(convs))
     return {"bytes": written, "files": 1}
+
+
+def generate_continue(root: Path, total_bytes: int, seed: int = 7) -> dict:
+    def write(root, n, turns, rng):
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        history = []
+        for k, t in enumerate(turns):
+            history.append({"message": {"id": f"{k}u", "role": "user", "content": t["prompt"]}, "contextItems": []})
+            for think, call, tool, args, out in t["steps"]:
+                history.append({"message": {"id": f"{call}c", "role": "assistant", "content": think, "toolCalls": [
+                    {"id": call, "type": "function", "function": {"name": tool, "arguments": json.dumps(args)}}]},
+                    "toolCallStates": [{"toolCallId": call, "status": "done"}]})
+                history.append({"message": {"id": f"{call}r", "role": "tool", "toolCallId": call, "content": out}})
+            history.append({"message": {"id": f"{k}a", "role": "assistant", "content": t["reply"]},
+                            "promptLogs": [{"modelTitle": "claude-sonnet-4-5"}]})
+        doc = {"sessionId": sid, "title": _words(rng, 4), "workspaceDirectory": "/home/dev/app", "mode": "agent",
+               "history": history}
+        return _put(root / "sessions" / f"{sid}.json", orjson.dumps(doc))
+    return _sessions(root, total_bytes, seed, write)
+
+
+def generate_kimi(root: Path, total_bytes: int, seed: int = 7) -> dict:
+    def write(root, n, turns, rng):
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        lines, ts = [{"type": "metadata", "protocol_version": "1.3"}], 1_772_590_682.0
+
+        def put(kind, payload):
+            nonlocal ts
+            ts += 1.5
+            lines.append({"timestamp": ts, "message": {"type": kind, "payload": payload}})
+        for t in turns:
+            put("TurnBegin", {"user_input": [{"type": "text", "text": t["prompt"]}]})
+            for think, call, tool, args, out in t["steps"]:
+                put("ContentPart", {"type": "think", "think": think})
+                put("ToolCall", {"type": "function", "id": call, "function": {"name": tool, "arguments": json.dumps(args)}})
+                put("ToolResult", {"tool_call_id": call, "return_value": {"is_error": False, "output": out}})
+                put("StatusUpdate", {"token_usage": {"input_other": t["tokens"][0], "output": t["tokens"][1],
+                                                     "input_cache_read": t["tokens"][2]}})
+            put("ContentPart", {"type": "text", "text": t["reply"]})
+            put("TurnEnd", {})
+        data = b"".join(orjson.dumps(x) + b"\n" for x in lines)
+        return _put(root / "sessions" / f"{n % 20:032x}" / sid / "wire.jsonl", data)
+    return _sessions(root, total_bytes, seed, write)
+
+
+def generate_opencode(root: Path, total_bytes: int, seed: int = 7) -> dict:
+    storage = root / "storage"
+
+    def write(root, n, turns, rng):
+        sid = f"ses_{rng.getrandbits(64):016x}"
+        size = _put(storage / "session" / "proj" / f"{sid}.json", orjson.dumps({
+            "id": sid, "version": "1.3.17", "projectID": "proj", "directory": "/home/dev/app", "title": _words(rng, 4),
+            "time": {"created": 1_730_000_000_000 + n * 1000, "updated": 1_730_000_000_000 + n * 1000}}))
+        k = 0
+        for t in turns:
+            for role, parts, extra in [("user", [{"type": "text", "text": t["prompt"]}], {})] + \
+                    [("assistant", [{"type": "reasoning", "text": s[0]},
+                                    {"type": "tool", "callID": s[1], "tool": s[2],
+                                     "state": {"status": "completed", "input": s[3], "output": s[4]}}],
+                      {"modelID": "gpt-5", "tokens": {"input": t["tokens"][0], "output": t["tokens"][1],
+                                                      "cache": {"read": t["tokens"][2]}}}) for s in t["steps"]] + \
+                    [("assistant", [{"type": "text", "text": t["reply"]}], {"modelID": "gpt-5"})]:
+                k += 1
+                mid = f"msg_{sid}_{k:05d}"
+                size += _put(storage / "message" / sid / f"{mid}.json", orjson.dumps(
+                    {"id": mid, "sessionID": sid, "role": role, "time": {"created": 1_730_000_000_000 + k}, **extra}))
+                for j, p in enumerate(parts):
+                    size += _put(storage / "part" / mid / f"prt_{j:03d}.json",
+                                 orjson.dumps({"id": f"prt_{mid}_{j}", "sessionID": sid, "messageID": mid, **p}))
+        return size
+    return _sessions(root, total_bytes, seed, write)
+
+
+def generate_zed(root: Path, total_bytes: int, seed: int = 7) -> dict:
+    import zstandard
+    db = root / "threads" / "threads.db"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE threads (id TEXT PRIMARY KEY, summary TEXT NOT NULL, updated_at TEXT NOT NULL, "
+                "data_type TEXT NOT NULL, data BLOB NOT NULL, parent_id TEXT, folder_paths TEXT, "
+                "folder_paths_order TEXT, created_at TEXT)")
+    z = zstandard.ZstdCompressor()
+
+    def write(root, n, turns, rng):
+        messages, usage = [], {}
+        for k, t in enumerate(turns):
+            uid = f"u{n}-{k}"
+            messages.append({"User": {"id": uid, "content": [{"Text": t["prompt"]}]}})
+            content, results = [], {}
+            for think, call, tool, args, out in t["steps"]:
+                content += [{"Thinking": {"text": think}}, {"ToolUse": {"id": call, "name": tool, "input": args}}]
+                results[call] = {"tool_use_id": call, "tool_name": tool, "is_error": False, "output": out}
+            content.append({"Text": t["reply"]})
+            messages.append({"Agent": {"content": content, "tool_results": results}})
+            usage[uid] = {"input_tokens": t["tokens"][0], "output_tokens": t["tokens"][1],
+                          "cache_read_input_tokens": t["tokens"][2]}
+        raw = orjson.dumps({"version": "0.3.0", "title": _words(rng, 4), "messages": messages,
+                            "request_token_usage": usage, "model": {"provider": "anthropic", "model": "claude-sonnet-4-5"}})
+        con.execute("INSERT INTO threads VALUES (?, ?, '2026-02-06T02:10:31Z', 'zstd', ?, NULL, '/home/dev/app', NULL, "
+                    "'2026-02-06T02:00:00Z')", (f"t{n}", _words(rng, 4), z.compress(raw)))
+        con.commit()
+        return len(raw)
+    info = _sessions(root, total_bytes, seed, write)
+    con.close()
+    return info  # the threads' JSON before zstd (the database is about a fifth of it)
+
+
+def generate_copilot_cli(root: Path, total_bytes: int, seed: int = 7) -> dict:
+    def write(root, n, turns, rng):
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        lines, k = [], 0
+
+        def ev(kind, data):
+            nonlocal k
+            k += 1
+            lines.append(orjson.dumps({"type": kind, "data": data, "id": f"{sid}-{k}",
+                                       "timestamp": f"2026-04-23T17:{k // 60 % 60:02d}:{k % 60:02d}Z",
+                                       "parentId": f"{sid}-{k - 1}" if k > 1 else None}))
+        ev("session.start", {"sessionId": sid, "context": {"cwd": "/home/dev/app"}, "selectedModel": "claude-sonnet-4.6"})
+        for t in turns:
+            ev("user.message", {"content": t["prompt"]})
+            for think, call, tool, args, out in t["steps"]:
+                ev("assistant.message", {"content": "", "reasoningText": think, "outputTokens": t["tokens"][1],
+                                         "toolRequests": [{"toolCallId": call, "name": tool, "arguments": args}]})
+                ev("tool.execution_complete", {"toolCallId": call, "success": True, "result": {"content": out}})
+            ev("assistant.message", {"content": t["reply"]})
+        return _put(root / "session-state" / sid / "events.jsonl", b"\n".join(lines) + b"\n")
+    return _sessions(root, total_bytes, seed, write)
