@@ -247,6 +247,9 @@ class ToolSource(Source):
 
     package = ""
     resume_args: tuple[str, ...] = ()  # the command before the session's id, e.g. ("codex", "resume"); () none
+    # where only some of a tool's sessions resume from a terminal (a CLI's, not an editor's chats): (the session
+    # meta key that says which, its value for those, why the others do not)
+    resumes_only: tuple[str, str, str] | None = None
 
     @property
     def resume_programs(self) -> tuple[str, ...]:
@@ -278,6 +281,8 @@ class ToolSource(Source):
         return self._module().import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)
 
     def resume_command(self, session) -> list[str] | None:
+        if self.resumes_only and (session.meta or {}).get(self.resumes_only[0]) != self.resumes_only[1]:
+            raise Refused(self.resumes_only[2])
         return [*self.resume_args, resumable_id(session, self.label)] if self.resume_args else None
 
     def resume_line(self, session) -> str:

@@ -41,6 +41,18 @@ def export_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("conversations.json") if p.is_file())
 
 
+def builder(is_conversation: Callable[[Any], bool], conversation: Callable[[dict, float], Any], service: str):
+    """A documents.read_whole `build` for a service's export: each conversation `is_conversation` recognises,
+    read by `conversation(it, the file's mtime)`."""
+    def build(path: Path, data: bytes) -> list:
+        doc = conversations(path, data)
+        if not sniff_conversations(doc, is_conversation):
+            raise ValueError(f"not a {service} export")
+        mtime = path.stat().st_mtime
+        return [conversation(c, mtime) for c in (doc if isinstance(doc, list) else [doc]) if is_conversation(c)]
+    return build
+
+
 def zip_claims(path: Path, sniff: Callable[[Any], bool]) -> bool:
     """Whether a zip is a data export whose conversations `sniff` recognises (only a small first part of
     conversations.json is read to tell)."""

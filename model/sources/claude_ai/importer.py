@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..documents import Transcript, read_whole
-from ..exports import conversations, export_files, sniff_conversations, zip_claims
+from ..exports import builder, export_files, sniff_conversations, zip_claims
 from ..records import parse_ts
 from ..scan import importer
 
@@ -97,12 +97,4 @@ def conversation(c: dict, mtime: float) -> Transcript:
     return t
 
 
-def build(path: Path, data: bytes) -> list[Transcript]:
-    doc = conversations(path, data)
-    if not sniff(doc):
-        raise ValueError("not a claude.ai export")
-    mtime = path.stat().st_mtime
-    return [conversation(c, mtime) for c in (doc if isinstance(doc, list) else [doc]) if _is_conversation(c)]
-
-
-import_paths = importer(KIND, export_files, read_whole(build), "claude.ai exports")
+import_paths = importer(KIND, export_files, read_whole(builder(_is_conversation, conversation, "claude.ai")), "claude.ai exports")

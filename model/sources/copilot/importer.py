@@ -35,11 +35,14 @@ def sniff(obj: Any) -> bool:
     return chat.is_chat(obj) or chat.is_patch_log_line(obj) or cli.sniff(obj) or traces.sniff(obj)
 
 
-def _which(path: Path) -> str | None:
-    """Which of Copilot's files `path` is: "chat", "cli", "traces" (None: none)."""
+def _which(path: Path, *, look_inside: bool = True) -> str | None:
+    """Which of Copilot's files `path` is: "chat", "cli", "traces" (None: none). A `.json` is a chat without
+    `look_inside` (when it was recognised already: its reader says so if it is not, once it changed)."""
     try:
         if not jsonl.is_regular(path):
             return None
+        if path.suffix == ".json" and not look_inside:
+            return "chat"
         if path.suffix == ".json":
             if path.stat().st_size > 256 << 20:
                 return None
@@ -71,7 +74,7 @@ _readers = {"chat": read_whole(chat.build), "traces": read_whole(traces.build),
 
 
 def _read(store, root, path, source_id, known, report, cancel) -> None:
-    kind = _which(path)
+    kind = _which(path, look_inside=False)  # a rescan of an unchanged chat parses nothing
     if kind is None:
         report.problems.append({"path": str(path), "line": None, "offset": None,
                                 "problem": "no longer a Copilot session file; left alone"})

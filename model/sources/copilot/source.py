@@ -4,7 +4,6 @@ history; fork and rewind are the store's own (Copilot's files are never touched)
 
 from __future__ import annotations
 
-from ...errors import Refused
 from ..base import ToolSource
 from .cli import CLI
 from .importer import KIND
@@ -16,12 +15,8 @@ class CopilotSource(ToolSource):
     badge = ("Copilot", "#24292f")  # the session list's short name and colour
     package = "sessionscope.sources.copilot"
     resume_args = ("copilot", "--resume")
-
-    def resume_command(self, session):
-        if (session.meta or {}).get("copilot_kind") != CLI:
-            raise Refused("a Copilot chat of an editor's is reopened from the editor's own chat history; only the "
-                          "Copilot CLI's sessions resume from a terminal")
-        return super().resume_command(session)
+    resumes_only = ("copilot_kind", CLI, "a Copilot chat of an editor's is reopened from the editor's own chat "
+                                         "history; only the Copilot CLI's sessions resume from a terminal")
 
 
 SOURCE = CopilotSource()

@@ -4,7 +4,6 @@ the store's own (Cursor's databases are never written)."""
 
 from __future__ import annotations
 
-from ...errors import Refused
 from ..base import ToolSource
 from .importer import CLI, KIND
 
@@ -15,12 +14,8 @@ class CursorSource(ToolSource):
     badge = ("Cursor", "#1f1f1f")  # the session list's short name and colour
     package = "sessionscope.sources.cursor"
     resume_args = ("cursor-agent", "--resume")
-
-    def resume_command(self, session):
-        if (session.meta or {}).get("cursor_kind") != CLI:
-            raise Refused("a chat of Cursor's editor is reopened from Cursor's own chat history; only the agent "
-                          "CLI's sessions resume from a terminal")
-        return super().resume_command(session)
+    resumes_only = ("cursor_kind", CLI, "a chat of Cursor's editor is reopened from Cursor's own chat history; "
+                                        "only the agent CLI's sessions resume from a terminal")
 
 
 SOURCE = CursorSource()

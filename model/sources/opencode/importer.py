@@ -94,21 +94,30 @@ class _Tree:
 
 
 class _Db:
-    """The same objects from `opencode.db`: each row's `data` JSON, with its columns."""
+    """The same objects from `opencode.db`: each row's `data` JSON, with its columns; decoded once and grouped
+    (by session, by message), so a database of many messages is not decoded again for each one."""
 
     def __init__(self, path: Path):
         con = databases.open_readonly(path)
         try:
-            self.rows = {t: [tuple(r) for r in con.execute(f'SELECT * FROM "{t}"')] for t in ("session", "message", "part")}
-            self.columns = {t: [c[0] for c in con.execute(f'SELECT * FROM "{t}" LIMIT 0').description]
-                            for t in ("session", "message", "part")}
+            objects = {t: self._objects(con, t) for t in ("session", "message", "part")}
         finally:
             con.close()
+        self._sessions = objects["session"]
+        self._messages: dict[str, list[dict]] = {}
+        self._parts: dict[str, list[dict]] = {}
+        for m in objects["message"]:
+            self._messages.setdefault(str(m.get("sessionID")), []).append(m)
+        for p in objects["part"]:
+            self._parts.setdefault(str(p.get("messageID")), []).append(p)
 
-    def _objects(self, table: str) -> list[dict]:
+    @staticmethod
+    def _objects(con: sqlite3.Connection, table: str) -> list[dict]:
+        cur = con.execute(f'SELECT * FROM "{table}"')
+        columns = [c[0] for c in cur.description]
         out = []
-        for r in self.rows[table]:
-            row = dict(zip(self.columns[table], r))
+        for r in cur:
+            row = dict(zip(columns, r))
             data = row.pop("data", None)
             try:
                 obj = orjson.loads(data) if isinstance(data, (str, bytes)) and data else {}
@@ -126,13 +135,13 @@ class _Db:
         return out
 
     def sessions(self) -> list[dict]:
-        return self._objects("session")
+        return self._sessions
 
     def messages(self, sid: str) -> list[dict]:
-        return [m for m in self._objects("message") if m.get("sessionID") == sid]
+        return self._messages.get(sid, [])
 
     def parts(self, mid: str) -> list[dict]:
-        return [p for p in self._objects("part") if p.get("messageID") == mid]
+        return self._parts.get(mid, [])
 
 
 def _ms(value: Any) -> float | None:
