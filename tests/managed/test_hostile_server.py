@@ -13,7 +13,8 @@ import pytest
 
 pytest.importorskip("anthropic")
 
-from sessionscope.sources.managed_agents import client, events, importer, sync  # noqa: E402
+from sessionscope.sources import remote  # noqa: E402
+from sessionscope.sources.managed_agents import events, importer, sync  # noqa: E402
 
 from .api_server import send_raw  # noqa: E402
 from .test_managed_sync import api  # noqa: E402,F401 (the fixture)
@@ -36,7 +37,7 @@ def test_a_cursor_that_cycles_ends_the_listing_with_one_line(store, api):  # noq
 
 def test_pages_per_listing_are_capped(store, api, monkeypatch):  # noqa: F811
     ws, ids, loc = api
-    monkeypatch.setattr(importer, "MAX_PAGES", 5)
+    monkeypatch.setattr(remote, "MAX_PAGES", 5)
     rows = [ws.sessions[ids["idle"]]]
     ws.hostile("/v1/sessions", lambda h, q: send_raw(h, 200, _page_of(rows, f"p{q.get('page', ['0'])[0]}x")))
     report = sync(store, loc)
@@ -45,7 +46,7 @@ def test_pages_per_listing_are_capped(store, api, monkeypatch):  # noqa: F811
 
 def test_a_retry_after_of_eleven_days_waits_at_most_the_cap_and_says_so(store, api, monkeypatch):  # noqa: F811
     ws, ids, loc = api
-    monkeypatch.setattr(client, "MAX_WAIT_S", 0.5)
+    monkeypatch.setattr(remote, "MAX_WAIT_S", 0.5)
     ws.fault("/v1/sessions", 429, {"retry-after": "999999"})
     heard = []
     started = time.monotonic()
@@ -88,7 +89,7 @@ def test_a_page_that_is_not_the_api_is_one_line_naming_the_url(store, api, statu
 
 def test_a_gzip_bomb_is_refused_at_the_cap(store, api, monkeypatch):  # noqa: F811
     ws, ids, loc = api
-    monkeypatch.setattr(client, "MAX_RESPONSE_BYTES", 1 << 20)
+    monkeypatch.setattr(remote, "MAX_RESPONSE_BYTES", 1 << 20)
     bomb = gzip.compress(b'{"data": ["' + b"0" * (64 << 20) + b'"]}')
     assert len(bomb) < 1 << 20
     ws.hostile(f"/v1/sessions/{ids['idle']}/events", lambda h, q: send_raw(
@@ -101,7 +102,7 @@ def test_a_gzip_bomb_is_refused_at_the_cap(store, api, monkeypatch):  # noqa: F8
 
 def test_a_body_trickled_a_byte_at_a_time_meets_the_deadline(store, api, monkeypatch):  # noqa: F811
     ws, ids, loc = api
-    monkeypatch.setattr(client, "RESPONSE_DEADLINE_S", 0.5)
+    monkeypatch.setattr(remote, "RESPONSE_DEADLINE_S", 0.5)
 
     def trickle(h, q):
         body = _page_of([], None)

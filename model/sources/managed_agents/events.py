@@ -15,6 +15,7 @@ import orjson
 
 from ...incoming import NewEvent
 from ..records import parse_ts
+from ..remote import count
 
 MAX_EVENT_CHARS = 8 << 20  # an event's JSON longer than this is stored truncated, with a note
 
@@ -82,13 +83,6 @@ def describe(e: dict) -> tuple[str, str | None, str]:
     if t in ("system.message", "user.define_outcome"):
         return "system", "system" if t == "system.message" else "user", blocks_text(e.get("content")) or t
     return "meta", None, t  # spans, usage, thread statuses, workflow runs: kept, folded away
-
-
-def count(value) -> int:
-    """A token count the server gave; 0 for what is not a count ("abc", a list, a negative number)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
-        return 0
-    return int(min(value, 1 << 62))
 
 
 def to_new_event(e: dict, parent_id: str | None, *, thread: str | None = None) -> NewEvent:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import sqlalchemy as sa
@@ -25,20 +24,15 @@ from ...ingest import ingest
 from ...schema import EVENT, SESSION, SOURCE
 from ...titles import from_prompt
 from ...untrusted import is_safe_id, shown
+from .. import remote
+from ..remote import ApiUnavailable, count, plain
 from ..scan import ImportReport, source_row
-from .client import ApiUnavailable, api_errors, connect
-from .events import count, to_new_event
+from .client import api_errors, connect
+from .events import to_new_event
 
 PAGE = 100
-MAX_PAGES = 2_000  # of one listing (200,000 items): past it a server that never ends its pages is stopped
 PULL_DEADLINE_S = 30 * 60.0  # one pull; the sessions it did not reach are pulled the next time
 THREAD_CREATED = "thread-created:"  # a placeholder parent: the stored event that created a thread
-
-
-def plain(item) -> dict:
-    """An API object as the JSON it came as (the client hands models; an event type newer than the
-    installed package may come as a plain dict)."""
-    return item if isinstance(item, dict) else item.to_dict(mode="json")
 
 
 def api_status(s: dict) -> str:
@@ -74,22 +68,9 @@ def _known(store, source_id: int) -> dict[str, dict]:
     return out
 
 
-def pages(first, what: str) -> Iterator:
-    """The items of a listing, page after page, as the server's `next_page` cursors lead; a cursor that
-    comes again (pages that cycle) or more than MAX_PAGES pages end it with ApiUnavailable."""
-    page, seen = first, set()
-    while True:
-        yield from page.data or []
-        cursor = getattr(page, "next_page", None)
-        if not cursor:
-            return
-        if cursor in seen:
-            raise ApiUnavailable(f"could not {what}: the server sent the page cursor {shown(cursor, 40)} again "
-                                 "(its pages go round in a circle): stopped there")
-        seen.add(cursor)
-        if len(seen) >= MAX_PAGES:
-            raise ApiUnavailable(f"could not {what}: over {MAX_PAGES:,} pages: stopped there")
-        page = page.get_next_page()
+def pages(first, what: str):
+    """A listing's items, following the API's opaque `next_page` cursors (remote.pages)."""
+    return remote.pages(first, what, lambda page: getattr(page, "next_page", None))
 
 
 def _list_sessions(client, only: set[str] | None) -> list[dict]:
