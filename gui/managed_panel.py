@@ -230,7 +230,7 @@ class WorkspacesBox(QGroupBox):
         self._buttons()
 
     def _add(self) -> None:
-        dialog = WorkspaceDialog(self, title=self.workspaces.add_title)
+        dialog = WorkspaceDialog(self, title=self.workspaces.add_title, hints=self.workspaces)
         if not dialog.exec():
             return
         store, workspaces, (base, workspace, key) = self.store, self.workspaces, dialog.values()
@@ -239,7 +239,7 @@ class WorkspacesBox(QGroupBox):
 
     def _set_key(self) -> None:
         loc = self.list.currentItem().data(Qt.ItemDataRole.UserRole)
-        dialog = WorkspaceDialog(self, location=loc)
+        dialog = WorkspaceDialog(self, location=loc, hints=self.workspaces)
         if not dialog.exec():
             return
         key, workspaces = dialog.values()[2], self.workspaces
@@ -254,21 +254,22 @@ class WorkspacesBox(QGroupBox):
 
 
 class WorkspaceDialog(QDialog):
-    """The API's address, the workspace (optional) and the key; with `location`, only the key."""
+    """The API's address, the workspace or project (optional) and the key; with `location`, only the key. The
+    placeholders are the source's own (`hints`: its Workspaces)."""
 
-    def __init__(self, parent=None, location: str | None = None, title: str = "Add a workspace"):
+    def __init__(self, parent=None, location: str | None = None, title: str = "Add a workspace", hints=None):
         super().__init__(parent)
         self.setWindowTitle("API key" if location else title)
-        self.base = QLineEdit(placeholderText="https://api.anthropic.com")
-        self.workspace = QLineEdit(placeholderText="wrkspc_… (only for a key that reaches several)")
-        self.key = QLineEdit(placeholderText="sk-ant-… (kept in the system keyring; blank: $ANTHROPIC_API_KEY)")
+        self.base = QLineEdit(placeholderText=getattr(hints, "base_hint", "https://…"))
+        self.workspace = QLineEdit(placeholderText=getattr(hints, "scope_hint", ""))
+        self.key = QLineEdit(placeholderText=getattr(hints, "key_hint", "(kept in the system keyring)"))
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         form = QFormLayout(self)
         if location:
             form.addRow(QLabel(f"The key for {location} (blank forgets the one kept):"))
         else:
             form.addRow("API address", self.base)
-            form.addRow("Workspace", self.workspace)
+            form.addRow(getattr(hints, "scope_label", "Workspace"), self.workspace)
         form.addRow("API key", self.key)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)

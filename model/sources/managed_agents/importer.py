@@ -21,10 +21,10 @@ from ... import audit, lifecycle
 from ...errors import Refused, SessionscopeError
 from ...incoming import SessionInfo
 from ...ingest import ingest
-from ...schema import EVENT, SESSION, SOURCE
+from ...schema import EVENT, SESSION
 from ...titles import from_prompt
 from ...untrusted import is_safe_id, shown
-from .. import remote
+from .. import api_workspaces, remote
 from ..remote import ApiUnavailable, count, plain
 from ..scan import ImportReport, source_row
 from .client import api_errors, connect
@@ -281,13 +281,4 @@ def _mark_gone(conn, session_ids: list[str]) -> None:
 
 def workspaces(store) -> list[str]:
     """The locations of the managed-agents sources to sync."""
-    with store.reader() as conn:
-        return list(conn.execute(sa.select(SOURCE.c.location).where(SOURCE.c.kind == "managed_agents",
-                                                                    SOURCE.c.enabled.is_(True))).scalars())
-
-
-def set_enabled(store, location: str, enabled: bool) -> None:
-    """Pull a workspace again, or no more (its sessions stay)."""
-    store.audited("managed.workspace", lambda conn: conn.execute(
-        SOURCE.update().where(SOURCE.c.kind == "managed_agents", SOURCE.c.location == location).values(enabled=enabled)),
-        detail={"location": location, "enabled": enabled})
+    return api_workspaces.locations(store, "managed_agents")

@@ -20,12 +20,12 @@ from ...errors import InvalidInput, Refused
 from ...read_models import Action, Changes
 from ...schema import SESSION
 from ...schema import SOURCE as SOURCE_TABLE
+from ..api_workspaces import Workspaces
 from ..base import Source
 from . import describe
-from .client import KIND, api_errors, connect
+from .client import ENV_KEY, KIND, api_errors, connect, location_of
 from .describe import managed
 from .importer import sync
-from .workspaces import Workspaces
 
 
 def location(store, session_id: str) -> str:
@@ -44,7 +44,12 @@ class ManagedAgentsSource(Source):
     takes_messages = True  # the composer under the timeline
     remote_home = "Anthropic"
     live_statuses = (lifecycle.RUNNING, lifecycle.RESCHEDULING)
-    workspaces = Workspaces()
+    workspaces = Workspaces(
+        kind=KIND, env=ENV_KEY, sync=lambda store, loc: sync(store, loc), location_of=location_of,
+        title="Anthropic managed agents (workspaces whose sessions are pulled)", add_title="Add an Anthropic workspace",
+        base_hint="https://api.anthropic.com", scope_label="Workspace",
+        scope_hint="wrkspc_… (only for a key that reaches several)",
+        key_hint="sk-ant-… (kept in the system keyring; blank: $ANTHROPIC_API_KEY)")
     fork_note = "The fork is a session of Sessionscope's own: the API has no fork, the session at Anthropic is untouched."
 
     def __init__(self):
