@@ -66,6 +66,16 @@ def test_the_wheel_installs_only_the_sessionscope_import_name(dists):
     assert "sessionscope = sessionscope.cli:main" in entry
 
 
+def test_every_package_folder_is_listed_in_pyproject():
+    """A folder left out is still copied into the wheel as data (with only a setuptools warning), so the wheel
+    test above cannot see it: each folder with an __init__.py must be a listed package."""
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    for folder, target in _INSTALLED_AS.items():
+        for init in (REPO / folder).rglob("__init__.py"):
+            name = ".".join((target.replace("/", "."), *init.parent.relative_to(REPO / folder).parts))
+            assert name in listed, f"{name} is not in pyproject's [tool.setuptools] packages"
+
+
 def test_the_sdist_carries_the_tests_and_what_they_read(dists):
     """`pytest` runs from an unpacked sdist: the whole tests/ tree, README and LICENSE are in it."""
     with tarfile.open(dists[1]) as tar:
