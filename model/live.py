@@ -135,6 +135,9 @@ def decide(turn: Turn | None, *, written: float, now: float, status: str, proc=N
 
 def _remote(s, src) -> Live:
     """A session behind an API: the status its service reported at the last pull."""
+    said = src.remote_live(s)
+    if said is not None:
+        return Live(said[0], said[1], s.updated_at)
     state = ("working" if s.status in src.live_statuses else "waiting" if s.status == "idle"
              else "ended" if s.status in ("archived", "closed", "terminated", "deleted") else "idle")
     return Live(state, f"{s.status} at {src.remote_home} (as last pulled)", s.updated_at)

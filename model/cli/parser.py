@@ -347,18 +347,25 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--yes", "-y", action="store_true", help="do not ask")
 
     workspace = argparse.ArgumentParser(add_help=False)
+    workspace.add_argument("--openai", action="store_true",
+                           help="OpenAI's hosted agent sessions (the key from $OPENAI_API_KEY or the keyring) instead of "
+                                "Anthropic's managed agents")
     workspace.add_argument("--base-url", metavar="URL",
-                           help="the API's address (default: $ANTHROPIC_BASE_URL or https://api.anthropic.com)")
-    workspace.add_argument("--workspace", metavar="ID", help="the workspace, for a key that reaches several")
-    c = cmd("pull", "pull Anthropic managed-agent sessions (every workspace added; the key from $ANTHROPIC_API_KEY "
-            "or the keyring)", parents=[workspace])
+                           help="the API's address (default: $ANTHROPIC_BASE_URL or https://api.anthropic.com; with "
+                                "--openai $OPENAI_BASE_URL or https://api.openai.com/v1)")
+    workspace.add_argument("--workspace", "--project", metavar="ID",
+                           help="the workspace (with --openai: the project), for a key that reaches several")
+    c = cmd("pull", "pull sessions that live behind an API: Anthropic managed agents and OpenAI hosted agents (every "
+            "workspace or project added; the first time, Anthropic's default, or OpenAI's with --openai)",
+            parents=[workspace])
     c.add_argument("--session", action="append", metavar="ID", help="only this session (repeatable)")
-    c = cmd("send", "send a user message to a managed-agent session (it runs)")
+    c = cmd("send", "send a user message to a session behind an API (a managed or hosted agent: it runs)")
     c.add_argument("session")
     c.add_argument("text")
-    c = cmd("interrupt", "interrupt a running managed-agent session")
+    c = cmd("interrupt", "interrupt a running managed or hosted agent session (OpenAI: its turn is cancelled)")
     c.add_argument("session")
-    c = cmd("key", "keep a workspace's Anthropic API key in the system keyring (never in Sessionscope's files)",
+    c = cmd("key", "keep a workspace's Anthropic API key (--openai: a project's OpenAI key) in the system keyring "
+            "(never in Sessionscope's files)",
             parents=[workspace])
     what = c.add_mutually_exclusive_group()
     what.add_argument("--set", action="store_true", help="read the key from stdin (asked without echo at a terminal)")

@@ -33,6 +33,7 @@ _REGISTRY = {
     "claude_ai": "sessionscope.sources.claude_ai.source",
     "kimi": "sessionscope.sources.kimi.source",
     "opencode": "sessionscope.sources.opencode.source",
+    "openai_hosted": "sessionscope.sources.openai_hosted.source",
 }
 
 

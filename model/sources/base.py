@@ -59,6 +59,11 @@ class Source:
 
     # -- what applies -------------------------------------------------------------
 
+    def remote_live(self, session) -> tuple[str, str] | None:
+        """For a session behind an API: (live state, why) when its service's report says more than its status (a
+        required action waiting on you); None: its status says it (sessionscope.live)."""
+        return None
+
     def refusal(self, action: str, status: str | None) -> str | None:
         """Why `action` (resume, rewind, compact, restore_files, write_back, …) does not apply to a session in
         `status`, in words a user can act on; None when it applies. The one rule every front end reads

@@ -132,3 +132,28 @@ def test_settings_add_a_workspace_and_stop_pulling_it(qtbot, store, monkeypatch)
     qtbot.waitUntil(lambda: box.list.count() == 0, timeout=5000)
     assert importer.workspaces(store) == []
     assert [a["detail"]["enabled"] for a in store.audit_log() if a["action"] == "managed.workspace"] == [False]
+
+
+def test_settings_lists_openai_projects_beside_anthropic_workspaces(qtbot, store, monkeypatch):
+    """Each source behind an API has its own box; OpenAI's asks for a project, with OpenAI's placeholders."""
+    pytest.importorskip("openai")
+    from sessionscope.gui.managed_panel import WorkspaceDialog
+    from sessionscope.gui.settings_dialog import SettingsDialog
+    from sessionscope.sources import api_workspaces
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-test")
+    dialog = SettingsDialog(store)
+    qtbot.addWidget(dialog)
+    titles = [b.title() for b in dialog.workspace_boxes]
+    assert any(t.startswith("Anthropic managed agents") for t in titles)
+    box = next(b for b in dialog.workspace_boxes if b.title().startswith("OpenAI hosted agents"))
+    add = WorkspaceDialog(box, title=box.workspaces.add_title, hints=box.workspaces)
+    qtbot.addWidget(add)
+    assert add.base.placeholderText() == "https://api.openai.com/v1" and add.workspace.placeholderText().startswith("proj_")
+    monkeypatch.setattr(WorkspaceDialog, "exec", lambda self: True)
+    monkeypatch.setattr(WorkspaceDialog, "values", lambda self: ("http://127.0.0.1:9/v1", "proj_01", ""))
+    with qtbot.waitSignal(box.sig_added, timeout=5000):
+        box._add()
+    assert api_workspaces.locations(store, "openai_hosted") == ["http://127.0.0.1:9/v1#proj_01"]
+    qtbot.waitUntil(lambda: box.list.count() == 1, timeout=5000)
+    assert "key from the environment (OPENAI_API_KEY)" in box.list.item(0).text()
