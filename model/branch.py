@@ -214,8 +214,11 @@ def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int], 
     if not rows:
         return []
     meta = conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == session_id)).scalar() or "{}"
-    spawned = {agent: info.get("spawned_by") for agent, info in orjson.loads(meta).get("subagents", {}).items()
-               if isinstance(info, dict)}
+    runs_meta = {agent: info for agent, info in orjson.loads(meta).get("subagents", {}).items() if isinstance(info, dict)}
+    spawned = {agent: info.get("spawned_by") for agent, info in runs_meta.items()}
+    started = {agent: info["spawned_at"] for agent, info in runs_meta.items()
+               if isinstance(info.get("spawned_at"), (int, float))}
+    by_time: list[tuple[float, int]] | None = None  # (ts, position) of the path, read when a run needs it
     written = sorted((r[3], position[r[0]]) for r in path if r[2] == session_id)  # (seq, position)
     seqs = [w[0] for w in written]
 
@@ -234,10 +237,25 @@ def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int], 
                 anchors[run] = position[parent]
             elif spawned.get(agent) in position:
                 anchors[run] = position[spawned[agent]] - 1  # the run comes before the result it produced
+            elif agent in started:  # a run in a file of its own (Codex, Gemini) that names only when it began
+                if by_time is None:
+                    by_time = _path_times(conn, session_id, position)
+                i = bisect.bisect_right(by_time, (started[agent], len(position)))
+                anchors[run] = by_time[i - 1][1] if i else -1
             else:
                 anchors[run] = by_seq(seq)
         out.append((anchors[run], seq, event_id, kind, role, tokens))
     return out
+
+
+def _path_times(conn: Connection, session_id: str, position: dict[str, int]) -> list[tuple[float, int]]:
+    """(ts, position) of the session's own path events, by time: where a run that began at a time goes."""
+    ids = list(position)
+    out = []
+    for i in range(0, len(ids), _CHUNK):
+        out += [(ts, position[eid]) for eid, ts in conn.execute(sa.select(EVENT.c.id, EVENT.c.ts).where(
+            EVENT.c.id.in_(ids[i:i + _CHUNK]), EVENT.c.session_id == session_id))]
+    return sorted(out)
 
 
 def events_by_ids(conn: Connection, ids: list[str]) -> list[EventView]:

@@ -16,7 +16,7 @@ from ...ingest import ingest
 from ...schema import EVENT, SESSION, SOURCE
 from .. import jsonl
 from ..scan import ImportReport, importer, resume_state, save_state, unchanged
-from .lines import NS, CodexFile, convert, event_id, sniff
+from .lines import NS, CodexFile, convert, event_id, sniff, spawned_by_thread
 
 KIND = "codex"
 Progress = Callable[[int, int, str], None]
@@ -61,10 +61,12 @@ def _resume_context(store, path: Path, ctx: CodexFile, key: str) -> None:
         if sid is None:
             return
         ctx.session_id = sid
-        ctx.last = conn.execute(sa.select(EVENT.c.id).where(EVENT.c.session_id == sid, ~EVENT.c.kind.startswith("fact."))
-                                .order_by(EVENT.c.seq.desc()).limit(1)).scalar()
+        ctx.agent_id = _subagent_of(line.obj if line is not None else None, sid)
+        mine = EVENT.c.agent_id == ctx.agent_id if ctx.agent_id else EVENT.c.sidechain.is_(False)  # this file's run
+        ctx.last = conn.execute(sa.select(EVENT.c.id).where(EVENT.c.session_id == sid, ~EVENT.c.kind.startswith("fact."),
+                                                            mine).order_by(EVENT.c.seq.desc()).limit(1)).scalar()
         for payload in conn.execute(sa.select(EVENT.c.payload).where(
-                EVENT.c.session_id == sid, EVENT.c.kind == "meta", EVENT.c.payload.like('%"token_count"%'))
+                EVENT.c.session_id == sid, EVENT.c.kind == "meta", EVENT.c.payload.like('%"token_count"%'), mine)
                 .order_by(EVENT.c.seq.desc()).limit(1)).scalars():
             total = (((orjson.loads(payload).get("payload") or {}).get("info") or {}).get("total_token_usage") or {})
             ctx.totals = (int(total.get("input_tokens") or 0), int(total.get("output_tokens") or 0))
@@ -76,6 +78,14 @@ def _resume_context(store, path: Path, ctx: CodexFile, key: str) -> None:
                 EVENT.c.session_id == sid, EVENT.c.kind == "fact.set").order_by(EVENT.c.seq)).scalars():
             fact = orjson.loads(payload)
             ctx.facts[fact["key"]] = fact["value"]
+
+
+def _subagent_of(first: object, session_id: str) -> str | None:
+    """A subagent's own thread id, when the file's first line says it is one spawned by `session_id`."""
+    p = first.get("payload") if isinstance(first, dict) and first.get("type") == "session_meta" else None
+    if isinstance(p, dict) and spawned_by_thread(p) == session_id and isinstance(p.get("id"), str):
+        return p["id"]
+    return None
 
 
 def _import_file(store, root: Path, path: Path, source_id: int, known, report: ImportReport,

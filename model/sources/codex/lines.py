@@ -9,6 +9,12 @@ so the history a fork copies from its parent is stored once and the fork's own
 lines hang under the parent's: a real branch in the tree. Token counts are
 cumulative; each `token_count` carries its growth over the last one in the file
 (a fork's copied counters are never counted twice).
+
+A subagent's thread is a rollout of its own whose `session_meta` names the thread that spawned it
+(`source.subagent.thread_spawn.parent_thread_id`): its lines are a subagent run in the parent's session
+(sidechain events, `agent_id` = the subagent's thread id), as Claude Code's subagent files are. The parent's
+`collab_agent_spawn_end` names the new thread and the call that spawned it: recorded in the session's
+`meta.subagents` (`spawned_by`), so the run shows under that call whichever file is read first.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import orjson
 
 from ...incoming import NewEvent, SessionInfo
 from ...titles import from_prompt
+from ...untrusted import is_safe_id
 from ..records import add_fact, parse_ts
 
 NS = uuid.UUID("0c7d3f62-5b8e-4c1a-9d2e-7a4b6e1f0c33")
@@ -82,6 +89,7 @@ class CodexFile:
     facts: dict[str, Any] = field(default_factory=dict)
     titled: bool = False
     last_ts: float = 0.0
+    agent_id: str | None = None  # a subagent's thread: its own id (its lines are a run in the parent's session)
 
     def session(self, fallback: str) -> SessionInfo:
         if self.info is None:
@@ -135,8 +143,13 @@ def convert(offset: int, raw: str, obj: Any, ctx: CodexFile, file_key: str) -> N
     ctx.last_ts = ts
     if t == "session_meta" and ctx.info is None:
         sid = p.get("id") if isinstance(p.get("id"), str) and p.get("id") else None
-        ctx.session_id = ctx.session_id or sid
-        _meta_fields(ctx.session(fallback), p)
+        parent = spawned_by_thread(p)
+        if parent and sid and parent != sid and ctx.session_id in (None, parent):
+            ctx.agent_id, ctx.session_id = sid, parent
+            ctx.session(fallback).meta["subagents"] = {sid: _subagent_meta(p, ts, activity)}
+        else:
+            ctx.session_id = ctx.session_id or sid
+            _meta_fields(ctx.session(fallback), p)
     info = ctx.session(fallback)
     kind, role, text = _kind(t, p)
     if len(text) > TEXT_MAX:
@@ -147,10 +160,34 @@ def convert(offset: int, raw: str, obj: Any, ctx: CodexFile, file_key: str) -> N
     elif t == "event_msg" and p.get("type") == "turn.completed" and not ctx.cumulative:
         tokens_in, tokens_out = _turn_usage(p)  # `codex exec --json` style: each turn's own usage
     eid = event_id(raw)
+    run = ctx.agent_id
     _append(ctx, NewEvent(id=eid, parent_id=ctx.last, ts=ts, kind=kind, role=role, text=text, payload=raw,
                           tokens_in=tokens_in, tokens_out=tokens_out, activity=activity and kind != "meta",
-                          head=kind in HEAD_KINDS))
-    _fields_and_facts(t, p, kind, role, text, eid, ts, ctx, info)
+                          head=kind in HEAD_KINDS and run is None, sidechain=run is not None, agent_id=run))
+    if run is None:  # a subagent's lines say nothing of the parent session's title, folder or facts
+        _fields_and_facts(t, p, kind, role, text, eid, ts, ctx, info)
+
+
+def spawned_by_thread(p: dict[str, Any]) -> str | None:
+    """The thread that spawned this one, from its `session_meta` payload (None: not a subagent's)."""
+    source = p.get("source")
+    spawn = source.get("subagent", {}).get("thread_spawn") if isinstance(source, dict) and \
+        isinstance(source.get("subagent"), dict) else None
+    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else p.get("parent_thread_id")
+    return parent if is_safe_id(parent) else None
+
+
+def _subagent_meta(p: dict[str, Any], ts: float, timed: bool) -> dict[str, Any]:
+    source = p.get("source") if isinstance(p.get("source"), dict) else {}
+    spawn = source.get("subagent", {}).get("thread_spawn") if isinstance(source.get("subagent"), dict) else None
+    spawn = spawn if isinstance(spawn, dict) else p
+    out: dict[str, Any] = {k: spawn.get(f"agent_{k}") for k in ("nickname", "role", "path")
+                           if isinstance(spawn.get(f"agent_{k}"), str)}
+    if isinstance(spawn.get("depth"), int):
+        out["depth"] = spawn["depth"]
+    if timed:
+        out["spawned_at"] = ts  # where the run goes when the parent's spawn record is not read (yet)
+    return out
 
 
 def _append(ctx: CodexFile, e: NewEvent) -> None:
@@ -169,11 +206,6 @@ def _meta_fields(info: SessionInfo, p: dict[str, Any]) -> None:
             info.meta[dst] = p[src]
     if isinstance(p.get("forked_from_id"), str) and p["forked_from_id"]:
         info.forked_from_session = p["forked_from_id"]
-    source = p.get("source")
-    spawn = source.get("subagent", {}).get("thread_spawn") if isinstance(source, dict) and \
-        isinstance(source.get("subagent"), dict) else None
-    if isinstance(spawn, dict) and isinstance(spawn.get("parent_thread_id"), str):
-        info.meta["parent_thread_id"] = spawn["parent_thread_id"]
 
 
 def _usage_delta(p: dict[str, Any], ctx: CodexFile) -> tuple[int, int]:
@@ -214,6 +246,10 @@ def _fields_and_facts(t: str, p: dict[str, Any], kind: str, role: str | None, te
         info.fields["title"] = from_prompt(text)
         info.meta.update(title_source="first_prompt", title_rank=1)
         ctx.titled = True
+    elif t == "event_msg" and p.get("type") == "collab_agent_spawn_end" and is_safe_id(p.get("new_thread_id")):
+        spawned = {"spawned_by": eid, "call_id": p.get("call_id")}
+        spawned |= {k: p[f"new_agent_{k}"] for k in ("nickname", "role") if isinstance(p.get(f"new_agent_{k}"), str)}
+        info.meta.setdefault("subagents", {})[p["new_thread_id"]] = spawned
     elif t == "event_msg" and p.get("type") == "thread_name_updated":
         name = p.get("thread_name") or p.get("name")
         if isinstance(name, str) and name.strip():

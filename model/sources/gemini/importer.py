@@ -13,6 +13,7 @@ import sqlalchemy as sa
 
 from ...ingest import ingest
 from ...schema import EVENT, SESSION
+from ...untrusted import is_safe_id
 from .. import jsonl
 from ..scan import ImportReport, importer, resume_state, save_state, unchanged
 from .lines import NS, GeminiChat, flush, metadata, record, sniff
@@ -53,6 +54,12 @@ def _read(store, _root: Path, path: Path, source_id: int, known, report: ImportR
     reader(store, path, source_id, known, report)
 
 
+def parent_session(path: Path) -> str | None:
+    """The session a chat in `chats/<session id>/` belongs to (a subagent's chat), from its folder's name."""
+    folder = path.parent
+    return folder.name if folder.parent.name == "chats" and is_safe_id(folder.name) else None
+
+
 def _fallback(path: Path) -> str:
     import uuid
     return str(uuid.uuid5(NS, str(path)))
@@ -70,19 +77,22 @@ def _import_lines(store, path: Path, source_id: int, known, report: ImportReport
     if unchanged(known, st):
         return
     state = resume_state(known, st)
-    chat = GeminiChat(source_id, stored_parent=_stored_parent(store))
+    chat = GeminiChat(source_id, stored_parent=_stored_parent(store), parent_session=parent_session(path))
     chat.last_ts = st.st_mtime  # a line of no timestamp before any that has one: the file's time, never 1970
     if state.offset:
         with jsonl.open_binary(path) as fh:
             first = orjson.loads(fh.readline(jsonl.MAX_LINE_BYTES))
         if sniff(first):
-            chat.session(first["sessionId"])
+            metadata(first, chat)  # which session, and whether the chat is a subagent's run in it
+            chat.info.fields, chat.info.meta = {}, {}
+            sid = chat.info.id
+            mine = EVENT.c.agent_id == chat.agent_id if chat.agent_id else EVENT.c.sidechain.is_(False)
             with store.reader() as conn:
                 chat.last = conn.execute(sa.select(EVENT.c.id).where(
-                    EVENT.c.session_id == first["sessionId"], ~EVENT.c.kind.startswith("fact."))
+                    EVENT.c.session_id == sid, ~EVENT.c.kind.startswith("fact."), mine)
                     .order_by(EVENT.c.seq.desc()).limit(1)).scalar()
-                chat.titled = bool(conn.execute(sa.select(SESSION.c.title).where(
-                    SESSION.c.id == first["sessionId"])).scalar())
+                chat.titled = chat.titled or bool(conn.execute(sa.select(SESSION.c.title).where(
+                    SESSION.c.id == sid)).scalar())
     report.files_read += 1
     old_bad, first_problem = state.bad_lines, len(state.problems)
     try:
@@ -117,7 +127,7 @@ def _import_document(store, path: Path, source_id: int, known, report: ImportRep
         report.bad_lines += 1
         report.problems.append({"path": str(path), "line": 1, "offset": 0, "problem": str(exc)})
         return
-    chat = GeminiChat(source_id, stored_parent=_stored_parent(store))
+    chat = GeminiChat(source_id, stored_parent=_stored_parent(store), parent_session=parent_session(path))
     chat.last_ts = st.st_mtime  # (as for a .jsonl chat)
     metadata(doc, chat)
     for m in doc.get("messages") or []:

@@ -9,6 +9,11 @@ chat's id and the message's: fixtures reuse message ids across chats). A
 `$rewindTo` makes the next message hang under the rewound message's parent: the
 abandoned turns stay, as a branch. Legacy `.json` files are the same records in
 one document, rewritten whole: they are read again when they change.
+
+A subagent's chat (`chats/<parent session id>/<its id>.jsonl`, `kind: "subagent"`) is a subagent run in
+the parent's session (sidechain events, `agent_id` = its session id), as Claude Code's subagent files are;
+it names only when it began (`meta.subagents[id].spawned_at`), which places the run after the parent's event
+of that moment: the call that spawned it.
 """
 
 from __future__ import annotations
@@ -62,16 +67,30 @@ class GeminiChat:
     facts: dict[str, Any] = field(default_factory=dict)
     titled: bool = False
     last_ts: float = 0.0
+    parent_session: str | None = None  # the chat is in chats/<this>/: a subagent's, of that session
+    agent_id: str | None = None  # a subagent's chat: its own session id (its events are a run in the parent's)
 
     def session(self, session_id: str) -> SessionInfo:
         if self.info is None:
             self.info = SessionInfo(id=session_id, source_id=self.source_id, tool_id=session_id)
         return self.info
 
+    @property
+    def scope(self) -> str:
+        """What message ids are unique within (the chat: a subagent's within its own chat, not the parent's)."""
+        return self.agent_id or self.info.id
+
 
 def metadata(obj: dict[str, Any], chat: GeminiChat) -> None:
     """The chat's first line (or the legacy document's top): identity, times, summary."""
-    info = chat.session(obj["sessionId"])
+    own = obj["sessionId"]
+    if chat.parent_session and own != chat.parent_session and (obj.get("kind") in (None, "subagent")):
+        chat.agent_id, chat.titled = own, True
+        started = parse_ts(obj.get("startTime"))
+        run = {"kind": "subagent"} | ({"spawned_at": started} if started is not None else {})
+        chat.session(chat.parent_session).meta["subagents"] = {own: run}
+        return  # a subagent's chat says nothing of the parent session's title or folder
+    info = chat.session(own)
     if isinstance(obj.get("summary"), str) and obj["summary"].strip():
         info.fields["title"] = " ".join(obj["summary"].split())[:200]
         info.meta.update(title_source="summary", title_rank=2)
@@ -103,7 +122,8 @@ def record(obj: Any, raw: str, chat: GeminiChat, fallback_id: str) -> None:
         s = obj["$set"]
         if isinstance(s.get("summary"), str) and s["summary"].strip():
             info = chat.session(chat.info.id if chat.info else fallback_id)
-            info.fields["title"] = " ".join(s["summary"].split())[:200]
+            if chat.agent_id is None:
+                info.fields["title"] = " ".join(s["summary"].split())[:200]
             info.meta.update(title_source="summary", title_rank=2)
         if isinstance(s.get("messages"), list):  # a checkpoint of the whole list
             for m in s["messages"]:
@@ -117,7 +137,7 @@ def record(obj: Any, raw: str, chat: GeminiChat, fallback_id: str) -> None:
         return
     chat.session(chat.info.id if chat.info else fallback_id)
     digest = hashlib.sha1(raw.encode("utf-8", "replace")).hexdigest()  # the same line, the same event
-    _add(chat, str(uuid.uuid5(NS, f"{chat.info.id}:{digest}")), "opaque", None, "", raw,
+    _add(chat, str(uuid.uuid5(NS, f"{chat.scope}:{digest}")), "opaque", None, "", raw,
          chat.last_ts, chat.last, activity=False)
 
 
@@ -132,10 +152,10 @@ def flush(chat: GeminiChat) -> None:
     ts = parse_ts(obj.get("timestamp"))
     ts = ts if ts is not None else chat.last_ts
     chat.last_ts = ts
-    mid = str(uuid.uuid5(NS, f"{info.id}:{mid}"))  # message ids are unique per chat only (fixtures reuse "1")
+    mid = str(uuid.uuid5(NS, f"{chat.scope}:{mid}"))  # message ids are unique per chat only (fixtures reuse "1")
     if mid not in chat.parents:  # its first copy: where it hangs
         if chat.rewound_to is not None:
-            target = str(uuid.uuid5(NS, f"{info.id}:{chat.rewound_to}"))
+            target = str(uuid.uuid5(NS, f"{chat.scope}:{chat.rewound_to}"))
             chat.last = chat.parents[target] if target in chat.parents else \
                 chat.stored_parent(target) if chat.stored_parent else chat.last
             chat.rewound_to = None
@@ -170,7 +190,7 @@ def _gemini(obj: dict[str, Any], mid: str, text: str, raw: str, ts: float, paren
     t_in = int(tokens.get("input") or 0)
     t_out = int(tokens.get("output") or 0) + int(tokens.get("thoughts") or 0)
     _add(chat, mid, "message", "assistant", text, raw, ts, cur, t_in, t_out)
-    if isinstance(obj.get("model"), str) and obj["model"]:
+    if isinstance(obj.get("model"), str) and obj["model"] and chat.agent_id is None:
         info.fields["model"] = obj["model"]
         _fact(chat, mid, ts, "model", obj["model"])
     cur = mid
@@ -185,7 +205,7 @@ def _gemini(obj: dict[str, Any], mid: str, text: str, raw: str, ts: float, paren
              orjson.dumps(call).decode(), parse_ts(call.get("timestamp")) or ts, cur)
         cur = call_event
         path = args.get("file_path") or args.get("absolute_path") if isinstance(args, dict) else None
-        if call.get("name") in ("replace", "write_file", "edit") and isinstance(path, str):
+        if call.get("name") in ("replace", "write_file", "edit") and isinstance(path, str) and chat.agent_id is None:
             _fact(chat, call_event, ts, f"file:{path}", "edit")
         if call.get("result") is not None or call.get("status") in ("success", "error", "cancelled"):
             out = _result_text(call)
@@ -208,9 +228,11 @@ def _result_text(call: dict[str, Any]) -> str:
 
 def _add(chat: GeminiChat, eid: str, kind: str, role: str | None, text: str, payload: str, ts: float,
          parent: str | None = None, tokens_in: int = 0, tokens_out: int = 0, activity: bool = True) -> None:
+    run = chat.agent_id
     chat.events.append(NewEvent(id=eid, parent_id=parent, ts=ts, kind=kind, role=role, text=_clip(text),
                                 payload=payload, tokens_in=tokens_in, tokens_out=tokens_out, activity=activity,
-                                head=kind in ("message", "tool_call", "tool_result", "thinking")))
+                                head=kind in ("message", "tool_call", "tool_result", "thinking") and run is None,
+                                sidechain=run is not None, agent_id=run))
 
 
 def _fact(chat: GeminiChat, anchor: str, ts: float, key: str, value: Any) -> None:
