@@ -1,4 +1,5 @@
-"""File ▸ Import Problems…: what the imports could not read, where, and why."""
+"""File ▸ Import Problems…: what the imports could not read, where, and why; and, on its second tab, what they
+read but did not understand, by tool and version (sessionscope.drift: a format that moved)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QSplitter,
+    QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
 from sessionscope.untrusted import printable
@@ -44,15 +47,56 @@ class ProblemsDialog(QDialog):
         split.setSizes([320, 120])
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        problems = QWidget()
+        page = QVBoxLayout(problems)
+        page.setContentsMargins(0, 0, 0, 0)
+        page.addWidget(self.summary)
+        page.addWidget(split, 1)
+        self.drift_summary = QLabel("Reading what was not understood…")
+        self.drift = QTreeWidget()
+        self.drift.setObjectName("drift")
+        self.drift.setHeaderLabels(["Tool", "Version", "Met", "In", "Not understood", "Example"])
+        self.drift.setRootIsDecorated(False)
+        self.drift.setUniformRowHeights(True)
+        formats = QWidget()
+        page = QVBoxLayout(formats)
+        page.setContentsMargins(0, 0, 0, 0)
+        page.addWidget(self.drift_summary)
+        page.addWidget(self.drift, 1)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(problems, "Problems")
+        self.tabs.addTab(formats, "Formats Not Understood")
         lay = QVBoxLayout(self)
-        lay.addWidget(self.summary)
-        lay.addWidget(split, 1)
+        lay.addWidget(self.tabs, 1)
         lay.addWidget(buttons)
         self.recent = recent
         self._add(recent)
         from sessionscope.sources.scan import file_problems
         run_task(lambda: file_problems(store), self._kept, lambda exc: self.summary.setText(f"Could not read: {exc}"),
                  owner=self)
+        from sessionscope.drift import drift
+        run_task(lambda: drift(store), self._drift,
+                 lambda exc: self.drift_summary.setText(f"Could not read: {exc}"), owner=self)
+
+    def _drift(self, rows) -> None:
+        for r in rows:
+            where = f"session {r.example}" if r.kept == "line" else r.example
+            item = QTreeWidgetItem([r.label, printable(r.version) or "?", str(r.lines), str(r.sessions),
+                                    printable(r.shape), printable(where)])
+            item.setToolTip(4, printable(r.shape))
+            item.setToolTip(5, printable(where))
+            for col in (2, 3):
+                item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.drift.addTopLevelItem(item)
+        for col in range(5):
+            self.drift.resizeColumnToContents(col)
+        # what was not understood is what is read here: it keeps its width, up to half the list (whole in its tooltip)
+        self.drift.setColumnWidth(4, min(self.drift.columnWidth(4), max(300, self.drift.viewport().width() // 2)))
+        self.drift_summary.setText(
+            f"{len(rows)} shape{'' if len(rows) == 1 else 's'} a reader met and did not understand (a tool's format "
+            "newer or older than this Sessionscope knows). Lines are kept whole and shown folded in the timeline; "
+            "everything around them was read." if rows else "Everything read was understood.")
+        self.drift_summary.setWordWrap(True)
 
     def _add(self, problems: list[dict]) -> None:
         for p in problems:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from sqlalchemy import Column, Float, Index, Integer, Text, UniqueConstraint
+from sqlalchemy import Column, Float, Index, Integer, Text, UniqueConstraint, text
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
@@ -103,6 +103,9 @@ class Event(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("session_id", "seq"),
         Index("ix_event_session_ts", "session_id", "ts"),
+        # the lines a reader did not understand (sessionscope.drift): few, listed without reading the table
+        Index("ix_event_opaque", "session_id", sqlite_where=text("kind = 'opaque'"),
+              postgresql_where=text("kind = 'opaque'")),
     )
 
     # An integer key keeps the table a rowid table in SQLite (FTS5 content rowid).

@@ -28,6 +28,7 @@ _HANDLERS = {
     "install-desktop": "desktop:install_desktop",
     **{name: f"meaning:{name}" for name in ("semantic", "embed", "similar")},
     "status": "status:status",
+    "drift": "problems:drift",
     "hooks": "hooks:hooks", "hook": "hooks:hook",
     "backup": "backup:backup",
     "repair": "backup:repair",

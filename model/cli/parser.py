@@ -327,6 +327,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     cmd("scan", "find and import the known places (~/.claude/projects, $CLAUDE_CONFIG_DIR, …)")
 
+    cmd("drift", "what the readers met and did not understand, by tool and the tool's version (a format newer or "
+                 "older than this Sessionscope knows): kept lines and document parts said as not known")
+
     c = cmd("write-back", "write a kept Claude Code session back so `claude --resume` finds it again "
             "(also: restore, its first name)", aliases=["restore"])
     COMMANDS.add("restore")

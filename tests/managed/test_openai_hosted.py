@@ -228,7 +228,7 @@ def test_an_item_type_this_reader_does_not_know_is_kept_and_said_once(store, api
     assert len(report.problems) == 1
     problem = report.problems[0]["problem"]
     assert "2 item(s) of type 'image_generation_call'" in problem and "openai 3." in problem
-    kept = [e for e in store.branch(sid) if e.kind == "meta" and e.text == "image_generation_call"]
+    kept = [e for e in store.events(sid) if e.kind == "opaque" and e.text == "image_generation_call"]
     assert len(kept) == 2 and json.loads(kept[0].payload)["result"] == "iVBORw0KGgo="
 
 

@@ -139,7 +139,7 @@ def describe(item: dict) -> list[tuple[str, str, str | None, str, dict]]:
             result_text, result = _output(t, item)
             events.append((":result", "tool_result", "tool", result_text, result))
         return events
-    return [("", "meta", None, t or "an item with no type", item)]
+    return [("", "opaque", None, t or "an item with no type", item)]  # kept whole; listed as drift
 
 
 def payload_of(value: dict) -> tuple[str, str]:
