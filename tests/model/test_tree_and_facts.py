@@ -173,6 +173,7 @@ def test_a_store_of_the_first_schema_is_upgraded(tmp_path):
             raw.execute(f"DROP TABLE {table}")
         raw.execute("ALTER TABLE source_file DROP COLUMN last_ts")  # (added by 0006)
         raw.execute("DROP INDEX ix_session_imported_by")  # (added by 0008, with its column)
+        raw.execute("DROP INDEX ix_event_opaque")  # (added by 0015)
         raw.execute("ALTER TABLE session DROP COLUMN imported_by")
         raw.execute("UPDATE alembic_version SET version_num = '0001'")
     with open_store(path) as s:
