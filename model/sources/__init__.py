@@ -34,6 +34,7 @@ _REGISTRY = {
     "kimi": "sessionscope.sources.kimi.source",
     "opencode": "sessionscope.sources.opencode.source",
     "openai_hosted": "sessionscope.sources.openai_hosted.source",
+    "pi": "sessionscope.sources.pi.source",
 }
 
 
