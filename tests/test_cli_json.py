@@ -11,6 +11,7 @@ import pytest
 from sessionscope.cli.main import main
 from sessionscope.cli.parser import COMMANDS, build_parser
 from tests.sources import checkpoint_home
+from tests.sources.codex_factory import Rollout
 
 SESSION = {"id", "tool_id", "title", "source_kind", "status", "project", "cwd", "git_branch", "model", "agent",
            "created_at", "updated_at", "event_count", "tokens_in", "tokens_out", "tags", "meta", "budget",
@@ -49,6 +50,7 @@ SHAPES = {
     "semantic": ("object", SEMANTIC), "embed": ("object", SEMANTIC | {"embedded_now"}),
     "similar": ("list", {"session_id", "title", "score", "updated_at"}),
     "status": ("list", {"session", "title", "tool", "label", "state", "why", "written", "pid"}),
+    "drift": ("list", {"tool", "label", "version", "shape", "lines", "sessions", "example", "kept"}),
     "hooks": ("list", {"tool", "label", "settings", "events", "commands", "problem", "last_signal", "last_event",
                        "sessions"}),
     "hooks change": ("list", {"tool", "settings", "events", "command", "removed", "written", "note", "backup"}),
@@ -131,6 +133,7 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     run("list"), run("list", "--all", "--filter", "no such title")
     run("show", s), run("show", s, "--branch")
     run("search", "cookie"), run("search", "nothing-matches-this")
+    assert run("drift") == []  # a store of native sessions: everything understood
     now = {r["session"]: r["state"] for r in run("status")}
     assert now[s] == "working" and set(now) <= {r["session"] for r in run("status", "--all")}
     run("rename", s, "renamed"), run("tag", s, "a", "b")
@@ -168,6 +171,11 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     c, p1 = home.t.session_id, home.prompts["p1"]
     run("import", str(export), str(home.claude / "projects"))  # an export and transcripts, one report
     assert run("import", str(home.claude / "projects"))["exports"] == []
+    rollout = Rollout("019c0000-0000-7000-8000-0000000000f1")
+    rollout.turn("hi", "hello")
+    rollout.add("response_item", {"type": "hologram_call"})  # a shape newer than the reader: listed by drift
+    run("import", str(rollout.write(tmp_path / "codex")))
+    assert [d["shape"] for d in run("drift")] == ["response_item/hologram_call"]
     tool = run("resume", c)
     assert tool["command"][-1] == c and tool["transcript"] == []
     written = run("fork", c, "--at", p1)
