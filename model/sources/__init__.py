@@ -35,6 +35,7 @@ _REGISTRY = {
     "opencode": "sessionscope.sources.opencode.source",
     "openai_hosted": "sessionscope.sources.openai_hosted.source",
     "pi": "sessionscope.sources.pi.source",
+    "factory_droid": "sessionscope.sources.factory_droid.source",
 }
 
 
