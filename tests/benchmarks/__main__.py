@@ -90,7 +90,8 @@ def main(argv=None) -> int:
                                ("copilot", "VS Code Copilot Chat", 10), ("crush", "Crush", 10), ("amp", "Amp", 10),
                                ("chatgpt", "ChatGPT export", 10), ("copilot_cli", "Copilot CLI", 10),
                                ("continue", "Continue", 10), ("kimi", "Kimi CLI", 10), ("opencode", "OpenCode", 10),
-                               ("zed", "Zed (JSON before zstd)", 10)):
+                               ("zed", "Zed (JSON before zstd)", 10), ("pi", "pi", 10),
+                               ("factory_droid", "Factory Droid", 10)):
         cx = child("other_tool", tool, str(work / tool), str(max(1_000_000, size // share)), str(work / f"{tool}.db"))
         row(f"import of generated {label} files (by content)", f"{cx['bytes'] / 1e6:.0f} MB, {cx['files']} files, "
             f"{cx['events']:,} events", f"{cx['seconds']:.2f} s", f"{cx['bytes'] / 1e6 / cx['seconds']:.0f} MB/s",

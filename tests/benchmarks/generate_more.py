@@ -368,3 +368,61 @@ def generate_copilot_cli(root: Path, total_bytes: int, seed: int = 7) -> dict:
             ev("assistant.message", {"content": t["reply"]})
         return _put(root / "session-state" / sid / "events.jsonl", b"\n".join(lines) + b"\n")
     return _sessions(root, total_bytes, seed, write)
+
+
+def generate_pi(root: Path, total_bytes: int, seed: int = 7) -> dict:
+    """pi's sessions: a header, then entries in a parentId chain (text, thinking, toolCall; toolResult; usage)."""
+    def write(root, n, turns, rng):
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        lines = [orjson.dumps({"type": "session", "version": 3, "id": sid, "timestamp": "2026-05-12T01:02:27Z",
+                               "cwd": f"/home/dev/app{n % 20}"})]
+        parent, i = None, 0
+
+        def entry(**kw):
+            nonlocal parent, i
+            i += 1
+            eid = f"{i:08x}"
+            lines.append(orjson.dumps({"id": eid, "parentId": parent,
+                                       "timestamp": f"2026-05-12T02:{i // 60 % 60:02d}:{i % 60:02d}Z", **kw}))
+            parent = eid
+        for t in turns:
+            entry(type="message", message={"role": "user", "content": [{"type": "text", "text": t["prompt"]}]})
+            for think, cid, tool, args, out in t["steps"]:
+                entry(type="message", message={"role": "assistant", "model": "claude-sonnet-4-5", "content": [
+                    {"type": "thinking", "thinking": think}, {"type": "toolCall", "id": cid, "name": tool,
+                                                              "arguments": args}],
+                    "usage": {"input": t["tokens"][0], "output": t["tokens"][1], "cacheRead": t["tokens"][2],
+                              "cacheWrite": 0}})
+                entry(type="message", message={"role": "toolResult", "toolCallId": cid, "toolName": tool,
+                                               "content": [{"type": "text", "text": out}], "isError": False})
+            entry(type="message", message={"role": "assistant", "content": [{"type": "text", "text": t["reply"]}]})
+        return _put(root / "sessions" / f"--home-dev-app{n % 20}--" / f"2026-05-12T01-02-27-000Z_{sid}.jsonl",
+                    b"\n".join(lines) + b"\n")
+    return _sessions(root, total_bytes, seed, write)
+
+
+def generate_factory_droid(root: Path, total_bytes: int, seed: int = 7) -> dict:
+    """Factory Droid's session store: a session_start line, then Claude-like messages in a parentId chain."""
+    def write(root, n, turns, rng):
+        sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        lines = [orjson.dumps({"type": "session_start", "id": sid, "title": _words(rng, 5), "cwd": "/home/dev/app",
+                               "owner": "dev", "version": "0.81.0"})]
+        parent, i = sid, 0
+
+        def message(role, content):
+            nonlocal parent, i
+            i += 1
+            mid = f"m{i}"
+            lines.append(orjson.dumps({"type": "message", "id": mid, "parentId": parent,
+                                       "timestamp": f"2026-05-12T02:{i // 60 % 60:02d}:{i % 60:02d}Z",
+                                       "message": {"role": role, "content": content}}))
+            parent = mid
+        for t in turns:
+            message("user", [{"type": "text", "text": t["prompt"]}])
+            for think, cid, tool, args, out in t["steps"]:
+                message("assistant", [{"type": "text", "text": think}, {"type": "tool_use", "id": cid, "name": tool,
+                                                                        "input": args}])
+                message("user", [{"type": "tool_result", "tool_use_id": cid, "content": out}])
+            message("assistant", [{"type": "text", "text": t["reply"]}])
+        return _put(root / "sessions" / f"{sid}.jsonl", b"\n".join(lines) + b"\n")
+    return _sessions(root, total_bytes, seed, write)
