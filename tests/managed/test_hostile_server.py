@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("anthropic")
 
-from sessionscope.sources import remote  # noqa: E402
-from sessionscope.sources.managed_agents import events, importer, sync  # noqa: E402
+from sessionscope.sources import remote, remote_pull  # noqa: E402
+from sessionscope.sources.managed_agents import events, sync  # noqa: E402
 
 from .api_server import send_raw  # noqa: E402
 from .test_managed_sync import api  # noqa: E402,F401 (the fixture)
@@ -138,9 +138,9 @@ def test_an_event_over_the_limit_is_stored_truncated_with_a_note(store, api, mon
 
 def test_a_pull_has_an_overall_deadline_and_says_what_it_left(store, api, monkeypatch):  # noqa: F811
     ws, ids, loc = api
-    monkeypatch.setattr(importer, "PULL_DEADLINE_S", 0.0)
+    monkeypatch.setattr(remote_pull, "PULL_DEADLINE_S", 0.0)
     report = sync(store, loc)
     assert [p["problem"] for p in report.problems] == [
         "the pull stopped after 0 minutes; the 5 sessions it did not reach are pulled the next time"]
-    monkeypatch.setattr(importer, "PULL_DEADLINE_S", 60.0)
+    monkeypatch.setattr(remote_pull, "PULL_DEADLINE_S", 60.0)
     assert len(sync(store, loc).sessions) == 5  # the next pull takes them

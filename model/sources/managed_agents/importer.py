@@ -12,26 +12,23 @@ others still sync.
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import sqlalchemy as sa
 
-from ... import audit, lifecycle
-from ...errors import Refused, SessionscopeError
+from ... import lifecycle
 from ...incoming import SessionInfo
 from ...ingest import ingest
 from ...schema import EVENT, SESSION
 from ...titles import from_prompt
-from ...untrusted import is_safe_id, shown
-from .. import api_workspaces, remote
-from ..remote import ApiUnavailable, count, plain
+from ...untrusted import shown
+from .. import api_workspaces, remote, remote_pull
+from ..remote import count, plain
 from ..scan import ImportReport, source_row
 from .client import api_errors, connect
 from .events import to_new_event
 
 PAGE = 100
-PULL_DEADLINE_S = 30 * 60.0  # one pull; the sessions it did not reach are pulled the next time
 THREAD_CREATED = "thread-created:"  # a placeholder parent: the stored event that created a thread
 
 
@@ -130,53 +127,18 @@ def _events(client, s: dict, known: dict) -> tuple[list, str | None, dict]:
     return out, last, threads
 
 
-def _set_status(conn, session_id: str, status: str, new: bool) -> None:
-    """The API's status, as it reported it (lifecycle.reported), audited."""
-    status = lifecycle.reported(session_id, status)
-    old = conn.execute(sa.select(SESSION.c.status).where(SESSION.c.id == session_id)).scalar()
-    if old == status and not new:
-        return
-    conn.execute(SESSION.update().where(SESSION.c.id == session_id)
-                 .values(status=status, status_changed_at=time.time()))
-    audit.within(conn, "managed.status", "ok", session_id=session_id, detail={"from": None if new else old, "to": status})
-
-
 def sync(store, location: str, *, client=None, only: set[str] | None = None, progress=None,
          cancel=None, notify=None) -> ImportReport:
     """Pull a workspace's sessions (only those ids, when given) into the store. One session the server
     describes oddly, or whose events cannot be read or stored, is one problem; the others are pulled.
     `notify` hears of waits (a 429's retry-after, capped)."""
-    started = time.monotonic()
-    report = ImportReport()
+    pull = remote_pull.Pull(location)
+    report = pull.report
     client = client or connect(location, notify=notify)
     source_id = store.write(source_row, "managed_agents", location)
     known = _known(store, source_id)
-
-    def problem(where: str, text: str) -> None:
-        report.problems.append({"path": f"{location}{where}", "line": None, "offset": None, "problem": text})
-    try:
-        listed = _list_sessions(client, only)
-    except (ApiUnavailable, Refused) as exc:
-        problem("", str(exc))
-        listed = None
-    well_formed = []
-    for s in listed or []:
-        if isinstance(s, dict) and is_safe_id(s.get("id")):
-            well_formed.append(s)
-        else:
-            what = s.get("id") if isinstance(s, dict) else s
-            problem("", f"a session whose id is {shown(what, 60)} (no id of the API's shape): skipped")
-    for i, s in enumerate(well_formed):
-        if cancel is not None and cancel.is_set():
-            report.cancelled = True
-            break
-        if time.monotonic() - started > PULL_DEADLINE_S:
-            problem("", f"the pull stopped after {PULL_DEADLINE_S / 60:.0f} minutes; the {len(well_formed) - i} "
-                        "sessions it did not reach are pulled the next time")
-            break
-        if progress:
-            progress(i, len(well_formed), _title(s) or s["id"])
-        report.files_seen += 1
+    sessions = pull.list_sessions(lambda: _list_sessions(client, only))
+    for s in pull.each(sessions, cancel=cancel, progress=progress, label=lambda s: _title(s) or s["id"]):
         mine = known.get(s["id"], {})
         if mine.get("updated_at") == s.get("updated_at") and mine.get("_head") and not mine.get("gone_at"):
             continue  # nothing happened in it since the last sync
@@ -184,25 +146,22 @@ def sync(store, location: str, *, client=None, only: set[str] | None = None, pro
         try:
             events, through, threads = _events(client, s, mine)
             if api_status(s) not in lifecycle.STATUSES:  # a status newer than this Sessionscope: events still count
-                problem(f" session {s['id']}", f"unknown status {shown(s.get('status'), 40)}: kept as it was")
+                pull.problem(f" session {s['id']}", f"unknown status {shown(s.get('status'), 40)}: kept as it was")
             added, foreign = store.write(_commit, source_id, s, events, through, threads, mine)
-        except Exception as exc:  # one session's failure (refused, unreachable, odd values) does not stop the others
-            problem(f" session {s['id']}", str(exc) if isinstance(exc, SessionscopeError)
-                    else f"could not be stored ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})")
+        except Exception as exc:  # one session's failure does not stop the others
+            pull.failed(s["id"], exc)
             continue
         if foreign:
-            problem(f" session {s['id']}", f"{len(foreign)} event(s) whose id another session already has "
-                                           f"({shown(foreign[0], 40)}…): not stored")
+            pull.problem(f" session {s['id']}", f"{len(foreign)} event(s) whose id another session already has "
+                                                f"({shown(foreign[0], 40)}…): not stored")
         report.events_added += added
         report.sessions.add(s["id"])
-    if listed is not None and not only:
-        listed_ids = {s["id"] for s in well_formed}
-        gone = [sid for sid, m in known.items() if sid not in listed_ids and not m.get("gone_at")]
-        if gone:
-            store.write(_mark_gone, gone)
-            report.sessions |= set(gone)
+    gone = pull.gone(known) if not only else []
+    if gone:
+        store.write(remote_pull.mark_gone, "managed", gone)
+        report.sessions |= set(gone)
     # a pull that only failed (offline, every 30 s) is said, not audited each time
-    return report.finish(store, started, bulk=False, warm=False, audit_if=bool(report.files_read),
+    return report.finish(store, pull.started, bulk=False, warm=False, audit_if=bool(report.files_read),
                          source="managed_agents", location=location)
 
 
@@ -242,7 +201,7 @@ def _commit(conn, source_id: int, s: dict, events, through, threads, mine) -> tu
     if values:
         conn.execute(SESSION.update().where(SESSION.c.id == s["id"]).values(**values))
     if api_status(s) in lifecycle.STATUSES:
-        _set_status(conn, s["id"], api_status(s), new=not mine)
+        remote_pull.set_status(conn, s["id"], api_status(s), new=not mine)
     return added, sorted(taken)
 
 
@@ -267,16 +226,6 @@ def _cache_writes(usage: dict) -> int:
 def _created_at(s: dict) -> float | None:
     from ..records import parse_ts
     return parse_ts(s.get("created_at"))
-
-
-def _mark_gone(conn, session_ids: list[str]) -> None:
-    """Sessions the API no longer lists (deleted there): kept here, marked with when we noticed."""
-    now = time.time()
-    for sid in session_ids:
-        meta = json.loads(conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == sid)).scalar() or "{}")
-        meta.setdefault("managed", {})["gone_at"] = now
-        conn.execute(SESSION.update().where(SESSION.c.id == sid).values(meta=json.dumps(meta, default=str)))
-        audit.within(conn, "managed.gone", "ok", session_id=sid, detail={"noticed_at": now})
 
 
 def workspaces(store) -> list[str]:

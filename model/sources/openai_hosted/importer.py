@@ -23,21 +23,19 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from ... import audit, lifecycle
-from ...errors import Refused, SessionscopeError
+from ... import lifecycle
 from ...incoming import NewEvent, SessionInfo
 from ...ingest import ingest
 from ...schema import EVENT, SESSION
 from ...titles import from_prompt
 from ...untrusted import is_safe_id, shown
-from .. import api_workspaces, remote
-from ..remote import ApiUnavailable, count, plain
+from .. import api_workspaces, remote, remote_pull
+from ..remote import count, plain
 from ..scan import ImportReport, source_row
 from . import items as api_items
 from .client import KIND, api_errors, connect
 
 PAGE = 100
-PULL_DEADLINE_S = 30 * 60.0  # one pull; the sessions it did not reach are pulled the next time
 TERMINAL_TURNS = ("completed", "failed", "cancelled")
 # the API's status → the store's (lifecycle): requires_action is a running session waiting on you (Live says so)
 STATUS = {"idle": lifecycle.IDLE, "in_progress": lifecycle.RUNNING, "requires_action": lifecycle.RUNNING,
@@ -265,65 +263,38 @@ def sync(store, location: str, *, client=None, only: set[str] | None = None, pro
     """Pull a project's sessions (only those ids, when given) into the store. One session the server describes
     oddly, or whose items cannot be read or stored, is one problem; the others are pulled. `notify` hears of
     waits (a 429's retry-after, capped)."""
-    started = time.monotonic()
-    report = ImportReport()
+    pull = remote_pull.Pull(location)
+    report = pull.report
     client = client or connect(location, notify=notify)
     source_id = store.write(source_row, KIND, location)
     known = _known(store, source_id)
     unknown_types: dict[str, int] = {}
-
-    def problem(where: str, text: str) -> None:
-        report.problems.append({"path": f"{location}{where}", "line": None, "offset": None, "problem": text})
-    try:
-        listed = _list_sessions(client, only)
-    except (ApiUnavailable, Refused) as exc:
-        problem("", str(exc))
-        listed = None
-    well_formed = []
-    for s in listed or []:
-        if isinstance(s, dict) and is_safe_id(s.get("id")):
-            well_formed.append(s)
-        else:
-            what = s.get("id") if isinstance(s, dict) else s
-            problem("", f"a session whose id is {shown(what, 60)} (no id of the API's shape): skipped")
-    for i, s in enumerate(well_formed):
-        if cancel is not None and cancel.is_set():
-            report.cancelled = True
-            break
-        if time.monotonic() - started > PULL_DEADLINE_S:
-            problem("", f"the pull stopped after {PULL_DEADLINE_S / 60:.0f} minutes; the {len(well_formed) - i} "
-                        "sessions it did not reach are pulled the next time")
-            break
-        if progress:
-            progress(i, len(well_formed), s["id"])
-        report.files_seen += 1
+    sessions = pull.list_sessions(lambda: _list_sessions(client, only))
+    for s in pull.each(sessions, cancel=cancel, progress=progress):
         mine = known.get(s["id"], {})
         if mine.get("fingerprint") == fingerprint(s) and mine.get("pull") and not mine.get("gone_at"):
             continue  # nothing happened in it since the last pull
         report.files_read += 1
         try:
-            pull = _Pull(client, s, mine, unknown_types)
-            pull.sub_turn_ends, pull.stored_calls = {}, _stored_calls(store, s["id"]) if mine else []
-            state = pull.read()
+            reading = _Pull(client, s, mine, unknown_types)
+            reading.sub_turn_ends, reading.stored_calls = {}, _stored_calls(store, s["id"]) if mine else []
+            state = reading.read()
             if s.get("status") not in STATUS:  # a status newer than this Sessionscope: the items still count
-                problem(f" session {s['id']}", f"unknown status {shown(s.get('status'), 40)}: kept as it was")
-            added = store.write(_commit, source_id, s, pull.events, state, mine)
-        except Exception as exc:  # one session's failure (refused, unreachable, odd values) does not stop the others
-            problem(f" session {s['id']}", str(exc) if isinstance(exc, SessionscopeError)
-                    else f"could not be stored ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})")
+                pull.problem(f" session {s['id']}", f"unknown status {shown(s.get('status'), 40)}: kept as it was")
+            added = store.write(_commit, source_id, s, reading.events, state, mine)
+        except Exception as exc:  # one session's failure does not stop the others
+            pull.failed(s["id"], exc)
             continue
         report.events_added += added
         report.sessions.add(s["id"])
     for t, n in sorted(unknown_types.items()):
-        problem("", f"{n} item(s) of type {shown(t, 60)}, which this Sessionscope does not know (the API is newer than "
-                    f"it: openai {_client_version()}): kept as they came, shown folded")
-    if listed is not None and not only:
-        listed_ids = {s["id"] for s in well_formed}
-        gone = [sid for sid, m in known.items() if sid not in listed_ids and not m.get("gone_at")]
-        if gone:
-            store.write(_mark_gone, gone)
-            report.sessions |= set(gone)
-    return report.finish(store, started, bulk=False, warm=False, audit_if=bool(report.files_read),
+        pull.problem("", f"{n} item(s) of type {shown(t, 60)}, which this Sessionscope does not know (the API is newer "
+                         f"than it: openai {_client_version()}): kept as they came, listed by `sessionscope drift`")
+    gone = pull.gone(known) if not only else []
+    if gone:
+        store.write(remote_pull.mark_gone, "openai", gone)
+        report.sessions |= set(gone)
+    return report.finish(store, pull.started, bulk=False, warm=False, audit_if=bool(report.files_read),
                          source=KIND, location=location)
 
 
@@ -370,26 +341,8 @@ def _commit(conn, source_id: int, s: dict, events: list[NewEvent], state: dict, 
         conn.execute(SESSION.update().where(SESSION.c.id == s["id"]).values(**values))
     status = STATUS.get(str(s.get("status")))
     if status is not None and mine.get("_status") != lifecycle.ARCHIVED:  # archived here: the user's, kept
-        _set_status(conn, s["id"], status, new=not mine)
+        remote_pull.set_status(conn, s["id"], status, new=not mine)
     return added
-
-
-def _set_status(conn, session_id: str, status: str, new: bool) -> None:
-    old = conn.execute(sa.select(SESSION.c.status).where(SESSION.c.id == session_id)).scalar()
-    if old == status and not new:
-        return
-    conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(status=status, status_changed_at=time.time()))
-    audit.within(conn, "managed.status", "ok", session_id=session_id, detail={"from": None if new else old, "to": status})
-
-
-def _mark_gone(conn, session_ids: list[str]) -> None:
-    """Sessions the API no longer lists (deleted there): kept here, marked with when we noticed."""
-    now = time.time()
-    for sid in session_ids:
-        meta = json.loads(conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == sid)).scalar() or "{}")
-        meta.setdefault("openai", {})["gone_at"] = now
-        conn.execute(SESSION.update().where(SESSION.c.id == sid).values(meta=json.dumps(meta, default=str)))
-        audit.within(conn, "managed.gone", "ok", session_id=sid, detail={"noticed_at": now})
 
 
 def projects(store) -> list[str]:

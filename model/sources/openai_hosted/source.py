@@ -9,16 +9,10 @@ the store's own; rewinding or compacting the API's log is not ours to do.
 
 from __future__ import annotations
 
-import json
-import time
-
-import sqlalchemy as sa
-
 from ... import lifecycle
-from ...errors import InvalidInput, Refused
+from ...errors import InvalidInput
 from ...read_models import Action, Changes
-from ...schema import SESSION
-from ...schema import SOURCE as SOURCE_TABLE
+from .. import remote_pull
 from ..api_workspaces import Workspaces
 from ..base import Source
 from . import describe
@@ -28,12 +22,7 @@ from .importer import sync
 
 
 def location(store, session_id: str) -> str:
-    with store.reader() as conn:
-        loc = conn.execute(sa.select(SOURCE_TABLE.c.location).join(SESSION, SESSION.c.source_id == SOURCE_TABLE.c.id)
-                           .where(SESSION.c.id == session_id)).scalar()
-    if loc is None:
-        raise Refused(f"session {session_id} is not from an OpenAI project")
-    return loc
+    return remote_pull.session_location(store, session_id, "an OpenAI project")
 
 
 class OpenAIHostedSource(Source):
@@ -100,11 +89,8 @@ class OpenAIHostedSource(Source):
         with api_errors(f"delete session {session_id}"):
             self.client(loc).beta.agents.sessions.delete(session_id)
 
-        def mark(conn):
-            meta = json.loads(conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == session_id)).scalar())
-            meta.setdefault("openai", {})["gone_at"] = time.time()
-            conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(meta=json.dumps(meta, default=str)))
-        store.audited("managed.delete", mark, session_id=session_id, detail={"kept": True, "at": "openai"})
+        store.audited("managed.delete", lambda conn: remote_pull.note_gone(conn, "openai", session_id),
+                      session_id=session_id, detail={"kept": True, "at": "openai"})
         return Changes(Action.REMOTE_DELETE, frozenset({session_id}), False, store.session(session_id),
                        detail={"kept": True}, recorded=True)
 
