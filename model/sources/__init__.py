@@ -36,6 +36,7 @@ _REGISTRY = {
     "openai_hosted": "sessionscope.sources.openai_hosted.source",
     "pi": "sessionscope.sources.pi.source",
     "factory_droid": "sessionscope.sources.factory_droid.source",
+    "grok": "sessionscope.sources.grok.source",
 }
 
 

@@ -121,10 +121,10 @@ def test_a_qwen_chat_is_not_read_as_claude_code(tmp_path):
               "message": {"role": "user", "content": "hi"}}
     f.write_text(json.dumps(claude) + "\n")
     assert importing.classify(f) == "claude_code"
-    # Grok Build's `{type, content}` lines were taken for Claude Code's too (and read empty): not now
+    # Grok Build's `{type, content}` lines were taken for Claude Code's too (and read empty): now Grok's own
     f.write_text(json.dumps({"type": "system", "content": "You are Grok"}) + "\n" +
                  json.dumps({"type": "user", "content": [{"type": "text", "text": "hi"}], "prompt_index": 0}) + "\n")
-    assert importing.classify(f) is None
+    assert importing.classify(f) == "grok"
 
 
 # -- Cursor ---------------------------------------------------------------------------------------------

@@ -1,0 +1,17 @@
+"""Grok Build's operations (sessionscope.sources.base.ToolSource): a session is reopened from Grok's own session list
+(no command takes an id); fork and rewind are the store's own (Grok's files are never touched)."""
+
+from __future__ import annotations
+
+from ..base import ToolSource
+from .importer import KIND
+
+
+class GrokSource(ToolSource):
+    kind = KIND
+    label = "Grok Build"
+    badge = ("Grok", "#111827")  # the session list's short name and colour
+    package = "sessionscope.sources.grok"
+
+
+SOURCE = GrokSource()
