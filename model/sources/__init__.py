@@ -37,6 +37,7 @@ _REGISTRY = {
     "pi": "sessionscope.sources.pi.source",
     "factory_droid": "sessionscope.sources.factory_droid.source",
     "grok": "sessionscope.sources.grok.source",
+    "gptme": "sessionscope.sources.gptme.source",
 }
 
 
