@@ -38,6 +38,7 @@ _REGISTRY = {
     "factory_droid": "sessionscope.sources.factory_droid.source",
     "grok": "sessionscope.sources.grok.source",
     "gptme": "sessionscope.sources.gptme.source",
+    "hermes": "sessionscope.sources.hermes.source",
 }
 
 
