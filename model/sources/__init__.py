@@ -39,6 +39,7 @@ _REGISTRY = {
     "grok": "sessionscope.sources.grok.source",
     "gptme": "sessionscope.sources.gptme.source",
     "hermes": "sessionscope.sources.hermes.source",
+    "mistral_vibe": "sessionscope.sources.mistral_vibe.source",
 }
 
 
