@@ -10,7 +10,7 @@ from .importer import KIND
 class MistralVibeSource(ToolSource):
     kind = KIND
     label = "Mistral Vibe"
-    badge = ("Vibe", "#ea580c")  # the session list's short name and colour
+    badge = ("Vibe", "#c2410c")  # the session list's short name and colour (white text keeps AA)
     package = "sessionscope.sources.mistral_vibe"
 
 
