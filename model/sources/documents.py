@@ -102,6 +102,12 @@ class Transcript:
             payload["raw"] = raw
         return self.add("tool_call", "assistant", f"{name} {text}"[:65_536], payload, ts, key=key)
 
+    def function_call(self, c: Any, ts: float | None = None, *, key: str | None = None) -> NewEvent:
+        """An OpenAI chat message's `tool_calls[]` entry (`{id, function{name, arguments as JSON text}}`) as a call."""
+        fn = c.get("function") if isinstance(c, dict) and isinstance(c.get("function"), dict) else {}
+        return self.call(c.get("id") if isinstance(c, dict) else None, str(fn.get("name", "")),
+                         parsed(fn.get("arguments")), ts, raw=c, key=key)
+
     def result(self, call_id: str | None, output: Any, ts: float | None = None, *, error: bool = False,
                raw: Any = None, key: str | None = None) -> NewEvent:
         """What a tool call gave back (`error`: the tool said it failed, or the user refused it)."""
@@ -218,6 +224,20 @@ def _grown_totals(conn, t: Transcript, source_id: int) -> int:
                       "counts them)", payload=orjson.dumps({"model": t.totals_model, "totals": t.totals}).decode(),
                  tokens_in=grew[0], tokens_out=grew[1], activity=False)
     return ingest(conn, SessionInfo(id=t.key, source_id=source_id), [e])
+
+
+def blocks_text(content: Any) -> str:
+    """The text of a message's content: a string as it is, or its blocks' `text` joined (an image block as
+    [image]; other blocks, calls and results, are events of their own)."""
+    if isinstance(content, str):
+        return content
+    out = []
+    for b in content if isinstance(content, list) else []:
+        if isinstance(b, dict) and isinstance(b.get("text"), str):
+            out.append(b["text"])
+        elif isinstance(b, dict) and "image" in str(b.get("type")):
+            out.append("[image]")
+    return "\n".join(out)
 
 
 def parsed(value: Any) -> Any:

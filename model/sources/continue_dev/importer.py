@@ -105,13 +105,7 @@ def build(path: Path, data: bytes) -> list[Transcript]:
             if _text(m.get("content")).strip():
                 t.said("assistant", _text(m.get("content")), ts, raw=m, key=f"{key}:text", model=model)
             for n, c in enumerate(m.get("toolCalls") or []):
-                fn = c.get("function") if isinstance(c, dict) and isinstance(c.get("function"), dict) else {}
-                args = fn.get("arguments")
-                try:
-                    args = load_json(args.encode()) if isinstance(args, str) and args[:1] in "{[" else args
-                except ValueError:
-                    pass
-                t.call(c.get("id"), str(fn.get("name", "")), args, ts, raw=c, key=f"{key}:call:{n}")
+                t.function_call(c, ts, key=f"{key}:call:{n}")
         elif role == "tool":
             state = outcomes.get(str(m.get("toolCallId")), {})
             t.result(m.get("toolCallId"), _text(m.get("content")), ts,

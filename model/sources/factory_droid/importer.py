@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import jsonl
 from ..appended import Log, read_appended
+from ..documents import blocks_text
 from ..records import parse_ts
 from ..scan import importer
 
@@ -49,18 +50,6 @@ def session_files(root: Path) -> list[Path]:
 
 def session_key(path: Path) -> str:
     return str(uuid.uuid5(NS, str(path)))
-
-
-def _blocks_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    out = []
-    for b in content if isinstance(content, list) else []:
-        if isinstance(b, dict) and isinstance(b.get("text"), str):
-            out.append(b["text"])
-        elif isinstance(b, dict) and b.get("type") == "image":
-            out.append("[image]")
-    return "\n".join(out)
 
 
 def _entry(log: Log, name: str) -> str:
@@ -108,14 +97,14 @@ def _stored(log: Log, obj: dict, ts: float) -> None:
             if b.get("type") == "tool_use":
                 made.append(log.call(b.get("id"), str(b.get("name", "")), b.get("input"), ts, raw=b, key=key()))
             elif b.get("type") == "tool_result":
-                made.append(log.result(b.get("tool_use_id"), _blocks_text(b.get("content")), ts,
+                made.append(log.result(b.get("tool_use_id"), blocks_text(b.get("content")), ts,
                                        error=b.get("is_error") is True, raw=b, key=key()))
             elif b.get("type") == "thinking" and isinstance(b.get("thinking"), str):
                 made.append(log.thought(b["thinking"], ts, raw=b, key=key()))
             elif isinstance(b.get("text"), str) and b["text"].strip():
                 made.append(log.said(role, b["text"], ts, raw=b, key=key(), model=model))
         if not made:
-            made.append(log.said(role, _blocks_text(content), ts, raw=obj, key=key(), model=model))
+            made.append(log.said(role, blocks_text(content), ts, raw=obj, key=key(), model=model))
     else:  # a line type this reader does not know: kept whole, said as drift
         made.append(log.add("opaque", None, str(t), obj, ts, head=False, key=key()))
         made[-1].activity = False

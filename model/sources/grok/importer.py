@@ -19,6 +19,7 @@ import orjson
 
 from .. import jsonl
 from ..appended import Log, read_appended
+from ..documents import blocks_text, parsed
 from ..records import parse_ts
 from ..scan import importer
 
@@ -97,18 +98,6 @@ def setup(log: Log, path: Path) -> None:
     log.ts = started or log.ts  # lines have no time: the session's start (Grok's), else the file's
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = []
-    for b in content if isinstance(content, list) else []:
-        if isinstance(b, dict) and isinstance(b.get("text"), str):
-            parts.append(b["text"])
-        elif isinstance(b, dict) and b.get("type") == "image":
-            parts.append("[image]")
-    return "\n".join(parts)
-
-
 def convert(log: Log, line: jsonl.Line) -> None:
     obj = line.obj
     t = obj.get("type")
@@ -121,29 +110,24 @@ def convert(log: Log, line: jsonl.Line) -> None:
         return log.line_key(n)
 
     if t == "user":
-        text = _text(obj.get("content"))
+        text = blocks_text(obj.get("content"))
         if obj.get("synthetic_reason"):  # context Grok added: on the chain, never a prompt nor the title
             log.add("system", "system", f"[{obj['synthetic_reason']}] {text}", obj, ts, key=key())
         else:
             log.said("user", text, ts, raw=obj, key=key())
     elif t == "system":
-        log.add("system", "system", _text(obj.get("content")), obj, ts, head=False, key=key()).activity = False
+        log.add("system", "system", blocks_text(obj.get("content")), obj, ts, head=False, key=key()).activity = False
     elif t == "reasoning":
-        log.thought(_text(obj.get("summary")) or "(reasoning kept encrypted by Grok)", ts, raw=obj, key=key())
+        log.thought(blocks_text(obj.get("summary")) or "(reasoning kept encrypted by Grok)", ts, raw=obj, key=key())
     elif t == "assistant":
         model = obj.get("model_id") if isinstance(obj.get("model_id"), str) else ""
-        if _text(obj.get("content")).strip() or not obj.get("tool_calls"):
-            log.said("assistant", _text(obj.get("content")), ts, raw=obj, key=key(), model=model)
+        if blocks_text(obj.get("content")).strip() or not obj.get("tool_calls"):
+            log.said("assistant", blocks_text(obj.get("content")), ts, raw=obj, key=key(), model=model)
         for c in obj.get("tool_calls") or []:
             if isinstance(c, dict):
-                args = c.get("arguments")
-                try:
-                    args = orjson.loads(args) if isinstance(args, str) else args
-                except orjson.JSONDecodeError:
-                    pass  # kept as the text it was
-                log.call(c.get("id"), str(c.get("name", "")), args, ts, raw=c, key=key())
+                log.call(c.get("id"), str(c.get("name", "")), parsed(c.get("arguments")), ts, raw=c, key=key())
     elif t == "tool_result":
-        log.result(obj.get("tool_call_id"), _text(obj.get("content")), ts, error=obj.get("is_error") is True,
+        log.result(obj.get("tool_call_id"), blocks_text(obj.get("content")), ts, error=obj.get("is_error") is True,
                    raw=obj, key=key())
     elif t == "backend_tool_call" and isinstance(obj.get("kind"), dict):
         k = obj["kind"]

@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..documents import Transcript, is_document, load_json, oldest_first, read_whole
+from ..documents import Transcript, blocks_text, is_document, load_json, oldest_first, read_whole
 from ..records import parse_ts
 from ..scan import importer
 
@@ -37,18 +37,6 @@ def sniff(doc: Any) -> bool:
 def session_files(root: Path) -> list[Path]:
     return oldest_first([Path(d) / n for d, _dirs, names in os.walk(root) for n in names
                          if n.endswith(".json") and is_document(Path(d) / n, sniff)])
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = []
-    for b in content if isinstance(content, list) else []:
-        if isinstance(b, dict) and isinstance(b.get("text"), str):
-            parts.append(b["text"])
-        elif isinstance(b, dict) and b.get("type") in ("image_url", "input_image"):
-            parts.append("[image]")
-    return "\n".join(parts)
 
 
 def build(path: Path, data: bytes) -> list[Transcript]:
@@ -77,27 +65,20 @@ def build(path: Path, data: bytes) -> list[Transcript]:
             continue
         role, key = m.get("role"), f"m{i}"
         if role == "user":
-            t.said("user", _text(m.get("content")), ts, raw=m, key=f"{key}:user")
+            t.said("user", blocks_text(m.get("content")), ts, raw=m, key=f"{key}:user")
         elif role == "assistant":
             thinking = m.get("reasoning") or m.get("reasoning_content")
             if isinstance(thinking, str) and thinking.strip():
                 t.thought(thinking, ts, raw={"reasoning": thinking}, key=f"{key}:thinking")
-            if _text(m.get("content")).strip() or not m.get("tool_calls"):
-                t.said("assistant", _text(m.get("content")), ts, raw=m, key=f"{key}:text", model=model)
+            if blocks_text(m.get("content")).strip() or not m.get("tool_calls"):
+                t.said("assistant", blocks_text(m.get("content")), ts, raw=m, key=f"{key}:text", model=model)
             for n, c in enumerate(m.get("tool_calls") or []):
-                fn = c.get("function") if isinstance(c, dict) and isinstance(c.get("function"), dict) else {}
-                args = fn.get("arguments")
-                try:
-                    args = load_json(args.encode()) if isinstance(args, str) and args[:1] in "{[" else args
-                except ValueError:
-                    pass  # kept as the text it was
-                t.call(c.get("id") if isinstance(c, dict) else None, str(fn.get("name", "")), args, ts, raw=c,
-                       key=f"{key}:call:{n}")
+                t.function_call(c, ts, key=f"{key}:call:{n}")
         elif role == "tool":
-            t.result(m.get("tool_call_id"), _text(m.get("content")), ts, error=m.get("is_error") is True, raw=m,
+            t.result(m.get("tool_call_id"), blocks_text(m.get("content")), ts, error=m.get("is_error") is True, raw=m,
                      key=f"{key}:result")
         elif role == "system":
-            t.said("system", _text(m.get("content")), ts, raw=m, key=f"{key}:system")
+            t.said("system", blocks_text(m.get("content")), ts, raw=m, key=f"{key}:system")
         elif role == "session_meta":
             t.add("meta", None, "session_meta", m, ts, head=False, key=f"{key}:meta").activity = False
         else:

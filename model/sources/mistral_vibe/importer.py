@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from .. import jsonl
-from ..documents import Transcript, load_json, oldest_first, read_whole
+from ..documents import Transcript, blocks_text, load_json, oldest_first, read_whole
 from ..records import parse_ts
 from ..scan import importer
 
@@ -54,13 +54,6 @@ def _meta(path: Path) -> dict:
     return {}
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n".join(str(b["text"]) for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)) \
-        if isinstance(content, list) else ""
-
-
 def build(path: Path, data: bytes) -> list[Transcript]:
     meta = _meta(path)
     sid = meta.get("session_id") if isinstance(meta.get("session_id"), str) else path.parent.name
@@ -96,23 +89,16 @@ def build(path: Path, data: bytes) -> list[Transcript]:
             continue
         role, key = m.get("role"), str(m.get("message_id") or f"line{n}")
         if role == "user":
-            t.said("user", _text(m.get("content")), ts, raw=m, key=key)
+            t.said("user", blocks_text(m.get("content")), ts, raw=m, key=key)
         elif role == "assistant":
-            if _text(m.get("content")).strip() or not m.get("tool_calls"):
-                t.said("assistant", _text(m.get("content")), ts, raw=m, key=f"{key}:text", model=model)
+            if blocks_text(m.get("content")).strip() or not m.get("tool_calls"):
+                t.said("assistant", blocks_text(m.get("content")), ts, raw=m, key=f"{key}:text", model=model)
             for i, c in enumerate(m.get("tool_calls") or []):
-                fn = c.get("function") if isinstance(c, dict) and isinstance(c.get("function"), dict) else {}
-                args = fn.get("arguments")
-                try:
-                    args = load_json(args.encode()) if isinstance(args, str) and args[:1] in "{[" else args
-                except ValueError:
-                    pass  # kept as the text it was
-                t.call(c.get("id") if isinstance(c, dict) else None, str(fn.get("name", "")), args, ts, raw=c,
-                       key=f"{key}:call:{i}")
+                t.function_call(c, ts, key=f"{key}:call:{i}")
         elif role == "tool":
-            t.result(m.get("tool_call_id"), _text(m.get("content")), ts, raw=m, key=key)
+            t.result(m.get("tool_call_id"), blocks_text(m.get("content")), ts, raw=m, key=key)
         elif role == "system":
-            t.add("system", "system", _text(m.get("content")), m, ts, head=False, key=key).activity = False
+            t.add("system", "system", blocks_text(m.get("content")), m, ts, head=False, key=key).activity = False
         else:
             t.problems.append(f"line {n}: a message of role {role!r}, which the reader does not know")
     return [t]

@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import jsonl
 from ..appended import Log, read_appended
+from ..documents import blocks_text
 from ..records import parse_ts
 from ..scan import importer
 
@@ -53,18 +54,6 @@ def session_key(path: Path) -> str:
 def tool_id(path: Path) -> str:
     """pi names a file `<time>_<session id>.jsonl`; OpenClaw `<session id>.jsonl`."""
     return path.stem.rsplit("_", 1)[-1]
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = []
-    for b in content if isinstance(content, list) else []:
-        if isinstance(b, dict) and isinstance(b.get("text"), str):
-            parts.append(b["text"])
-        elif isinstance(b, dict) and b.get("type") == "image":
-            parts.append("[image]")
-    return "\n".join(parts)
 
 
 def _usage(message: dict) -> tuple[int, int, int, int] | None:
@@ -119,7 +108,7 @@ def convert(log: Log, line: jsonl.Line) -> None:
         if model:
             log.fields["model"] = model
         if role == "user":
-            made.append(log.said("user", _text(m.get("content")), ts, raw=obj, key=key()))
+            made.append(log.said("user", blocks_text(m.get("content")), ts, raw=obj, key=key()))
         elif role == "assistant":
             for b in m.get("content") if isinstance(m.get("content"), list) else []:
                 if not isinstance(b, dict):
@@ -134,10 +123,10 @@ def convert(log: Log, line: jsonl.Line) -> None:
                 elif isinstance(b.get("text"), str):
                     made.append(log.said("assistant", b["text"], ts, raw=b, key=key(), model=model))
             if not made:
-                made.append(log.said("assistant", _text(m.get("content")), ts, raw=obj, key=key(), model=model))
+                made.append(log.said("assistant", blocks_text(m.get("content")), ts, raw=obj, key=key(), model=model))
             log.usage(made[0], model, _usage(m))
         elif role == "toolResult":
-            made.append(log.result(m.get("toolCallId"), _text(m.get("content")), ts, error=m.get("isError") is True,
+            made.append(log.result(m.get("toolCallId"), blocks_text(m.get("content")), ts, error=m.get("isError") is True,
                                    raw=obj, key=key()))
         else:
             made.append(log.add("opaque", None, f"message role {role}", obj, ts, head=False, key=key()))
@@ -150,7 +139,7 @@ def convert(log: Log, line: jsonl.Line) -> None:
         made.append(log.add("meta", None, f"model: {obj.get('provider') or ''}/{obj.get('modelId') or ''}", obj, ts,
                             head=False, key=key()))
     elif t == "custom_message" and obj.get("display") is not False:
-        made.append(log.add("system", "system", _text(obj.get("content")), obj, ts, key=key()))
+        made.append(log.add("system", "system", blocks_text(obj.get("content")), obj, ts, key=key()))
     elif t in ENTRY_TYPES:  # thinking level, labels, a hidden custom message, OpenClaw's state: beside the talk
         made.append(log.add("meta", None, str(obj.get("thinkingLevel") or obj.get("customType") or t), obj, ts,
                             head=False, key=key()))
