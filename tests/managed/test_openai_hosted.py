@@ -109,6 +109,7 @@ def test_a_subagent_nests_under_the_call_that_spawned_it(store, api):
 def test_pulls_are_incremental_and_hold_back_what_is_in_progress(store, api):
     p, ids, loc = api
     sync(store, loc)
+    assert gets(p, "/subagents") == 1  # only the multi-agent session's subagents are asked for
     sid = ids["running"]
     assert [e.kind for e in store.branch(sid)] == ["message"]  # the command still running is not read yet
     before = len(p.requests)

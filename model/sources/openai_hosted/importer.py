@@ -118,8 +118,10 @@ def _item_done(item: dict) -> bool:
 class _Pull:
     """One session's new events, and what the next pull reads after."""
 
-    def __init__(self, client, s: dict, known: dict, unknown_types: dict):
-        self.client, self.s, self.known, self.unknown = client, s, known, unknown_types
+    def __init__(self, store, client, s: dict, known: dict, unknown_types: dict):
+        self.store, self.client, self.s, self.known, self.unknown = store, client, s, known, unknown_types
+        self.sub_turn_ends: dict[str, list[NewEvent]] = {}  # a subagent's finished turns, placed in its own chain
+        self._stored_calls: list[NewEvent] | None = None  # read when a subagent needs its spawner
         self.sid = s["id"]
         self.events: list[NewEvent] = []
         self.api = client.beta.agents.sessions
@@ -198,14 +200,10 @@ class _Pull:
         self.events.append(ev)
         return ev.id
 
-    sub_turn_ends: dict
-
     def _subagents(self, held: dict) -> dict:
-        agent = self.s.get("agent") if isinstance(self.s.get("agent"), dict) else {}
-        multi = agent.get("multi_agent")
-        if not held and not multi and not any(json.loads(e.payload).get("type") == "create_subagent_call"
-                                              for e in self.events if e.kind == "tool_call"):
-            return held
+        if not held and not openai_meta(self.s)["agent"]["multi_agent"] and not any(
+                e.kind == "tool_call" and '"create_subagent_call"' in e.payload for e in self.events):
+            return held  # a session whose agent cannot spawn, and did not: no listing asked for
         what = f"list the subagents of session {self.sid}"
         listed = _listing(self.api.subagents.list(self.sid, limit=PAGE), what)
         listed.sort(key=lambda a: count(a.get("opened_at")))
@@ -237,7 +235,9 @@ class _Pull:
         not yet matched (both oldest first). None when none is held (it then hangs under the session's head)."""
         calls = [e for e in self.events if e.kind == "tool_call" and not e.sidechain
                  and '"create_subagent_call"' in e.payload]
-        calls = self.stored_calls + calls
+        if self._stored_calls is None:  # a subagent may open a pull after its call: the calls already stored
+            self._stored_calls = _stored_calls(self.store, self.sid) if self.known else []
+        calls = self._stored_calls + calls
         task = api_items.content_text(sub.get("instructions")).strip()
         free = [(eid, body) for eid, body in ((e.id, json.loads(e.payload)) for e in calls) if eid not in used]
         mine = [(eid, b) for eid, b in free if b.get("agent_id") in (None, sub.get("parent_agent_id"))] or free
@@ -245,8 +245,6 @@ class _Pull:
             if task and api_items.content_text(b.get("content")).strip() == task:
                 return eid
         return mine[0][0] if mine else None
-
-    stored_calls: list
 
 
 def _stored_calls(store, session_id: str) -> list[NewEvent]:
@@ -276,8 +274,7 @@ def sync(store, location: str, *, client=None, only: set[str] | None = None, pro
             continue  # nothing happened in it since the last pull
         report.files_read += 1
         try:
-            reading = _Pull(client, s, mine, unknown_types)
-            reading.sub_turn_ends, reading.stored_calls = {}, _stored_calls(store, s["id"]) if mine else []
+            reading = _Pull(store, client, s, mine, unknown_types)
             state = reading.read()
             if s.get("status") not in STATUS:  # a status newer than this Sessionscope: the items still count
                 pull.problem(f" session {s['id']}", f"unknown status {shown(s.get('status'), 40)}: kept as it was")
