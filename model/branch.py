@@ -218,7 +218,6 @@ def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int], 
     spawned = {agent: info.get("spawned_by") for agent, info in runs_meta.items()}
     started = {agent: info["spawned_at"] for agent, info in runs_meta.items()
                if isinstance(info.get("spawned_at"), (int, float))}
-    by_time: list[tuple[float, int]] | None = None  # (ts, position) of the path, read when a run needs it
     written = sorted((r[3], position[r[0]]) for r in path if r[2] == session_id)  # (seq, position)
     seqs = [w[0] for w in written]
 
@@ -238,24 +237,23 @@ def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int], 
             elif spawned.get(agent) in position:
                 anchors[run] = position[spawned[agent]] - 1  # the run comes before the result it produced
             elif agent in started:  # a run in a file of its own (Codex, Gemini) that names only when it began
-                if by_time is None:
-                    by_time = _path_times(conn, session_id, position)
-                i = bisect.bisect_right(by_time, (started[agent], len(position)))
-                anchors[run] = by_time[i - 1][1] if i else -1
+                anchors[run] = _last_before(conn, session_id, position, started[agent])
             else:
                 anchors[run] = by_seq(seq)
         out.append((anchors[run], seq, event_id, kind, role, tokens))
     return out
 
 
-def _path_times(conn: Connection, session_id: str, position: dict[str, int]) -> list[tuple[float, int]]:
-    """(ts, position) of the session's own path events, by time: where a run that began at a time goes."""
-    ids = list(position)
-    out = []
-    for i in range(0, len(ids), _CHUNK):
-        out += [(ts, position[eid]) for eid, ts in conn.execute(sa.select(EVENT.c.id, EVENT.c.ts).where(
-            EVENT.c.id.in_(ids[i:i + _CHUNK]), EVENT.c.session_id == session_id))]
-    return sorted(out)
+def _last_before(conn: Connection, session_id: str, position: dict[str, int], ts: float) -> int:
+    """The position of the session's last path event written at or before `ts` (-1: none): where a run that names
+    only when it began goes. Walks the session's events back from `ts` by its (session, ts) index, and stops at the
+    first one on the path (the events beside it, another branch's, are few)."""
+    rows = conn.execute(sa.select(EVENT.c.id).where(EVENT.c.session_id == session_id, EVENT.c.ts <= ts,
+                                                    EVENT.c.sidechain.is_(False))
+                        .order_by(EVENT.c.ts.desc(), EVENT.c.seq.desc()).execution_options(yield_per=256))
+    best = next((position[eid] for (eid,) in rows if eid in position), -1)
+    rows.close()
+    return best
 
 
 def events_by_ids(conn: Connection, ids: list[str]) -> list[EventView]:
