@@ -40,6 +40,7 @@ _REGISTRY = {
     "gptme": "sessionscope.sources.gptme.source",
     "hermes": "sessionscope.sources.hermes.source",
     "mistral_vibe": "sessionscope.sources.mistral_vibe.source",
+    "antigravity": "sessionscope.sources.antigravity.source",
 }
 
 

@@ -1,0 +1,17 @@
+"""Antigravity's operations (sessionscope.sources.base.ToolSource): a conversation is reopened in Antigravity
+itself (no command takes its id); fork and rewind are the store's own (Antigravity's files are never touched)."""
+
+from __future__ import annotations
+
+from ..base import ToolSource
+from .importer import KIND
+
+
+class AntigravitySource(ToolSource):
+    kind = KIND
+    label = "Antigravity"
+    badge = ("AGY", "#1d4ed8")  # the session list's short name and colour (white text keeps AA)
+    package = "sessionscope.sources.antigravity"
+
+
+SOURCE = AntigravitySource()
