@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,32 +147,37 @@ Build = Callable[[Path, bytes], list[Transcript]]
 
 
 @dataclass(frozen=True)
-class DatabaseStat:
-    """A database's file with its write-ahead log, as one: what an application commits lands in the `-wal`
-    first (the database file's own size and time move only at a checkpoint), so a change to either is a
-    change to read."""
+class GroupStat:
+    """A file with the files whose changes are its own, as one: a database's write-ahead log (what an application
+    commits lands in the `-wal` first; the database file's own size and time move only at a checkpoint), a
+    session's side file the tool rewrites (Posit Assistant's message log beside its tree, Vibe's meta). A change
+    to any of them is a change to read."""
 
     st_size: int
     st_mtime: float
     st_ino: int
 
     @classmethod
-    def of(cls, path: Path) -> "DatabaseStat":
+    def of(cls, path: Path, beside: Iterable[Path] = ()) -> "GroupStat":
         st = path.stat()
-        try:
-            wal = Path(f"{path}-wal").stat()
-        except OSError:
-            return cls(st.st_size, st.st_mtime, st.st_ino)
-        return cls(st.st_size + wal.st_size, max(st.st_mtime, wal.st_mtime), st.st_ino)
+        size, mtime = st.st_size, st.st_mtime
+        for other in beside:
+            try:
+                extra = other.stat()
+            except OSError:
+                continue
+            size, mtime = size + extra.st_size, max(mtime, extra.st_mtime)
+        return cls(size, mtime, st.st_ino)
 
 
-def read_whole(build: Build, *, database: bool = False) -> Callable:
+def read_whole(build: Build, *, database: bool = False, beside: Callable[[Path], list[Path]] | None = None) -> Callable:
     """A `read_file` for sessionscope.sources.scan.run_import that reads a document whole when it changed and
     stores the sessions `build(path, data)` finds in it. A `database` (another application's SQLite file) is
-    opened by `build(path, b"")` itself, read only, and counts as changed when its write-ahead log did."""
+    opened by `build(path, b"")` itself, read only, and counts as changed when its write-ahead log did; the files
+    `beside(path)` names (that `build` reads with it) count as changed with it."""
 
     def read_file(store, _root: Path, path: Path, source_id: int, known, report: ImportReport, _cancel) -> None:
-        st = DatabaseStat.of(path) if database else path.stat()
+        st = GroupStat.of(path, [Path(f"{path}-wal")] if database else beside(path) if beside else ())
         if unchanged(known, st):
             return
         state = jsonl.ReadState(offset=st.st_size, bytes_read=st.st_size)

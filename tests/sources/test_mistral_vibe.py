@@ -35,3 +35,15 @@ def test_the_corpus_session_and_more_messages(store, corpus, tmp_path):
     s = store.session(s.id)
     assert (s.tokens_in, s.tokens_out) == (130, 50)
     assert [e.text for e in store.branch(s.id) if e.kind == "message"][-1] == "Thanks!"
+
+
+def test_a_change_to_the_meta_alone_is_read(store, corpus, tmp_path):
+    root = tmp_path / ".vibe" / "logs" / "session"
+    shutil.copytree(corpus / "mistral-vibe" / "agentsview__vibe", root)
+    sid = next(iter(importing.import_paths(store, [root]).sessions))
+    meta = json.loads((root / "session_basic" / "meta.json").read_text())
+    meta["title"], meta["stats"]["session_completion_tokens"] = "Sorting, renamed", 75
+    (root / "session_basic" / "meta.json").write_text(json.dumps(meta))
+    assert mistral_vibe.import_paths(store, [root]).events_added == 1  # what the totals grew by
+    s = store.session(sid)
+    assert (s.title, s.tokens_out) == ("Sorting, renamed", 75)

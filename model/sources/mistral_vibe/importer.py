@@ -1,9 +1,9 @@
 """Mistral Vibe sessions, read only (FORMATS.md §15): a folder a session, `messages.jsonl` (`{role, content,
 message_id, tool_calls?, tool_call_id?}`, OpenAI-shaped, no times) and `meta.json` (`{session_id,
 parent_session_id, start_time, end_time, git_branch, model, environment{working_directory}, title, stats{
-session_prompt_tokens, session_completion_tokens, …}}`, rewritten). Both are read whole when the messages change;
-ids are message ids, so what was read before is not stored twice. Messages take the session's start time (Vibe
-keeps no time per message); the tokens are the session's totals (stored as what they grew by).
+session_prompt_tokens, session_completion_tokens, …}}`, rewritten). Both are read whole when either changes
+(a new title or token count alone too); ids are message ids, so what was read before is not stored twice. Messages
+take the session's start time (Vibe keeps no time per message); the tokens are the session's totals (stored as what they grew by).
 """
 
 from __future__ import annotations
@@ -104,4 +104,5 @@ def build(path: Path, data: bytes) -> list[Transcript]:
     return [t]
 
 
-import_paths = importer(KIND, session_files, read_whole(build), "Mistral Vibe sessions")
+import_paths = importer(KIND, session_files, read_whole(build, beside=lambda p: [p.parent / "meta.json"]),
+                        "Mistral Vibe sessions")
