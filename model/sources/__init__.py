@@ -41,6 +41,7 @@ _REGISTRY = {
     "hermes": "sessionscope.sources.hermes.source",
     "mistral_vibe": "sessionscope.sources.mistral_vibe.source",
     "antigravity": "sessionscope.sources.antigravity.source",
+    "posit_assistant": "sessionscope.sources.posit_assistant.source",
 }
 
 
