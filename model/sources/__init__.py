@@ -42,6 +42,7 @@ _REGISTRY = {
     "mistral_vibe": "sessionscope.sources.mistral_vibe.source",
     "antigravity": "sessionscope.sources.antigravity.source",
     "posit_assistant": "sessionscope.sources.posit_assistant.source",
+    "qwenpaw": "sessionscope.sources.qwenpaw.source",
 }
 
 
