@@ -43,6 +43,7 @@ _REGISTRY = {
     "antigravity": "sessionscope.sources.antigravity.source",
     "posit_assistant": "sessionscope.sources.posit_assistant.source",
     "qwenpaw": "sessionscope.sources.qwenpaw.source",
+    "kiro": "sessionscope.sources.kiro.source",
 }
 
 
