@@ -82,30 +82,42 @@ def answered(payload: Any) -> list[str]:
     return []
 
 
+class Pairer:
+    """Pairs results with calls as the events come, in reading order (what `pair` does for a whole list, for a
+    reader that walks a session once)."""
+
+    def __init__(self) -> None:
+        self.owner: dict[tuple[bool, str], str] = {}  # (sidechain, call id) → call event
+        self.block: dict[bool, list[str]] = {False: [], True: []}  # calls of the current block not yet answered
+        self.after_result: dict[bool, bool] = {False: False, True: False}
+
+    def see(self, eid: str, kind: str, payload: Any, side: bool) -> str | None:
+        """Take one event; for a result, the call event it answers (None: none found)."""
+        if kind == CALL:
+            if self.after_result[side]:
+                self.block[side], self.after_result[side] = [], False  # a new block of calls begins
+            for cid in call_ids(payload):
+                self.owner[(side, cid)] = eid
+            self.block[side].append(eid)
+        elif kind == RESULT:
+            self.after_result[side] = True
+            hit = next((self.owner[(side, a)] for a in answered(payload) if (side, a) in self.owner), None)
+            if hit is None and self.block[side]:
+                hit = self.block[side][0]  # no id to go by: the first call of the block still unanswered
+            if hit is not None and hit in self.block[side]:
+                self.block[side].remove(hit)
+            return hit
+        elif kind not in ("progress", "meta", "fact.set", "fact.delete", "checkpoint"):
+            self.block[side], self.after_result[side] = [], False
+        return None
+
+
 def pair(events: Iterable[tuple[str, str, Any, bool]]) -> dict[str, str]:
     """{result event id: the call event it answers} for events in reading order, each given as
     (event id, kind, payload, sidechain). A subagent's events pair among themselves."""
-    owner: dict[tuple[bool, str], str] = {}  # (sidechain, call id) → call event
-    block: dict[bool, list[str]] = {False: [], True: []}  # calls of the current block not yet answered
-    after_result: dict[bool, bool] = {False: False, True: False}
-    out: dict[str, str] = {}
+    p, out = Pairer(), {}
     for eid, kind, payload, side in events:
-        if kind == CALL:
-            if after_result[side]:
-                block[side], after_result[side] = [], False  # a new block of calls begins
-            ids = call_ids(payload)
-            for cid in ids:
-                owner[(side, cid)] = eid
-            block[side].append(eid)
-        elif kind == RESULT:
-            after_result[side] = True
-            hit = next((owner[(side, a)] for a in answered(payload) if (side, a) in owner), None)
-            if hit is None and block[side]:
-                hit = block[side][0]  # no id to go by: the first call of the block still unanswered
-            if hit is not None:
-                out[eid] = hit
-                if hit in block[side]:
-                    block[side].remove(hit)
-        elif kind not in ("progress", "meta", "fact.set", "fact.delete", "checkpoint"):
-            block[side], after_result[side] = [], False
+        hit = p.see(eid, kind, payload, side)
+        if hit is not None:
+            out[eid] = hit
     return out

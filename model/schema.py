@@ -195,6 +195,18 @@ class UsageCache(SQLModel, table=True):
     rows: bytes  # JSON [[day, model, input, output, cache_read, cache_write], …] (sessionscope.usage)
 
 
+class ToolCache(SQLModel, table=True):
+    """A session's tool outcomes by day, tool and model (a cache; derivable from its events, sessionscope.outcomes).
+    Valid while the session's last seq and the fold's version are the ones recorded."""
+
+    __tablename__ = "tool_cache"
+
+    session_id: str = Field(primary_key=True)
+    last_seq: int
+    version: int
+    rows: bytes  # JSON [[day, tool, model, calls, errors, …, {bucket: n}, [failed call ids]], …]
+
+
 class FileBlob(SQLModel, table=True):
     """File contents the store keeps (Claude Code's checkpoint backups, files saved before a restore),
     stored once: keyed by the SHA-256 of the raw bytes, compressed."""
@@ -335,6 +347,7 @@ AUDIT = AuditEntry.__table__
 SETTING = Setting.__table__
 OUTLINE_CACHE = OutlineCache.__table__
 USAGE_CACHE = UsageCache.__table__
+TOOL_CACHE = ToolCache.__table__
 MIRROR_ENTRY = MirrorEntry.__table__
 MIRROR_SUMMARY = MirrorSummary.__table__
 STAR = Star.__table__

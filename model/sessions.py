@@ -23,6 +23,7 @@ from .schema import (
     SESSION,
     SOURCE,
     STAR,
+    TOOL_CACHE,
     USAGE_CACHE,
 )
 
@@ -159,6 +160,7 @@ def delete(conn: Connection, session_id: str) -> int:
     conn.execute(EVENT_ALIAS.delete().where(EVENT_ALIAS.c.session_id == session_id))
     conn.execute(OUTLINE_CACHE.delete().where(OUTLINE_CACHE.c.session_id == session_id))
     conn.execute(USAGE_CACHE.delete().where(USAGE_CACHE.c.session_id == session_id))
+    conn.execute(TOOL_CACHE.delete().where(TOOL_CACHE.c.session_id == session_id))
     conn.execute(CHECKPOINT_BACKUP.delete().where(CHECKPOINT_BACKUP.c.session_id == session_id))
     conn.execute(STAR.delete().where(STAR.c.session_id == session_id))
     conn.execute(PIN.delete().where(PIN.c.session_id == session_id))

@@ -368,6 +368,12 @@ class Store:
         from . import usage
         return self.write(lambda conn: usage.report(conn, **query))
 
+    def tool_outcomes(self, **query: Any):
+        """How the tool calls went, by tool, model, project or source (sessionscope.outcomes.report); folds the
+        sessions that changed since the last report into the tool cache."""
+        from . import outcomes
+        return self.write(lambda conn: outcomes.report(conn, **query))
+
     def session_costs(self, session_ids: list[str]) -> dict[str, float | None]:
         """Each session's cost in dollars (None where no model it used has a price)."""
         from . import usage

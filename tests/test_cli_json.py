@@ -51,6 +51,8 @@ SHAPES = {
     "similar": ("list", {"session_id", "title", "score", "updated_at"}),
     "status": ("list", {"session", "title", "tool", "label", "state", "why", "written", "pid"}),
     "drift": ("list", {"tool", "label", "version", "shape", "lines", "sessions", "example", "kept"}),
+    "stats": ("list", {"name", "calls", "failures", "errors", "refused", "interrupted", "failure_rate", "p50_s", "p90_s",
+                       "retries", "before_correction", "mean_output_chars", "sessions"}),
     "hooks": ("list", {"tool", "label", "settings", "events", "commands", "problem", "last_signal", "last_event",
                        "sessions"}),
     "hooks change": ("list", {"tool", "settings", "events", "command", "removed", "written", "note", "backup"}),
@@ -134,6 +136,7 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     run("show", s), run("show", s, "--branch")
     run("search", "cookie"), run("search", "nothing-matches-this")
     assert run("drift") == []  # a store of native sessions: everything understood
+    assert [(o["name"], o["calls"]) for o in run("stats", "tools")] == [("Bash", 1)]
     now = {r["session"]: r["state"] for r in run("status")}
     assert now[s] == "working" and set(now) <= {r["session"] for r in run("status", "--all")}
     run("rename", s, "renamed"), run("tag", s, "a", "b")

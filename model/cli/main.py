@@ -29,6 +29,7 @@ _HANDLERS = {
     **{name: f"meaning:{name}" for name in ("semantic", "embed", "similar")},
     "status": "status:status",
     "drift": "problems:drift",
+    "stats": "stats:stats",
     "hooks": "hooks:hooks", "hook": "hooks:hook",
     "backup": "backup:backup",
     "repair": "backup:repair",

@@ -330,6 +330,13 @@ def build_parser() -> argparse.ArgumentParser:
     cmd("drift", "what the readers met and did not understand, by tool and the tool's version (a format newer or "
                  "older than this Sessionscope knows): kept lines and document parts said as not known")
 
+    c = cmd("stats", "how the agents' tool calls went: calls, failures (errors, refused permissions, interruptions), "
+                     "time per call, output, retries, and the calls right before a correction")
+    c.add_argument("what", choices=("tools",), help="tools: the tool outcomes")
+    c.add_argument("--by", choices=("tool", "model", "project", "source"), default="tool", help="group by (default: tool)")
+    c.add_argument("--since", metavar="WHEN", help="from this day (2026-11-01) or age (7d, 2w)")
+    c.add_argument("--until", metavar="WHEN", help="up to this day (inclusive)")
+
     c = cmd("write-back", "write a kept Claude Code session back so `claude --resume` finds it again "
             "(also: restore, its first name)", aliases=["restore"])
     COMMANDS.add("restore")
