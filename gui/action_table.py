@@ -178,6 +178,9 @@ TABLE: tuple[Row, ...] = (
     Row("view.usage", "&Usage and Cost…", lambda w, c: w.show_usage(), "Ctrl+Shift+U", Px.SP_FileDialogContentsView,
         "Tokens and cost per day or week, by project, model or source; the costliest sessions", "Usage",
         where="view toolbar sessions"),
+    Row("view.outcomes", "&Tool Outcomes…", lambda w, c: w.show_outcomes(), "Ctrl+Shift+T",
+        tip="Per tool, model, project or source: calls, failures (errors, refusals, interruptions), time per call, "
+            "retries and the calls before a correction; each failure opens where it happened", where="view"),
     Row("timeline.fold", "F&old Tool Output", lambda w, c: w.branch.set_folded(c.checked), "Ctrl+Shift+O",
         tip="Show each tool call with the first line of its output; its results fold under it", where="view",
         checkable=True),

@@ -39,6 +39,19 @@ class WindowCommands:
         self.usage_view.raise_()
         self.usage_view.activateWindow()
 
+    def show_outcomes(self) -> None:
+        """View ▸ Tool Outcomes (made once, read again each time it is shown)."""
+        from .outcomes_view import OutcomesView
+        if self.store is None:
+            return
+        if self.outcomes_view is None:
+            self.outcomes_view = OutcomesView(self.store, self)
+            self.outcomes_view.sig_open.connect(lambda sid, eid: self.open_session(sid, eid))
+        self.outcomes_view.refresh()
+        self.outcomes_view.show()
+        self.outcomes_view.raise_()
+        self.outcomes_view.activateWindow()
+
     def show_pins(self) -> None:
         from .marks_view import PinsView
         self.pins_view = self._show_marks(self.pins_view, PinsView)
