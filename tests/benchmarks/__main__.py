@@ -116,6 +116,9 @@ def main(argv=None) -> int:
     row("search, common word, best 50 (BM25)", "", f"{q['ranked_common'] * 1000:.1f} ms", "", "", "≤ 50 ms")
     row("search with operators (phrase OR word -word kind: since:), best 50", "",
         f"{q['ranked_operators'] * 1000:.1f} ms", "", "", "≤ 50 ms")
+    row("tool outcomes of the whole store (`stats tools`)", f"{q['outcomes_calls']:,} calls",
+        f"{q['outcomes_cached'] * 1000:.0f} ms", f"first report, folding every session: {q['outcomes_cold']:.1f} s", "",
+        "≤ 1 s (cached)")
     row("fork of the biggest session (best of 2)", f"{gen['biggest_bytes'] / 1e6:.1f} MB", f"{q['fork'] * 1000:.0f} ms",
         f"{q['fork'] / q['sdk_fork']:.2f}× SDK fork_session ({q['sdk_fork'] * 1000:.0f} ms)", "", "≤ 1 s, ≤ 0.5× SDK")
     if "skipped" in pg:

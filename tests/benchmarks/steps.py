@@ -133,6 +133,10 @@ def queries(home: str, db: str, biggest: str) -> dict:
     out["ranked_common"], _ = timed(lambda: store.search("the", limit=50), 5)
     out["ranked_operators"], _ = timed(lambda: store.search('"the test" OR fix -zebracorn kind:message since:3650d',
                                                             limit=50), 5)
+    # tool outcomes: the first report folds every session (then cached); the next ones read the cache
+    out["outcomes_cold"], rows = timed(lambda: store.tool_outcomes())
+    out["outcomes_calls"] = sum(o.calls for o in rows)
+    out["outcomes_cached"], _ = timed(lambda: store.tool_outcomes(), 3)
     head = store.session(biggest).head_event_id
     # best of two each (each run writes a new 85 MB transcript): the first pays for importing its modules
     out["fork"], _ = timed(lambda: claude_actions.fork(store, biggest, head), 2)
