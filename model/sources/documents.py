@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -137,6 +137,17 @@ class Transcript:
         anchor = self.events[0].id if whole and self.events else self.last
         if anchor is not None:
             add_fact(self.events, self.facts, self.ns, anchor, ts or self.ts, key, value)
+
+    def json_lines(self, lines: Iterable[bytes], where: str = "") -> Iterator[tuple[int, Any]]:
+        """(line number, value) of each JSON line of a file read whole; a line that is not JSON is this session's
+        problem (`where` names the file when it is not the session's own), said with its number, and skipped."""
+        for n, raw in enumerate(lines, 1):
+            if not raw.strip():
+                continue
+            try:
+                yield n, orjson.loads(raw)
+            except orjson.JSONDecodeError as exc:
+                self.problems.append(f"{where}line {n}: not JSON ({str(exc).split(':')[0]})")
 
     def title(self, text: str) -> None:
         if not self.fields.get("title") and text.strip():

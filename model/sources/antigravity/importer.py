@@ -186,14 +186,8 @@ def _read(t: Transcript, steps: Iterable[tuple[str, Any]]) -> list[Transcript]:
 
 
 def build(path: Path, data: bytes) -> list[Transcript]:
-    def lines():
-        for n, raw in enumerate(data.splitlines(), 1):
-            if raw.strip():
-                try:
-                    yield f"line {n}", orjson.loads(raw)
-                except orjson.JSONDecodeError as exc:
-                    yield f"line {n}", f"not JSON ({str(exc).split(':')[0]})"
-    return _read(_transcript(path, _conversation_id(path)), lines())
+    t = _transcript(path, _conversation_id(path))
+    return _read(t, ((f"line {n}", obj) for n, obj in t.json_lines(data.splitlines())))
 
 
 def build_database(path: Path, _data: bytes) -> list[Transcript]:

@@ -192,14 +192,7 @@ def _message(t: Transcript, m: dict, ts: float) -> list:
 def _lines(path: Path, t: Transcript, ts: float) -> list[dict]:
     out = []
     with jsonl.open_binary(path) as fh:
-        for n, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            try:
-                obj = orjson.loads(raw)
-            except orjson.JSONDecodeError as exc:
-                t.problems.append(f"{path.name} line {n}: not JSON ({str(exc).split(':')[0]})")
-                continue
+        for _n, obj in t.json_lines(fh, f"{path.name} "):
             if isinstance(obj, dict):
                 out.append(obj)
     return out

@@ -13,8 +13,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from .. import jsonl
 from ..documents import Transcript, blocks_text, load_json, oldest_first, read_whole
 from ..records import parse_ts
@@ -76,14 +74,7 @@ def build(path: Path, data: bytes) -> list[Transcript]:
     tokens = [stats.get(k) for k in ("session_prompt_tokens", "session_completion_tokens")]
     if all(isinstance(v, int) and v >= 0 for v in tokens):
         t.totals, t.totals_model = (tokens[0], tokens[1]), model
-    for n, raw in enumerate(data.splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            m = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            t.problems.append(f"line {n}: not JSON ({str(exc).split(':')[0]})")
-            continue
+    for n, m in t.json_lines(data.splitlines()):
         if not isinstance(m, dict):
             t.problems.append(f"line {n}: not a message")
             continue

@@ -21,8 +21,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ..documents import Transcript, is_document, load_json, oldest_first, read_whole
 from ..scan import importer
 
@@ -89,14 +87,7 @@ def _lm_messages(path: Path, t: Transcript) -> dict[int, dict]:
     except OSError as exc:
         t.problems.append(f"{path.name}: cannot be read ({exc.strerror or exc})")
         return out
-    for n, raw in enumerate(data.splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            t.problems.append(f"{path.name} line {n}: not JSON ({str(exc).split(':')[0]})")
-            continue
+    for n, obj in t.json_lines(data.splitlines(), f"{path.name} "):
         if sniff_line(obj):
             out[obj["id"]] = obj["message"]
         else:
