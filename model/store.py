@@ -25,6 +25,7 @@ from .errors import InvalidInput, SessionscopeError
 from .ids import new_session_id, resolve
 from .read_models import Action, ChainReport, Changes, EventView, FactDiff, ResumeContext, SearchHit, SessionView
 from .schema import EVENT, SESSION
+from .store_views import StoreViews
 
 COMPACTION = "compaction"
 
@@ -42,7 +43,7 @@ def open_store(url: str | None = None) -> "Store":
     return Store(url, engine)
 
 
-class Store:
+class Store(StoreViews):
     """Sessions, their append-only event logs, durable facts and the audit log."""
 
     def __init__(self, url: str, engine):
@@ -362,61 +363,10 @@ class Store:
                 self.branch_outline(sid)
                 self.facts_at(head)
 
-    def usage(self, **query: Any):
-        """Token usage and cost by day or week and project, model or source (sessionscope.usage.report);
-        folds the sessions that changed since the last report into the usage cache."""
-        from . import usage
-        return self.write(lambda conn: usage.report(conn, **query))
-
-    def tool_outcomes(self, **query: Any):
-        """How the tool calls went, by tool, model, project or source (sessionscope.outcomes.report); folds the
-        sessions that changed since the last report into the tool cache."""
-        from . import outcomes
-        return self.write(lambda conn: outcomes.report(conn, **query))
-
-    def session_costs(self, session_ids: list[str]) -> dict[str, float | None]:
-        """Each session's cost in dollars (None where no model it used has a price)."""
-        from . import usage
-        return self.write(lambda conn: {sid: usage.session_cost(conn, sid)[0] for sid in session_ids})
-
     def events_by_ids(self, ids: list[str]) -> list[EventView]:
         from .branch import events_by_ids
         with self.reader() as conn:
             return events_by_ids(conn, ids)
-
-    def tree(self, session_id: str):
-        """The session's branch tree, compressed and laid out in lanes (sessionscope.tree_reading)."""
-        from . import gcpause, tree_reading
-        with self.reader() as conn, gcpause.paused():
-            return tree_reading.session_tree(conn, session_id)
-
-    def forks_of(self, session_id: str) -> list[str]:
-        """The sessions forked (or, for a tool that writes one, rewound) from this one, oldest first."""
-        with self.reader() as conn:
-            return list(conn.execute(sa.select(SESSION.c.id).where(SESSION.c.forked_from_session == session_id)
-                                     .order_by(SESSION.c.created_at, SESSION.c.id)).scalars())
-
-    def lineage(self, session_id: str) -> list[SessionView]:
-        """The session and the sessions it was forked from, oldest origin first."""
-        out, seen = [], set()
-        cur: str | None = session_id
-        while cur and cur not in seen:
-            seen.add(cur)
-            s = self.session(cur)
-            out.append(s)
-            cur = s.forked_from_session
-        return list(reversed(out))
-
-    def branch_points(self, session_id: str) -> dict[str, list[str]]:
-        """Where other branches leave the session's tree (its origins' too): {event id: notes}."""
-        from . import tree_reading
-        ids = [s.id for s in self.lineage(session_id)]
-        with self.reader() as conn:
-            return tree_reading.branch_points(conn, ids)
-
-    def leaves(self, session_id: str) -> list[str]:
-        with self.reader() as conn:
-            return reading.leaves(conn, session_id)
 
     def facts_at(self, event_id: str) -> dict[str, Any]:
         """The durable facts as they stood at `event_id` (caching snapshots on the way)."""

@@ -1,0 +1,68 @@
+"""The store's derived views: the reports folded from every session (usage and cost, tool outcomes) and a session's
+place among the others (its branch tree, the forks of it, its lineage). A part of sessionscope.store.Store, kept
+apart so each file stays one subject; these only read the store, or write its caches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+
+from . import reading
+from .read_models import SessionView
+from .schema import SESSION
+
+
+class StoreViews:
+    """Needs the Store's `reader()`, `write()` and `session()`."""
+
+    def usage(self, **query: Any):
+        """Token usage and cost by day or week and project, model or source (sessionscope.usage.report);
+        folds the sessions that changed since the last report into the usage cache."""
+        from . import usage
+        return self.write(lambda conn: usage.report(conn, **query))
+
+    def tool_outcomes(self, **query: Any):
+        """How the tool calls went, by tool, model, project or source (sessionscope.outcomes.report); folds the
+        sessions that changed since the last report into the tool cache."""
+        from . import outcomes
+        return self.write(lambda conn: outcomes.report(conn, **query))
+
+    def session_costs(self, session_ids: list[str]) -> dict[str, float | None]:
+        """Each session's cost in dollars (None where no model it used has a price)."""
+        from . import usage
+        return self.write(lambda conn: {sid: usage.session_cost(conn, sid)[0] for sid in session_ids})
+
+    def tree(self, session_id: str):
+        """The session's branch tree, compressed and laid out in lanes (sessionscope.tree_reading)."""
+        from . import gcpause, tree_reading
+        with self.reader() as conn, gcpause.paused():
+            return tree_reading.session_tree(conn, session_id)
+
+    def forks_of(self, session_id: str) -> list[str]:
+        """The sessions forked (or, for a tool that writes one, rewound) from this one, oldest first."""
+        with self.reader() as conn:
+            return list(conn.execute(sa.select(SESSION.c.id).where(SESSION.c.forked_from_session == session_id)
+                                     .order_by(SESSION.c.created_at, SESSION.c.id)).scalars())
+
+    def lineage(self, session_id: str) -> list[SessionView]:
+        """The session and the sessions it was forked from, oldest origin first."""
+        out, seen = [], set()
+        cur: str | None = session_id
+        while cur and cur not in seen:
+            seen.add(cur)
+            s = self.session(cur)
+            out.append(s)
+            cur = s.forked_from_session
+        return list(reversed(out))
+
+    def branch_points(self, session_id: str) -> dict[str, list[str]]:
+        """Where other branches leave the session's tree (its origins' too): {event id: notes}."""
+        from . import tree_reading
+        ids = [s.id for s in self.lineage(session_id)]
+        with self.reader() as conn:
+            return tree_reading.branch_points(conn, ids)
+
+    def leaves(self, session_id: str) -> list[str]:
+        with self.reader() as conn:
+            return reading.leaves(conn, session_id)
