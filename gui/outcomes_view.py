@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .usage_view import RANGES
+from .usage_view import RANGES, remembered
 from .workers import Generation, run_task
 
 GROUPS = [("by tool", "tool"), ("by model", "model"), ("by project", "project"), ("by source", "source")]
@@ -93,12 +93,7 @@ class OutcomesView(QDialog):
         top = QHBoxLayout()
         for label, box, key, default in (("Range", self.range, "range", "Last 30 days"),
                                          ("Group", self.group, "group", "by tool")):
-            top.addWidget(QLabel(label))
-            top.addWidget(box)
-            box.setCurrentIndex(max(0, box.findText(settings.value(f"outcomes/{key}", default))))
-            box.currentIndexChanged.connect(lambda _i, box=box, key=key: QSettings().setValue(f"outcomes/{key}",
-                                                                                           box.currentText()))
-            box.currentIndexChanged.connect(self.refresh)
+            remembered(top, label, box, f"outcomes/{key}", default, self.refresh)
         top.addStretch(1)
         self.summary = QLabel()
         self.summary.setObjectName("outcomes-summary")

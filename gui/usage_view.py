@@ -57,6 +57,16 @@ def money(v: float) -> str:
     return f"${v:,.2f}" if v >= 1 or v == 0 else f"${v:.3f}" if v >= 0.01 else f"${v:.4f}"
 
 
+def remembered(row: QHBoxLayout, label: str, box: QComboBox, setting: str, default: str, changed) -> None:
+    """A labelled choice in `row` that starts at what was chosen last time (QSettings `setting`), remembers each new
+    choice and calls `changed`."""
+    row.addWidget(QLabel(label))
+    row.addWidget(box)
+    box.setCurrentIndex(max(0, box.findText(QSettings().value(setting, default))))
+    box.currentIndexChanged.connect(lambda _i: QSettings().setValue(setting, box.currentText()))
+    box.currentIndexChanged.connect(changed)
+
+
 def day_label(bucket: str, with_year: bool = False) -> str:
     return dt.date.fromisoformat(bucket).strftime("%b %d %Y" if with_year else "%b %d")
 
@@ -94,12 +104,7 @@ class UsageView(QDialog):
         for label, box, key, default in (("Range", self.range, "range", "Last 30 days"), ("Bars", self.by, "bars", "per day"),
                                          ("Stacked", self.group, "group", "by project"),
                                          ("Show", self.show_as, "show", "cost")):
-            row.addWidget(QLabel(label))
-            row.addWidget(box)
-            box.setCurrentIndex(max(0, box.findText(settings.value(f"usage/{key}", default))))
-            box.currentIndexChanged.connect(lambda _i, box=box, key=key: QSettings().setValue(f"usage/{key}",
-                                                                                           box.currentText()))
-            box.currentIndexChanged.connect(self.refresh)
+            remembered(row, label, box, f"usage/{key}", default, self.refresh)
             if box is self.range:  # a custom range: its first and last day, beside the box
                 row.addWidget(self.since_edit)
                 row.addWidget(self.until_edit)
