@@ -178,6 +178,15 @@ def pages(first, what: str, cursor: Callable) -> Iterator:
         page = page.get_next_page()
 
 
+def retrieve_each(api, session_ids, errors) -> list[dict]:
+    """The sessions named (a pull of some only), each read alone, oldest id first; `errors` the vendor's api_errors."""
+    found = []
+    for sid in sorted(session_ids):
+        with errors(f"read session {sid}"):
+            found.append(plain(api.retrieve(sid)))
+    return found
+
+
 def plain(item) -> dict:
     """An API object as the JSON it came as (the client hands models; an item type newer than the installed
     package may come as a plain dict)."""

@@ -73,11 +73,7 @@ def pages(first, what: str):
 def _list_sessions(client, only: set[str] | None) -> list[dict]:
     api = client.beta.sessions
     if only:
-        found = []
-        for sid in sorted(only):
-            with api_errors(f"read session {sid}"):
-                found.append(plain(api.retrieve(sid)))
-        return found
+        return remote.retrieve_each(api, only, api_errors)
     what = "list the workspace's sessions"
     with api_errors(what):
         return [plain(s) for s in pages(api.list(include_archived=True, limit=PAGE), what)]

@@ -86,11 +86,7 @@ def _known(store, source_id: int) -> dict[str, dict]:
 def _list_sessions(client, only: set[str] | None) -> list[dict]:
     api = client.beta.agents.sessions
     if only:
-        found = []
-        for sid in sorted(only):
-            with api_errors(f"read session {sid}"):
-                found.append(plain(api.retrieve(sid)))
-        return found
+        return remote.retrieve_each(api, only, api_errors)
     what = "list the project's sessions"
     with api_errors(what):
         return [plain(s) for s in pages(api.list(limit=PAGE), what)]
