@@ -155,22 +155,31 @@ def fold(conn: Connection, session_id: str) -> list[list]:
     return [[day, tool, model, *r.dump()] for (day, tool, model), r in sorted(rows.items())]
 
 
-def cached_rows(conn: Connection, session_ids: list[str] | None = None) -> dict[str, list[list]]:
-    """Every session's outcome rows, folding (and caching) the sessions that changed since last time."""
+def cached_rows(conn: Connection, session_ids: list[str] | None = None) -> tuple[dict[str, list[list]], dict]:
+    """Every session's outcome rows, and those folded now (the sessions that changed since they were cached:
+    {session id: (its last seq, its rows)}, for `save`). Only reads: the folding never holds the store's write lock."""
     have = sa.select(SESSION.c.id, SESSION.c.last_seq, TOOL_CACHE.c.last_seq, TOOL_CACHE.c.version,
                      TOOL_CACHE.c.rows).select_from(SESSION.outerjoin(TOOL_CACHE, TOOL_CACHE.c.session_id == SESSION.c.id))
     if session_ids is not None:
         have = have.where(SESSION.c.id.in_(session_ids))
     out: dict[str, list[list]] = {}
+    fresh: dict[str, tuple[int, list[list]]] = {}
     for sid, last_seq, cached_seq, version, blob in conn.execute(have).all():
         if cached_seq == last_seq and version == FOLD_VERSION and blob is not None:
             out[sid] = orjson.loads(blob)
             continue
         out[sid] = fold(conn, sid)
-        conn.execute(TOOL_CACHE.delete().where(TOOL_CACHE.c.session_id == sid))
-        conn.execute(TOOL_CACHE.insert().values(session_id=sid, last_seq=last_seq or 0, version=FOLD_VERSION,
-                                                rows=orjson.dumps(out[sid])))
-    return out
+        fresh[sid] = (last_seq or 0, out[sid])
+    return out, fresh
+
+
+def save(conn: Connection, fresh: dict[str, tuple[int, list[list]]]) -> None:
+    """Cache the sessions folded by `cached_rows`, in one short write."""
+    if not fresh:
+        return
+    conn.execute(TOOL_CACHE.delete().where(TOOL_CACHE.c.session_id.in_(list(fresh))))
+    conn.execute(TOOL_CACHE.insert(), [{"session_id": sid, "last_seq": seq, "version": FOLD_VERSION,
+                                        "rows": orjson.dumps(rows)} for sid, (seq, rows) in fresh.items()])
 
 
 # -- the report ------------------------------------------------------------------------
@@ -231,12 +240,15 @@ BY = ("tool", "model", "project", "source")
 
 
 def report(conn: Connection, *, by: str = "tool", since: str = "", until: str = "",
-           session_ids: list[str] | None = None, tool: str | None = None) -> list[Outcome]:
+           session_ids: list[str] | None = None, tool: str | None = None, folded: dict | None = None) -> list[Outcome]:
     """Outcomes between two days (inclusive, 'YYYY-MM-DD'; empty: unbounded) grouped `by` tool, model, project or
-    source, most calls first; `tool`: only that tool's calls."""
+    source, most calls first; `tool`: only that tool's calls. The sessions folded on the way are added to `folded`
+    (for `save`, after the read)."""
     if by not in BY:
         raise ValueError(f"--by takes one of {', '.join(BY)}, not {by!r}")
-    outcomes = cached_rows(conn, session_ids)
+    outcomes, fresh = cached_rows(conn, session_ids)
+    if folded is not None:
+        folded.update(fresh)
     info = {sid: (project, kind or "native", last) for sid, project, kind, last in conn.execute(
         sa.select(SESSION.c.id, SESSION.c.project, SOURCE.c.kind, SESSION.c.updated_at).select_from(
             SESSION.outerjoin(SOURCE, SOURCE.c.id == SESSION.c.source_id)))}

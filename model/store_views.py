@@ -4,17 +4,19 @@ apart so each file stays one subject; these only read the store, or write its ca
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import sqlalchemy as sa
 
-from . import reading
+from . import db, reading
+from .errors import SessionscopeError
 from .read_models import SessionView
 from .schema import SESSION
 
 
 class StoreViews:
-    """Needs the Store's `reader()`, `write()` and `session()`."""
+    """Needs the Store's `engine`, `reader()`, `write()` and `session()`."""
 
     def usage(self, **query: Any):
         """Token usage and cost by day or week and project, model or source (sessionscope.usage.report);
@@ -24,9 +26,15 @@ class StoreViews:
 
     def tool_outcomes(self, **query: Any):
         """How the tool calls went, by tool, model, project or source (sessionscope.outcomes.report); folds the
-        sessions that changed since the last report into the tool cache."""
+        sessions that changed since the last report, then caches them in one short write."""
         from . import outcomes
-        return self.write(lambda conn: outcomes.report(conn, **query))
+        folded: dict = {}
+        with self.reader() as conn:  # folding a big store takes seconds: never under the write lock
+            rows = outcomes.report(conn, folded=folded, **query)
+        if folded:
+            with contextlib.suppress(SessionscopeError):  # a cache: when the store is busy, folded again next time
+                db.try_write(self.engine, outcomes.save, folded)
+        return rows
 
     def session_costs(self, session_ids: list[str]) -> dict[str, float | None]:
         """Each session's cost in dollars (None where no model it used has a price)."""

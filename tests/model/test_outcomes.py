@@ -51,6 +51,8 @@ def test_a_session_whose_truth_is_known(store):
     failed = {e.text.split(" ")[0] for e in store.events_by_ids(bash.failed_ids + edit.failed_ids + read.failed_ids)}
     assert failed == {"Bash", "Edit", "Read"}  # the numbers lead to the calls behind them
     assert _by_name(store.tool_outcomes(by="model"))["m-1"].calls == 5
+    with store.reader() as conn:  # the folded session was cached after the read
+        assert outcomes.cached_rows(conn, [sid])[1] == {}
     # the cache follows the session: a new call is folded in, the rest read back
     _call(store, sid, "c6", "Read", {"file_path": "c.py"}, t + 11)
     _result(store, sid, "c6", "print(1)", t + 11.1)
