@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import uuid
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -151,9 +152,9 @@ class Conversation:
         for n in nodes:
             children.setdefault(n.get("parentId") if n.get("parentId") != root_id else None, []).append(n)
         ends: dict[str | None, str | None] = {None: None}  # node → its last event (where its children hang)
-        queue, seen = list(children.get(None, [])), set()
+        queue, seen = deque(children.get(None, [])), set()
         while queue:
-            n = queue.pop(0)
+            n = queue.popleft()
             if n["id"] in seen:
                 continue
             seen.add(n["id"])
@@ -164,7 +165,7 @@ class Conversation:
                 else:
                     t.problems.append(f"node {n['id']}: model message {lm_id!r} is not in lm-messages.jsonl")
             ends[n["id"]] = t.last
-            queue += children.get(n["id"], [])
+            queue.extend(children.get(n["id"], []))
         for n in nodes:
             if n["id"] not in seen:
                 t.problems.append(f"node {n['id']}: its parent {n.get('parentId')!r} is not in the conversation")
