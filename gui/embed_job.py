@@ -42,8 +42,9 @@ class EmbedJob(QObject):
         self.store, self.stopped = store, False
 
     def soon(self) -> None:
-        """After a quiet rescan: a run in a while (one for many rescans)."""
-        if not self.later.isActive():
+        """After a quiet rescan: a run in a while (one for many rescans); none once the window closed (a
+        rescan's last report can arrive after it)."""
+        if self.store is not None and not self.later.isActive():
             self.later.start()
 
     def maybe_start(self, asked: bool = False) -> None:
@@ -102,6 +103,11 @@ class EmbedJob(QObject):
             why = result.get("error") or f"the job stopped (exit code {code})"
             self.sig_message.emit(f"⚠ Search by meaning: {why} (Settings ▸ Search by meaning)", 30000)
             self.stopped = True  # not again and again: after the next import the user asks, or Settings
+
+    def close(self) -> None:
+        """The window closes: stop, and start nothing after (no store to embed into)."""
+        self.stop()
+        self.store = None
 
     def stop(self) -> None:
         self.later.stop()

@@ -379,7 +379,7 @@ class MainWindow(WindowCommands, QMainWindow):
                                      "needs you; Quit from the tray icon's menu ends it")
             return
         self.imports.stop()
-        self.embeds.stop()
+        self.embeds.close()
         self.live.stop()
         self.sessions.model.stop()
         super().closeEvent(event)

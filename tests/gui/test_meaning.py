@@ -114,3 +114,11 @@ def test_stop_keeps_what_was_done_and_no_run_starts_by_itself(window, qtbot, mod
     with qtbot.waitSignal(window.embeds.sig_done, timeout=60000):
         window.embeds.maybe_start(asked=True)  # the user's next import, or Settings
     assert semantic.status(store).pending == 0
+
+
+def test_a_rescan_reported_after_the_window_closed_starts_nothing(window, qtbot):
+    """A watcher's last rescan can report after closeEvent stopped everything (CI saw the 30 s timer left
+    running): the closed window's job takes no new run."""
+    window.close()
+    window.embeds.soon()  # what the import's sig_changes calls
+    assert not window.embeds.later.isActive() and window.embeds.store is None
