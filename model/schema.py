@@ -207,6 +207,18 @@ class ToolCache(SQLModel, table=True):
     rows: bytes  # JSON [[day, tool, model, calls, errors, …, {bucket: n}, [failed call ids]], …]
 
 
+class VitalsCache(SQLModel, table=True):
+    """A session's vital signs (a cache; derivable from its events, sessionscope.vitals). Valid while the session's
+    last seq and the fold's version are the ones recorded."""
+
+    __tablename__ = "vitals_cache"
+
+    session_id: str = Field(primary_key=True)
+    last_seq: int
+    version: int
+    data: bytes  # JSON of sessionscope.vitals.Vitals
+
+
 class FileBlob(SQLModel, table=True):
     """File contents the store keeps (Claude Code's checkpoint backups, files saved before a restore),
     stored once: keyed by the SHA-256 of the raw bytes, compressed."""
@@ -348,6 +360,7 @@ SETTING = Setting.__table__
 OUTLINE_CACHE = OutlineCache.__table__
 USAGE_CACHE = UsageCache.__table__
 TOOL_CACHE = ToolCache.__table__
+VITALS_CACHE = VitalsCache.__table__
 MIRROR_ENTRY = MirrorEntry.__table__
 MIRROR_SUMMARY = MirrorSummary.__table__
 STAR = Star.__table__

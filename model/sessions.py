@@ -25,6 +25,7 @@ from .schema import (
     STAR,
     TOOL_CACHE,
     USAGE_CACHE,
+    VITALS_CACHE,
 )
 
 # Importers rank the titles they find (first prompt 1 … a tool's own custom title 4) and keep the best;
@@ -161,6 +162,7 @@ def delete(conn: Connection, session_id: str) -> int:
     conn.execute(OUTLINE_CACHE.delete().where(OUTLINE_CACHE.c.session_id == session_id))
     conn.execute(USAGE_CACHE.delete().where(USAGE_CACHE.c.session_id == session_id))
     conn.execute(TOOL_CACHE.delete().where(TOOL_CACHE.c.session_id == session_id))
+    conn.execute(VITALS_CACHE.delete().where(VITALS_CACHE.c.session_id == session_id))
     conn.execute(CHECKPOINT_BACKUP.delete().where(CHECKPOINT_BACKUP.c.session_id == session_id))
     conn.execute(STAR.delete().where(STAR.c.session_id == session_id))
     conn.execute(PIN.delete().where(PIN.c.session_id == session_id))

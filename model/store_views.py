@@ -36,6 +36,17 @@ class StoreViews:
                 db.try_write(self.engine, outcomes.save, folded)
         return rows
 
+    def vitals(self, session_ids: list[str]):
+        """Each session's vital signs ({id: sessionscope.vitals.Vitals}); folds those that changed since they were
+        last asked for, then caches them in one short write."""
+        from . import vitals
+        with self.reader() as conn:
+            out, fresh = vitals.cached(conn, list(session_ids))
+        if fresh:
+            with contextlib.suppress(SessionscopeError):  # a cache: when the store is busy, folded again next time
+                db.try_write(self.engine, vitals.save, fresh)
+        return out
+
     def session_costs(self, session_ids: list[str]) -> dict[str, float | None]:
         """Each session's cost in dollars (None where no model it used has a price)."""
         from . import usage
