@@ -103,6 +103,11 @@ class BranchPane(QWidget):
         row.addWidget(self.find_status)
         row.addWidget(self.find_edit)
         lay.addLayout(row)
+        from .vitals_strip import VitalsStrip
+        self.vitals_strip = VitalsStrip()  # the session's vital signs, each going to its events
+        self.vitals_strip.sig_jump.connect(self.go_to)
+        self._vitals_of: tuple[str, int] | None = None  # (session, its event count) the strip shows
+        lay.addWidget(self.vitals_strip)
         lay.addWidget(self.timeline_stack, 1)
         lay.addWidget(self.composer)
 
@@ -112,6 +117,8 @@ class BranchPane(QWidget):
         self.tree.sig_menu.connect(self.sig_node_menu)
         self.tree.sig_fork_menu.connect(self.sig_fork_menu)
         self.detail = EventDetail()
+        self.detail.session_info.anchorClicked.connect(
+            lambda url: self.vitals_strip.jump(url.toString().removeprefix("vital:")))
         self.bottom = QSplitter(Qt.Orientation.Horizontal)
         self.bottom.addWidget(self.tree)
         self.bottom.addWidget(self.detail)
@@ -151,6 +158,8 @@ class BranchPane(QWidget):
         self._gen.next()
         self.timeline_model.show_ids(self.store, [])
         self.timeline_label.setText("(no session)")
+        self.vitals_strip.show_vitals(None)
+        self._vitals_of = None
         self.tree.tree_model.set_layout(None)
         self.tree_session = None
         self.detail.show_event(self.store, None)
@@ -229,6 +238,7 @@ class BranchPane(QWidget):
             "not shown." if total > len(ids) else "")
         self.branch_label = label
         self.show_live()
+        self._load_vitals(s)
         # tips and branch points read the whole session: they follow the rows, they do not hold them up
         store, session_id = self.store, s.id
         run_task(lambda: (store.branch_points(session_id), ops.changed_files(store, session_id)),
@@ -242,6 +252,38 @@ class BranchPane(QWidget):
         self.sig_ready.emit()
         if self.tree_session != s.id or self.tree_stale:
             self._load_tree()
+
+    def _load_vitals(self, s) -> None:
+        """The strip's and the Session tab's vital signs, worked out on a worker (once a session and size)."""
+        if self._vitals_of == (s.id, s.event_count):
+            return
+        if self._vitals_of is None or self._vitals_of[0] != s.id:
+            self.vitals_strip.show_vitals(None)  # not the last session's signs meanwhile
+        self._vitals_of = (s.id, s.event_count)
+        store, sid, cost = self.store, s.id, self.cost_of(s.id)
+        priced = cost is not None or not (s.tokens_in or s.tokens_out)
+
+        def load():
+            return store.vitals([sid]).get(sid), cost if priced else store.session_costs([sid]).get(sid)
+
+        def loaded(result) -> None:
+            v, cost = result
+            if self.session is not None and self.session.id == sid:
+                self.vitals_strip.show_vitals(v, cost)
+                self.detail.show_signs(sid, list(self.vitals_strip.signs.values()))
+        run_task(load, loaded, lambda _exc: None, owner=self)  # (signs are a help: never an error box)
+
+    def go_to(self, event_id: str, what: str = "") -> None:
+        """Show an event of the session shown: in the branch shown, else on the branch that holds it."""
+        if self.session is None:
+            return
+        if self.timeline_model.row_of(event_id) >= 0:
+            self.reselect(event_id)
+        else:
+            self.show_branch(event_id, event_id)  # another branch's event: the path to it
+            what = f"{what} (on another branch)" if what else what
+        if what:
+            self.sig_message.emit(what, 4000)
 
     def _marks_failed(self, token):
         def failed(exc: BaseException) -> None:

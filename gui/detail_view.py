@@ -97,6 +97,8 @@ class EventDetail(QTabWidget):
         self.addTab(self.files_tab, "Files")
         self.session_info = QTextBrowser()
         self.session_info.setObjectName("session-info")
+        self.session_info.setOpenLinks(False)  # a vital sign's link goes to its events (the pane wires it)
+        self._session, self._signs = None, []
         self.addTab(self.session_info, "Session")
         self._gen = Generation()
         self.current_event = None
@@ -112,11 +114,20 @@ class EventDetail(QTabWidget):
     def show_session(self, session) -> None:
         """The Session tab: the session the event belongs to (status, usage, resources)."""
         from .session_info import session_html
+        if session is None or self._session is None or session.id != self._session.id:
+            self._signs = []  # another session's signs are not this one's
+        self._session = session
         self.cwd = (getattr(session, "cwd", "") or "") if session is not None else ""
-        html_ = session_html(session)
+        html_ = session_html(session, self._signs)
         if html_ != getattr(self, "_session_html", None):  # unchanged: keep the reader's scroll position
             self._session_html = html_
             self.session_info.setHtml(html_)
+
+    def show_signs(self, session_id: str, signs: list) -> None:
+        """The session's vital signs (sessionscope.vitals.signs), worked out on a worker, in the Session tab."""
+        if self._session is not None and self._session.id == session_id:
+            self._signs = signs
+            self.show_session(self._session)
 
     def show_event(self, store, e) -> None:
         self.current_event = e

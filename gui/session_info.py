@@ -36,7 +36,21 @@ def _section_html(section) -> str:
     return out
 
 
-def session_html(s) -> str:
+def vitals_html(signs: list) -> str:
+    """The Vital signs section: each sign, what it found and how it is counted; a sign with events links to them."""
+    if not signs:
+        return ""
+    rows = "".join(
+        f"<tr><td style='color:#666;padding-right:12px'>{html.escape(g.label)}</td>"
+        f"<td><a href='vital:{g.key}' style='text-decoration:none'><span style='color:{'#c62828' if g.alarm else '#202020'}'>"
+        f"<b>{html.escape(g.value)}</b></span></a></td></tr>"
+        f"<tr><td></td><td style='color:#666'>{html.escape(g.about).replace(chr(10), '<br>')}</td></tr>"
+        for g in signs)
+    return f"<h4 style='margin-bottom:2px'>Vital signs</h4><table>{rows}</table>"
+
+
+def session_html(s, signs: list | None = None) -> str:
+    """The tab's page; `signs`: the session's vital signs (sessionscope.vitals.signs), once worked out."""
     if s is None:
         return ""
     rows = [
@@ -55,5 +69,5 @@ def session_html(s) -> str:
         _row("Tags", html.escape(", ".join(s.tags)) if s.tags else ""),
         _row("Forked from", f"<code>{html.escape(s.forked_from_session)}</code>" if s.forked_from_session else ""),
     ]
-    out = f"<table>{''.join(rows)}</table>"
+    out = f"<table>{''.join(rows)}</table>" + vitals_html(signs or [])
     return out + "".join(_section_html(section) for section in sources.of(s.source_kind).describe(s))

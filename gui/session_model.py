@@ -11,19 +11,21 @@ import functools
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 
-from sessionscope import sources
+from sessionscope import sources, vitals
 from sessionscope.sources.describe import moment
 from sessionscope.untrusted import printable
 
+from .row_values import RowValues
 from .workers import Generation, run_task
 
 # what a reader looks for first comes first: at 1440 px the title, last activity, events and cost show
 COLUMNS = [
     ("title", "Title", "title"), ("updated", "Last activity", "updated"), ("events", "Events", "events"),
     ("cost", "Cost", None), ("tokens", "Tokens", "tokens"), ("status", "Status", "status"),
-    ("source", "Source", None), ("project", "Project", "project"), ("tags", "Tags", None), ("branches", "Forks", None),
+    ("source", "Source", None), ("active", "Active", None), ("turns", "Turns", None), ("failed", "Failed", None),
+    ("tests", "Tests", None), ("project", "Project", "project"), ("tags", "Tags", None), ("branches", "Forks", None),
 ]
-COST_BATCH = 200  # sessions priced at a time, for the rows painted
+VITAL = {"active": "active", "turns": "turns", "failed": "failures", "tests": "tests"}  # column → its vital sign
 
 
 when = moment  # a time as short as it can be said (the Session tab's and the list's)
@@ -131,10 +133,9 @@ class SessionTableModel(QAbstractTableModel):
         self.sort_key, self.descending = "updated", True
         self._gen = Generation()
         self._reload_pending = False
-        self.costs: dict[str, tuple[int, float | None]] = {}  # session id → (its event count then, cost)
-        self._cost_wanted: set[str] = set()
-        self._cost_pending = self._stopped = False
-        self._cost_timer = QTimer(self, singleShot=True, interval=30, timeout=self._price)
+        col = {c[0]: i for i, c in enumerate(COLUMNS)}
+        self.costs = RowValues(self, lambda store, ids: store.session_costs(ids), [col["cost"]])
+        self.vitals = RowValues(self, lambda store, ids: store.vitals(ids), [col[k] for k in VITAL])
         self.live: dict = {}  # session id → sessionscope.live.Live (gui/live_tracker.py)
 
     def set_live(self, states: dict) -> None:
@@ -190,7 +191,8 @@ class SessionTableModel(QAbstractTableModel):
         self.rows, self.fork_counts = rows, forks
         self._rows_by_id = {r.id: i for i, r in enumerate(rows)}
         counts = {r.id: r.event_count for r in rows}
-        self.costs = {sid: c for sid, c in self.costs.items() if counts.get(sid) == c[0]}  # a grown one is repriced
+        self.costs.keep(counts)  # a session that grew is priced again
+        self.vitals.keep(counts)
         self.project_label = project_labels(s.project for s in rows)
         self.endResetModel()
         self.sig_loaded.emit(len(rows))
@@ -221,7 +223,7 @@ class SessionTableModel(QAbstractTableModel):
                 "cost": self._cost_text(s),
                 "branches": str(self.fork_counts.get(s.id, "")) if self.fork_counts.get(s.id) else "",
                 "tags": ", ".join(printable(t) for t in s.tags),
-            }[key]
+            }[key] if key not in VITAL else self._vital_text(s, key)
         if role == Qt.ItemDataRole.EditRole and key == "tags":
             return list(s.tags)
         if role == Qt.ItemDataRole.ToolTipRole and key == "tags":
@@ -250,7 +252,14 @@ class SessionTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and key == "cost":
             return "What the session's tokens cost at list prices (genai-prices), cache reads and writes " \
                    "priced as such; — when no model it used has a price (View ▸ Usage and Cost for more)"
-        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("events", "tokens", "branches", "cost"):
+        if key in VITAL and role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.ForegroundRole):
+            sign = self._vital_sign(s, key)
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return sign.about if sign is not None else None
+            from PySide6.QtGui import QColor
+            return QColor("#c62828") if sign is not None and sign.alarm else None
+        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("events", "tokens", "branches", "cost", "active",
+                                                                 "turns", "failed"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.DecorationRole and key == "title" and (kind := lineage(s)):
             return lineage_icon(kind)
@@ -293,51 +302,52 @@ class SessionTableModel(QAbstractTableModel):
         self.sig_tags_edited.emit(s, list(value))
         return True
 
-    # -- cost, priced for the rows painted ---------------------------------------------
+    # -- cost and vital signs, worked out for the rows painted -------------------------------
 
     def _cost_text(self, s) -> str:
-        known = self.costs.get(s.id)
-        if known is not None and known[0] == s.event_count:
-            return money(known[1])
         if not (s.tokens_in or s.tokens_out):
             return ""
-        self._cost_wanted.add(s.id)
-        # started once, not restarted by each paint (a restart would put it off for ever)
-        if not self._cost_pending and not self._cost_timer.isActive() and not self._stopped:
-            self._cost_timer.start()
-        return "…"
+        known, cost = self.costs.get(s)
+        return money(cost) if known else "…"
 
-    def _price(self) -> None:
-        if self.store is None or not self._cost_wanted:
-            return
-        wanted = list(self._cost_wanted)[:COST_BATCH]
-        self._cost_wanted.difference_update(wanted)
-        self._cost_pending = True
-        token, store = self._gen.value, self.store
-        counts = {sid: self.rows[self._rows_by_id[sid]].event_count for sid in wanted if sid in self._rows_by_id}
-        run_task(lambda: store.session_costs(wanted), lambda costs: self._priced(token, counts, costs),
-                 lambda _exc: self._priced(token, counts, {}), owner=self)
+    def _vital_text(self, s, key: str) -> str:
+        known, v = self.vitals.get(s)
+        if not known:
+            return "…"
+        if key == "active":
+            return vitals.span_text(v.active_s) if v.duration_s else ""
+        if key == "turns":
+            return f"{v.turns:,}" if v.turns else ""
+        if key == "failed":
+            if not v.calls:
+                return ""
+            loops = " ⟳" if v.loops else ""
+            return (f"{v.failures:,} ({v.failure_rate:.0%})" if v.failures else "0") + loops
+        last = v.last_test
+        return "" if last is None else "✓" if last.ok else "✗ failed"
 
-    def _priced(self, token: int, counts: dict, costs: dict) -> None:
-        self._cost_pending = False
-        for sid, c in costs.items():
-            self.costs[sid] = (counts.get(sid, -1), c)
-        col = next(i for i, c in enumerate(COLUMNS) if c[0] == "cost")
-        priced = [self._rows_by_id[sid] for sid in costs if sid in self._rows_by_id]
-        if priced and self._gen.current(token):  # the rows priced (those painted), not all 20,000
-            self.dataChanged.emit(self.index(min(priced), col), self.index(max(priced), col))
-        if self._cost_wanted and not self._stopped:
-            self._cost_timer.start()
+    def _vital_sign(self, s, key: str):
+        """The vital sign a column shows (sessionscope.vitals.Sign), once known; loops go with the failures."""
+        known, v = self.vitals.get(s)
+        if not known:
+            return None
+        signs = {g.key: g for g in vitals.signs(v, self.cost_of(s.id))}
+        sign = signs.get(VITAL[key])
+        if key == "failed" and "loops" in signs:
+            return signs["loops"] if sign is None else vitals.Sign(sign.key, sign.label, sign.value,
+                                                                   f"{sign.about}\n\n{signs['loops'].about}", True)
+        return sign
 
     def stop(self) -> None:
         """No pricing after the window closes."""
-        self._stopped = True
-        self._cost_timer.stop()
-        self._cost_wanted.clear()
+        self.costs.stop()
+        self.vitals.stop()
 
     def cost_of(self, session_id: str) -> float | None:
-        known = self.costs.get(session_id)
-        return known[1] if known else None
+        return self.costs.value_of(session_id)
+
+    def vitals_of(self, session_id: str):
+        return self.vitals.value_of(session_id)
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         key = COLUMNS[column][2]
