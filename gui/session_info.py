@@ -10,6 +10,7 @@ from sessionscope import sources
 from sessionscope.untrusted import printable
 
 from .session_model import tokens_text, when
+from .vitals_strip import tooltip
 
 
 def _row(label: str, value) -> str:
@@ -44,7 +45,7 @@ def vitals_html(signs: list) -> str:
         f"<tr><td style='color:#666;padding-right:12px'>{html.escape(g.label)}</td>"
         f"<td><a href='vital:{g.key}' style='text-decoration:none'><span style='color:{'#c62828' if g.alarm else '#202020'}'>"
         f"<b>{html.escape(g.value)}</b></span></a></td></tr>"
-        f"<tr><td></td><td style='color:#666'>{html.escape(g.about).replace(chr(10), '<br>')}</td></tr>"
+        f"<tr><td></td><td style='color:#666'>{html.escape(tooltip(g)).replace(chr(10), '<br>')}</td></tr>"
         for g in signs)
     return f"<h4 style='margin-bottom:2px'>Vital signs</h4><table>{rows}</table>"
 

@@ -255,7 +255,7 @@ class SessionTableModel(QAbstractTableModel):
         if key in VITAL and role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.ForegroundRole):
             sign = self._vital_sign(s, key)
             if role == Qt.ItemDataRole.ToolTipRole:
-                return sign.about if sign is not None else None
+                return sign.about if sign is not None else None  # (the list's cell goes nowhere: no "Click")
             from PySide6.QtGui import QColor
             return QColor("#c62828") if sign is not None and sign.alarm else None
         if role == Qt.ItemDataRole.TextAlignmentRole and key in ("events", "tokens", "branches", "cost", "active",

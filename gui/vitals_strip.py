@@ -31,6 +31,11 @@ def _whole(text: str) -> str:
     return html.escape(text).replace(" ", "&nbsp;")
 
 
+def tooltip(sign) -> str:
+    """What the sign says, and where a click on it goes."""
+    return sign.about + (f"\nClick: {sign.goes_to}." if sign.goes_to else "")
+
+
 class VitalsStrip(QLabel):
     sig_jump = Signal(str, str)  # (an event to show, what it is: "failed call 2 of 15")
 
@@ -62,7 +67,7 @@ class VitalsStrip(QLabel):
         if sign is None:
             QToolTip.hideText()
             return
-        QToolTip.showText(QCursor.pos(), sign.about, self)
+        QToolTip.showText(QCursor.pos(), tooltip(sign), self)
 
     def jump(self, key: str) -> None:
         """Go to the sign's next event (after the last, the first again)."""

@@ -250,6 +250,7 @@ class Sign:
     value: str  # short, for a strip or a cell
     about: str  # how it is counted, and what was found: the tooltip
     alarm: bool = False  # worth a look (failures over a fifth, a loop, the last tests failed)
+    goes_to: str = ""  # what a click on it shows, in turn ("the next failed call"); "" for a sign with no events
 
 
 def span_text(seconds: float) -> str:
@@ -279,7 +280,7 @@ def signs(v: Vitals, cost: float | None = None) -> list[Sign]:
                         "is time away."))
     if v.turns:
         out.append(Sign("turns", "Turns", f"{v.turns:,}", f"{_n(v.turns, 'prompt')} typed (interruptions, commands "
-                        "and subagents' prompts not counted). Click: the next one."))
+                        "and subagents' prompts not counted).", goes_to="the next prompt"))
     if v.tokens_in or v.tokens_out:
         price = f", ${cost:,.2f} at list prices" if cost is not None else ""
         out.append(Sign("tokens", "Tokens", _tokens(v.tokens_in + v.tokens_out) + (f" · ${cost:,.2f}" if cost else ""),
@@ -288,32 +289,33 @@ def signs(v: Vitals, cost: float | None = None) -> list[Sign]:
         rate = f"{v.failure_rate:.0%}" if v.failures else "none"
         out.append(Sign("failures", "Failed calls", f"{v.failures:,} of {v.calls:,}" if v.failures else f"0 of {v.calls:,}",
                         f"{_n(v.calls, 'tool call')}, {_n(v.failures, 'failed', 'failed')} ({rate}): an error result, "
-                        "a refused permission or an interrupted call. Click: the next failed call.",
-                        alarm=v.failure_rate > 0.2 and v.failures >= 3))
+                        "a refused permission or an interrupted call.",
+                        alarm=v.failure_rate > 0.2 and v.failures >= 3, goes_to="the next failed call"))
     if v.interruptions:
         out.append(Sign("interruptions", "Interruptions", f"{v.interruptions:,}",
-                        f"The user stopped the agent {_n(v.interruptions, 'time')}. Click: the next one."))
+                        f"The user stopped the agent {_n(v.interruptions, 'time')}.", goes_to="the next interruption"))
     if v.compactions:
         out.append(Sign("compactions", "Compactions", f"{v.compactions:,}",
                         f"The context was summarised {_n(v.compactions, 'time')} (what came before lives on in the "
-                        "summary). Click: the next one."))
+                        "summary).", goes_to="the next compaction"))
     if v.loops:
         worst = v.loops[0]
         more = f"; {len(v.loops) - 1} more" if len(v.loops) > 1 else ""
         out.append(Sign("loops", "Loops", f"{len(v.loops):,}",
                         f"The same call failed {LOOP} times or more: {worst['call']} failed {worst['failures']} "
-                        f"times{more}. Click: the next of those calls.", alarm=True))
+                        f"times{more}.", alarm=True, goes_to="the next of those calls"))
     if v.files:
         listed = "\n".join(p for p, _e in v.files[:12]) + ("\n…" if len(v.files) > 12 else "")
         out.append(Sign("files", "Files changed", f"{len(v.files):,}",
-                        f"{_n(len(v.files), 'file')} written or edited by its tool calls:\n{listed}"))
+                        f"{_n(len(v.files), 'file')} written or edited by its tool calls:\n{listed}",
+                        goes_to="the last change of each file"))
     if (last := v.last_test) is not None:
         said = f"{last.passed:,} passed, {last.failed:,} failed" if last.runner != "go test" else \
             f"{last.passed:,} packages ok, {last.failed:,} failed"
         out.append(Sign("tests", "Tests", f"{'✓' if last.ok else '✗'} {_n(v.test_runs, 'run')}",
                         f"{_n(v.test_runs, 'test run')} (the summary lines of pytest, jest, vitest, go test and cargo "
-                        f"in its tools' output). The last, by {last.runner}: {said}. Click: the next run.",
-                        alarm=not last.ok))
+                        f"in its tools' output). The last, by {last.runner}: {said}.", alarm=not last.ok,
+                        goes_to="the next run"))
     return out
 
 

@@ -53,6 +53,9 @@ SHAPES = {
     "drift": ("list", {"tool", "label", "version", "shape", "lines", "sessions", "example", "kept"}),
     "stats": ("list", {"name", "calls", "failures", "errors", "refused", "interrupted", "failure_rate", "p50_s", "p90_s",
                        "retries", "before_correction", "mean_output_chars", "sessions"}),
+    "stats sessions": ("list", {"session", "title", "tool", "first_ts", "last_ts", "active_s", "duration_s", "turns",
+                                "calls", "failures", "failure_rate", "interruptions", "compactions", "loops", "files",
+                                "files_changed", "tests", "test_runs", "ids", "tokens_in", "tokens_out", "cost"}),
     "hooks": ("list", {"tool", "label", "settings", "events", "commands", "problem", "last_signal", "last_event",
                        "sessions"}),
     "hooks change": ("list", {"tool", "settings", "events", "command", "removed", "written", "note", "backup"}),
@@ -90,7 +93,7 @@ def run(tmp_path, monkeypatch, capsys):
         got = capsys.readouterr()
         assert rc == code, got.err
         data = json.loads(got.out)
-        seen["note list" if argv[:2] == ("note", "list") else
+        seen["note list" if argv[:2] == ("note", "list") else "stats sessions" if argv[:2] == ("stats", "sessions") else
              "hooks change" if argv[0] == "hooks" and argv[1:2] != ("status",) and len(argv) > 1 else argv[0]].append(data)
         return data
     cli.seen = seen
@@ -137,6 +140,8 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     run("search", "cookie"), run("search", "nothing-matches-this")
     assert run("drift") == []  # a store of native sessions: everything understood
     assert [(o["name"], o["calls"]) for o in run("stats", "tools")] == [("Bash", 1)]
+    assert [(v["session"], v["calls"]) for v in run("stats", "sessions", s)] == [(s, 1)]
+    assert s in [v["session"] for v in run("stats", "sessions", "--since", "1d")]
     now = {r["session"]: r["state"] for r in run("status")}
     assert now[s] == "working" and set(now) <= {r["session"] for r in run("status", "--all")}
     run("rename", s, "renamed"), run("tag", s, "a", "b")

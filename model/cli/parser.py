@@ -330,12 +330,17 @@ def build_parser() -> argparse.ArgumentParser:
     cmd("drift", "what the readers met and did not understand, by tool and the tool's version (a format newer or "
                  "older than this Sessionscope knows): kept lines and document parts said as not known")
 
-    c = cmd("stats", "how the agents' tool calls went: calls, failures (errors, refused permissions, interruptions), "
-                     "time per call, output, retries, and the calls right before a correction")
-    c.add_argument("what", choices=("tools",), help="tools: the tool outcomes")
-    c.add_argument("--by", choices=("tool", "model", "project", "source"), default="tool", help="group by (default: tool)")
+    c = cmd("stats", "how the agents' tool calls went (tools: calls, failures, time per call, output, retries, the "
+                     "calls right before a correction) and how sessions went (sessions: their vital signs)")
+    c.add_argument("what", choices=("tools", "sessions"),
+                   help="tools: the tool outcomes; sessions: each session's vital signs (time, turns, failures, "
+                        "interruptions, compactions, loops, files changed, tests)")
+    c.add_argument("sessions", nargs="*", metavar="SESSION", help="sessions: these sessions (default: the latest)")
+    c.add_argument("--by", choices=("tool", "model", "project", "source"), default="tool",
+                   help="tools: group by (default: tool)")
     c.add_argument("--since", metavar="WHEN", help="from this day (2026-11-01) or age (7d, 2w)")
     c.add_argument("--until", metavar="WHEN", help="up to this day (inclusive)")
+    c.add_argument("--limit", type=int, default=20, metavar="N", help="sessions: at most N, latest first (default 20)")
 
     c = cmd("write-back", "write a kept Claude Code session back so `claude --resume` finds it again "
             "(also: restore, its first name)", aliases=["restore"])
