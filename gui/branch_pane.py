@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -37,7 +37,8 @@ from .timeline_model import TimelineModel
 from .tree_view import BranchTreeView
 from .workers import Generation, run_task
 
-HIDDEN_KINDS = ("progress", "meta", "checkpoint")  # a prompt row shows its turn's files instead
+HIDDEN_KINDS = ("progress", "meta", "checkpoint")
+VITALS_DELAY_MS = 400  # the vital signs wait for the timeline's first rows  # a prompt row shows its turn's files instead
 
 
 class BranchPane(QWidget):
@@ -260,6 +261,11 @@ class BranchPane(QWidget):
         if self._vitals_of is None or self._vitals_of[0] != s.id:
             self.vitals_strip.show_vitals(None)  # not the last session's signs meanwhile
         self._vitals_of = (s.id, s.event_count)
+        # after the first rows and cards: a big session not folded yet must not slow them down
+        QTimer.singleShot(VITALS_DELAY_MS, self, lambda: self.session is not None and self.session.id == s.id
+                          and self._fold_vitals(s))
+
+    def _fold_vitals(self, s) -> None:
         store, sid, cost = self.store, s.id, self.cost_of(s.id)
         priced = cost is not None or not (s.tokens_in or s.tokens_out)
 

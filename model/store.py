@@ -353,7 +353,7 @@ class Store(StoreViews):
 
     def warm(self, session_ids, min_events: int | None = None) -> None:
         """Make big sessions quick to open: their head branch walked and stored, the facts at
-        their head folded and snapshotted. Importers call this for what they touched; small
+        their head folded and snapshotted, their vital signs folded. Importers call this for what they touched; small
         sessions are left to be walked when opened (they cost more to warm in bulk than to open)."""
         floor = self.WARM_MIN_EVENTS if min_events is None else min_events
         with self.reader() as conn:  # the few big ones, in one query (a first import touches hundreds)
@@ -362,6 +362,9 @@ class Store(StoreViews):
             with contextlib.suppress(SessionscopeError):
                 self.branch_outline(sid)
                 self.facts_at(head)
+        if big:  # and their vital signs (the strip and the list ask for them as the session opens)
+            with contextlib.suppress(SessionscopeError):
+                self.vitals([sid for sid, _head in big])
 
     def events_by_ids(self, ids: list[str]) -> list[EventView]:
         from .branch import events_by_ids

@@ -137,6 +137,14 @@ def queries(home: str, db: str, biggest: str) -> dict:
     out["outcomes_cold"], rows = timed(lambda: store.tool_outcomes())
     out["outcomes_calls"] = sum(o.calls for o in rows)
     out["outcomes_cached"], _ = timed(lambda: store.tool_outcomes(), 3)
+    # vital signs: a page of the list (what the list asks for the rows it paints), folded then cached; the biggest
+    page = [s.id for s in sessions[:200]]
+    out["vitals_page_cold"], _ = timed(lambda: store.vitals(page))
+    out["vitals_page"], _ = timed(lambda: store.vitals(page), 3)
+    out["vitals_page_n"] = len(page)
+    from sessionscope import vitals as vitals_mod
+    with store.reader() as conn:
+        out["vitals_biggest"], _ = timed(lambda: vitals_mod.fold(conn, biggest))
     head = store.session(biggest).head_event_id
     # best of two each (each run writes a new 85 MB transcript): the first pays for importing its modules
     out["fork"], _ = timed(lambda: claude_actions.fork(store, biggest, head), 2)
