@@ -92,11 +92,8 @@ class PaneLayout(QObject):
         if self.sessions is None or on == self.narrow:
             self.actions["view.pane.narrow"].setChecked(self.narrow)
             return
-        from .session_model import COLUMNS
         self.narrow = on
-        view = self.sessions.view
-        for col, (key, _title, _sort) in enumerate(COLUMNS):
-            view.setColumnHidden(col, on and key not in ("title", "source"))
+        self.sessions.show_columns(narrow=on)
         self._rows()  # narrow rows say the rest under the title: two lines a row
         if self.center is not None:
             if on:

@@ -4,7 +4,7 @@ is current (`sig_chosen`) or that none is listed (`sig_none`); the window wires 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelectionModel, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -56,6 +56,11 @@ class SessionListPane(QStackedWidget):
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.selectionModel().currentRowChanged.connect(self._current_changed)
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
+        header = self.view.horizontalHeader()  # its menu: which columns the list shows (remembered)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._columns_menu)
+        self.narrow = False  # the layout's narrow column of titles hides the rest, whatever is chosen here
+        self.show_columns()
         self.view.setMinimumWidth(260)
         self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a title's end (its issue, its file) stays in sight
         fit_columns(self.view, stretch=0, stretch_width=210)
@@ -100,6 +105,35 @@ class SessionListPane(QStackedWidget):
 
     def set_store(self, store) -> None:
         self.model.set_store(store)
+
+    def hidden_columns(self) -> set[str]:
+        return set(QSettings().value("list/hidden_columns", [], type=list) or [])
+
+    def show_columns(self, narrow: bool | None = None) -> None:
+        """The columns chosen in the header's menu; in the narrow list, the titles and their tools alone."""
+        from .session_model import COLUMNS
+        if narrow is not None:
+            self.narrow = narrow
+        hidden = self.hidden_columns()
+        for col, (key, _title, _sort) in enumerate(COLUMNS):
+            self.view.setColumnHidden(col, key not in ("title", "source") if self.narrow else key in hidden)
+
+    def _columns_menu(self, pos) -> None:
+        from PySide6.QtWidgets import QMenu
+
+        from .session_model import COLUMNS
+        menu, hidden = QMenu(self), self.hidden_columns()
+        for key, title, _sort in COLUMNS[1:]:  # the title always shows
+            action = menu.addAction(title)
+            action.setCheckable(True)
+            action.setChecked(key not in hidden)
+            action.toggled.connect(lambda on, key=key: self.set_column_shown(key, on))
+        menu.popup(self.view.horizontalHeader().mapToGlobal(pos))
+
+    def set_column_shown(self, key: str, on: bool) -> None:
+        hidden = self.hidden_columns() - {key} if on else self.hidden_columns() | {key}
+        QSettings().setValue("list/hidden_columns", sorted(hidden))
+        self.show_columns()
 
     def refilter(self, *_) -> None:
         filters = dict(self.sidebar_filters)

@@ -71,3 +71,26 @@ def test_the_list_shows_the_signs_in_columns(window, qtbot):
     window.store.append(sid, "message", role="user", text="and the lint", ts=1e10)
     model.reload()
     qtbot.waitUntil(lambda: cell("turns") == "2", timeout=10000)
+
+
+def test_the_headers_menu_chooses_the_columns_and_the_next_window_remembers(window, qtbot):
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QMenu
+    lst, col = window.sessions, {key: i for i, (key, *_r) in enumerate(COLUMNS)}
+    header = lst.view.horizontalHeader()
+    header.customContextMenuRequested.emit(header.rect().center())
+    menu = next(m for m in lst.findChildren(QMenu) if m.isVisible())
+    assert [a.text() for a in menu.actions()][:3] == ["Last activity", "Events", "Cost"]  # the title always shows
+    next(a for a in menu.actions() if a.text() == "Tests").trigger()  # unticked: hidden
+    menu.close()
+    assert lst.view.isColumnHidden(col["tests"]) and QSettings().value("list/hidden_columns") == ["tests"]
+    window.qactions["view.pane.narrow"].trigger()  # the narrow list: titles and tools alone
+    assert lst.view.isColumnHidden(col["turns"]) and not lst.view.isColumnHidden(col["source"])
+    window.qactions["view.pane.narrow"].trigger()  # back: as chosen
+    assert lst.view.isColumnHidden(col["tests"]) and not lst.view.isColumnHidden(col["turns"])
+    from sessionscope.gui.session_list import SessionListPane
+    again = SessionListPane(window.qactions["view.show_archived"])
+    qtbot.addWidget(again)
+    assert again.view.isColumnHidden(col["tests"])
+    lst.set_column_shown("tests", True)
+    assert not lst.view.isColumnHidden(col["tests"])
