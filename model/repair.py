@@ -20,7 +20,7 @@ from . import db
 from .backup import store_file
 
 SKIP = ("alembic_version", "source_file", "outline_cache", "usage_cache", "tool_cache",
-        "vitals_cache")  # remade, not copied: a re-import
+        "vitals_cache", "file_touch", "commit_link")  # remade, not copied: a re-import
 # of every file reads it whole (source_file is how far each was read), the caches are derived
 PROBE = 2_000  # rowids tried one by one past a page that cannot be read before the table is given up
 

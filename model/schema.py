@@ -219,6 +219,37 @@ class VitalsCache(SQLModel, table=True):
     data: bytes  # JSON of sessionscope.vitals.Vitals
 
 
+class FileTouch(SQLModel, table=True):
+    """A file operation an agent's edit made (blame's index; derivable from the events, sessionscope.vitals folds it
+    with the vital signs). `path` absolute from the session's folder where it was relative; a rename's row is the
+    new path, `other` the old one."""
+
+    __tablename__ = "file_touch"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    path: str
+    name: str = Field(index=True)  # the file's name: blame finds a file moved to another folder or machine by it
+    session_id: str = Field(index=True)
+    event_id: str
+    seq: int
+    ts: float
+    op: str  # write, replace, patch, insert, delete, rename
+    other: str = ""
+
+
+class CommitLink(SQLModel, table=True):
+    """A git commit an agent's shell call made (its output's `[branch abc1234] message`): session ↔ commit."""
+
+    __tablename__ = "commit_link"
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    sha: str  # as git printed it (7 characters or more)
+    short: str = Field(index=True)  # its first 7, what a full hash is looked up by
+    session_id: str = Field(index=True)
+    event_id: str
+    message: str = ""
+
+
 class FileBlob(SQLModel, table=True):
     """File contents the store keeps (Claude Code's checkpoint backups, files saved before a restore),
     stored once: keyed by the SHA-256 of the raw bytes, compressed."""
@@ -361,6 +392,8 @@ OUTLINE_CACHE = OutlineCache.__table__
 USAGE_CACHE = UsageCache.__table__
 TOOL_CACHE = ToolCache.__table__
 VITALS_CACHE = VitalsCache.__table__
+FILE_TOUCH = FileTouch.__table__
+COMMIT_LINK = CommitLink.__table__
 MIRROR_ENTRY = MirrorEntry.__table__
 MIRROR_SUMMARY = MirrorSummary.__table__
 STAR = Star.__table__

@@ -14,9 +14,11 @@ from .errors import InvalidInput, NotFound, Refused
 from .ids import new_session_id
 from .schema import (
     CHECKPOINT_BACKUP,
+    COMMIT_LINK,
     EVENT,
     EVENT_ALIAS,
     FACT_SNAPSHOT,
+    FILE_TOUCH,
     NOTE,
     OUTLINE_CACHE,
     PIN,
@@ -162,7 +164,8 @@ def delete(conn: Connection, session_id: str) -> int:
     conn.execute(OUTLINE_CACHE.delete().where(OUTLINE_CACHE.c.session_id == session_id))
     conn.execute(USAGE_CACHE.delete().where(USAGE_CACHE.c.session_id == session_id))
     conn.execute(TOOL_CACHE.delete().where(TOOL_CACHE.c.session_id == session_id))
-    conn.execute(VITALS_CACHE.delete().where(VITALS_CACHE.c.session_id == session_id))
+    for derived in (VITALS_CACHE, FILE_TOUCH, COMMIT_LINK):  # the vital signs and blame's index of them
+        conn.execute(derived.delete().where(derived.c.session_id == session_id))
     conn.execute(CHECKPOINT_BACKUP.delete().where(CHECKPOINT_BACKUP.c.session_id == session_id))
     conn.execute(STAR.delete().where(STAR.c.session_id == session_id))
     conn.execute(PIN.delete().where(PIN.c.session_id == session_id))

@@ -47,6 +47,29 @@ class StoreViews:
                 db.try_write(self.engine, vitals.save, fresh)
         return out
 
+    def blame(self, path: str, text: str | None = None):
+        """Which session wrote each line of the file at `path` (sessionscope.blame.Blame); the sessions that changed
+        since they were last folded are folded first, so every edit is in the index."""
+        from . import blame
+        self.fold_changed()
+        with self.reader() as conn:
+            return blame.blame(conn, path, text)
+
+    def commit_sessions(self, shas: set[str]) -> dict[str, tuple[str, str]]:
+        """{commit: (session, event)} for the commits an agent's shell call made (`git commit` in its command)."""
+        from . import blame
+        self.fold_changed()
+        with self.reader() as conn:
+            return blame.commits_of(conn, shas)
+
+    def fold_changed(self) -> None:
+        """Fold the sessions whose vital signs (and blame's index) are older than their events."""
+        from . import blame
+        with self.reader() as conn:
+            stale = blame.stale_sessions(conn)
+        for start in range(0, len(stale), 500):  # (a first blame over a big store folds it: in batches)
+            self.vitals(stale[start:start + 500])
+
     def session_costs(self, session_ids: list[str]) -> dict[str, float | None]:
         """Each session's cost in dollars (None where no model it used has a price)."""
         from . import usage

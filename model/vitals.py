@@ -19,10 +19,10 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import cards, outcomes, pairing
-from .schema import EVENT, SESSION, VITALS_CACHE
+from . import cards, edits, outcomes, pairing
+from .schema import COMMIT_LINK, EVENT, FILE_TOUCH, SESSION, SOURCE, VITALS_CACHE
 
-FOLD_VERSION = 1  # a cached fold of an older version is folded again
+FOLD_VERSION = 2  # a cached fold of an older version is folded again (2: blame's file operations and commits)
 IDLE = 300.0  # seconds: a longer pause between events is time away, not work
 TOOL_CAP = 1800.0  # a tool that ran this long without an event between is counted as work up to here
 KEPT = 50  # events remembered per sign, for the links
@@ -38,6 +38,9 @@ _VITEST = re.compile(r"(?m)^\s*Tests\s+((?:\d+ (?:failed|passed|skipped|todo)(?:
 _GO = re.compile(r"(?m)^(ok|FAIL)[ \t]+\S+[ \t]+(?:[\d.]+s|\(cached\)|\[(?:build|setup) failed\])")  # a package's line
 _CARGO = re.compile(r"test result: (ok|FAILED)\. (\d+) passed; (\d+) failed")
 _COUNT = re.compile(r"(\d+) (failed|passed|errors?)")
+_GIT_COMMIT = re.compile(r"\bgit\b(?:\s+-[cC]\s+\S+)*\s+commit\b(?![^;&|]*--dry-run)")
+_COMMITTED = re.compile(r"(?m)^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.*)$")  # git's own line
+_AIDER_COMMIT = re.compile(r"(?m)^Commit ([0-9a-f]{7,40}) (.*)$")
 NOT_TESTS = cards.READ | cards.SEARCH | cards.EDIT | cards.WRITE | cards.PATCH | cards.AGENT  # output read, not run
 
 
@@ -97,6 +100,7 @@ class Vitals:
     files: list[list[str]] = field(default_factory=list)  # [path, the last call that changed it], first change first
     tests: list[dict] = field(default_factory=list)  # TestRun as dicts, in order (the last KEPT)
     test_runs: int = 0
+    commits: list[dict] = field(default_factory=list)  # {"sha", "message", "event"}: made by its shell calls
     ids: dict[str, list[str]] = field(default_factory=dict)  # sign → its events
     tokens_in: int = 0  # from the session (kept current by the importers), not the fold
     tokens_out: int = 0
@@ -145,11 +149,16 @@ def _keep(ids: dict[str, list[str]], sign: str, event_id: str) -> None:
         kept.append(event_id)
 
 
-def fold(conn: Connection, session_id: str) -> Vitals:
-    """The session's vital signs, from its events in the order they were written."""
+def fold(conn: Connection, session_id: str, cwd: str = "", aider: bool = False) -> Vitals:
+    """The session's vital signs, from its events in the order they were written. On the way, what blame needs:
+    `v.touches`, each file operation that went through ([path, name, call id, seq, ts, op, other path]; paths made
+    absolute from `cwd`), a transient attribute of a fresh fold that `save` indexes (sessionscope.blame)."""
     wanted = sa.or_(EVENT.c.kind.in_((pairing.CALL, pairing.RESULT)),
                     sa.and_(EVENT.c.kind == "message", EVENT.c.role == "user"))
-    q = (sa.select(EVENT.c.id, EVENT.c.ts, EVENT.c.kind, EVENT.c.role, EVENT.c.sidechain,
+    if aider:  # its edits are blocks in its replies, its commits lines of its output
+        wanted = sa.or_(wanted, sa.and_(EVENT.c.kind == "message", EVENT.c.role == "assistant"),
+                        sa.and_(EVENT.c.kind == "system", EVENT.c.role == "tool"))
+    q = (sa.select(EVENT.c.id, EVENT.c.seq, EVENT.c.ts, EVENT.c.kind, EVENT.c.role, EVENT.c.sidechain,
                    sa.case((wanted, EVENT.c.text), else_=None),
                    sa.case((EVENT.c.kind.in_((pairing.CALL, pairing.RESULT)), EVENT.c.payload), else_=None))
          .where(EVENT.c.session_id == session_id).order_by(EVENT.c.seq))
@@ -160,11 +169,22 @@ def fold(conn: Connection, session_id: str) -> Vitals:
     failed_by_sig: dict[str, list[str]] = {}
     label_of: dict[str, str] = {}
     files: dict[str, str] = {}  # path → the last call that changed it (a dict keeps the first change's place)
-    edits: dict[str, list[str]] = {}  # edit call → its paths, until its result says whether it went through
+    pending: dict[str, list[edits.Op]] = {}  # edit call → its operations, until its result says they went through
+    info: dict[str, tuple[int, float]] = {}  # edit call → (seq, ts)
+    commit_calls: set[str] = set()  # shell calls that ran `git commit`
+    touches: list[list] = []
+
+    def applied(call_id: str, ops: list[edits.Op]) -> None:
+        seq, when = info.get(call_id, (0, 0.0))
+        for op in ops:
+            path = edits.absolute(op.to if op.kind == "rename" else op.path, cwd)
+            other = edits.absolute(op.path, cwd) if op.kind == "rename" else ""
+            touches.append([path, edits.name_of(path), call_id, seq, when, op.kind, other])
+            files[path] = call_id
     answered: set[str] = set()
     interrupted_now = False  # an interruption already counted, with no call or reply since
     pairer = pairing.Pairer()
-    for eid, ts, kind, role, side, text, payload in conn.execute(q):
+    for eid, seq, ts, kind, role, side, text, payload in conn.execute(q):
         ts, side, text = ts or 0.0, bool(side), text or ""
         if ts > 0 and kind in TIMED:
             stamps.append(ts)
@@ -180,13 +200,10 @@ def fold(conn: Connection, session_id: str) -> Vitals:
             sig = outcomes._signature(call)
             call_info[eid] = (ts, sig, call.name.lower())
             label_of.setdefault(sig, cards.summary(call))
-            for c in made:
-                low = c.name.lower()
-                paths = cards.patched_files(c) if low in cards.PATCH or (low in cards.SHELL and "*** Begin Patch" in
-                                                                        cards.patch_text(c)) else \
-                    [cards.path_of(c.args)] if low in cards.EDIT | cards.WRITE else []
-                if paths := [p for p in paths if p]:
-                    edits[eid] = edits.get(eid, []) + paths  # changed once its result says it went through
+            if ops := [op for c in made for op in edits.ops_of(c)]:
+                pending[eid], info[eid] = ops, (seq, ts)  # changed once its result says it went through
+            if call.name.lower() in cards.SHELL and _GIT_COMMIT.search(cards._command(call.args)):
+                commit_calls.add(eid)
         elif kind == pairing.RESULT:
             hit = pairer.see(eid, kind, payload, side)
             if hit is None or hit not in call_info or hit in answered:
@@ -196,8 +213,10 @@ def fold(conn: Connection, session_id: str) -> Vitals:
             if call_ts > 0 and ts > call_ts:
                 spans.append((call_ts, ts))
             how = outcomes.how_failed(payload or "", text)
-            for p in edits.pop(hit, ()) if how is None else ():
-                files[p] = hit
+            if (ops := pending.pop(hit, None)) and how is None:  # (a failed edit changed nothing)
+                applied(hit, ops)
+            if hit in commit_calls and how is None:
+                v.commits += [{"sha": sha, "message": msg, "event": hit} for sha, msg in _COMMITTED.findall(text[:4000])]
             if how is not None:
                 v.failures += 1
                 _keep(v.ids, "failures", hit)
@@ -210,6 +229,12 @@ def fold(conn: Connection, session_id: str) -> Vitals:
                 v.test_runs += 1
                 v.tests = [*v.tests[-(KEPT - 1):], asdict(run)]
                 _keep(v.ids, "tests", eid)
+        elif aider and kind == "message" and role == "assistant":
+            if ops := edits.aider_ops(text):
+                info[eid] = (seq, ts)
+                applied(eid, ops)
+        elif aider and kind == "system":
+            v.commits += [{"sha": sha, "message": msg, "event": eid} for sha, msg in _AIDER_COMMIT.findall(text)]
         elif kind == "message" and role == "user" and not side:
             pairer.see(eid, kind, payload, side)
             head = text.lstrip()[:200]
@@ -226,10 +251,12 @@ def fold(conn: Connection, session_id: str) -> Vitals:
     if stamps:
         v.first_ts, v.last_ts = stamps[0], stamps[-1]
     v.active_s = _active(stamps, spans)
-    for eid, paths in edits.items():  # no result came (or the tool pairs none): asked for, so counted
-        for p in paths:
-            files.setdefault(p, eid)
+    for eid, ops in pending.items():  # no result came (or the tool pairs none): asked for, so counted
+        applied(eid, ops)
     v.files = [[p, e] for p, e in files.items()]
+    for c in v.commits:
+        _keep(v.ids, "commits", c["event"])
+    v.touches = touches  # (not a field: the cache keeps the signs; blame's index keeps these)
     for _p, e in v.files:
         _keep(v.ids, "files", e)
     for sig, ids in failed_by_sig.items():
@@ -309,6 +336,11 @@ def signs(v: Vitals, cost: float | None = None) -> list[Sign]:
         out.append(Sign("files", "Files changed", f"{len(v.files):,}",
                         f"{_n(len(v.files), 'file')} written or edited by its tool calls:\n{listed}",
                         goes_to="the last change of each file"))
+    if v.commits:
+        listed = "\n".join(f"{c['sha'][:7]} {c['message'][:70]}" for c in v.commits[:12])
+        out.append(Sign("commits", "Commits", f"{len(v.commits):,}",
+                        f"{_n(len(v.commits), 'commit')} made by its shell calls (git's own line in their output):\n"
+                        f"{listed}", goes_to="the next commit"))
     if (last := v.last_test) is not None:
         said = f"{last.passed:,} passed, {last.failed:,} failed" if last.runner != "go test" else \
             f"{last.passed:,} packages ok, {last.failed:,} failed"
@@ -325,17 +357,18 @@ def _tokens(n: int) -> str:
 
 def cached(conn: Connection, session_ids: list[str]) -> tuple[dict[str, Vitals], dict[str, tuple[int, Vitals]]]:
     """The sessions' vital signs, and those folded now ({id: (its last seq, its signs)}, for `save`). Only reads."""
-    q = (sa.select(SESSION.c.id, SESSION.c.last_seq, SESSION.c.tokens_in, SESSION.c.tokens_out,
-                   VITALS_CACHE.c.last_seq, VITALS_CACHE.c.version, VITALS_CACHE.c.data)
-         .select_from(SESSION.outerjoin(VITALS_CACHE, VITALS_CACHE.c.session_id == SESSION.c.id))
+    q = (sa.select(SESSION.c.id, SESSION.c.last_seq, SESSION.c.tokens_in, SESSION.c.tokens_out, SESSION.c.cwd,
+                   SOURCE.c.kind, VITALS_CACHE.c.last_seq, VITALS_CACHE.c.version, VITALS_CACHE.c.data)
+         .select_from(SESSION.outerjoin(VITALS_CACHE, VITALS_CACHE.c.session_id == SESSION.c.id)
+                      .outerjoin(SOURCE, SOURCE.c.id == SESSION.c.source_id))
          .where(SESSION.c.id.in_(session_ids)))
     out: dict[str, Vitals] = {}
     fresh: dict[str, tuple[int, Vitals]] = {}
-    for sid, last_seq, t_in, t_out, cached_seq, version, blob in conn.execute(q).all():
+    for sid, last_seq, t_in, t_out, cwd, kind, cached_seq, version, blob in conn.execute(q).all():
         if cached_seq == last_seq and version == FOLD_VERSION and blob is not None:
             v = Vitals.from_json(orjson.loads(blob))
         else:
-            v = fold(conn, sid)
+            v = fold(conn, sid, cwd or "", aider=kind == "aider")
             fresh[sid] = (last_seq or 0, v)
         v.tokens_in, v.tokens_out = t_in or 0, t_out or 0
         out[sid] = v
@@ -346,6 +379,16 @@ def save(conn: Connection, fresh: dict[str, tuple[int, Vitals]]) -> None:
     """Cache the sessions folded by `cached`, in one short write."""
     if not fresh:
         return
-    conn.execute(VITALS_CACHE.delete().where(VITALS_CACHE.c.session_id.in_(list(fresh))))
+    ids = list(fresh)
+    for table in (VITALS_CACHE, FILE_TOUCH, COMMIT_LINK):
+        conn.execute(table.delete().where(table.c.session_id.in_(ids)))
     conn.execute(VITALS_CACHE.insert(), [{"session_id": sid, "last_seq": seq, "version": FOLD_VERSION,
                                           "data": orjson.dumps(asdict(v))} for sid, (seq, v) in fresh.items()])
+    touched = [{"path": t[0], "name": t[1], "session_id": sid, "event_id": t[2], "seq": t[3], "ts": t[4], "op": t[5],
+                "other": t[6]} for sid, (_seq, v) in fresh.items() for t in getattr(v, "touches", ())]
+    if touched:
+        conn.execute(FILE_TOUCH.insert(), touched)
+    commits = [{"sha": c["sha"], "short": c["sha"][:7], "session_id": sid, "event_id": c["event"],
+                "message": c["message"][:500]} for sid, (_seq, v) in fresh.items() for c in v.commits]
+    if commits:
+        conn.execute(COMMIT_LINK.insert(), commits)

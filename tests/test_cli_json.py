@@ -55,7 +55,10 @@ SHAPES = {
                        "retries", "before_correction", "mean_output_chars", "sessions"}),
     "stats sessions": ("list", {"session", "title", "tool", "first_ts", "last_ts", "active_s", "duration_s", "turns",
                                 "calls", "failures", "failure_rate", "interruptions", "compactions", "loops", "files",
-                                "files_changed", "tests", "test_runs", "ids", "tokens_in", "tokens_out", "cost"}),
+                                "files_changed", "tests", "test_runs", "commits", "ids", "tokens_in", "tokens_out",
+                                "cost"}),
+    "blame": ("object", {"path", "repository", "lines", "changes"}),
+    "commits": ("list", {"sha", "ts", "subject", "session", "event", "title"}),
     "hooks": ("list", {"tool", "label", "settings", "events", "commands", "problem", "last_signal", "last_event",
                        "sessions"}),
     "hooks change": ("list", {"tool", "settings", "events", "command", "removed", "written", "note", "backup"}),
@@ -142,6 +145,21 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     assert [(o["name"], o["calls"]) for o in run("stats", "tools")] == [("Bash", 1)]
     assert [(v["session"], v["calls"]) for v in run("stats", "sessions", s)] == [(s, 1)]
     assert s in [v["session"] for v in run("stats", "sessions", "--since", "1d")]
+    # a file a native session wrote, in a git repository with one commit
+    import subprocess
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("x = 1\ny = 2\n")
+    run("append", s, "--kind", "tool_call", "--payload",
+        json.dumps({"name": "Write", "input": {"file_path": str(repo / "a.py"), "content": "x = 1\ny = 2\n"}}))
+    blamed = run("blame", f"{repo / 'a.py'}:2")
+    assert [(x["number"], x["session"]) for x in blamed["lines"]] == [(2, s)] and blamed["changes"][0]["op"] == "write"
+    if subprocess.run(["git", "-C", str(repo), "init", "-q"], capture_output=True).returncode == 0:
+        subprocess.run(["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q",
+                        "--allow-empty", "-m", "one"], check=True)
+        assert [c["subject"] for c in run("commits", str(repo))] == ["one"]
+    else:
+        run.seen["commits"].append([])  # (no git on this machine: the command is tried in tests/model/test_blame.py)
     now = {r["session"]: r["state"] for r in run("status")}
     assert now[s] == "working" and set(now) <= {r["session"] for r in run("status", "--all")}
     run("rename", s, "renamed"), run("tag", s, "a", "b")

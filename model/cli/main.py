@@ -30,6 +30,7 @@ _HANDLERS = {
     "status": "status:status",
     "drift": "problems:drift",
     "stats": "stats:stats",
+    "blame": "blame:blame", "commits": "blame:commits",
     "hooks": "hooks:hooks", "hook": "hooks:hook",
     "backup": "backup:backup",
     "repair": "backup:repair",

@@ -342,6 +342,14 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--until", metavar="WHEN", help="up to this day (inclusive)")
     c.add_argument("--limit", type=int, default=20, metavar="N", help="sessions: at most N, latest first (default 20)")
 
+    c = cmd("blame", "which session, and which of its events, wrote each line of a file (every tool's edits, "
+                     "replayed; a line changed by hand since is said so)")
+    c.add_argument("file", metavar="FILE[:LINE[-LINE]]", help="the file, and the lines to show (default: all)")
+
+    c = cmd("commits", "the repository's git log, each commit an agent's shell made named with its session")
+    c.add_argument("folder", nargs="?", default=None, metavar="FOLDER", help="a folder in the repository (default: .)")
+    c.add_argument("--limit", type=int, default=50, metavar="N", help="the newest N commits (default 50)")
+
     c = cmd("write-back", "write a kept Claude Code session back so `claude --resume` finds it again "
             "(also: restore, its first name)", aliases=["restore"])
     COMMANDS.add("restore")

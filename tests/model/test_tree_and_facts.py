@@ -170,7 +170,7 @@ def test_a_store_of_the_first_schema_is_upgraded(tmp_path):
     with sqlite3.connect(path) as raw:  # back to what revision 0001 created
         for table in ("outline_cache", "file_blob", "checkpoint_backup", "mirror_entry", "mirror_summary", "usage_cache",
                       "event_alias", "star", "pin", "note", "embedding", "live_signal", "tool_cache",
-                      "vitals_cache"):
+                      "vitals_cache", "file_touch", "commit_link"):
             raw.execute(f"DROP TABLE {table}")
         raw.execute("ALTER TABLE source_file DROP COLUMN last_ts")  # (added by 0006)
         raw.execute("DROP INDEX ix_session_imported_by")  # (added by 0008, with its column)
