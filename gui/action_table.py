@@ -128,6 +128,8 @@ TABLE: tuple[Row, ...] = (
         "Import what the known sources appended", "Rescan", where="file toolbar"),
     Row("app.problems", "Import &Problems…", lambda w, c: w.show_problems(), None, Px.SP_MessageBoxWarning,
         "What the imports could not read, file by file and line by line", where="file"),
+    Row("app.blame", "&Who Wrote This…", lambda w, c: w.show_blame(), "Ctrl+Shift+W", where="file",
+        tip="Pick a file: each line with the session and edit that wrote it, and every agent's change of it"),
     Row("app.demo", "Open &Demo Store", lambda w, c: w.open_demo(), None, Px.SP_DesktopIcon, where="|file",
         needs="not_demo"),
     Row("app.own_store", "Back to &Your Store", lambda w, c: w.open_own_store(), None, Px.SP_DirHomeIcon,

@@ -35,6 +35,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.own_store_url: str | None = None  # where File ▸ Back to Your Store goes (--store), set by the app
         self.usage_view = None  # View ▸ Usage and Cost, once opened
         self.outcomes_view = None  # View ▸ Tool Outcomes, once opened
+        self.blame_view = None  # File ▸ Who Wrote This, once opened
         self.pins_view = None  # View ▸ Pins, once opened
         self.notes_view = None  # View ▸ Notes, once opened
         self.compare_view = None  # the newest comparison opened (a second Compare opens another beside it)
@@ -261,7 +262,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.notifier.watch(store)
         if self.needs_you_view is not None:
             self.needs_you_view.store = store
-        for view in (self.usage_view, self.outcomes_view):
+        for view in (self.usage_view, self.outcomes_view, self.blame_view):
             if view is not None:
                 view.store = store
                 view.refresh()

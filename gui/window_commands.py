@@ -52,6 +52,22 @@ class WindowCommands:
         self.outcomes_view.raise_()
         self.outcomes_view.activateWindow()
 
+    def show_blame(self, path: str | None = None) -> None:
+        """File ▸ Who Wrote This… (made once; a file chosen there, or `path`)."""
+        from .blame_view import BlameView
+        if self.store is None:
+            return
+        if self.blame_view is None:
+            self.blame_view = BlameView(self.store, self)
+            self.blame_view.sig_open.connect(lambda sid, eid: self.open_session(sid, eid))
+        self.blame_view.show()
+        self.blame_view.raise_()
+        self.blame_view.activateWindow()
+        if path:
+            self.blame_view.show_file(path)
+        elif not self.blame_view.path:
+            self.blame_view.choose()
+
     def show_pins(self) -> None:
         from .marks_view import PinsView
         self.pins_view = self._show_marks(self.pins_view, PinsView)
