@@ -122,6 +122,9 @@ def main(argv=None) -> int:
     row("vital signs of a list page (as the list asks)", f"{q['vitals_page_n']} sessions",
         f"{q['vitals_page'] * 1000:.0f} ms", f"first ask, folding them: {q['vitals_page_cold']:.2f} s; folding the biggest "
         f"session ({q['biggest_events']:,} events): {q['vitals_biggest']:.2f} s", "", "≤ 50 ms (cached)")
+    row("blame of a file (`sessionscope blame`)", f"{q['blame_lines']:,} lines, {q['blame_sessions']} sessions",
+        f"{q['blame'] * 1000:.0f} ms", f"{q['blame_right']:.1%} of its lines to the session that wrote them; the first "
+        f"blame, folding every session not folded yet: {q['blame_first']:.1f} s", "", "≤ 0.5 s")
     row("fork of the biggest session (best of 2)", f"{gen['biggest_bytes'] / 1e6:.1f} MB", f"{q['fork'] * 1000:.0f} ms",
         f"{q['fork'] / q['sdk_fork']:.2f}× SDK fork_session ({q['sdk_fork'] * 1000:.0f} ms)", "", "≤ 1 s, ≤ 0.5× SDK")
     if "skipped" in pg:

@@ -93,6 +93,41 @@ def other_tool(tool: str, home: str, size: str, db: str) -> dict:
     return {**info, "seconds": time.perf_counter() - t, "events": report.events_added, "peak_mb": peak_mb()}
 
 
+def blame_step(store, folder: Path, lines: int = 2000, sessions: int = 200) -> dict:
+    """A 2,000-line file written by one session and edited by 199 more (10 lines each, chained as agents' edits
+    chain), then blamed: the first blame folds every session of the store not folded yet; then the blame alone; and
+    how many lines it attributed to the session the benchmark knows wrote them."""
+    import random
+    rng = random.Random(7)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "big_module.py"
+    now = [f"value_{i} = compute({i}, 'first')" for i in range(lines)]
+    author = [0] * lines
+    sids = []
+    for n in range(sessions):
+        sid = store.open_session(title=f"blame bench {n}", cwd=str(folder)).id
+        sids.append(sid)
+        ts = 1_780_000_000 + n * 600
+        if n == 0:
+            payload = {"id": "w", "name": "Write", "input": {"file_path": str(path), "content": "\n".join(now) + "\n"}}
+            store.append(sid, "tool_call", role="assistant", text="Write", ts=ts, payload=payload)
+            continue
+        for k in range(10):
+            i = rng.randrange(lines - 1)
+            new = [f"value_{i} = compute({i}, 'by {n}.{k}')", now[i + 1]]
+            payload = {"id": f"e{k}", "name": "Edit", "input": {"file_path": str(path), "old_string": "\n".join(now[i:i + 2]),
+                                                              "new_string": "\n".join(new)}}
+            store.append(sid, "tool_call", role="assistant", text="Edit", ts=ts + k, payload=payload)
+            now[i], author[i] = new[0], n
+    path.write_text("\n".join(now) + "\n")
+    first, _ = timed(lambda: store.blame(str(path)))
+    seconds, result = timed(lambda: store.blame(str(path)), 3)
+    right = sum(1 for line, who in zip(result.lines, author)
+                if line.change is not None and result.changes[line.change].session_id == sids[who])
+    return {"blame_first": first, "blame": seconds, "blame_lines": lines, "blame_sessions": sessions,
+            "blame_right": right / lines}
+
+
 def queries(home: str, db: str, biggest: str) -> dict:
     os.environ["CLAUDE_CONFIG_DIR"] = str(Path(home).parent)
     from sessionscope import open_store
@@ -145,6 +180,7 @@ def queries(home: str, db: str, biggest: str) -> dict:
     from sessionscope import vitals as vitals_mod
     with store.reader() as conn:
         out["vitals_biggest"], _ = timed(lambda: vitals_mod.fold(conn, biggest))
+    out.update(blame_step(store, Path(db).parent / "blamed"))
     head = store.session(biggest).head_event_id
     # best of two each (each run writes a new 85 MB transcript): the first pays for importing its modules
     out["fork"], _ = timed(lambda: claude_actions.fork(store, biggest, head), 2)
