@@ -183,6 +183,9 @@ TABLE: tuple[Row, ...] = (
     Row("view.outcomes", "&Tool Outcomes…", lambda w, c: w.show_outcomes(), "Ctrl+Shift+T",
         tip="Per tool, model, project or source: calls, failures (errors, refusals, interruptions), time per call, "
             "retries and the calls before a correction; each failure opens where it happened", where="view"),
+    Row("view.replay", "&Replay", lambda w, c: w.branch.set_replay(c.checked), "Ctrl+Alt+P", where="view",
+        tip="A slider over the branch shown: the timeline, the facts and files at that point, and the tokens and cost "
+            "so far move with it; ▶ plays it forward", checkable=True),
     Row("timeline.fold", "F&old Tool Output", lambda w, c: w.branch.set_folded(c.checked), "Ctrl+Shift+O",
         tip="Show each tool call with the first line of its output; its results fold under it", where="view",
         checkable=True),

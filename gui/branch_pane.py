@@ -109,6 +109,15 @@ class BranchPane(QWidget):
         self.vitals_strip.sig_jump.connect(self.go_to)
         self._vitals_of: tuple[str, int] | None = None  # (session, its event count) the strip shows
         lay.addWidget(self.vitals_strip)
+        from .replay_bar import ReplayBar
+        self.replay = ReplayBar()  # View ▸ Replay: a slider the timeline, facts, files and spending follow
+        self.replay.sig_row.connect(self._replay_to)
+        self.replay.hide()
+        self._replay_of: tuple | None = None  # (session, head, rows) the slider spans
+        self.timeline.selectionModel().currentRowChanged.connect(lambda index: self.replay.follow(index.row()))
+        for changed in (self.timeline_model.rowsInserted, self.timeline_model.rowsRemoved):
+            changed.connect(lambda *_: self.replay.rows_changed())
+        lay.addWidget(self.replay)
         lay.addWidget(self.timeline_stack, 1)
         lay.addWidget(self.composer)
 
@@ -240,6 +249,9 @@ class BranchPane(QWidget):
         self.branch_label = label
         self.show_live()
         self._load_vitals(s)
+        self._replay_of = None
+        if self.replay.isVisible():
+            self._load_replay()
         # tips and branch points read the whole session: they follow the rows, they do not hold them up
         store, session_id = self.store, s.id
         run_task(lambda: (store.branch_points(session_id), ops.changed_files(store, session_id)),
@@ -278,6 +290,30 @@ class BranchPane(QWidget):
                 self.vitals_strip.show_vitals(v, cost)
                 self.detail.show_signs(sid, list(self.vitals_strip.signs.values()))
         run_task(load, loaded, lambda _exc: None, owner=self)  # (signs are a help: never an error box)
+
+    def set_replay(self, on: bool) -> None:
+        """View ▸ Replay: the scrubber over the branch shown, or not."""
+        self.replay.setVisible(on)
+        if on:
+            self._load_replay()
+        else:
+            self.replay.stop()
+
+    def _load_replay(self) -> None:
+        s = self.session
+        if s is None or self.store is None:
+            return
+        key = (s.id, self.shown_head, self.timeline_model.rowCount())
+        if key != self._replay_of:
+            self._replay_of = key
+            head = None if self.shown_head == s.head_event_id else self.shown_head
+            self.replay.show_branch(self.store, s.id, head, self.timeline_model)
+        self.replay.follow(self.timeline.currentIndex().row())
+
+    def _replay_to(self, row: int) -> None:
+        if 0 <= row < self.timeline_model.rowCount():
+            self.timeline.selectRow(row)
+            self.timeline.scrollTo(self.timeline_model.index(row, 0))
 
     def go_to(self, event_id: str, what: str = "") -> None:
         """Show an event of the session shown: in the branch shown, else on the branch that holds it."""
@@ -326,6 +362,9 @@ class BranchPane(QWidget):
 
     def _event_selected(self, current, _previous=None) -> None:
         e = self.timeline_model.event_at(current.row()) if current.isValid() else None
+        if self.replay.isVisible():
+            self.replay.follow(current.row() if current.isValid() else -1)
+            self.replay.say()  # (the row's event may have just been read)
         self.detail.show_event(self.store, e)
         self.sig_chosen.emit()
 

@@ -381,6 +381,7 @@ class MainWindow(WindowCommands, QMainWindow):
             return
         self.imports.stop()
         self.embeds.close()
+        self.branch.replay.stop()
         self.live.stop()
         self.sessions.model.stop()
         super().closeEvent(event)

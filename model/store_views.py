@@ -70,6 +70,14 @@ class StoreViews:
         for start in range(0, len(stale), 500):  # (a first blame over a big store folds it: in batches)
             self.vitals(stale[start:start + 500])
 
+    def running_usage(self, session_id: str, head: str | None = None):
+        """Along the branch through `head` (the head branch by default), as it is read: (its event ids, and the
+        tokens and dollars spent so far at each event that spent some; sessionscope.usage.running)."""
+        from . import usage
+        order = self.branch_outline(session_id, head, include_subagents=True).ids
+        with self.reader() as conn:
+            return order, usage.running(conn, session_id, order)
+
     def session_costs(self, session_ids: list[str]) -> dict[str, float | None]:
         """Each session's cost in dollars (None where no model it used has a price)."""
         from . import usage

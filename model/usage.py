@@ -245,6 +245,30 @@ def report(conn: Connection, *, since: str = "", until: str = "", by: str = "day
     return r
 
 
+def running(conn: Connection, session_id: str, order: list[str]) -> list[tuple[int, int, float | None]]:
+    """Tokens and cost so far along a branch (`order`: its event ids, in reading order): [(position, tokens so far,
+    dollars so far or None while nothing priced), …], one an event that spent tokens, for a replay to look up by
+    position (bisect). A copied origin's line (a fork's) spent nothing here, as in the session's cost."""
+    position = {eid: i for i, eid in enumerate(order)}
+    fallback = conn.execute(sa.select(SESSION.c.model).where(SESSION.c.id == session_id)).scalar() or ""
+    q = (sa.select(EVENT.c.id, EVENT.c.ts, EVENT.c.tokens_in, EVENT.c.tokens_out, EVENT.c.payload)
+         .where(EVENT.c.session_id == session_id, sa.or_(EVENT.c.tokens_in > 0, EVENT.c.tokens_out > 0)))
+    spent = []
+    for eid, ts, t_in, t_out, payload in conn.execute(q):
+        if eid not in position or '"forkedFrom"' in payload:
+            continue
+        model, *parts = split(payload, t_in or 0, t_out or 0)
+        day = dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d") if ts and ts > 0 else ""
+        spent.append((position[eid], (t_in or 0) + (t_out or 0), cost(model or fallback, day, parts)))
+    out, tokens, dollars = [], 0, None
+    for pos, n, c in sorted(spent):
+        tokens += n
+        if c is not None:
+            dollars = (dollars or 0.0) + c
+        out.append((pos, tokens, dollars))
+    return out
+
+
 def session_cost(conn: Connection, session_id: str) -> tuple[float | None, list[int]]:
     """A session's cost (None when none of its models has a price) and its tokens by kind."""
     rows = cached_rows(conn, [session_id]).get(session_id, [])
