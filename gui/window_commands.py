@@ -20,6 +20,13 @@ LIVE_EVERY_S = 0.7
 LIVE_RELOAD_S = 3.0
 
 
+def present(view) -> None:
+    """A view of its own (Usage, Tool Outcomes, …) shown, in front, and taking the keyboard."""
+    view.show()
+    view.raise_()
+    view.activateWindow()
+
+
 class WindowCommands:
     """Needs the MainWindow's parts, store and actions; runs on the UI thread."""
 
@@ -35,9 +42,7 @@ class WindowCommands:
             self.usage_view.sig_open.connect(lambda sid: self.open_session(sid))
         else:
             self.usage_view.refresh()
-        self.usage_view.show()
-        self.usage_view.raise_()
-        self.usage_view.activateWindow()
+        present(self.usage_view)
 
     def show_outcomes(self) -> None:
         """View ▸ Tool Outcomes (made once, read again each time it is shown)."""
@@ -48,9 +53,7 @@ class WindowCommands:
             self.outcomes_view = OutcomesView(self.store, self)
             self.outcomes_view.sig_open.connect(lambda sid, eid: self.open_session(sid, eid))
         self.outcomes_view.refresh()
-        self.outcomes_view.show()
-        self.outcomes_view.raise_()
-        self.outcomes_view.activateWindow()
+        present(self.outcomes_view)
 
     def show_blame(self, path: str | None = None) -> None:
         """File ▸ Who Wrote This… (made once; a file chosen there, or `path`)."""
@@ -60,9 +63,7 @@ class WindowCommands:
         if self.blame_view is None:
             self.blame_view = BlameView(self.store, self)
             self.blame_view.sig_open.connect(lambda sid, eid: self.open_session(sid, eid))
-        self.blame_view.show()
-        self.blame_view.raise_()
-        self.blame_view.activateWindow()
+        present(self.blame_view)
         if path:
             self.blame_view.show_file(path)
         elif not self.blame_view.path:
@@ -87,9 +88,7 @@ class WindowCommands:
             self.needs_you_view.sig_open.connect(lambda sid: (self.bring_forward(), self.open_session(sid)))
             self.needs_you_view.sig_answer.connect(self.answer_in_its_tool)
         self.needs_you_view.set_states(self.live.states)
-        self.needs_you_view.show()
-        self.needs_you_view.raise_()
-        self.needs_you_view.activateWindow()
+        present(self.needs_you_view)
 
     def answer_in_its_tool(self, session_id: str) -> None:
         """Needs You's Open in Its Tool: the tool's resume in a terminal, as Resume does (asking first when the
@@ -158,9 +157,7 @@ class WindowCommands:
             view.sig_open.connect(lambda sid, eid: self.open_session(sid, eid or None))
         else:
             view.set_session(shown)
-        view.show()
-        view.raise_()
-        view.activateWindow()
+        present(view)
         return view
 
     def filter_sessions(self, filters: dict, words: str) -> None:

@@ -9,18 +9,12 @@ import pytest
 
 from sessionscope import vitals
 from sessionscope.sources import importing
+from tests.model.tool_calls import call as _call
+from tests.model.tool_calls import result as _result
 
 pytestmark = pytest.mark.sqlite_only
 
 
-def _call(store, sid, call_id, name, args, ts):
-    return store.append(sid, "tool_call", role="assistant", text=f"{name} {args}", ts=ts,
-                        payload={"id": call_id, "name": name, "input": args})
-
-
-def _result(store, sid, call_id, output, ts, error=False):
-    return store.append(sid, "tool_result", role="tool", text=output, ts=ts,
-                        payload={"tool_use_id": call_id, "output": output, "is_error": error})
 
 
 PYTEST_FAIL = "FAILED tests/test_a.py::test_x - assert 1 == 2\n=========== 1 failed, 4 passed in 0.31s ===========\n"
