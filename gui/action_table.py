@@ -97,6 +97,8 @@ class Row:
             return "no session is chosen"
         if self.needs == "event" and ctx.event is None:
             return "no event is chosen"
+        if self.needs == "edit" and not edited_path(ctx.session, ctx.event):
+            return "this event changes no file"
         if self.needs == "rows" and not ctx.rows:
             return "the timeline is empty"
         if self.needs in ("node", "other_branch") and ctx.node is None:
@@ -108,6 +110,18 @@ class Row:
         if self.rule is not None:
             return ops.refusal(ctx.session, self.rule)
         return None
+
+
+def edited_path(session, event) -> str:
+    """The file an event's edit changed (its first), absolute from the session's folder; '' for any other event."""
+    if session is None or event is None or getattr(event, "kind", "") not in ("tool_call", "message"):
+        return ""
+    from sessionscope import cards, edits
+    ops = [op for c in cards.calls(event.payload or "") for op in edits.ops_of(c)] if event.kind == "tool_call" else \
+        edits.aider_ops(event.text or "") if session.source_kind == "aider" else []
+    op = next((op for op in ops if op.kind != "rename"), ops[0] if ops else None)
+    return edits.absolute(op.to if op is not None and op.kind == "rename" else op.path, session.cwd or "") \
+        if op is not None else ""
 
 
 def _a(name: str, *args) -> Callable[[Any, Context], None]:
@@ -225,6 +239,10 @@ TABLE: tuple[Row, ...] = (
         rule="fork", needs="event"),
     Row("session.rewind", "Re&wind to Event…", _a("rewind", "event"), "Ctrl+Shift+Z", Px.SP_MediaSeekBackward,
         short="Rewind", where="session toolbar timeline reader tree", rule="rewind", needs="event"),
+    Row("session.file_history", "Who Wrote This &File…", lambda w, c: w.show_blame(edited_path(c.session, c.event),
+                                                                          c.event.id),
+        tip="The file this event changed: each line with the session that wrote it, its history, and the file as "
+            "this event left it", where="session timeline reader", needs="edit"),
     Row("session.restore_files", "Restore &Code to Here…", _a("restore_files", "event"), "Ctrl+Alt+R",
         tip="Put the files back as they were when this turn's prompt was sent (a preview first)",
         where="|session timeline reader tree", rule="restore_files", needs="event"),

@@ -120,7 +120,7 @@ class BlameView(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Who wrote this")
         self.setObjectName("blame-view")
-        self.store, self.result, self.path = store, None, ""
+        self.store, self.result, self.path, self._at_event = store, None, "", None
         self._gen = Generation()
         self.path_label = QLabel("Choose a file to see which session wrote each of its lines")
         self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -197,8 +197,9 @@ class BlameView(QDialog):
         if self.path:
             self.show_file(self.path)
 
-    def show_file(self, path: str) -> None:
-        self.path = os.path.abspath(path)
+    def show_file(self, path: str, at_event: str | None = None) -> None:
+        """The file's lines and history; with `at_event`, its History opens at that event's change."""
+        self.path, self._at_event = os.path.abspath(path), at_event
         QSettings().setValue("blame/last", self.path)
         self.path_label.setText(f"<b>{printable(os.path.basename(self.path))}</b> &nbsp; "
                                 f"<span style='color:#666'>{printable(os.path.dirname(self.path))}</span>")
@@ -226,6 +227,9 @@ class BlameView(QDialog):
             + (" (a git repository: each line's commit in its tooltip)" if result.repository else "")
             if result.changes else "No agent's edit of this file is in the store (or its sessions have not been "
                                    "imported)")
+        if not result.here:
+            self.summary.setText(f"The file is not on this machine now (or is not a file Sessionscope reads): its "
+                                 f"history alone, {len(result.changes)} change{'s' if len(result.changes) != 1 else ''}")
         self.history.clear()
         for i, c in enumerate(result.changes):
             what = OPS.get(c.op, c.op) + (f" from {os.path.basename(c.other)}" if c.op == "rename" and c.other else "")
@@ -237,6 +241,9 @@ class BlameView(QDialog):
             item.setData(1, Qt.ItemDataRole.UserRole, i)
             item.setToolTip(2, f"{c.session_id}\nevent {c.event_id}\n{c.path}")
             self.history.addTopLevelItem(item)
+            if c.event_id == self._at_event:  # asked from that event: its change, the file as it left it a click away
+                self.tabs.setCurrentIndex(1)
+                self.history.setCurrentItem(item)
 
     def _current_change(self):
         item = self.history.currentItem()

@@ -55,8 +55,8 @@ class WindowCommands:
         self.outcomes_view.refresh()
         present(self.outcomes_view)
 
-    def show_blame(self, path: str | None = None) -> None:
-        """File ▸ Who Wrote This… (made once; a file chosen there, or `path`)."""
+    def show_blame(self, path: str | None = None, at_event: str | None = None) -> None:
+        """File ▸ Who Wrote This… (made once; a file chosen there, or `path`, its change by `at_event` chosen)."""
         from .blame_view import BlameView
         if self.store is None:
             return
@@ -65,7 +65,7 @@ class WindowCommands:
             self.blame_view.sig_open.connect(lambda sid, eid: self.open_session(sid, eid))
         present(self.blame_view)
         if path:
-            self.blame_view.show_file(path)
+            self.blame_view.show_file(path, at_event)
         elif not self.blame_view.path:
             self.blame_view.choose()
 

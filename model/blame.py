@@ -33,6 +33,7 @@ from .schema import COMMIT_LINK, EVENT, FILE_TOUCH, SESSION, SOURCE
 CHANGED = "changed since by someone else"
 MOVED = "moved here"
 SIMILAR = 0.5  # a line at least this much like the one an edit wrote there is that edit's, changed since
+MAX_BYTES = 20 << 20  # a larger file is not read (its history is still shown)
 TRIVIAL = 3  # a line this short ("}", "end", "") is only attributed where it lines up, never found elsewhere
 
 
@@ -76,6 +77,7 @@ class Blame:
     changes: list[Change]
     states: dict[int, str] = field(default_factory=dict)  # change index → the file as it left it (where known)
     repository: str = ""
+    here: bool = True  # the file is on this machine now (else its history alone)
 
     def by_agents(self) -> int:
         return sum(1 for line in self.lines if line.change is not None)
@@ -356,8 +358,10 @@ def blame(conn: Connection, path: str, text: str | None = None) -> Blame:
     """The file at `path` (read now, or `text`), each line attributed; the history behind it. Fold the sessions
     first (Store.blame does), so the index is current."""
     path = os.path.abspath(path)
-    if text is None:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    here = True
+    if text is None:  # (a path a transcript named may be anything: only a regular file of a sane size is read)
+        here = os.path.isfile(path) and os.path.getsize(path) <= MAX_BYTES
+        text = Path(path).read_text(encoding="utf-8", errors="replace") if here else ""
     root = repository_root(path)
     changes = history(conn, path, root)
     r, states = replay(conn, changes)
@@ -371,7 +375,7 @@ def blame(conn: Connection, path: str, text: str | None = None) -> Blame:
             sid, eid = linked[sha]
             changes.append(Change(sid, eid, 0.0, 0, "commit", path, title=_title(conn, sid)))
             line.change, line.confidence, line.note = len(changes) - 1, 0.8, "committed by the session"
-    return Blame(path, lines, changes, states, root)
+    return Blame(path, lines, changes, states, root, here)
 
 
 def _commits_after(conn: Connection, changes: list[Change]) -> None:

@@ -56,3 +56,23 @@ def test_who_wrote_each_line_and_its_history(window, qtbot, tmp_path, monkeypatc
     qtbot.waitUntil(lambda: window.branch.detail.current_event is not None
                     and window.branch.detail.current_event.id == e, timeout=10000)
     view.close()
+
+
+def test_from_an_edit_in_the_timeline_its_file_as_it_left_it(window, qtbot, tmp_path):
+    path, (a, w), _b = _edited(window.store, tmp_path)
+    path.unlink()  # gone from this machine since: its history is still there
+    window.sessions.model.reload()
+    window.open_session(a, w)
+    qtbot.waitUntil(lambda: window.branch.detail.current_event is not None
+                    and window.branch.detail.current_event.id == w, timeout=10000)
+    action = window.qactions["session.file_history"]
+    qtbot.waitUntil(action.isEnabled, timeout=5000)
+    action.trigger()
+    view = window.blame_view
+    qtbot.waitUntil(lambda: view.result is not None, timeout=10000)
+    assert "not on this machine" in view.summary.text() and view.tabs.currentIndex() == 1
+    assert view.history.currentItem().data(0, Qt.ItemDataRole.UserRole).event_id == w
+    assert view.show_state() == "def add(a, b):\n    return a + b\n"
+    window.branch.timeline.selectRow(0)  # the prompt: no file
+    qtbot.waitUntil(lambda: not action.isEnabled(), timeout=5000)
+    view.close()
