@@ -98,6 +98,17 @@ def _slashed(path: str) -> str:
     return path.replace("\\", "/")
 
 
+def _below(path: str, root: str) -> str:
+    """The path below the repository's root ('' outside it, or without one: another drive, say)."""
+    if not root:
+        return ""
+    try:
+        rel = _slashed(os.path.relpath(path, root))
+    except ValueError:  # (Windows: another drive)
+        return ""
+    return "" if rel.startswith("..") else rel
+
+
 def same_file(candidate: str, target: str, below_root: str) -> bool:
     """Whether a path a transcript names is the file: the same absolute path, or the same path below the
     repository's root (the repository checked out elsewhere)."""
@@ -108,7 +119,7 @@ def same_file(candidate: str, target: str, below_root: str) -> bool:
 def history(conn: Connection, path: str, root: str = "") -> list[Change]:
     """Every operation the index holds on the file, a rename's earlier name followed back, in time order."""
     target = os.path.abspath(path)
-    below = _slashed(os.path.relpath(target, root)) if root else ""
+    below = _below(target, root)
     out: list[Change] = []
     wanted = [(target, below, float("inf"))]  # (path, below the root, before this time)
     seen: set[str] = set()
@@ -127,8 +138,7 @@ def history(conn: Connection, path: str, root: str = "") -> list[Change]:
                 continue
             out.append(Change(sid, eid, ts, seq, op, p, other, title or "", kind or "native"))
             if op == "rename" and other:  # its history under the old name, up to the rename
-                old_below = _slashed(os.path.relpath(other, root)) if root and os.path.isabs(other) else ""
-                wanted.append((other, old_below if not old_below.startswith("..") else "", ts))
+                wanted.append((other, _below(other, root) if os.path.isabs(other) else "", ts))
     out.sort(key=lambda c: (c.ts, c.session_id, c.seq))
     return out
 
