@@ -113,15 +113,11 @@ class Row:
 
 
 def edited_path(session, event) -> str:
-    """The file an event's edit changed (its first), absolute from the session's folder; '' for any other event."""
-    if session is None or event is None or getattr(event, "kind", "") not in ("tool_call", "message"):
+    """The file an event's edit changed ('' for any other event): sessionscope.edits.file_changed_by."""
+    if session is None or event is None:
         return ""
-    from sessionscope import cards, edits
-    ops = [op for c in cards.calls(event.payload or "") for op in edits.ops_of(c)] if event.kind == "tool_call" else \
-        edits.aider_ops(event.text or "") if session.source_kind == "aider" else []
-    op = next((op for op in ops if op.kind != "rename"), ops[0] if ops else None)
-    return edits.absolute(op.to if op is not None and op.kind == "rename" else op.path, session.cwd or "") \
-        if op is not None else ""
+    from sessionscope import edits
+    return edits.file_changed_by(event, session.source_kind, session.cwd or "")
 
 
 def _a(name: str, *args) -> Callable[[Any, Context], None]:

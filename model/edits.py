@@ -191,3 +191,19 @@ def aider_ops(reply: str) -> list[Op]:
             new = new + "\n" if new else new
             out.append(Op("write", path, new=new) if not old.strip() else Op("replace", path, old + "\n", new))
     return out
+
+
+def file_changed_by(event, source_kind: str, cwd: str = "") -> str:
+    """The file an event's edit changed (its first; a rename's new name), absolute from the session's folder; ''
+    for an event that changes none. `event` is an EventView (kind, payload, text)."""
+    from . import cards
+    if event.kind == "tool_call":
+        ops = [op for c in cards.calls(event.payload or "") for op in ops_of(c)]
+    elif event.kind == "message" and source_kind == "aider":
+        ops = aider_ops(event.text or "")
+    else:
+        return ""
+    op = next((op for op in ops if op.kind != "rename"), ops[0] if ops else None)
+    if op is None:
+        return ""
+    return absolute(op.to if op.kind == "rename" else op.path, cwd)
