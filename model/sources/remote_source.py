@@ -30,14 +30,17 @@ class RemoteSource(Source):
 
     # -- the vendor's parts ----------------------------------------------------------
 
+    client_module = None  # the vendor's client module: connect(location), api_errors(what)
+    importer_module = None  # its importer module: sync(store, location, **kw)
+
     def connect(self, location: str):
-        raise NotImplementedError
+        return self.client_module.connect(location)
 
     def api_errors(self, what: str):
-        raise NotImplementedError
+        return self.client_module.api_errors(what)
 
     def sync(self, store, location: str, **kw):
-        raise NotImplementedError
+        return self.importer_module.sync(store, location, **kw)
 
     def _delete_at(self, client, session_id: str) -> None:
         raise NotImplementedError

@@ -16,7 +16,7 @@ from ...read_models import Action, Changes
 from ..api_workspaces import Workspaces
 from ..remote_source import RemoteSource
 from . import client as vendor
-from . import describe
+from . import describe, importer
 from .client import ENV_KEY, KIND, api_errors, location_of
 from .importer import sync
 
@@ -29,6 +29,7 @@ class ManagedAgentsSource(RemoteSource):
     meta_key = "managed"
     where = "a managed-agents workspace"
     describer = describe
+    client_module, importer_module = vendor, importer
     live_statuses = (lifecycle.RUNNING, lifecycle.RESCHEDULING)
     workspaces = Workspaces(
         kind=KIND, env=ENV_KEY, sync=lambda store, loc: sync(store, loc), location_of=location_of,
@@ -38,15 +39,6 @@ class ManagedAgentsSource(RemoteSource):
         key_hint="sk-ant-… (kept in the system keyring; blank: $ANTHROPIC_API_KEY)")
     fork_note = "The fork is a session of Sessionscope's own: the API has no fork, the session at Anthropic is untouched."
     _THE_APIS = RemoteSource._THE_APIS | {"unarchive": "unarchive"}  # archived at Anthropic: for good
-
-    def connect(self, location: str):
-        return vendor.connect(location)
-
-    def api_errors(self, what: str):
-        return api_errors(what)
-
-    def sync(self, store, location: str, **kw):
-        return sync(store, location, **kw)
 
     def _delete_at(self, client, session_id: str) -> None:
         client.beta.sessions.delete(session_id)

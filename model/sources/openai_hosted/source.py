@@ -15,8 +15,8 @@ from ...read_models import Changes
 from ..api_workspaces import Workspaces
 from ..remote_source import RemoteSource
 from . import client as vendor
-from . import describe
-from .client import ENV_KEY, KIND, api_errors, location_of
+from . import describe, importer
+from .client import ENV_KEY, KIND, location_of
 from .importer import sync
 
 
@@ -29,6 +29,7 @@ class OpenAIHostedSource(RemoteSource):
     where = "an OpenAI project"
     interrupt_words = "cancel the turn of"
     describer = describe
+    client_module, importer_module = vendor, importer
     delete_detail = {"kept": True, "at": "openai"}
     live_statuses = (lifecycle.RUNNING,)
     workspaces = Workspaces(
@@ -38,15 +39,6 @@ class OpenAIHostedSource(RemoteSource):
         scope_hint="proj_… (only for a key that reaches several)",
         key_hint="sk-… (kept in the system keyring; blank: $OPENAI_API_KEY)")
     fork_note = "The fork is a session of Sessionscope's own: the API has no fork, the session at OpenAI is untouched."
-
-    def connect(self, location: str):
-        return vendor.connect(location)
-
-    def api_errors(self, what: str):
-        return api_errors(what)
-
-    def sync(self, store, location: str, **kw):
-        return sync(store, location, **kw)
 
     def _delete_at(self, client, session_id: str) -> None:
         client.beta.agents.sessions.delete(session_id)
