@@ -49,6 +49,7 @@ class LinesModel(QAbstractTableModel):
         super().__init__(parent)
         self.result = None
         self.hue: dict[str, str] = {}
+        self.fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)  # the code's column (asked per paint)
 
     def show(self, result) -> None:
         self.beginResetModel()
@@ -95,7 +96,7 @@ class LinesModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and c is not None:
             return QColor("#202020")  # (the hues are light in either theme)
         if role == Qt.ItemDataRole.FontRole and col == 4:
-            return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+            return self.fixed
         if role == Qt.ItemDataRole.ToolTipRole:
             if c is None:
                 return "No agent's edit wrote this line (a person did, or a tool Sessionscope has not seen)"

@@ -136,6 +136,7 @@ class SessionTableModel(QAbstractTableModel):
         col = {c[0]: i for i, c in enumerate(COLUMNS)}
         self.costs = RowValues(self, lambda store, ids: store.session_costs(ids), [col["cost"]])
         self.vitals = RowValues(self, lambda store, ids: store.vitals(ids), [col[k] for k in VITAL])
+        self._signs: dict[str, tuple] = {}  # session id → (its Vitals, cost, its signs by key), as last said
         self.live: dict = {}  # session id → sessionscope.live.Live (gui/live_tracker.py)
 
     def set_live(self, states: dict) -> None:
@@ -193,6 +194,7 @@ class SessionTableModel(QAbstractTableModel):
         counts = {r.id: r.event_count for r in rows}
         self.costs.keep(counts)  # a session that grew is priced again
         self.vitals.keep(counts)
+        self._signs = {sid: x for sid, x in self._signs.items() if sid in counts}
         self.project_label = project_labels(s.project for s in rows)
         self.endResetModel()
         self.sig_loaded.emit(len(rows))
@@ -331,7 +333,11 @@ class SessionTableModel(QAbstractTableModel):
         known, v = self.vitals.get(s)
         if not known:
             return None
-        signs = {g.key: g for g in vitals.signs(v, self.cost_of(s.id))}
+        cost = self.cost_of(s.id)
+        cached = self._signs.get(s.id)
+        if cached is None or cached[0] is not v or cached[1] != cost:  # (painted often: said once a session)
+            cached = self._signs[s.id] = (v, cost, {g.key: g for g in vitals.signs(v, cost)})
+        signs = cached[2]
         sign = signs.get(VITAL[key])
         if key == "failed" and "loops" in signs:
             return signs["loops"] if sign is None else vitals.Sign(sign.key, sign.label, sign.value,

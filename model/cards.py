@@ -81,7 +81,8 @@ def path_of(args: dict) -> str:
     return ""
 
 
-def _command(args: dict) -> str:
+def command_of(args: dict) -> str:
+    """A shell call's command line, as one string (Codex's argv joined)."""
     cmd = args.get("command", args.get("cmd", args.get("input", "")))
     if isinstance(cmd, list):  # Codex: ["bash", "-lc", "pytest -q"]
         cmd = cmd[-1] if len(cmd) == 3 and cmd[1] in ("-lc", "-c") else " ".join(map(str, cmd))
@@ -159,7 +160,7 @@ def summary(call: Call, output: str = "", error: bool = False) -> str:
     path = path_of(args)
     if low in SHELL:
         code = exit_code(output, error)
-        return f"{name}: {_short(_command(args))}" + (f" → {code}" if code else "")
+        return f"{name}: {_short(command_of(args))}" + (f" → {code}" if code else "")
     if low in READ and path:
         return f"Read {path}"
     if low in EDIT | WRITE | PATCH:

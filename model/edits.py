@@ -69,10 +69,10 @@ def ops_of(call: cards.Call) -> list[Op]:
     """The file operations a tool call asks for ([] for a call that edits nothing)."""
     name, args = call.name.lower(), call.args
     if name in cards.PATCH or (name in cards.SHELL and "*** Begin Patch" in cards.patch_text(call)) or \
-            (name in cards.SHELL and "*** Begin Patch" in cards._command(args)):
-        return patch_ops(cards.patch_text(call) or cards._command(args))
+            (name in cards.SHELL and "*** Begin Patch" in cards.command_of(args)):
+        return patch_ops(cards.patch_text(call) or cards.command_of(args))
     if name in cards.SHELL:
-        return _moves(cards._command(args))
+        return _moves(cards.command_of(args))
     path = _path(args)
     if name == "str_replace_editor" or "translated_ipython_code" in args:
         return _openhands(args, path)

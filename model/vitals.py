@@ -202,7 +202,7 @@ def fold(conn: Connection, session_id: str, cwd: str = "", aider: bool = False) 
             label_of.setdefault(sig, cards.summary(call))
             if ops := [op for c in made for op in edits.ops_of(c)]:
                 pending[eid], info[eid] = ops, (seq, ts)  # changed once its result says it went through
-            if call.name.lower() in cards.SHELL and _GIT_COMMIT.search(cards._command(call.args)):
+            if call.name.lower() in cards.SHELL and _GIT_COMMIT.search(cards.command_of(call.args)):
                 commit_calls.add(eid)
         elif kind == pairing.RESULT:
             hit = pairer.see(eid, kind, payload, side)
