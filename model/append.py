@@ -118,9 +118,7 @@ def append_events(conn: Connection, session_id: str, events: list[dict[str, Any]
     depth = 0
     if parent is not None:
         depth = _existing(conn, [parent])[parent] + 1
-    raw = db.driver(conn)
-    first_pk = ((raw.execute("SELECT max(pk) FROM event").fetchone()[0] if raw else
-                 conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar()) or 0) + 1
+    first_pk = db.reserve_keys(conn, "event", "pk", len(events))
     seq, last_hash, now = s["last_seq"], s["last_hash"], time.time()
     rows = []
     for i, ev in enumerate(events):
@@ -147,8 +145,8 @@ def append_events(conn: Connection, session_id: str, events: list[dict[str, Any]
              "tokens_out": sum(r["tokens_out"] for r in rows)}
     values = {
         "last_seq": seq, "last_hash": last_hash, "head_event_id": parent,
-        # the row read above is current on SQLite (this transaction holds the write lock), as in ingest
-        **{k: (s[k] + n if raw else SESSION.c[k] + n) for k, n in added.items()},
+        # the row read above is current: this transaction holds the store's write lock (db.write_connection)
+        **{k: s[k] + n for k, n in added.items()},
         "updated_at": newest if s["event_count"] == 0 else max(s["updated_at"], newest),
     }
     if oldest < s["created_at"]:

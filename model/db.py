@@ -119,10 +119,28 @@ def sql(conn, statement: str, params: tuple):
     return conn.exec_driver_sql(statement.replace("?", "%s"), params)
 
 
-def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[tuple]) -> None:
-    """Insert rows whose `id` (the first of `columns`) the caller numbered under the store's write lock: on
+def reserve_keys(conn, table: str, column: str, n: int) -> int:
+    """The first of `n` new consecutive keys of `table.column` for rows the caller numbers itself (a bulk
+    insert), inside the store's write lock. SQLite: after the largest stored. PostgreSQL: taken from the
+    column's sequence, which every writer moves (one statement), never from max(): a team store's
+    row-level security hides other members' rows from max(), and a key below one of theirs would collide."""
+    raw = driver(conn)
+    if raw is not None:
+        return (raw.execute(f"SELECT max({column}) FROM {table}").fetchone()[0] or 0) + 1
+    if conn.dialect.name != "postgresql":
+        return (conn.exec_driver_sql(f"SELECT max({column}) FROM {table}").scalar() or 0) + 1
+    return conn.exec_driver_sql(f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "
+                                f"nextval(pg_get_serial_sequence('{table}', '{column}')) + %s) - %s",
+                                (n - 1, n - 1)).scalar()
+
+
+def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[tuple], *,
+                    reserved: bool = False) -> None:
+    """Insert rows whose key (the first of `columns`: `id`, the event's `pk`) the caller numbered under the store's
+    write lock: on
     SQLite one executemany on the driver; elsewhere one multi-row statement (a round trip, not one a row),
-    then the id's sequence moved past them, so an insert that takes its id from it cannot collide."""
+    then the id's sequence moved past them, so an insert that takes its id from it cannot collide (not
+    needed when they came from `reserve_keys`)."""
     if not rows:
         return
     raw = driver(conn)
@@ -138,53 +156,47 @@ def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[
             cur.copy(f"COPY {table.name} ({', '.join(columns)}) FROM STDIN") as copy:
         for r in rows:
             copy.write_row(r)
-    conn.execute(sa.text(f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), :id)"),
-                 {"id": max(r[0] for r in rows)})
+    if reserved:  # the keys came from reserve_keys: the sequence is past them already
+        return
+    conn.execute(sa.text(f"SELECT setval(pg_get_serial_sequence('{table.name}', '{columns[0]}'), :key)"),
+                 {"key": max(r[0] for r in rows)})
+
+
+def _q(column: str) -> str:
+    """A column's name quoted: some are SQL words (`offset`), which PostgreSQL refuses bare."""
+    return f'"{column}"'
 
 
 def update(conn: Connection, table: sa.Table, values: dict, **where) -> int:
-    """`UPDATE table SET values WHERE column = value AND …`; the rows changed. On SQLite through the
-    driver: an import runs these once a batch, and SQLAlchemy would build the statement anew each time."""
-    if conn.dialect.name == "sqlite":
-        sets, cond = ", ".join(f"{k} = ?" for k in values), " AND ".join(f"{k} = ?" for k in where)
-        return driver(conn).execute(f"UPDATE {table.name} SET {sets} WHERE {cond}",
-                                    (*values.values(), *where.values())).rowcount
-    return conn.execute(table.update().where(*(table.c[k] == v for k, v in where.items())).values(**values)).rowcount
+    """`UPDATE table SET values WHERE column = value AND …`; the rows changed. As plain SQL on the driver (see
+    `sql`): an import runs these once a batch, and SQLAlchemy would build the statement anew each time."""
+    sets, cond = ", ".join(f"{_q(k)} = ?" for k in values), " AND ".join(f"{_q(k)} = ?" for k in where)
+    return sql(conn, f"UPDATE {table.name} SET {sets} WHERE {cond}", (*values.values(), *where.values())).rowcount
 
 
 def insert(conn: Connection, table: sa.Table, values: dict) -> None:
-    """`INSERT INTO table` one row; on SQLite through the driver (as `update`), so `values` names every
-    column that has no default in the database (a model's Python-side defaults are not applied there)."""
-    if conn.dialect.name == "sqlite":
-        driver(conn).execute(f"INSERT INTO {table.name} ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
-                             tuple(values.values()))
-    else:
-        conn.execute(table.insert().values(**values))
+    """`INSERT INTO table` one row, as plain SQL (as `update`), so `values` names every column that has no
+    default in the database (a model's Python-side defaults are not applied)."""
+    sql(conn, f"INSERT INTO {table.name} ({', '.join(map(_q, values))}) VALUES ({', '.join('?' * len(values))})",
+        tuple(values.values()))
 
 
 def upsert(conn: Connection, table: sa.Table, key: dict, values: dict) -> None:
-    """The row whose unique `key` columns have these values gets `values`, made if there is none.
-    On SQLite one statement through the driver (as `update`); elsewhere an update, then an insert if
-    it changed nothing (the caller holds the store's write lock)."""
-    if conn.dialect.name == "sqlite":
-        row = {**key, **values}
-        sets = ", ".join(f"{k} = excluded.{k}" for k in values)
-        driver(conn).execute(f"INSERT INTO {table.name} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))}) "
-                             f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {sets}", tuple(row.values()))
-    elif not update(conn, table, values, **key):
-        conn.execute(table.insert().values(**key, **values))
+    """The row whose unique `key` columns have these values gets `values`, made if there is none: one
+    statement (SQLite and PostgreSQL both have INSERT … ON CONFLICT), as plain SQL (as `update`)."""
+    row = {**key, **values}
+    sets = ", ".join(f"{_q(k)} = excluded.{_q(k)}" for k in values)
+    sql(conn, f"INSERT INTO {table.name} ({', '.join(map(_q, row))}) VALUES ({', '.join('?' * len(row))}) "
+              f"ON CONFLICT ({', '.join(map(_q, key))}) DO UPDATE SET {sets}", tuple(row.values()))
 
 
 def row(conn: Connection, table: sa.Table, **where) -> dict | None:
-    """The row whose columns have these values (the first, if several), as a dict; on SQLite through
-    the driver (as `update`)."""
-    if conn.dialect.name == "sqlite":
-        cur = driver(conn).execute(
-            f"SELECT * FROM {table.name} WHERE {' AND '.join(f'{k} = ?' for k in where)} LIMIT 1", tuple(where.values()))
-        found = cur.fetchone()
-        return None if found is None else dict(zip((d[0] for d in cur.description), found))
-    found = conn.execute(sa.select(table).where(*(table.c[k] == v for k, v in where.items()))).mappings().first()
-    return None if found is None else dict(found)
+    """The row whose columns have these values (the first, if several), as a dict, read as plain SQL (as
+    `update`)."""
+    names = [c.name for c in table.columns]
+    found = sql(conn, f"SELECT {', '.join(map(_q, names))} FROM {table.name} "
+                      f"WHERE {' AND '.join(f'{_q(k)} = ?' for k in where)} LIMIT 1", tuple(where.values())).fetchone()
+    return None if found is None else dict(zip(names, found))
 
 
 PG_WRITE_LOCK = 0x5E551095  # the advisory lock key of the store's writers on PostgreSQL ("sessions")

@@ -28,6 +28,7 @@ COLUMNS = ("pk", "id", "session_id", "parent_id", "seq", "depth", "ts", "kind", 
             "tokens_in", "tokens_out", "sidechain", "agent_id", "hash")
 _BEFORE_PAYLOAD = operator.itemgetter(*COLUMNS[:COLUMNS.index("payload")])  # a row's values as a tuple
 _AFTER_PAYLOAD = operator.itemgetter(*COLUMNS[COLUMNS.index("payload") + 1:])
+_ROW = operator.itemgetter(*COLUMNS)
 INSERT_SQL = f"INSERT INTO event ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 
 
@@ -41,6 +42,9 @@ def _lookup(conn: Connection, key, value, values: list[str]) -> dict[str, Any]:
         for i in range(0, len(values), 20_000):
             found.update(dict(raw.execute(sql, (json.dumps(values[i:i + 20_000]),)).fetchall()))
         return found
+    if conn.dialect.name == "postgresql":  # one array parameter, one round trip
+        sql = f"SELECT {key.name}, {value.name} FROM {key.table.name} WHERE {key.name} = ANY(%s)"
+        return dict(conn.exec_driver_sql(sql, (values,)).all()) if values else found
     for i in range(0, len(values), _CHUNK):
         found.update(dict(conn.execute(sa.select(key, value).where(key.in_(values[i:i + _CHUNK]))).all()))
     return found
@@ -129,9 +133,7 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
     _resolve_logical_parents(conn, fresh, batch_ids, depth, s["head_event_id"])
     _cut_forward_links(fresh, depth, problems)
 
-    raw = db.driver(conn)
-    first_pk = ((raw.execute("SELECT max(pk) FROM event") if raw else conn.exec_driver_sql(
-        "SELECT max(pk) FROM event")).fetchone()[0] or 0) + 1
+    first_pk = db.reserve_keys(conn, "event", "pk", len(fresh))
     seq, last_hash = s["last_seq"], s["last_hash"]
     rows = []
     for i, e in enumerate(fresh):
@@ -151,11 +153,8 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
 
     added = {"event_count": len(rows), "tokens_in": sum(e.tokens_in for e in fresh),
              "tokens_out": sum(e.tokens_out for e in fresh)}
-    values: dict[str, Any] = {"last_seq": seq, "last_hash": last_hash}
-    if conn.dialect.name == "sqlite":  # the row read above is current: this transaction holds the write lock
-        values |= {k: s[k] + n for k, n in added.items()}
-    else:
-        values |= {k: SESSION.c[k] + n for k, n in added.items()}
+    # the row read above is current: this transaction holds the store's write lock (db.write_connection)
+    values: dict[str, Any] = {"last_seq": seq, "last_hash": last_hash} | {k: s[k] + n for k, n in added.items()}
     heads = [e.id for e in fresh if e.head]
     if heads:
         values["head_event_id"] = heads[-1]
@@ -175,12 +174,9 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
         # compressed (sessionscope.payloads): fewer pages to write than bytes to compress
         db.driver(conn).executemany(INSERT_SQL, [_BEFORE_PAYLOAD(r) + (_packed(r),) + _AFTER_PAYLOAD(r) for r in rows])
     else:
-        conn.execute(EVENT.insert(), [{c: r[c] for c in COLUMNS} for r in rows] if "packed" in rows[0] else rows)
-        if conn.dialect.name == "postgresql":
-            # the bulk paths number rows themselves (first_pk): move the column's sequence past them, or
-            # the next single append (which takes its pk from the sequence) collides with one of them
-            conn.execute(sa.text("SELECT setval(pg_get_serial_sequence('event', 'pk'), :pk)"),
-                         {"pk": max(r["pk"] for r in rows)})
+        # numbered by the caller (db.reserve_keys): on PostgreSQL one COPY, an executemany being a statement a
+        # row over the socket (it kept an import at a quarter of SQLite's rate)
+        db.insert_numbered(conn, EVENT, COLUMNS, [_ROW(r) for r in rows], reserved=True)
 
 
 def _packed(row: dict[str, Any]) -> str | bytes:

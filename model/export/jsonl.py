@@ -26,7 +26,7 @@ from typing import IO, Any
 import orjson
 import sqlalchemy as sa
 
-from .. import audit, chain, ingest, people, search, sessions
+from .. import audit, chain, db, ingest, people, search, sessions
 from ..errors import InvalidInput
 from ..schema import EVENT, NOTE, SESSION, SOURCE
 from ..sessions import native_source_id
@@ -315,14 +315,14 @@ def _insert_session(conn, path, s: SessionCheck) -> int:
                 text=note["text"], created_at=float(note.get("created_at") or time.time()),
                 updated_at=float(note.get("updated_at") or time.time()),
                 generated_by=note["generated_by"] if isinstance(note.get("generated_by"), str) else None))
-    first_pk = (conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar() or 0) + 1
+    first_pk = db.reserve_keys(conn, "event", "pk", max(1, s.events))
     pk, batch, n = first_pk, [], 0
     with open(path, "rb") as fh:
         fh.seek(s.offset)
         fh.readline()  # the session line
         for raw in fh:
             obj = orjson.loads(raw)
-            if obj.get("type") != "event":
+            if obj.get("type") != "event" or pk - first_pk >= s.events:  # (the keys reserved: the count checked)
                 break
             batch.append({"pk": pk, **{f: obj[f] for f in _EVENT_FIELDS}})
             pk += 1
