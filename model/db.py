@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection, Engine
 
-from .errors import MissingExtra, SchemaTooNew, StoreUnavailable
+from .errors import MissingExtra, Refused, SchemaTooNew, StoreUnavailable
 from .revision import HEAD_REVISION
 
 BUSY_TIMEOUT_S = 30.0
@@ -134,6 +134,15 @@ def reserve_keys(conn, table: str, column: str, n: int) -> int:
                                 (n - 1, n - 1)).scalar()
 
 
+def last_key_sql(conn, table: str, column: str) -> str:
+    """SQL for the largest key of `table.column` given so far, for a caller that numbers its rows after it
+    (then `insert_numbered` moves the sequence past them): SQLite's largest row; PostgreSQL's sequence, as a
+    team store's row rules hide other members' rows from max() (see `reserve_keys`)."""
+    if conn.dialect.name == "postgresql":
+        return f"(SELECT last_value FROM {table}_{column}_seq)"  # (the name SQLAlchemy gives a serial's sequence)
+    return f"(SELECT {column} FROM {table} ORDER BY {column} DESC LIMIT 1)"
+
+
 def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[tuple], *,
                     reserved: bool = False) -> None:
     """Insert rows whose key (the first of `columns`: `id`, the event's `pk`) the caller numbered under the store's
@@ -152,10 +161,17 @@ def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[
         return
     # COPY, in the same transaction: SQLAlchemy sends a psycopg executemany as a statement a row (pipelined,
     # ~45 µs a row here); a VALUES list is parsed anew each time (~4 ms for 50), arrays escaped in Python
-    with conn.connection.driver_connection.cursor() as cur, \
-            cur.copy(f"COPY {table.name} ({', '.join(columns)}) FROM STDIN") as copy:
-        for r in rows:
-            copy.write_row(r)
+    names = ", ".join(columns)
+    # a team store's member is under its row rules, which COPY refuses to check: their rows go by COPY into a
+    # table of the connection's own first, then into the table by one INSERT, which the rules check row by row
+    target = _staging(conn, table.name) if _rules_apply(conn, table.name) else table.name
+    with conn.connection.driver_connection.cursor() as cur:
+        with cur.copy(f"COPY {target} ({names}) FROM STDIN") as copy:
+            for r in rows:
+                copy.write_row(r)
+        if target != table.name:
+            cur.execute(f"INSERT INTO {table.name} ({names}) SELECT {names} FROM {target}")
+            cur.execute(f"TRUNCATE {target}")
     if reserved:  # the keys came from reserve_keys: the sequence is past them already
         return
     conn.execute(sa.text(f"SELECT setval(pg_get_serial_sequence('{table.name}', '{columns[0]}'), :key)"),
@@ -165,6 +181,22 @@ def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[
 def _q(column: str) -> str:
     """A column's name quoted: some are SQL words (`offset`), which PostgreSQL refuses bare."""
     return f'"{column}"'
+
+
+def _rules_apply(conn: Connection, table: str) -> bool:
+    """Whether row-level security applies to this login on `table` (sessionscope.team), asked once a connection."""
+    key = f"sessionscope_rls_{table}"
+    if key not in conn.info:
+        conn.info[key] = bool(conn.exec_driver_sql("SELECT row_security_active(%s)", (table,)).scalar())
+    return conn.info[key]
+
+
+def _staging(conn: Connection, table: str) -> str:
+    """A temporary table shaped as `table`, this connection's alone (no log, no rules)."""
+    name = f"sessionscope_staging_{table}"
+    # (asked each time, not remembered: a transaction rolled back takes the table it made with it)
+    conn.exec_driver_sql(f"CREATE TEMP TABLE IF NOT EXISTS {name} (LIKE {table})")
+    return name
 
 
 def update(conn: Connection, table: sa.Table, values: dict, **where) -> int:
@@ -269,7 +301,21 @@ def run_write(engine: Engine, work, *args, **kwargs):
         except (sa.exc.DatabaseError, sqlite3.DatabaseError) as exc:
             if "malformed" in str(exc):
                 raise StoreUnavailable(DAMAGED_ADVICE.format(problem=exc.orig)) from exc
+            refused = team_refusal(exc)
+            if refused:
+                raise Refused(refused) from exc
             raise
+
+
+def team_refusal(exc: BaseException) -> str | None:
+    """A team store's rules refusing a write (PostgreSQL's insufficient_privilege: a row rule or a missing
+    right, sessionscope.team), in words; None for any other error."""
+    orig = getattr(exc, "orig", None)
+    if getattr(orig, "sqlstate", None) != "42501":
+        return None
+    first = str(orig).strip().splitlines()[0]
+    return (f"the team store's rules refuse this ({first}): only a session's owner or an admin changes it, "
+            "and the audit log takes inserts only")
 
 
 DAMAGED_ADVICE = ("the store file is damaged ({problem}): nothing was written into it. `sessionscope verify` names "

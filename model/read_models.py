@@ -37,6 +37,9 @@ class SessionView:      # half the cost of listing 20,000 sessions; it is never 
     forked_from_event: str | None
     imported_by: str = ""  # user@host (sessionscope.people)
     starred: bool = False  # the user's star (#33)
+    owner: str = ""  # a team store's: the database login that brought it in (sessionscope.team); "" on SQLite
+    shared: bool = False  # its owner shares it with the team (the session itself; a project may be shared too)
+    yours: bool = True  # whether this login may change it (a team store's rules; always on SQLite)
 
     @classmethod
     def from_tuples(cls, names: list[str], rows) -> list["SessionView"]:
@@ -47,7 +50,7 @@ class SessionView:      # half the cost of listing 20,000 sessions; it is never 
             "created_at", "updated_at", "tokens_in", "tokens_out", "event_count", "head_event_id", "tags", "meta",
             "budget", "forked_from_session", "forked_from_event", "imported_by")])
         out = []
-        star = ix.get("starred")
+        star, owner, shared, yours = ix.get("starred"), ix.get("owner"), ix.get("shared"), ix.get("yours")
         for r in rows:
             (sid, tool_id, kind, title, project, cwd, branch, model, agent, status, created, updated, tin, tout,
              count, head, tags, meta, budget, from_session, from_event, by) = pick(r)
@@ -56,7 +59,9 @@ class SessionView:      # half the cost of listing 20,000 sessions; it is never 
                            tuple(orjson.loads(tags)) if tags not in ("", "[]") else (),
                            orjson.loads(meta) if meta not in ("", "{}") else {},
                            orjson.loads(budget) if budget not in ("", "{}") else {}, from_session, from_event, by or "",
-                           bool(r[star]) if star is not None else False))
+                           bool(r[star]) if star is not None else False,
+                           r[owner] if owner is not None else "", bool(r[shared]) if shared is not None else False,
+                           bool(r[yours]) if yours is not None else True))
         return out
 
     @classmethod
@@ -221,6 +226,8 @@ class Action(StrEnum):
     RETENTION = "retention"
     STORE = "store"  # someone else wrote the store (the watcher saw it)
     PURGE = "purge"
+    SHARE = "team.share"  # shared with a team store's members (sessionscope.team)
+    UNSHARE = "team.unshare"
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,13 @@ from .read_models import EventView, PinView, SessionView
 from .schema import EVENT, PIN, SESSION, SOURCE, STAR
 
 _SESSION_COLUMNS = [*SESSION.c, SOURCE.c.kind.label("source_kind"), STAR.c.session_id.is_not(None).label("starred")]
+# on PostgreSQL, whether the login may change the session: the server's own test (migration 0020), so the app
+# offers what a team store's rules allow (sessionscope.team); SQLite has no logins (`yours` stays True)
+_YOURS = sa.func.sessionscope_may_change(SESSION.c.owner).label("yours")
+
+
+def _columns(conn: Connection) -> list:
+    return [*_SESSION_COLUMNS, _YOURS] if conn.dialect.name == "postgresql" else _SESSION_COLUMNS
 _SESSION_FROM = SESSION.outerjoin(SOURCE, SESSION.c.source_id == SOURCE.c.id).outerjoin(
     STAR, STAR.c.session_id == SESSION.c.id)
 
@@ -34,7 +41,7 @@ SORT_COLUMNS = {
 
 def get_session(conn: Connection, session_id: str) -> SessionView:
     row = conn.execute(
-        sa.select(*_SESSION_COLUMNS).select_from(_SESSION_FROM).where(SESSION.c.id == session_id)
+        sa.select(*_columns(conn)).select_from(_SESSION_FROM).where(SESSION.c.id == session_id)
     ).first()
     if row is None:
         raise NotFound(f"no session with id {session_id!r} in this store")
@@ -46,7 +53,7 @@ def same_tool_id(conn, session: SessionView) -> list[SessionView]:
     within that SDK, so two SDKs writing into one store may both carry it (`show` says so)."""
     if not session.tool_id:
         return []
-    rows = conn.execute(sa.select(*_SESSION_COLUMNS).select_from(_SESSION_FROM).where(
+    rows = conn.execute(sa.select(*_columns(conn)).select_from(_SESSION_FROM).where(
         SESSION.c.tool_id == session.tool_id, SESSION.c.id != session.id).order_by(SESSION.c.id)).mappings().all()
     return [SessionView.from_row(r) for r in rows]
 
@@ -155,7 +162,7 @@ def list_sessions(
         with gcpause.paused():  # hundreds of views and no cycles: no collector pass over the whole heap
             return SessionView.from_tuples(_SESSION_NAMES, rows)
     col = SORT_COLUMNS[sort]
-    q = session_query(**filters).order_by(col.desc() if descending else col.asc(), SESSION.c.id)
+    q = session_query(**filters).add_columns(_YOURS).order_by(col.desc() if descending else col.asc(), SESSION.c.id)
     if limit is not None:
         q = q.limit(limit).offset(offset)
     return [SessionView.from_row(r) for r in conn.execute(q)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from sqlalchemy import Column, Float, Index, Integer, Text, UniqueConstraint, text
+from sqlalchemy import Boolean, Column, Float, Index, Integer, Text, UniqueConstraint, false, text
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
@@ -94,6 +94,10 @@ class AgentSession(SQLModel, table=True):
     forked_from_event: Optional[str] = None
     # who brought it into the store, `user@host` (sessionscope.people): a team store filters by it
     imported_by: str = Field(default="", sa_column=Column(Text, nullable=False, server_default="", index=True))
+    # a team store's rules (sessionscope.team): the database login that brought it in (PostgreSQL fills it from
+    # session_user; "" on SQLite), and whether its owner shares it with the team
+    owner: str = Field(default="", sa_column=Column(Text, nullable=False, server_default="", index=True))
+    shared: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
 
 
 class Event(SQLModel, table=True):
@@ -293,6 +297,8 @@ class MirrorEntry(SQLModel, table=True):
     uuid: Optional[str] = None  # the entry's idempotency key, where it has one
     entry: str = Field(sa_column=Column(Text, nullable=False))  # the JSON the SDK gave
     written: float  # when the store wrote it (the SDK's mtime, in seconds)
+    # a team store's rules (sessionscope.team): the login that wrote it (PostgreSQL: session_user; "" on SQLite)
+    owner: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
 
 
 class MirrorSummary(SQLModel, table=True):
@@ -307,6 +313,8 @@ class MirrorSummary(SQLModel, table=True):
     data: str = Field(sa_column=Column(Text, nullable=False))  # JSON
     # the newest main-transcript row folded into `data` (folded behind the appends: adapters.claude)
     folded_to: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
+    # a team store's rules (sessionscope.team): the login that wrote it (PostgreSQL: session_user; "" on SQLite)
+    owner: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
 
 
 class Star(SQLModel, table=True):
@@ -377,6 +385,19 @@ class LiveSignal(SQLModel, table=True):
     detail: str = ""  # what it said: the permission asked for, the notification's message, the last reply
     ts: float  # when the hook ran
     pid: Optional[int] = None  # the tool's process that ran the hook, when it could be told
+    # a team store's rules (sessionscope.team): the login that wrote it (PostgreSQL: session_user; "" on SQLite)
+    owner: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
+
+
+class ProjectShare(SQLModel, table=True):
+    """A team store member's choice to share every session of one project with the team (sessionscope.team);
+    a session is shared one by one with `session.shared`."""
+
+    __tablename__ = "project_share"
+
+    owner: str = Field(primary_key=True)  # the member (database login) whose sessions of `project` are shared
+    project: str = Field(primary_key=True)
+    shared_at: float
 
 
 # Core table handles for the bulk and read paths, which skip the ORM for speed.
@@ -403,3 +424,4 @@ FILE_BLOB = FileBlob.__table__
 CHECKPOINT_BACKUP = CheckpointBackup.__table__
 EMBEDDING = Embedding.__table__
 LIVE_SIGNAL = LiveSignal.__table__
+PROJECT_SHARE = ProjectShare.__table__

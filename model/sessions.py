@@ -59,7 +59,7 @@ def create_session(
     if status not in lifecycle.STATUSES:
         raise InvalidInput(f"unknown status {status!r}")
     now = time.time() if created_at is None else created_at
-    db.insert(conn, SESSION, dict(  # (every column: an import makes hundreds, through the driver on SQLite)
+    row = dict(  # (every column: an import makes hundreds, through the driver on SQLite)
         id=sid, tool_id=tool_id, source_id=source_id if source_id is not None else native_source_id(conn),
         title=title, project=project, cwd=cwd, git_branch=git_branch, model=model, agent=agent,
         status=status, status_changed_at=now, created_at=now, updated_at=now,
@@ -67,7 +67,14 @@ def create_session(
         tags=json.dumps(sorted(set(tags or []))), meta=json.dumps(meta or {}, default=str),
         budget=json.dumps(budget or {}), head_event_id=head_event_id,
         forked_from_session=forked_from_session, forked_from_event=forked_from_event, imported_by=people.who(),
-    ))
+    )
+    try:
+        db.insert(conn, SESSION, row)
+    except sa.exc.IntegrityError as exc:
+        if getattr(exc.orig, "sqlstate", None) != "23505":
+            raise
+        # the row check above saw nothing: a team store's rules hide it, another member's (sessionscope.team)
+        raise Refused(f"session {sid} is another member's in this team store: only they can add to it") from exc
     return sid
 
 

@@ -47,8 +47,15 @@ class Server:
             cmd = ["runuser", "-u", self.user, "--", *cmd]
         subprocess.run(cmd, check=True, capture_output=True, timeout=120)
 
-    def url(self, database: str) -> str:
-        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
+    def url(self, database: str, user: str = "postgres") -> str:
+        return f"postgresql+psycopg://{user}@127.0.0.1:{self.port}/{database}"
+
+    def psql(self, database: str, user: str, statement: str) -> subprocess.CompletedProcess:
+        """`statement` run by PostgreSQL's own client, `psql`, logged in as `user` (what a member could type)."""
+        found = os.path.join(self.bin_dir, "psql")
+        cmd = [found if os.path.exists(found) else "psql", "-X", "-h", "127.0.0.1", "-p", str(self.port), "-U", user,
+               "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", statement]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
 
     template: str | None = None  # a database with the store's schema, copied for each migrated one
 

@@ -15,7 +15,7 @@ from tests.sources.codex_factory import Rollout
 
 SESSION = {"id", "tool_id", "title", "source_kind", "status", "project", "cwd", "git_branch", "model", "agent",
            "created_at", "updated_at", "event_count", "tokens_in", "tokens_out", "tags", "meta", "budget",
-           "head_event_id", "forked_from_session", "forked_from_event", "imported_by", "starred"}
+           "head_event_id", "forked_from_session", "forked_from_event", "imported_by", "starred", "owner", "shared", "yours"}
 EVENT = {"id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload", "tokens_in",
          "tokens_out", "sidechain", "agent_id", "hash"}
 IMPORT = {"files_seen", "files_read", "bytes_read", "events_added", "bad_lines", "sessions", "problems",
@@ -59,6 +59,7 @@ SHAPES = {
                                 "cost"}),
     "blame": ("object", {"path", "repository", "lines", "changes"}),
     "commits": ("list", {"sha", "ts", "subject", "session", "event", "title"}),
+    "team": ("object", {"login", "admin", "rules_on", "owner", "members", "projects", "done"}),
     "hooks": ("list", {"tool", "label", "settings", "events", "commands", "problem", "last_signal", "last_event",
                        "sessions"}),
     "hooks change": ("list", {"tool", "settings", "events", "command", "removed", "written", "note", "backup"}),
@@ -160,6 +161,9 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
         assert [c["subject"] for c in run("commits", str(repo))] == ["one"]
     else:
         run.seen["commits"].append([])  # (no git on this machine: the command is tried in tests/model/test_blame.py)
+    # a SQLite store has no team rules: `team status` says so (the rules are tried on a server in test_team_rules)
+    assert run("team", "status") == {"login": "", "admin": False, "rules_on": False, "owner": True, "members": [],
+                                     "projects": [], "done": []}
     now = {r["session"]: r["state"] for r in run("status")}
     assert now[s] == "working" and set(now) <= {r["session"] for r in run("status", "--all")}
     run("rename", s, "renamed"), run("tag", s, "a", "b")

@@ -31,6 +31,7 @@ _HANDLERS = {
     "drift": "problems:drift",
     "stats": "stats:stats",
     "blame": "blame:blame", "commits": "blame:commits",
+    "team": "team:team",
     "hooks": "hooks:hooks", "hook": "hooks:hook",
     "backup": "backup:backup",
     "repair": "backup:repair",

@@ -350,6 +350,15 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("folder", nargs="?", default=None, metavar="FOLDER", help="a folder in the repository (default: .)")
     c.add_argument("--limit", type=int, default=50, metavar="N", help="the newest N commits (default 50)")
 
+    c = cmd("team", "a team store's rules on PostgreSQL (owners, sharing, members): status; init (once, by the "
+                    "store's owner); add-member NAME [--admin]; share / unshare SESSION or --project P")
+    c.add_argument("what", choices=("status", "init", "add-member", "share", "unshare"))
+    c.add_argument("name", nargs="?", metavar="NAME|SESSION", help="add-member: the login; share: the session")
+    c.add_argument("--project", metavar="P", help="share / unshare: every session of yours in this project")
+    c.add_argument("--admin", action="store_true", help="add-member: an admin (reads and changes everything)")
+    c.add_argument("--password-stdin", action="store_true",
+                   help="add-member: read the new login's password from stdin (a server that asks for one)")
+
     c = cmd("write-back", "write a kept Claude Code session back so `claude --resume` finds it again "
             "(also: restore, its first name)", aliases=["restore"])
     COMMANDS.add("restore")

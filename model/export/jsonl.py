@@ -299,13 +299,18 @@ def _already_here(store, s: SessionCheck) -> bool:
     return True
 
 
+# a team store's owner and sharing are the importing login's (the server fills the owner), never the file's
+_NOT_CARRIED = ("owner", "shared")
+
+
 def _insert_session(conn, path, s: SessionCheck) -> int:
     row = dict(s.row)
     row["source_id"] = _source_id(conn, s.source)
     row["last_hash"] = s.last_hash
     # who brought it in: as the export says (its first store's), else whoever imports the file
     conn.execute(SESSION.insert().values(**{"imported_by": people.who()}
-                                         | {c.name: row[c.name] for c in SESSION.columns if row.get(c.name) is not None}))
+                                         | {c.name: row[c.name] for c in SESSION.columns
+                                            if row.get(c.name) is not None and c.name not in _NOT_CARRIED}))
     if row.get("starred") is True:
         sessions.star(conn, s.session_id)
     for note in row.get("notes") or []:

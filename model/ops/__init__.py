@@ -36,6 +36,8 @@ from .sessions import (
     resume,
     rewind,
     send,
+    share,
+    share_project,
     star,
     tag,
     unarchive,
@@ -48,6 +50,7 @@ __all__ = [
     "RULES", "Batch", "archive", "changed_files", "check", "close", "compact", "continue_prompt", "delete", "each",
     "embed", "export", "files_at", "fork", "fork_and_continue", "interrupt", "note_add", "note_edit", "note_remove", "pause",
     "pin", "refusal", "rename", "restore_files", "restore_plan", "resume", "retag", "rewind", "send",
-    "set_allowed_values", "set_redaction_patterns", "set_semantic", "star", "summarize", "summary_request", "tag", "unarchive",
+    "set_allowed_values", "set_redaction_patterns", "set_semantic", "share", "share_project", "star",
+    "summarize", "summary_request", "tag", "unarchive",
     "undo_plan", "undo_restore", "unwatch", "watch", "write_back", "written_files",
 ]

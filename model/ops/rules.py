@@ -43,7 +43,13 @@ RULES: dict[str, Rule] = {r.rule if name is None else name: r for name, r in (
     (None, Rule(Action.EXPORT, "export", "export")),
     (None, Rule(Action.SEND, "send", "send a message to")),
     (None, Rule(Action.INTERRUPT, "interrupt", "interrupt")),
+    (None, Rule(Action.SHARE, "share", "share")),
+    ("unshare", Rule(Action.UNSHARE, "share", "stop sharing")),
 )}
+
+# what a team store's member may do with a session that is not theirs (sessionscope.team): read it, copy its
+# resume command, fork it into a session of their own, export it; everything else is its owner's (or an admin's)
+_ANYONE_MAY = frozenset({"copy_resume", "fork", "export"})
 
 
 def refusal(session, name: str) -> str | None:
@@ -52,6 +58,11 @@ def refusal(session, name: str) -> str | None:
     rule = RULES[name]
     if session is None:
         return "no session is chosen"
+    if not session.yours and name not in _ANYONE_MAY:
+        return (f"it is {session.owner}'s: in this team store only its owner or an admin may change it "
+                "(fork it to make a session of your own)")
+    if rule.rule == "share":  # the store's own, whatever the tool; a session has an owner in a team store alone
+        return None if session.owner else "only a team store shares sessions (a store on PostgreSQL: `sessionscope team`)"
     return sources.of(session.source_kind).refusal(rule.rule, session.status)
 
 

@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import audit, notes, sessions, sources
+from .. import audit, notes, sessions, sources, team
 from ..errors import InvalidInput
 from ..read_models import Action, Changes
 from ..sources.agents_sdk import queue as agents_queue
@@ -128,6 +128,28 @@ def star(store, session_id: str, on: bool = True, *, actor: str | None = None) -
         return Changes(Action.STAR if on else Action.UNSTAR, frozenset({s.id}), True, store.session(s.id),
                        detail={"changed": changed})
     return act(store, "star", session_id, work, actor=actor)
+
+
+def share(store, session_id: str, on: bool = True, *, actor: str | None = None) -> Changes:
+    """Share the session with a team store's members, or (`on` False) stop (sessionscope.team)."""
+    def work(_src, s):
+        changed = store.write(team.share, s.id, on)
+        return Changes(Action.SHARE if on else Action.UNSHARE, frozenset({s.id}), True, store.session(s.id),
+                       detail={"changed": changed})
+    return act(store, "share" if on else "unshare", session_id, work, actor=actor)
+
+
+def share_project(store, project: str, on: bool = True, *, actor: str | None = None) -> Changes:
+    """Share every session of `project` this login owns in a team store, now and to come, or stop."""
+    with audit.acting_as(actor):
+        try:
+            changed = store.write(team.share_project, project, on)
+        except Exception as exc:
+            audit.failed(store, Action.SHARE if on else Action.UNSHARE, exc)
+            raise
+        audit.audited(store, Action.SHARE if on else Action.UNSHARE, detail={"project": project, "changed": changed})
+    return Changes(Action.SHARE if on else Action.UNSHARE, frozenset(), True, None,
+                   detail={"project": project, "changed": changed}, recorded=True)
 
 
 def pin(store, session_id: str, event_id: str, on: bool = True, *, actor: str | None = None) -> Changes:

@@ -133,7 +133,9 @@ def store_failure(exc: BaseException) -> bool:
     """The store's own failure (locked, full disk, gone) or the user's interrupt: never one file's."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from ..errors import SessionscopeError
+    from ..errors import Refused, SessionscopeError
+    if isinstance(exc, Refused):  # a team store's rules refusing this file's session (another member's): this file's
+        return False
     return isinstance(exc, (SQLAlchemyError, SessionscopeError, MemoryError, KeyboardInterrupt))
 
 

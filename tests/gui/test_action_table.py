@@ -69,7 +69,7 @@ CLI = {
     "rewind": ["rewind", "S", "--to", "E"], "fork": ["fork", "S", "--at", "E"],
     "restore_files": ["restore-files", "S", "--to", "E", "--dry-run"],
     "undo_restore": ["restore-files", "S", "--undo", "--yes"], "redo_restore": ["restore-files", "S", "--redo", "--yes"],
-    "copy_resume": ["resume", "S"],
+    "copy_resume": ["resume", "S"], "share": ["team", "share", "S"],
 }
 PREVIEWS = ("resume", "copy_resume", "restore_files", "undo_restore", "redo_restore")  # refused while reading
 WINDOW = {row.rule: row.id for row in TABLE if row.rule}  # each rule, as one of the window's actions

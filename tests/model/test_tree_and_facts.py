@@ -170,12 +170,15 @@ def test_a_store_of_the_first_schema_is_upgraded(tmp_path):
     with sqlite3.connect(path) as raw:  # back to what revision 0001 created
         for table in ("outline_cache", "file_blob", "checkpoint_backup", "mirror_entry", "mirror_summary", "usage_cache",
                       "event_alias", "star", "pin", "note", "embedding", "live_signal", "tool_cache",
-                      "vitals_cache", "file_touch", "commit_link"):
+                      "vitals_cache", "file_touch", "commit_link", "project_share"):
             raw.execute(f"DROP TABLE {table}")
         raw.execute("ALTER TABLE source_file DROP COLUMN last_ts")  # (added by 0006)
         raw.execute("DROP INDEX ix_session_imported_by")  # (added by 0008, with its column)
         raw.execute("DROP INDEX ix_event_opaque")  # (added by 0015)
         raw.execute("ALTER TABLE session DROP COLUMN imported_by")
+        raw.execute("DROP INDEX ix_session_owner")  # (added by 0020, with its columns)
+        raw.execute("ALTER TABLE session DROP COLUMN owner")
+        raw.execute("ALTER TABLE session DROP COLUMN shared")
         raw.execute("UPDATE alembic_version SET version_num = '0001'")
     with open_store(path) as s:
         assert [e.text for e in s.branch_view(sid)] == ["hello"]

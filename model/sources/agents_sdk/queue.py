@@ -40,7 +40,7 @@ def put(conn, session_id: str, items: list[dict], now: float) -> int:
     if s is not None:
         lifecycle.next_status(sid, s["status"], "append")
     # numbered under the store's write lock, so that ids follow commits on every engine (queue order)
-    top = (sql(conn, "SELECT max(id) FROM mirror_entry", ()).fetchone()[0] or 0) + 1
+    top = (sql(conn, f"SELECT {db.last_key_sql(conn, 'mirror_entry', 'id')}", ()).fetchone()[0] or 0) + 1
     rows = [(top + i, SDK, "", session_id, "", untrusted.dumps(item), now) for i, item in enumerate(items)]
     db.insert_numbered(conn, MIRROR_ENTRY, ("id", "sdk", "project_key", "session_id", "subpath", "entry", "written"), rows)
     return len(rows)

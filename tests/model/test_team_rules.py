@@ -1,0 +1,244 @@
+"""A team store's rules on a real PostgreSQL server (#38 item 2): three logins — alice and bob, members, and
+carol, an admin — and every read, change and delete that must be refused, refused by the server itself:
+through the store as each of them, and through plain `psql` as that login."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from sessionscope import ops, team
+from sessionscope.errors import NotFound, Refused
+
+
+@pytest.fixture(scope="module")
+def team_store(postgres_server):
+    """A store the database's owner (postgres) made and turned the rules on in; three logins of the team."""
+    from sessionscope import open_store
+
+    url = postgres_server.fresh_database()
+    database = url.rsplit("/", 1)[1]
+    tag = uuid.uuid4().hex[:6]  # (roles are the whole server's: other tests' teams must not meet these)
+    names = {who: f"{who}_{tag}" for who in ("alice", "bob", "carol")}
+    with open_store(url) as owner_store:
+        done = owner_store.write(team.init)
+        assert any("rules on" in d for d in done)
+        for who, name in names.items():
+            owner_store.write(team.add_member, name, admin=who == "carol")
+    stores = {who: open_store(postgres_server.url(database, name)) for who, name in names.items()}
+    yield postgres_server, database, names, stores
+    for s in stores.values():
+        s.close()
+
+
+def _session(store, title: str, text: str, project: str = "") -> str:
+    sid = store.open_session(title=title, project=project).id
+    store.append(sid, "message", role="user", text=text)
+    return sid
+
+
+def test_members_read_their_own_and_what_is_shared_and_change_only_their_own(team_store):
+    server, database, names, st = team_store
+    alice, bob, carol = st["alice"], st["bob"], st["carol"]
+    private = _session(alice, "alice private", "the zanzibar secret plan", project="/work/p1")
+    shared = _session(alice, "alice shared", "the quokka shared notes", project="/work/p2")
+    of_project = _session(alice, "alice project", "the axolotl project", project="/work/p3")
+    own = _session(bob, "bob's own", "bob writes here")
+
+    assert alice.session(private).owner == names["alice"]  # the server's login, not the client's word
+    assert alice.session(private).yours
+
+    # before sharing, bob sees none of alice's: not listed, not found, not searched, no events
+    assert {s.id for s in bob.sessions()} == {own}
+    with pytest.raises(NotFound):
+        bob.session(private)
+    assert bob.search("zanzibar") == [] and bob.search("quokka") == []
+    with pytest.raises(NotFound):
+        bob.events(private)
+    with bob.engine.connect() as conn:  # below the store: the server gives none of its rows
+        assert conn.exec_driver_sql("SELECT count(*) FROM event WHERE session_id = %s", (private,)).scalar() == 0
+
+    ops.share(alice, shared, actor="test")
+    ops.share_project(alice, "/work/p3", actor="test")
+    seen = {s.id: s for s in bob.sessions()}
+    assert set(seen) == {own, shared, of_project}
+    assert not seen[shared].yours and seen[shared].shared and seen[shared].owner == names["alice"]
+    assert [e.text for e in bob.events(shared)] == ["the quokka shared notes"]
+    assert [h.session_id for h in bob.search("quokka")] == [shared]
+    assert bob.search("zanzibar") == []
+
+    # the app offers only what the rules allow, and says why
+    why = ops.refusal(seen[shared], "rename")
+    assert why and names["alice"] in why
+    assert ops.refusal(seen[shared], "export") is None and ops.refusal(seen[shared], "fork") is None
+    with pytest.raises(Refused):
+        ops.rename(bob, shared, "bob was here", actor="test")
+    with pytest.raises(Refused):
+        ops.delete(bob, shared, actor="test")
+
+    # below the app: the server refuses the same writes (an append is an insert its rules reject; a change
+    # or a delete of a row the login may only read changes nothing)
+    with pytest.raises(Refused):
+        bob.append(shared, "message", role="user", text="bob appends")
+    with bob.engine.begin() as conn:
+        assert conn.exec_driver_sql("UPDATE session SET title = 'x' WHERE id = %s", (shared,)).rowcount == 0
+        assert conn.exec_driver_sql("DELETE FROM event WHERE session_id = %s", (shared,)).rowcount == 0
+        assert conn.exec_driver_sql("DELETE FROM session WHERE id = %s", (private,)).rowcount == 0
+    assert alice.session(shared).title == "alice shared" and alice.session(shared).event_count == 1
+
+    # bob cannot take an id of alice's for a session of his own
+    with pytest.raises(Refused, match="another member's"):
+        bob.open_session(session_id=private)
+
+    # a fork of a shared session is bob's own
+    fork = ops.fork(bob, shared, alice.session(shared).head_event_id, "bob's fork", actor="test").session
+    assert fork.owner == names["bob"] and fork.yours
+
+    # the admin reads and changes everything
+    assert {private, shared, of_project, own} <= {s.id for s in carol.sessions()}
+    assert carol.session(private).yours
+    ops.rename(carol, private, "renamed by the admin", actor="test")
+    assert alice.session(private).title == "renamed by the admin"
+
+    # alice stops sharing: bob no longer sees it
+    ops.share(alice, shared, on=False, actor="test")
+    ops.share_project(alice, "/work/p3", on=False, actor="test")
+    assert {s.id for s in bob.sessions()} == {own, fork.id}
+
+    # a member cannot turn the rules on (nor off): only the tables' owner
+    with pytest.raises(Refused):
+        bob.write(team.init)
+
+
+def test_the_audit_log_takes_inserts_only_and_names_the_login(team_store, monkeypatch):
+    server, database, names, st = team_store
+    bob, carol = st["bob"], st["carol"]
+    from sessionscope import audit
+
+    monkeypatch.setattr(audit, "ACTOR", "alice@laptop pid 1")  # bob's client claims to be alice
+    sid = _session(bob, "bob audited", "hello")
+    ops.rename(bob, sid, "renamed", actor="cli")
+    with bob.engine.connect() as conn:
+        actor, detail = conn.exec_driver_sql(
+            "SELECT actor, detail FROM audit WHERE session_id = %s AND action = 'rename'", (sid,)).one()
+    assert actor == names["bob"]
+    assert "alice@laptop pid 1 via cli" in detail  # the client's word kept beside the login, never as it
+
+    for who in ("bob", "carol"):  # a member and the admin alike
+        with pytest.raises(Exception, match="permission denied"):
+            with st[who].engine.begin() as conn:
+                conn.exec_driver_sql("DELETE FROM audit")
+        with pytest.raises(Exception, match="permission denied"):
+            with st[who].engine.begin() as conn:
+                conn.exec_driver_sql("UPDATE audit SET actor = 'nobody'")
+    # the database's owner too (a trigger, which holds for the tables' owner as well)
+    from sessionscope import open_store
+    with open_store(server.url(database)) as owner_store:
+        for statement in ("DELETE FROM audit", "UPDATE audit SET actor = 'nobody'", "TRUNCATE audit"):
+            with pytest.raises(Exception, match="inserts only"):
+                with owner_store.engine.begin() as conn:
+                    conn.exec_driver_sql(statement)
+    with carol.engine.connect() as conn:  # the admin reads every entry
+        assert conn.exec_driver_sql("SELECT count(*) FROM audit WHERE session_id = %s", (sid,)).scalar() >= 2
+
+
+def test_plain_psql_meets_the_same_rules(team_store):
+    server, database, names, st = team_store
+    alice, bob = st["alice"], st["bob"]
+    secret = _session(alice, "alice psql", "the pangolin password")
+    bob_sid = _session(bob, "bob psql", "bob's line")
+
+    def psql(who: str, statement: str):
+        return server.psql(database, names[who], statement)
+
+    r = psql("bob", f"SELECT count(*) FROM session WHERE id = '{secret}'")
+    assert r.returncode == 0 and r.stdout.strip() == "0"
+    r = psql("bob", "SELECT count(*) FROM event WHERE text LIKE '%pangolin%'")
+    assert r.stdout.strip() == "0"
+    r = psql("bob", f"UPDATE session SET title = 'mine now' WHERE id = '{secret}'")
+    assert r.returncode == 0 and r.stdout.strip() == "UPDATE 0"  # a row bob may not see is no row to him
+    r = psql("bob", f"DELETE FROM session WHERE id = '{secret}'")
+    assert r.returncode == 0 and r.stdout.strip() == "DELETE 0"
+    r = psql("bob", f"INSERT INTO event (id, session_id, seq, depth, ts, kind, text, payload, tokens_in, tokens_out, "
+                    f"sidechain, hash) VALUES ('x-{uuid.uuid4()}', '{secret}', 99, 0, 0, 'message', 'bob', '', 0, 0, "
+                    f"false, '')")
+    assert r.returncode != 0 and "row-level security" in r.stderr
+    r = psql("bob", f"UPDATE session SET owner = '{names['bob']}' WHERE id = '{secret}'")
+    assert r.returncode == 0 and r.stdout.strip() == "UPDATE 0"
+    ops.share(alice, secret, actor="test")  # shared: bob reads it, and still changes nothing of it
+    r = psql("bob", f"SELECT text FROM event WHERE session_id = '{secret}'")
+    assert r.stdout.strip() == "the pangolin password"
+    for statement in (f"UPDATE session SET owner = '{names['bob']}' WHERE id = '{secret}'",
+                      f"UPDATE event SET text = 'changed' WHERE session_id = '{secret}'",
+                      f"DELETE FROM event WHERE session_id = '{secret}'", f"DELETE FROM session WHERE id = '{secret}'"):
+        r = psql("bob", statement)
+        assert r.returncode == 0 and r.stdout.strip().endswith(" 0"), (statement, r.stdout, r.stderr)
+    r = psql("bob", f"UPDATE session SET shared = false WHERE id = '{secret}'")
+    assert r.stdout.strip() == "UPDATE 0"
+    r = psql("bob", f"INSERT INTO session (id, created_at, updated_at, owner) VALUES ('{uuid.uuid4()}', 0, 0, "
+                    f"'{names['alice']}')")  # a session in alice's name
+    assert r.returncode != 0 and "row-level security" in r.stderr
+    r = psql("bob", "DELETE FROM audit")
+    assert r.returncode != 0 and "permission denied" in r.stderr
+    r = psql("bob", f"UPDATE session SET title = 'bob renamed his own' WHERE id = '{bob_sid}'")
+    assert r.returncode == 0 and r.stdout.strip() == "UPDATE 1"
+    # nothing of alice's changed; bob's own change went through
+    assert alice.session(secret).title == "alice psql" and alice.session(secret).owner == names["alice"]
+    assert alice.session(secret).event_count == 1
+    assert bob.session(bob_sid).title == "bob renamed his own"
+
+
+def test_a_member_imports_their_tools_files_as_their_own(team_store, tmp_path):
+    server, database, names, st = team_store
+    alice, bob = st["alice"], st["bob"]
+    from sessionscope.sources.claude_code import import_paths
+    from tests.sources.claude_factory import Transcript
+
+    t = Transcript(cwd="/work/bobs-app")
+    call = t.assistant("reading", tool=("Read", {"file_path": "/work/bobs-app/key.txt"}))
+    t.tool_result(call, "the wombat key")
+    t.assistant("done")
+    t.user("thanks")
+    t.write(tmp_path / "projects" / "-work-bobs-app")
+    report = import_paths(bob, [tmp_path / "projects"])
+    assert report.events_added > 0 and not report.problems
+    s = bob.session(t.session_id)
+    assert s.owner == names["bob"] and s.yours
+    bob.warm([t.session_id])  # the caches an import fills (vital signs, facts) are written as bob
+    assert bob.vitals([t.session_id])
+    with pytest.raises(NotFound):
+        alice.session(t.session_id)
+    assert alice.search("wombat") == []
+    # the same transcript imported by alice (a copy on her machine) cannot take bob's session, and says so
+    import shutil
+    shutil.copytree(tmp_path / "projects", tmp_path / "alices" / "projects")
+    again = import_paths(alice, [tmp_path / "alices" / "projects"])
+    assert any("another member's" in p["problem"] for p in again.problems), again.problems
+    assert bob.session(t.session_id).event_count == s.event_count
+
+
+def test_the_team_command(team_store, capsys):
+    import json
+
+    from sessionscope.cli.main import main
+    server, database, names, st = team_store
+    sid = _session(st["alice"], "alice cli", "shared from the command line")
+
+    def cli(who: str, *argv: str) -> dict:
+        rc = main(["--store", server.url(database, names[who]), "--json", "team", *argv])
+        got = capsys.readouterr()
+        assert rc == 0, got.err
+        return json.loads(got.out)
+
+    assert cli("alice", "share", sid)["done"] == ["alice cli: shared with the team"]
+    assert st["bob"].session(sid).shared
+    assert cli("alice", "share", "--project", "/work/cli")["projects"] == ["/work/cli"]
+    assert cli("alice", "unshare", "--project", "/work/cli")["projects"] == []
+    me = cli("carol", "status")
+    assert me["login"] == names["carol"] and me["admin"] and me["rules_on"] and not me["owner"]
+    assert {m["name"] for m in me["members"]} >= set(names.values())
+    rc = main(["--store", server.url(database, names["bob"]), "team", "unshare", sid])
+    assert rc != 0 and names["alice"] in capsys.readouterr().err  # not bob's: refused, saying whose it is
+    rc = main(["--store", server.url(database, names["bob"]), "team", "init"])
+    assert rc != 0 and "owner" in capsys.readouterr().err
