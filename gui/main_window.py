@@ -317,6 +317,7 @@ class MainWindow(WindowCommands, QMainWindow):
                 action.setText(many if row.acts_on_many(ctx) else row.text)
                 action.setIconText(row.short or row.name)
         self.qactions["session.star"].setChecked(bool(self.session is not None and self.session.starred))
+        self.qactions["session.share"].setChecked(bool(self.session is not None and self.session.shared))
         self.qactions["event.pin"].setChecked(getattr(ctx.event, "id", ctx.event) in self.branch.timeline_model.pinned)
 
     def _busy(self, what: str) -> None:

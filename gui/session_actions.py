@@ -248,6 +248,12 @@ class SessionActions(BatchActions, RestoreActions, QObject):
                   lambda ch: self.sig_message.emit(f"{'Starred' if on else 'Took the star from'} "
                                                    f"{session.title or session.id[:8]}"))
 
+    def share(self, session, on: bool) -> None:
+        store = self.store
+        self._run("share" if on else "unshare", lambda: ops.share(store, session.id, on, actor=ACTOR),
+                  lambda ch: self.sig_message.emit(f"{'Shared' if on else 'Stopped sharing'} "
+                                                   f"{session.title or session.id[:8]} with the team"))
+
     def pin(self, session, event, on: bool) -> None:
         # (the tree's menu gives the event's id alone; a search result, the session's too)
         store, event_id, session_id = self.store, getattr(event, "id", event), getattr(session, "id", session)

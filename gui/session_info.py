@@ -50,6 +50,15 @@ def vitals_html(signs: list) -> str:
     return f"<h4 style='margin-bottom:2px'>Vital signs</h4><table>{rows}</table>"
 
 
+def _owner_html(s) -> str:
+    """Whose the session is in a team store, whether the team sees it, and what this login may do with it."""
+    if not s.owner:
+        return ""
+    text = html.escape(printable(s.owner))
+    text += " · shared with the team" if s.shared else " · not shared"
+    return text + (" · yours to change" if s.yours else " · <i>read only for you: its owner or an admin changes it</i>")
+
+
 def session_html(s, signs: list | None = None) -> str:
     """The tab's page; `signs`: the session's vital signs (sessionscope.vitals.signs), once worked out."""
     if s is None:
@@ -69,6 +78,7 @@ def session_html(s, signs: list | None = None) -> str:
              if s.tokens_in or s.tokens_out else ""),
         _row("Tags", html.escape(", ".join(s.tags)) if s.tags else ""),
         _row("Forked from", f"<code>{html.escape(s.forked_from_session)}</code>" if s.forked_from_session else ""),
+        _row("Owner", _owner_html(s)),  # a team store's (sessionscope.team); nothing on SQLite
     ]
     out = f"<table>{''.join(rows)}</table>" + vitals_html(signs or [])
     return out + "".join(_section_html(section) for section in sources.of(s.source_kind).describe(s))
