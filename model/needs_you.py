@@ -44,17 +44,23 @@ def _pending(conn, session_id: str, live: Live) -> str:
     return (text or "").strip() if kind == "tool_call" else ""
 
 
+def _login(conn) -> str:
+    return conn.exec_driver_sql("SELECT session_user").scalar() if conn.dialect.name == "postgresql" else ""
+
+
 def waiting(store, states: dict[str, Live]) -> list[Waiting]:
-    """Every session whose state is needs approval or waiting for you, the longest waiting first."""
+    """Every session whose state is needs approval or waiting for you, the longest waiting first. In a team store,
+    only your own: another member's shared session waits for them, not for you."""
     ids = [sid for sid, st in states.items() if st.state in NEEDS_YOU]
     if not ids:
         return []
     sessions = {s.id: s for s in store.sessions(session_ids=ids, limit=None)}
     out = []
     with store.reader() as conn:
+        me = _login(conn)
         for sid in ids:
             s = sessions.get(sid)
-            if s is not None:
+            if s is not None and s.owner in ("", me):
                 out.append(Waiting(s, states[sid], _last_words(conn, sid), _pending(conn, sid, states[sid])))
     out.sort(key=lambda w: w.since)
     return out

@@ -242,3 +242,17 @@ def test_the_team_command(team_store, capsys):
     assert rc != 0 and names["alice"] in capsys.readouterr().err  # not bob's: refused, saying whose it is
     rc = main(["--store", server.url(database, names["bob"]), "team", "init"])
     assert rc != 0 and "owner" in capsys.readouterr().err
+
+
+def test_needs_you_lists_only_your_own(team_store):
+    from sessionscope import needs_you
+    from sessionscope.live import Live
+
+    server, database, names, st = team_store
+    alice, bob = st["alice"], st["bob"]
+    hers = _session(alice, "alice waits", "a question for alice")
+    ops.share(alice, hers, actor="test")
+    his = _session(bob, "bob waits", "a question for bob")
+    states = {sid: Live("waiting", "the turn ended", 0.0) for sid in (hers, his)}
+    assert [w.session.id for w in needs_you.waiting(bob, states)] == [his]
+    assert [w.session.id for w in needs_you.waiting(alice, states)] == [hers]
