@@ -256,3 +256,11 @@ def test_needs_you_lists_only_your_own(team_store):
     states = {sid: Live("waiting", "the turn ended", 0.0) for sid in (hers, his)}
     assert [w.session.id for w in needs_you.waiting(bob, states)] == [his]
     assert [w.session.id for w in needs_you.waiting(alice, states)] == [hers]
+
+
+def test_every_table_has_team_rules():
+    """A table a new version adds must say how a team store's rules reach its rows (sessionscope.team), or a
+    member could read every row of it."""
+    from sessionscope.schema import SQLModel
+
+    assert set(SQLModel.metadata.tables) <= set(team.ALL_TABLES), set(SQLModel.metadata.tables) - set(team.ALL_TABLES)
