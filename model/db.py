@@ -424,11 +424,19 @@ def migrate(engine: Engine, url: str) -> None:
 
     if current is not None:  # an existing store changes shape: a copy of it as it was comes first
         _backup_before_migration(url, current)
-    with write_connection(engine) as conn:
-        # Re-read under the write lock: another process may have migrated meanwhile.
-        if _read_revision_conn(conn) != HEAD_REVISION:
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
+    try:
+        with write_connection(engine) as conn:
+            # Re-read under the write lock: another process may have migrated meanwhile.
+            if _read_revision_conn(conn) != HEAD_REVISION:
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, "head")
+    except sa.exc.DatabaseError as exc:
+        if getattr(getattr(exc, "orig", None), "sqlstate", None) != "42501":
+            raise
+        # a team store's member: only the tables' owner changes their shape (sessionscope.team)
+        raise StoreUnavailable(f"the store at {url} is at schema revision {current}, and this Sessionscope needs "
+                               f"{HEAD_REVISION}: only the owner of its tables may upgrade it — ask them to open it "
+                               "once with this version (then `sessionscope team init` again)") from exc
 
 
 def _backup_before_migration(url: str, current: str) -> None:

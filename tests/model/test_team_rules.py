@@ -264,3 +264,18 @@ def test_every_table_has_team_rules():
     from sessionscope.schema import SQLModel
 
     assert set(SQLModel.metadata.tables) <= set(team.ALL_TABLES), set(SQLModel.metadata.tables) - set(team.ALL_TABLES)
+
+
+def test_a_member_cannot_upgrade_the_store_and_is_told_who_can(team_store):
+    from sessionscope import open_store
+    from sessionscope.errors import StoreUnavailable
+
+    server, database, names, st = team_store
+    old = server.fresh_database()
+    name = old.rsplit("/", 1)[1]
+    with open_store(old) as owner_store:
+        owner_store.write(team.init)
+        with owner_store.engine.begin() as conn:  # as if an older Sessionscope had made it
+            conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0019'")
+    with pytest.raises(StoreUnavailable, match="only the owner of its tables"):
+        open_store(server.url(name, names["bob"]))
