@@ -146,9 +146,8 @@ def last_key_sql(conn, table: str, column: str) -> str:
 def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[tuple], *,
                     reserved: bool = False) -> None:
     """Insert rows whose key (the first of `columns`: `id`, the event's `pk`) the caller numbered under the store's
-    write lock: on
-    SQLite one executemany on the driver; elsewhere one multi-row statement (a round trip, not one a row),
-    then the id's sequence moved past them, so an insert that takes its id from it cannot collide (not
+    write lock: on SQLite one executemany on the driver; elsewhere one multi-row statement (a round trip, not one
+    a row), then the key's sequence moved past them, so an insert that takes its key from it cannot collide (not
     needed when they came from `reserve_keys`)."""
     if not rows:
         return
@@ -307,13 +306,18 @@ def run_write(engine: Engine, work, *args, **kwargs):
             raise
 
 
+def sqlstate(exc: BaseException) -> str | None:
+    """PostgreSQL's code for the error under a SQLAlchemy one (42501: refused by a right or a row rule; 23505: a
+    unique key taken); None on SQLite or for any other error."""
+    return getattr(getattr(exc, "orig", None), "sqlstate", None)
+
+
 def team_refusal(exc: BaseException) -> str | None:
     """A team store's rules refusing a write (PostgreSQL's insufficient_privilege: a row rule or a missing
     right, sessionscope.team), in words; None for any other error."""
-    orig = getattr(exc, "orig", None)
-    if getattr(orig, "sqlstate", None) != "42501":
+    if sqlstate(exc) != "42501":
         return None
-    first = str(orig).strip().splitlines()[0]
+    first = str(exc.orig).strip().splitlines()[0]
     return (f"the team store's rules refuse this ({first}): only a session's owner or an admin changes it, "
             "and the audit log takes inserts only")
 
@@ -431,7 +435,7 @@ def migrate(engine: Engine, url: str) -> None:
                 cfg.attributes["connection"] = conn
                 command.upgrade(cfg, "head")
     except sa.exc.DatabaseError as exc:
-        if getattr(getattr(exc, "orig", None), "sqlstate", None) != "42501":
+        if sqlstate(exc) != "42501":
             raise
         # a team store's member: only the tables' owner changes their shape (sessionscope.team)
         raise StoreUnavailable(f"the store at {url} is at schema revision {current}, and this Sessionscope needs "

@@ -21,12 +21,12 @@ _SESSION_COLUMNS = [*SESSION.c, SOURCE.c.kind.label("source_kind"), STAR.c.sessi
 # on PostgreSQL, whether the login may change the session: the server's own test (migration 0020), so the app
 # offers what a team store's rules allow (sessionscope.team); SQLite has no logins (`yours` stays True)
 _YOURS = sa.func.sessionscope_may_change(SESSION.c.owner).label("yours")
+_SESSION_FROM = SESSION.outerjoin(SOURCE, SESSION.c.source_id == SOURCE.c.id).outerjoin(
+    STAR, STAR.c.session_id == SESSION.c.id)
 
 
 def _columns(conn: Connection) -> list:
     return [*_SESSION_COLUMNS, _YOURS] if conn.dialect.name == "postgresql" else _SESSION_COLUMNS
-_SESSION_FROM = SESSION.outerjoin(SOURCE, SESSION.c.source_id == SOURCE.c.id).outerjoin(
-    STAR, STAR.c.session_id == SESSION.c.id)
 
 SORT_COLUMNS = {
     "updated": SESSION.c.updated_at,

@@ -71,7 +71,7 @@ def create_session(
     try:
         db.insert(conn, SESSION, row)
     except sa.exc.IntegrityError as exc:
-        if getattr(exc.orig, "sqlstate", None) != "23505":
+        if db.sqlstate(exc) != "23505":
             raise
         # the row check above saw nothing: a team store's rules hide it, another member's (sessionscope.team)
         raise Refused(f"session {sid} is another member's in this team store: only they can add to it") from exc
