@@ -183,11 +183,9 @@ def _q(column: str) -> str:
 
 
 def _rules_apply(conn: Connection, table: str) -> bool:
-    """Whether row-level security applies to this login on `table` (sessionscope.team), asked once a connection."""
-    key = f"sessionscope_rls_{table}"
-    if key not in conn.info:
-        conn.info[key] = bool(conn.exec_driver_sql("SELECT row_security_active(%s)", (table,)).scalar())
-    return conn.info[key]
+    """Whether row-level security applies to this login on `table` (sessionscope.team). Asked each time (a round
+    trip beside a COPY): a pooled connection may outlive `team init`."""
+    return bool(conn.exec_driver_sql("SELECT row_security_active(%s)", (table,)).scalar())
 
 
 def _staging(conn: Connection, table: str) -> str:
