@@ -228,6 +228,9 @@ class Action(StrEnum):
     PURGE = "purge"
     SHARE = "team.share"  # shared with a team store's members (sessionscope.team)
     UNSHARE = "team.unshare"
+    SYNC = "sync"  # the shared sessions pushed to a team store, redacted (sessionscope.sync)
+    SYNC_RULE = "sync.rule"  # a project's sharing rule (always, ask, never), or the default one
+    SYNC_TARGET = "sync.target"  # the team store a sync pushes to, and how often the app does it
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,12 +75,13 @@ SHAPES = {
     "send": ("object", {"session", "events_added", "problems"}),
     "interrupt": ("object", {"session", "events_added", "problems"}),
     "key": ("object", {"workspace", "key_from"}),
+    "sync": ("object", {"target", "every", "default", "rules", "plan", "last", "report"}),
     "install-desktop": ("object", {"files", "uninstalled"}),
     "backup": ("object", {"store", "folder", "made", "restored", "kept", "backups"}),
     "repair": ("object", {"store", "kept_damaged", "copied", "lost", "replaced_text", "events_reimported",
                           "broken_sessions", "seconds"}),
 }
-VERIFIED = {"session_id", "events", "ok", "broken_event_id", "broken_seq", "broken_line", "reason"}
+VERIFIED = {"session_id", "events", "ok", "broken_event_id", "broken_seq", "broken_line", "reason", "redacted_copy"}
 
 
 @pytest.fixture
@@ -191,6 +192,11 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     run("redaction"), run("redaction", "--add", r"TICKET-\d+")
     run("retention"), run("retention", "--archive-after", "30", "--run", "--dry-run")
     run("audit"), run("audit", s)
+    team = tmp_path / "team.db"
+    run("sync", "status"), run("sync", "share", s)
+    from sessionscope import open_store
+    open_store(team).close()  # (a team store to sync to: made first, never by a sync)
+    assert run("sync", "--to", str(team))["report"]["pushed"] == [s]
 
     # a Claude Code session, through the commands that act in its tool
     run("scan")  # nothing in the default places yet: the same shape, with no roots

@@ -165,12 +165,20 @@ def verify(store, args):
     reports = store.verify(store.resolve_session(args.session) if args.session else None)
     damaged_blobs = store.verify_blobs() if whole else []
     broken = [r for r in reports if not r.ok]
+    from sessionscope.sync.pushing import copies
+    with store.reader() as conn:
+        synced = {sid: c for sid, c in copies(conn).items() if sid in {r.session_id for r in reports}}
     lines = []
     if structure:
         lines.append(f"the store file is damaged ({len(structure)} problem(s) SQLite found; the first: {structure[0]}); "
                      "sessionscope repair rebuilds a sound store from every readable row")
     lines.append(f"{len(reports)} session(s), {sum(r.checked for r in reports)} events checked: "
                  + ("all chains intact" if not broken else f"{len(broken)} broken"))
+    if synced:
+        replaced = sum(int((c.get("redacted") or {}).get("occurrences", 0)) for c in synced.values())
+        people = sorted({str(c.get("from", "?")) for c in synced.values()})
+        lines.append(f"{len(synced)} of them are redacted copies synced from {', '.join(people)}'s store(s): their "
+                     f"chains are over the redacted events ({replaced:,} secret(s) replaced in them)")
     for r in broken:
         at = f"at event {r.broken_event_id} (seq {r.broken_seq})" if r.broken_event_id else "in its session row"
         lines.append(f"session {r.session_id}: broken {at}: {r.reason}")
@@ -180,7 +188,8 @@ def verify(store, args):
         lines.append(f"  {b['hash'][:12]}: {b['problem']}" + (f" (a checkpoint of {', '.join(s[:8] for s in b['sessions'])})"
                                                               if b["sessions"] else ""))
     sessions = [{"session_id": r.session_id, "events": r.checked, "ok": r.ok, "broken_event_id": r.broken_event_id,
-                 "broken_seq": r.broken_seq, "broken_line": None, "reason": r.reason} for r in reports]
+                 "broken_seq": r.broken_seq, "broken_line": None, "reason": r.reason,
+                 "redacted_copy": synced.get(r.session_id)} for r in reports]
     ok = not broken and not structure and not damaged_blobs
     out(args, {"ok": ok, "file": None, "redacted": False, "problem": "; ".join(structure[:3]), "sessions": sessions,
                "blobs": damaged_blobs}, "\n".join(lines))
@@ -197,7 +206,8 @@ def _verify_file(args, path: str) -> int:
         lines.append(f"  {s.session_id[:8]}  {s.events:>7} events  " + ("ok" if s.ok else f"broken: {s.reason}"
                      + (f" (event {s.broken_event_id}, line {s.broken_line})" if s.broken_event_id else "")))
     sessions = [{"session_id": s.session_id, "events": s.events, "ok": s.ok, "broken_event_id": s.broken_event_id or None,
-                 "broken_seq": None, "broken_line": s.broken_line, "reason": s.reason} for s in result.sessions]
+                 "broken_seq": None, "broken_line": s.broken_line, "reason": s.reason, "redacted_copy": None}
+                for s in result.sessions]
     out(args, {"ok": result.ok, "file": path, "redacted": result.redacted, "problem": result.problem,
                "sessions": sessions, "blobs": []}, "\n".join(lines))
     return 0 if result.ok else EXIT_FAILED

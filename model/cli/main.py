@@ -32,6 +32,7 @@ _HANDLERS = {
     "stats": "stats:stats",
     "blame": "blame:blame", "commits": "blame:commits",
     "team": "team:team",
+    "sync": "sync:sync",
     "hooks": "hooks:hooks", "hook": "hooks:hook",
     "backup": "backup:backup",
     "repair": "backup:repair",

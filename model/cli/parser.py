@@ -359,6 +359,20 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--password-stdin", action="store_true",
                    help="add-member: read the new login's password from stdin (a server that asks for one)")
 
+    c = cmd("sync", "push the sessions you share to a team store, secrets redacted first (only what is new; a cut "
+                    "connection goes on from where it got): sync [--to URL] [--dry-run]; status; rule PROJECT "
+                    "always|ask|never|default; share / skip SESSION…; target URL [--every MIN] | --forget")
+    c.add_argument("what", nargs="?", choices=("push", "status", "rule", "share", "skip", "target"), default="push")
+    c.add_argument("names", nargs="*", metavar="ARG", help="rule: PROJECT RULE; share, skip: sessions; target: URL")
+    c.add_argument("--to", metavar="URL", help="the team store for this sync (default: the one `sync target` keeps)")
+    c.add_argument("--dry-run", action="store_true", help="write nothing: say what would go and review the secrets "
+                                                          "that would be redacted")
+    c.add_argument("--default", dest="default_rule", choices=("always", "ask", "never"), default=None,
+                   help="rule: the rule of every project without one (ask, unless set)")
+    c.add_argument("--every", type=int, metavar="MIN", default=None,
+                   help="target: minutes between the app's background syncs (0: only when asked)")
+    c.add_argument("--forget", action="store_true", help="target: forget the team store (and its kept password)")
+
     c = cmd("write-back", "write a kept Claude Code session back so `claude --resume` finds it again "
             "(also: restore, its first name)", aliases=["restore"])
     COMMANDS.add("restore")

@@ -11,6 +11,7 @@ The Store below is persistence and reading; it never calls a source.
     ops.refusal(session, "compact")                          # None, or why not
     ops.each(ids, lambda sid: ops.archive(store, sid))       # a Batch: done, and (id, why) of the refused
     ops.fork_and_continue(store, sid, at, "next: …")         # the fork, and what starts its tool on the note
+    ops.sync_now(store, "postgresql://me@team/db")           # the shared sessions pushed there, redacted
 """
 
 from .continuing import continue_prompt, fork_and_continue
@@ -45,12 +46,15 @@ from .sessions import (
     written_files,
 )
 from .summarizing import summarize, summary_request
+from .syncing import decide, set_default_rule, set_project_rule, set_sync_every, set_target, sync_now, sync_plan
 
 __all__ = [
     "RULES", "Batch", "archive", "changed_files", "check", "close", "compact", "continue_prompt", "delete", "each",
     "embed", "export", "files_at", "fork", "fork_and_continue", "interrupt", "note_add", "note_edit", "note_remove", "pause",
     "pin", "refusal", "rename", "restore_files", "restore_plan", "resume", "retag", "rewind", "send",
     "set_allowed_values", "set_redaction_patterns", "set_semantic", "share", "share_project", "star",
-    "summarize", "summary_request", "tag", "unarchive",
+    "summarize", "summary_request", "sync_now", "decide", "set_project_rule", "set_default_rule", "set_target",
+    "set_sync_every", "sync_plan",
+    "tag", "unarchive",
     "undo_plan", "undo_restore", "unwatch", "watch", "write_back", "written_files",
 ]

@@ -61,8 +61,8 @@ def refusal(session, name: str) -> str | None:
     if not session.yours and name not in _ANYONE_MAY:
         return (f"it is {session.owner}'s: in this team store only its owner or an admin may change it "
                 "(fork it to make a session of your own)")
-    if rule.rule == "share":  # the store's own, whatever the tool; a session has an owner in a team store alone
-        return None if session.owner else "only a team store shares sessions (a store on PostgreSQL: `sessionscope team`)"
+    if rule.rule == "share":  # the store's own, whatever the tool: a team store's sharing, or what a sync pushes
+        return None
     return sources.of(session.source_kind).refusal(rule.rule, session.status)
 
 

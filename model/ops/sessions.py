@@ -11,6 +11,7 @@ from .. import audit, notes, sessions, sources, team
 from ..errors import InvalidInput
 from ..read_models import Action, Changes
 from ..sources.agents_sdk import queue as agents_queue
+from ..sync import choices as sync_choices
 from .rules import RULES, check
 
 
@@ -131,9 +132,11 @@ def star(store, session_id: str, on: bool = True, *, actor: str | None = None) -
 
 
 def share(store, session_id: str, on: bool = True, *, actor: str | None = None) -> Changes:
-    """Share the session with a team store's members, or (`on` False) stop (sessionscope.team)."""
+    """Share the session with a team store's members, or (`on` False) stop (sessionscope.team). In a store of one's
+    own (SQLite) the same choice says what a sync pushes (sessionscope.sync): shared, it goes at the next sync; not
+    shared, it is not asked about again and its team copy, if any, is no longer shared."""
     def work(_src, s):
-        changed = store.write(team.share, s.id, on)
+        changed = store.write(team.share if s.owner else sync_choices.decide, s.id if s.owner else [s.id], on)
         return Changes(Action.SHARE if on else Action.UNSHARE, frozenset({s.id}), True, store.session(s.id),
                        detail={"changed": changed})
     return act(store, "share" if on else "unshare", session_id, work, actor=actor)
