@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 
 WORKER_FLAG = "--sessionscope-worker"
-WORKERS = ("sessionscope.gui.import_worker", "sessionscope.gui.embed_worker")
+WORKERS = ("sessionscope.gui.import_worker", "sessionscope.gui.embed_worker", "sessionscope.gui.sync_worker")
 
 
 def command(module: str, *args: str) -> tuple[str, list[str]]:

@@ -98,6 +98,10 @@ class MainWindow(WindowCommands, QMainWindow):
         self.embeds.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
         self.imports.sig_finished.connect(lambda _report: self.embeds.maybe_start(asked=True))
         self.imports.sig_changes.connect(lambda _changes: self.embeds.soon())
+        from .sync_job import SyncJob
+        self.syncs = SyncJob(self.statusBar(), self)  # the shared sessions pushed to the team store (File ▸ Sync)
+        self.syncs.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
+        self.sync_dialog = None  # File ▸ Sync with Team Store, once opened
         from .live_tracker import LiveTracker
         self.live = LiveTracker(self)  # which sessions work, wait for you, were cut off (the list's Status)
         self.live.sig_states.connect(self.sessions.model.set_live)
@@ -258,6 +262,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.imports.watch(store)
         self.embeds.watch(store)
         self.embeds.soon()
+        self.syncs.watch(store, demo=demo)
         self.live.watch(store)
         self.notifier.watch(store)
         if self.needs_you_view is not None:
@@ -382,6 +387,7 @@ class MainWindow(WindowCommands, QMainWindow):
             return
         self.imports.stop()
         self.embeds.close()
+        self.syncs.close()
         self.branch.replay.stop()
         self.live.stop()
         self.sessions.model.stop()

@@ -51,12 +51,24 @@ def vitals_html(signs: list) -> str:
 
 
 def _owner_html(s) -> str:
-    """Whose the session is in a team store, whether the team sees it, and what this login may do with it."""
+    """Whose the session is in a team store, whether the team sees it, and what this login may do with it; in a
+    store of one's own, whether a sync pushes it (sessionscope.sync)."""
     if not s.owner:
-        return ""
+        return "shared: it goes to the team store at each sync (File ▸ Sync with Team Store)" if s.shared else ""
     text = html.escape(printable(s.owner))
     text += " · shared with the team" if s.shared else " · not shared"
     return text + (" · yours to change" if s.yours else " · <i>read only for you: its owner or an admin changes it</i>")
+
+
+def _synced_html(synced) -> str:
+    """A team copy a member's sync pushed: from whose store, when, and how much was redacted before it left."""
+    if not isinstance(synced, dict) or not synced.get("store"):
+        return ""
+    red = synced.get("redacted") or {}
+    n = int(red.get("occurrences", 0)) + int(red.get("fields", 0))
+    return (f"{html.escape(printable(str(synced.get('from', '?'))))}'s store, {when(synced.get('at') or 0)} · "
+            + (f"{n:,} secret(s) redacted before it left (its chain is over the redacted events)" if n else
+               "nothing needed redacting"))
 
 
 def session_html(s, signs: list | None = None) -> str:
@@ -78,7 +90,8 @@ def session_html(s, signs: list | None = None) -> str:
              if s.tokens_in or s.tokens_out else ""),
         _row("Tags", html.escape(", ".join(s.tags)) if s.tags else ""),
         _row("Forked from", f"<code>{html.escape(s.forked_from_session)}</code>" if s.forked_from_session else ""),
-        _row("Owner", _owner_html(s)),  # a team store's (sessionscope.team); nothing on SQLite
+        _row("Owner" if s.owner else "Team", _owner_html(s)),  # a team store's (sessionscope.team), or a sync's
+        _row("Synced from", _synced_html(s.meta.get("synced"))),
     ]
     out = f"<table>{''.join(rows)}</table>" + vitals_html(signs or [])
     return out + "".join(_section_html(section) for section in sources.of(s.source_kind).describe(s))

@@ -338,6 +338,28 @@ class WindowCommands:
         if dialog.meaning_on.isChecked():
             self.embeds.maybe_start(asked=True)
 
+    def open_sync(self) -> None:
+        """File ▸ Sync with Team Store: one dialog, raised again when open (it follows the status bar's job)."""
+        from .sync_dialog import SyncDialog
+        if self.sync_dialog is not None and self.sync_dialog.isVisible() and self.sync_dialog.store is self.store:
+            self.sync_dialog.raise_()
+            self.sync_dialog.activateWindow()
+            return
+        if self.sync_dialog is not None:
+            self.sync_dialog.close()
+        self.sync_dialog = SyncDialog(self.store, self.syncs, self)
+        self.sync_dialog.show()
+
+    def sync_now(self) -> None:
+        """File ▸ Sync Now: with a team store set, the job starts; without, the dialog asks for one."""
+        from sessionscope import sync
+        store = self.store
+
+        def target():
+            with store.reader() as conn:
+                return sync.target(conn)
+        run_task(target, lambda kept: self.syncs.start() if kept else self.open_sync(), self._error("sync"), owner=self)
+
     def import_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Import the sessions of a folder")
         if folder:

@@ -115,7 +115,9 @@ def _parts(url: str) -> tuple[str, str | None]:
         parsed = make_url(db.as_url(url))
     except Exception as exc:  # (sqlalchemy.exc.ArgumentError and friends: the words are what matters)
         raise InvalidInput(f"{url!r} is not a store address (postgresql://user@host/database): {exc}") from None
-    return parsed.set(password=None).render_as_string(hide_password=False), parsed.password
+    bare = parsed.set(password=None).render_as_string(hide_password=False)
+    # as a person writes it (the driver is ours to choose: db.as_url puts it back)
+    return bare.replace("postgresql+psycopg://", "postgresql://", 1), parsed.password
 
 
 def shown(url: str) -> str:
@@ -228,3 +230,10 @@ def plan(conn: Connection) -> SyncPlan:
         push += reversed(line)
     pushed = set(push)
     return SyncPlan(tuple(push), tuple(s for s in waiting if s not in pushed), tuple(held), tuple(withdrawn))
+
+
+def projects(conn: Connection) -> list[tuple[str, int]]:
+    """(project, sessions) of every project in the store, the busiest first: the ones a rule can be given."""
+    rows = conn.execute(sa.select(SESSION.c.project, sa.func.count()).group_by(SESSION.c.project)
+                        .order_by(sa.func.count().desc(), SESSION.c.project))
+    return [(p or "", n) for p, n in rows]

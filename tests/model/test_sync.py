@@ -188,7 +188,7 @@ def test_an_unreachable_team_store_is_said_and_kept_for_the_next_sync(tmp_path):
         ops.sync_now(local, "postgresql://nobody@127.0.0.1:1/none", actor="test")
     with local.reader() as conn:
         last = pushing.last_report(conn)
-    assert last["error"] and last["target"] == "postgresql+psycopg://nobody@127.0.0.1:1/none"
+    assert last["error"] and last["target"] == "postgresql://nobody@127.0.0.1:1/none"
     assert local.audit_log(limit=1)[0]["outcome"] == "error"
     local.close()
 
