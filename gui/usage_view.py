@@ -48,7 +48,7 @@ RANGES = [("Today", lambda: _this("day")), ("This week", lambda: _this("week")),
           ("Last 7 days", lambda: _last(7)), ("Last 30 days", lambda: _last(30)), ("Last 90 days", lambda: _last(90)),
           ("Last 365 days", lambda: _last(365)), ("All time", lambda: ""), (CUSTOM := "Custom range", None)]
 BARS = [("per day", "day"), ("per week", "week"), ("per month", "month")]
-GROUPS = [("by project", "project"), ("by model", "model"), ("by tool", "source")]
+GROUPS = [("by project", "project"), ("by model", "model"), ("by tool", "source"), ("by person", "person")]
 TOP = 25  # costliest sessions listed
 TOP_GROUPS = 5  # projects, models and sources listed at a glance
 

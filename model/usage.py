@@ -147,7 +147,7 @@ def cost(model: str, day: str, parts) -> float | None:
 
 @dataclass
 class Report:
-    """What the Usage view draws: buckets (day or week) × a group (project, model or source)."""
+    """What the Usage view draws: buckets (day or week) × a group (project, model, source or person)."""
 
     buckets: list[str] = field(default_factory=list)
     groups: list[str] = field(default_factory=list)  # costliest first
@@ -200,20 +200,22 @@ def _continuous(seen: list[str], since: str, until: str, by: str) -> list[str]:
 def report(conn: Connection, *, since: str = "", until: str = "", by: str = "day", group: str = "project",
            session_ids: list[str] | None = None) -> Report:
     """Usage between two days (inclusive, 'YYYY-MM-DD'; empty: unbounded) by day, week or month, grouped
-    by project, model or source."""
+    by project, model, source or person (a team store's owner, else who brought the session in)."""
     usage = cached_rows(conn, session_ids)
-    info = {sid: (project, kind or "native") for sid, project, kind in conn.execute(
-        sa.select(SESSION.c.id, SESSION.c.project, SOURCE.c.kind).select_from(
+    # a person: the session's owner in a team store (the database login), else who brought it in (user@host)
+    info = {sid: (project, kind or "native", owner or by) for sid, project, kind, owner, by in conn.execute(
+        sa.select(SESSION.c.id, SESSION.c.project, SOURCE.c.kind, SESSION.c.owner, SESSION.c.imported_by).select_from(
             SESSION.outerjoin(SOURCE, SOURCE.c.id == SESSION.c.source_id)))}
     r = Report()
     per_session: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
-    by_dimension: dict[str, dict[str, list[float]]] = {"project": {}, "model": {}, "source": {}}
+    by_dimension: dict[str, dict[str, list[float]]] = {"project": {}, "model": {}, "source": {}, "person": {}}
     for sid, rows in usage.items():
-        project, source = info.get(sid, ("", "native"))
+        project, source, person = info.get(sid, ("", "native", ""))
         for day, model, *parts in rows:
             if (since and day < since) or (until and day > until):
                 continue
-            names = {"project": project or "(no project)", "model": model or "(unknown model)", "source": source}
+            names = {"project": project or "(no project)", "model": model or "(unknown model)", "source": source,
+                     "person": person or "(unknown)"}
             name = names[group]
             key = (bucket_of(day, by), name)
             acc = r.tokens.setdefault(key, [0, 0, 0, 0])
