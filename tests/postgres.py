@@ -77,6 +77,11 @@ class Server:
             conn.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else ""))
         return name
 
+    def version(self) -> str:
+        import psycopg
+        with psycopg.connect(host="127.0.0.1", port=self.port, user="postgres", dbname="postgres") as conn:
+            return conn.execute("SHOW server_version").fetchone()[0]
+
     def stop(self) -> None:
         try:
             self._run("pg_ctl", "-D", self.data, "-m", "immediate", "stop")
@@ -84,8 +89,9 @@ class Server:
             shutil.rmtree(self.data, ignore_errors=True)
 
 
-def start() -> Server | str:
-    """A running server, or the reason there is none."""
+def start(settings: dict[str, str] | None = None, data: str | None = None) -> Server | str:
+    """A running server, or the reason there is none; `settings` its own (postgresql.conf's names), `data` the
+    folder to keep it in (default: a temporary one; fsync off unless `settings` say otherwise)."""
     try:
         import psycopg  # noqa: F401
     except ImportError:
@@ -100,15 +106,21 @@ def start() -> Server | str:
         except KeyError:
             return "running as root and there is no postgres user to run the server as"
         user = "postgres"
-    data = tempfile.mkdtemp(prefix="sessionscope-pg-")
+    if data is not None:
+        os.makedirs(data, exist_ok=True)
+        data = tempfile.mkdtemp(prefix="sessionscope-pg-", dir=data)
+    else:
+        data = tempfile.mkdtemp(prefix="sessionscope-pg-")
     if user:
         entry = pwd.getpwnam(user)
         os.chown(data, entry.pw_uid, entry.pw_gid)
     server = Server(bin_dir, data, _free_port(), user)
     try:
         server._run("initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync")
-        server._run("pg_ctl", "-D", data, "-w", "-l", os.path.join(data, "server.log"), "-o",
-                    f"-p {server.port} -k {data} -c listen_addresses=127.0.0.1 -c fsync=off", "start")
+        options = {"fsync": "off", **(settings or {})}
+        server._run("pg_ctl", "-D", data, "-w", "-t", "300", "-l", os.path.join(data, "server.log"), "-o",
+                    f"-p {server.port} -k {data} -c listen_addresses=127.0.0.1 "
+                    + " ".join(f"-c {k}={v}" for k, v in options.items()), "start")
     except (subprocess.SubprocessError, OSError) as exc:
         shutil.rmtree(data, ignore_errors=True)
         detail = getattr(exc, "stderr", b"") or b""

@@ -1,0 +1,331 @@
+"""The team store at scale (#38 item 4), by simulation:
+
+    python -m tests.benchmarks.team_scale [--sessions 100000] [--events 10000000] [--people 50] [--keep DIR]
+
+Starts a throwaway PostgreSQL server (tests/postgres.py; its settings are printed with the table), makes a team
+store (the migrations, `team init`, one login a person), fills it by COPY with what a team of `--people` would have
+brought in: sessions of sizes from a heavy-tailed spread (one of 200,000 events), prompts, replies, tool calls and
+results of the benchmark generator's sizes (tests/benchmarks/generate.py's words), facts, tokens by model, each
+event hashed and chained as the store chains them, a third of the sessions shared and two projects a person shared.
+Then, as one member (under the row rules), it measures what the window and the command line do, and 50 people
+importing at once. Not a test: a person reads the table (README, "The team store at scale").
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import orjson
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from tests.benchmarks.generate import WORDS  # noqa: E402
+
+SERVER_SETTINGS = {  # what a small team server might run with (24 GB machine, 2 cores here)
+    "shared_buffers": "2GB", "effective_cache_size": "8GB", "work_mem": "32MB", "maintenance_work_mem": "1GB",
+    "max_connections": "200", "max_wal_size": "8GB", "checkpoint_timeout": "15min", "random_page_cost": "1.1",
+    "synchronous_commit": "on", "fsync": "on", "jit": "off",
+}
+BIG = 200_000  # the one big session's events
+RARE = "zebracorn"  # a word in one prompt of 10,000
+MODELS = ("claude-sonnet-4-5", "claude-opus-4-1", "gpt-5-codex", "gemini-2.5-pro")
+DAY = 86_400.0
+
+
+def _texts(rng: random.Random) -> dict[str, list[str]]:
+    """Pools of texts of each kind, of the generator's sizes (picked from: generating 10M texts word by word would
+    take longer than storing them)."""
+    def text(lo: int, hi: int) -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(lo, hi)))
+    return {"prompt": [text(5, 60) for _ in range(3000)], "reply": [text(10, 120) for _ in range(3000)],
+            "call": [f"Bash {{\"command\": \"pytest -q tests/{rng.choice(WORDS)}_{i}.py\"}}" for i in range(500)],
+            "result": [text(20, 600) for _ in range(3000)], "title": [text(3, 9) for _ in range(2000)]}
+
+
+def _sizes(rng: random.Random, sessions: int, events: int) -> list[int]:
+    """Events per session: heavy-tailed (most a few dozen, some thousands), one of BIG, summing to `events`."""
+    raw = [rng.lognormvariate(0, 1.3) for _ in range(sessions - 1)]
+    scale = (events - BIG) / sum(raw)
+    sizes = [max(2, int(r * scale)) for r in raw]
+    sizes[0] += (events - BIG) - sum(sizes)  # (what rounding left over)
+    return [BIG, *sizes]
+
+
+def fill(url: str, people: list[str], sessions: int, events: int, seed: int, say) -> dict:
+    """COPY the simulated team's sessions and events into the store at `url` (its owner's login)."""
+    import psycopg
+
+    from sessionscope import chain
+
+    rng = random.Random(seed)
+    texts = _texts(rng)
+    projects = [f"/work/{rng.choice(WORDS)}-{i}" for i in range(200)]
+    sizes = _sizes(rng, sessions, events)
+    now = time.time()
+    conninfo = url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        # a bulk load's usual way: the event table's indexes and checks made again once it is full (the same
+        # definitions, so the store ends as the migrations made it)
+        constraints = [(n, f'ALTER TABLE event ADD CONSTRAINT "{n}" {d}') for n, d in conn.execute(
+            "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'event'::regclass "
+            "AND contype IN ('u', 'f')")]
+        for name, _ in constraints:
+            conn.execute(f'ALTER TABLE event DROP CONSTRAINT "{name}"')
+        defs = [(n, d) for n, d in conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'event' "
+                                                "AND indexname NOT LIKE '%pkey'")]
+        for name, _ in defs:
+            conn.execute(f'DROP INDEX "{name}"')
+        sources = {}
+        for p in people:
+            sources[p] = conn.execute("INSERT INTO source (kind, location, enabled, added_at) VALUES "
+                                      "('claude_code', %s, false, %s) RETURNING id",
+                                      (f"/home/{p}/.claude/projects", now)).fetchone()[0]
+        started, pk, done = time.monotonic(), 0, 0
+        session_rows = []
+        big_id = ""
+        with conn.cursor() as cur, cur.copy(
+                "COPY event (pk, id, session_id, parent_id, seq, depth, ts, kind, role, text, payload, tokens_in, "
+                "tokens_out, sidechain, agent_id, hash) FROM STDIN") as copy:
+            for i, n in enumerate(sizes):
+                person = people[i % len(people)]
+                sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+                big_id = big_id or sid
+                project = projects[(i * 7 + rng.randrange(10)) % len(projects)]
+                model = MODELS[i % len(MODELS)]
+                ts = now - rng.random() * 365 * DAY
+                created, last, parent, depth, tin, tout = ts, "", None, 0, 0, 0
+                ids: list[str] = []
+                for seq in range(1, n + 1):
+                    ts += rng.random() * 30
+                    eid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+                    phase = seq % 4
+                    t_in = t_out = 0
+                    if seq % 25 == 0:
+                        kind, role, text = "fact.set", None, ""
+                        payload = orjson.dumps({"key": f"todo{seq % 7}", "value": rng.choice(texts["title"])}).decode()
+                    elif phase == 1:
+                        kind, role, text = "message", "user", rng.choice(texts["prompt"])
+                        if rng.random() < 1e-4:
+                            text += f" {RARE}"
+                        payload = orjson.dumps({"type": "user", "message": {"role": "user", "content": text}}).decode()
+                    elif phase == 2:
+                        kind, role, text = "message", "assistant", rng.choice(texts["reply"])
+                        t_in, t_out = rng.randint(2000, 60000), rng.randint(50, 2000)
+                        payload = orjson.dumps({"type": "assistant", "message": {
+                            "model": model, "role": "assistant", "content": [{"type": "text", "text": text}],
+                            "usage": {"input_tokens": t_in, "output_tokens": t_out}}}).decode()
+                    elif phase == 3:
+                        kind, role, text = "tool_call", "assistant", rng.choice(texts["call"])
+                        payload = orjson.dumps({"type": "tool_use", "name": "Bash", "input": text[5:]}).decode()
+                    else:
+                        kind, role, text = "tool_result", "tool", rng.choice(texts["result"])
+                        payload = orjson.dumps({"type": "tool_result", "content": text}).decode()
+                    if ids and seq % 60 == 0:  # a rewind now and then: the next event under an earlier one
+                        parent = ids[max(0, len(ids) - 1 - rng.randrange(min(len(ids), 20)))]
+                    ev = {"id": eid, "session_id": sid, "parent_id": parent, "seq": seq, "ts": ts, "kind": kind,
+                          "role": role, "text": text, "payload": payload, "tokens_in": t_in, "tokens_out": t_out,
+                          "sidechain": False, "agent_id": None}
+                    last = chain.link(last, ev)
+                    pk += 1
+                    depth += 1
+                    copy.write_row((pk, eid, sid, parent, seq, depth, ts, kind, role, text, payload, t_in, t_out,
+                                    False, None, last))
+                    ids.append(eid)
+                    if len(ids) > 64:
+                        del ids[:32]
+                    parent = eid
+                    tin, tout = tin + t_in, tout + t_out
+                done += n
+                status = "archived" if rng.random() < 0.1 else rng.choice(("active", "idle", "closed", "closed"))
+                session_rows.append((sid, sid, sources[person], rng.choice(texts["title"]), project, project, "main",
+                                     model, "", status, ts, created, ts, tin, tout, n, n, last, parent, "[]", "{}",
+                                     "{}", f"{person}@laptop", person, rng.random() < 0.33))
+                if i % 2000 == 0:
+                    rate = done / max(1e-9, time.monotonic() - started)
+                    say(f"  {i:,} of {sessions:,} sessions, {done:,} events ({rate:,.0f} events/s)")
+        seconds_events = time.monotonic() - started
+        t = time.monotonic()
+        with conn.cursor() as cur, cur.copy(
+                "COPY session (id, tool_id, source_id, title, project, cwd, git_branch, model, agent, status, "
+                "status_changed_at, created_at, updated_at, tokens_in, tokens_out, event_count, last_seq, last_hash, "
+                "head_event_id, tags, meta, budget, imported_by, owner, shared) FROM STDIN") as copy:
+            for r in session_rows:
+                copy.write_row(r)
+        for p in people:  # each person shares two projects with the team
+            for project in rng.sample(projects, 2):
+                conn.execute("INSERT INTO project_share (owner, project, shared_at) VALUES (%s, %s, %s) "
+                             "ON CONFLICT DO NOTHING", (p, project, now))
+        conn.execute(f"SELECT setval(pg_get_serial_sequence('event', 'pk'), {pk})")
+        say(f"  events stored in {seconds_events:,.0f} s; indexes being built …")
+        for _name, d in defs:
+            conn.execute(d)
+        for _name, d in constraints:
+            conn.execute(d)
+        conn.execute("ANALYZE")
+        size = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+    return {"events": done, "sessions": len(sizes), "seconds_events": seconds_events,
+            "seconds_rest": time.monotonic() - t, "bytes": size, "big": big_id, "people": len(people)}
+
+
+def _best(fn, repeat: int = 5) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), result
+
+
+def measure(url_of, people: list[str], big: str, say) -> list[tuple[str, float, str, str]]:
+    """What a member does, timed as that member (the rules apply): (what, seconds, detail, target)."""
+    from sessionscope import open_store
+
+    rows = []
+    me = people[0]
+    store = open_store(url_of(me))
+    some_project = store.sessions(limit=1, person=f"{people[1]}@laptop")
+    project = next((s.project for s in store.sessions(limit=200) if not s.yours), "")
+    t, page = _best(lambda: store.sessions(limit=100))
+    rows.append(("list: first page, all", t, f"{len(page)} rows of {store.count_sessions():,} readable", "0.1"))
+    t, page = _best(lambda: store.sessions(limit=100, person=f"{people[1]}@laptop"))
+    rows.append(("list: first page, one person", t, f"{len(page)} rows ({people[1]}'s shared)", "0.1"))
+    t, page = _best(lambda: store.sessions(limit=100, project=project))
+    rows.append(("list: first page, one project", t, f"{len(page)} rows", "0.1"))
+    del some_project
+    for word, label in (("the", "common"), (RARE, "rare")):
+        t, hits = _best(lambda w=word: store.search(w, limit=50))
+        rows.append((f"search: {label} word, best 50", t, f"{len(hits)} hits", "0.2"))
+        t, hits = _best(lambda w=word: store.search(w, limit=50, order="time"))
+        rows.append((f"search: {label} word, newest 50", t, f"{len(hits)} hits", "0.2"))
+    t, _ = _best(lambda: store.branch_ids(big), 1)
+    rows.append(("the 200,000-event session: its branch walked (cold)", t, "before the outline cache", ""))
+
+    def first_page():
+        ids = store.branch_ids(big, skip_kinds=("progress", "meta"))
+        return store.events_by_ids(ids[:200])
+    t, got = _best(first_page)
+    rows.append(("the 200,000-event session: first 200 events", t, f"{len(got)} events", "0.1"))
+    head = store.session(big).head_event_id
+    t, _ = _best(lambda: store.facts_at(head), 1)
+    rows.append(("facts at its head (first)", t, "folded, snapshots kept", ""))
+    t, facts = _best(lambda: store.facts_at(head))
+    rows.append(("facts at its head", t, f"{len(facts)} facts", "0.1"))
+    t, report = _best(lambda: store.usage(by="week", group="person"), 1)
+    rows.append(("usage by person and week (first: folds every session)", t,
+                 f"{len(report.groups)} people, {len(report.buckets)} weeks", ""))
+    t, report = _best(lambda: store.usage(by="week", group="person"), 3)
+    rows.append(("usage by person and week", t, f"{len(report.groups)} people", "0.5"))
+    store.close()
+    return rows
+
+
+def _importer(args) -> tuple[int, int, float]:
+    """One person importing: appends `n` events to a session of their own, one a write (as an agent's hook or
+    the Agents SDK backend would), and returns (events written, session's last seq, seconds)."""
+    url, n = args
+    from sessionscope import open_store
+    store = open_store(url)
+    sid = store.open_session(title="importing at once").id
+    t = time.perf_counter()
+    for i in range(n):
+        store.append(sid, "message", role="user" if i % 2 else "assistant", text=f"line {i} of a busy day")
+    seconds = time.perf_counter() - t
+    last = store.session(sid).event_count
+    ok = all(r.ok for r in store.verify(sid))
+    store.close()
+    return n, last if ok else -1, seconds
+
+
+def concurrent(url_of, people: list[str], per: int = 200) -> tuple[float, str]:
+    with multiprocessing.get_context("spawn").Pool(len(people)) as pool:
+        t = time.perf_counter()
+        results = pool.map(_importer, [(url_of(p), per) for p in people])
+        seconds = time.perf_counter() - t
+    written = sum(r[0] for r in results)
+    whole = all(r[1] == per for r in results)
+    slowest = max(r[2] for r in results)
+    return seconds, (f"{len(people)} people × {per} appends: {written:,} events, "
+                     f"{'every chain whole' if whole else 'A CHAIN BROKE'}; {written / seconds:,.0f} events/s; "
+                     f"slowest person {slowest:.1f} s")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tests.benchmarks.team_scale")
+    p.add_argument("--sessions", type=int, default=100_000)
+    p.add_argument("--events", type=int, default=10_000_000)
+    p.add_argument("--people", type=int, default=50)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--keep", metavar="DIR", help="put the server's data in DIR and keep it")
+    args = p.parse_args(argv)
+    if args.events < BIG * 2:
+        raise SystemExit(f"--events must be at least {BIG * 2:,} (one session holds {BIG:,})")
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    from sessionscope import open_store, team
+    from tests import postgres
+
+    server = postgres.start(settings=SERVER_SETTINGS, data=args.keep)
+    if isinstance(server, str):
+        raise SystemExit(f"no PostgreSQL server: {server}")
+    try:
+        url = server.fresh_database()
+        database = url.rsplit("/", 1)[1]
+        tag = hashlib.sha1(str(time.time()).encode()).hexdigest()[:4]
+        people = [f"p{i:02d}_{tag}" for i in range(args.people)]
+        with open_store(url) as owner:
+            owner.write(team.init)
+            for person in people:
+                owner.write(team.add_member, person)
+        say(f"filling {args.sessions:,} sessions, {args.events:,} events of {len(people)} people …")
+        filled = fill(url, people, args.sessions, args.events, args.seed, say)
+        with open_store(url) as owner:  # what an import leaves for the big sessions it touched
+            t = time.perf_counter()
+            owner.warm([filled["big"]])
+            warm = time.perf_counter() - t
+        say("measuring as a member …")
+
+        def url_of(person):
+            return server.url(database, person)
+        rows = measure(url_of, people, filled["big"], say)
+        seconds, detail = concurrent(url_of, people)
+        rows.append(("50 people appending at once", seconds, detail, ""))
+        version = server.version()
+    finally:
+        if not args.keep:
+            server.stop()
+    fill_rate = filled["events"] / filled["seconds_events"]
+    print(f"\nThe team store at scale: {filled['sessions']:,} sessions, {filled['events']:,} events, "
+          f"{filled['people']} people; PostgreSQL {version}, {filled['bytes'] / 1e9:.1f} GB on disk")
+    print(f"filled by COPY at {fill_rate:,.0f} events/s ({filled['seconds_events']:,.0f} s), indexes and "
+          f"statistics {filled['seconds_rest']:,.0f} s, the big session warmed {warm:.1f} s")
+    print("server settings: " + ", ".join(f"{k}={v}" for k, v in SERVER_SETTINGS.items()))
+    print()
+    print(f"| {'measured (as a member, under the row rules)':<58} | {'time':>9} | {'target':>7} | detail")
+    print(f"|{'-' * 60}|{'-' * 11}|{'-' * 9}|{'-' * 40}")
+    for what, seconds, detail, target in rows:
+        shown = f"{seconds * 1000:,.1f} ms" if seconds < 10 else f"{seconds:,.1f} s"
+        mark = "" if not target else (" ✓" if seconds <= float(target) else " ✗")
+        print(f"| {what:<58} | {shown:>9} | {(target + ' s' + mark) if target else '':>7} | {detail}")
+    print(json.dumps({"filled": filled, "rows": rows}, default=str), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    tempfile.tempdir = tempfile.gettempdir()
+    sys.exit(main())
