@@ -22,7 +22,11 @@ class StoreViews:
         """Token usage and cost by day or week and project, model or source (sessionscope.usage.report);
         folds the sessions that changed since the last report into the usage cache."""
         from . import usage
-        return self.write(lambda conn: usage.report(conn, **query))
+        folded: dict = {}
+        with self.reader() as conn:  # folding a big store takes seconds: never under the write lock
+            r = usage.report(conn, folded=folded, **query)
+        self._keep(usage.save, folded)
+        return r
 
     def tool_outcomes(self, **query: Any):
         """How the tool calls went, by tool, model, project or source (sessionscope.outcomes.report); folds the
@@ -31,10 +35,14 @@ class StoreViews:
         folded: dict = {}
         with self.reader() as conn:  # folding a big store takes seconds: never under the write lock
             rows = outcomes.report(conn, folded=folded, **query)
-        if folded:
-            with contextlib.suppress(SessionscopeError):  # a cache: when the store is busy, folded again next time
-                db.try_write(self.engine, outcomes.save, folded)
+        self._keep(outcomes.save, folded)
         return rows
+
+    def _keep(self, save, folded: dict) -> None:
+        """Cache what a read folded, in one short write; when the store is busy, it is folded again next time."""
+        if folded:
+            with contextlib.suppress(SessionscopeError):
+                db.try_write(self.engine, save, folded)
 
     def vitals(self, session_ids: list[str]):
         """Each session's vital signs ({id: sessionscope.vitals.Vitals}); folds those that changed since they were
@@ -81,7 +89,11 @@ class StoreViews:
     def session_costs(self, session_ids: list[str]) -> dict[str, float | None]:
         """Each session's cost in dollars (None where no model it used has a price)."""
         from . import usage
-        return self.write(lambda conn: {sid: usage.session_cost(conn, sid)[0] for sid in session_ids})
+        folded: dict = {}
+        with self.reader() as conn:  # (the list asks for every page it paints: never under the write lock)
+            costs = {sid: usage.session_cost(conn, sid, folded)[0] for sid in session_ids}
+        self._keep(usage.save, folded)
+        return costs
 
     def tree(self, session_id: str):
         """The session's branch tree, compressed and laid out in lanes (sessionscope.tree_reading)."""

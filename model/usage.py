@@ -91,8 +91,11 @@ def fold(conn: Connection, session_id: str) -> list[list]:
     return [[day, model, *acc] for (day, model), acc in sorted(rows.items())]
 
 
-def cached_rows(conn: Connection, session_ids: list[str] | None = None) -> dict[str, list[list]]:
-    """Every session's usage rows, folding (and caching) the sessions that changed since last time."""
+def cached_rows(conn: Connection, session_ids: list[str] | None = None,
+                folded: dict | None = None) -> dict[str, list[list]]:
+    """Every session's usage rows, folding the sessions that changed since they were cached. Only reads: what was
+    folded now goes into `folded` ({session id: (its last seq, its rows)}) for `save` to cache in one short write,
+    so folding a big store never holds the store's write lock (a team store's importers would wait on it)."""
     have = sa.select(SESSION.c.id, SESSION.c.last_seq, USAGE_CACHE.c.last_seq, USAGE_CACHE.c.rows).select_from(
         SESSION.outerjoin(USAGE_CACHE, USAGE_CACHE.c.session_id == SESSION.c.id))
     if session_ids is not None:
@@ -103,9 +106,18 @@ def cached_rows(conn: Connection, session_ids: list[str] | None = None) -> dict[
             out[sid] = orjson.loads(blob)
             continue
         out[sid] = fold(conn, sid)
-        conn.execute(USAGE_CACHE.delete().where(USAGE_CACHE.c.session_id == sid))
-        conn.execute(USAGE_CACHE.insert().values(session_id=sid, last_seq=last_seq, rows=orjson.dumps(out[sid])))
+        if folded is not None:
+            folded[sid] = (last_seq or 0, out[sid])
     return out
+
+
+def save(conn: Connection, folded: dict[str, tuple[int, list[list]]]) -> None:
+    """Cache the sessions `cached_rows` folded, in one short write."""
+    if not folded:
+        return
+    conn.execute(USAGE_CACHE.delete().where(USAGE_CACHE.c.session_id.in_(list(folded))))
+    conn.execute(USAGE_CACHE.insert(), [{"session_id": sid, "last_seq": seq, "rows": orjson.dumps(rows)}
+                                        for sid, (seq, rows) in folded.items()])
 
 
 # -- prices ---------------------------------------------------------------------------
@@ -198,10 +210,10 @@ def _continuous(seen: list[str], since: str, until: str, by: str) -> list[str]:
 
 
 def report(conn: Connection, *, since: str = "", until: str = "", by: str = "day", group: str = "project",
-           session_ids: list[str] | None = None) -> Report:
+           session_ids: list[str] | None = None, folded: dict | None = None) -> Report:
     """Usage between two days (inclusive, 'YYYY-MM-DD'; empty: unbounded) by day, week or month, grouped
     by project, model, source or person (a team store's owner, else who brought the session in)."""
-    usage = cached_rows(conn, session_ids)
+    usage = cached_rows(conn, session_ids, folded)
     # a person: the session's owner in a team store (the database login), else who brought it in (user@host)
     info = {sid: (project, kind or "native", owner or by) for sid, project, kind, owner, by in conn.execute(
         sa.select(SESSION.c.id, SESSION.c.project, SOURCE.c.kind, SESSION.c.owner, SESSION.c.imported_by).select_from(
@@ -271,9 +283,9 @@ def running(conn: Connection, session_id: str, order: list[str]) -> list[tuple[i
     return out
 
 
-def session_cost(conn: Connection, session_id: str) -> tuple[float | None, list[int]]:
+def session_cost(conn: Connection, session_id: str, folded: dict | None = None) -> tuple[float | None, list[int]]:
     """A session's cost (None when none of its models has a price) and its tokens by kind."""
-    rows = cached_rows(conn, [session_id]).get(session_id, [])
+    rows = cached_rows(conn, [session_id], folded).get(session_id, [])
     total, priced, kinds = 0.0, False, [0, 0, 0, 0]
     for day, model, *parts in rows:
         for i, n in enumerate(parts):
