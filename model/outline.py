@@ -26,7 +26,6 @@ from .branch import Outline, walk_entries
 from .schema import EVENT, OUTLINE_CACHE, SESSION
 
 FORMAT = 2  # 2: subagent runs that name no spawner are kept, where they were written
-_CODE = {chr(48 + i): i for i in range(200)}  # kind code character → index in the vocabulary
 
 
 def _encode(entries: list[tuple]) -> bytes:
@@ -77,8 +76,8 @@ def _decode(blob: bytes) -> Entries | None:
     if not isinstance(body, dict) or body.get("format") != FORMAT:
         return None
     ids = body["ids"].split("\n") if body["ids"] else []
-    vocab = [sys.intern(k) for k in body["vocab"]]
-    kinds = list(map(vocab.__getitem__, map(_CODE.__getitem__, body["kinds"])))
+    by_code = {chr(48 + i): sys.intern(k) for i, k in enumerate(body["vocab"])}
+    kinds = list(map(by_code.__getitem__, body["kinds"]))  # (one lookup a row: half the time of two)
     prompts = [ids[i] for i in body["turn_at"]]
     return Entries(ids, kinds, body["side"], dict(zip(prompts, body["turn_all"])),
                    dict(zip(prompts, body["turn_main"])))
@@ -89,6 +88,15 @@ def _from_walk(entries: list[tuple]) -> Entries:
 
 
 def cached_entries(conn: Connection, session_id: str, head: str, last_seq: int) -> Entries | None:
+    if conn.dialect.name == "postgresql":
+        # in PostgreSQL's binary form: as text, a 200,000-event branch's 7 MB come as 15 MB of hex to decode
+        # (90 ms of the 150 a first page took; 20 ms so)
+        row = conn.connection.driver_connection.execute(
+            "SELECT head_event_id, last_seq, entries FROM outline_cache WHERE session_id = %s", (session_id,),
+            binary=True).fetchone()
+        if row is None or row[0] != head or row[1] != last_seq:
+            return None
+        return _decode(bytes(row[2]))
     row = conn.execute(sa.select(OUTLINE_CACHE.c.head_event_id, OUTLINE_CACHE.c.last_seq, OUTLINE_CACHE.c.entries)
                        .where(OUTLINE_CACHE.c.session_id == session_id)).first()
     if row is None or row.head_event_id != head or row.last_seq != last_seq:
