@@ -163,7 +163,7 @@ def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[
     names = ", ".join(columns)
     # a team store's member is under its row rules, which COPY refuses to check: their rows go by COPY into a
     # table of the connection's own first, then into the table by one INSERT, which the rules check row by row
-    target = _staging(conn, table.name) if _rules_apply(conn, table.name) else table.name
+    target = _staging(conn, table.name) if rules_apply(conn, table.name) else table.name
     with conn.connection.driver_connection.cursor() as cur:
         with cur.copy(f"COPY {target} ({names}) FROM STDIN") as copy:
             for r in rows:
@@ -182,7 +182,7 @@ def _q(column: str) -> str:
     return f'"{column}"'
 
 
-def _rules_apply(conn: Connection, table: str) -> bool:
+def rules_apply(conn: Connection, table: str) -> bool:
     """Whether row-level security applies to this login on `table` (sessionscope.team). Asked each time (a round
     trip beside a COPY): a pooled connection may outlive `team init`."""
     return bool(conn.exec_driver_sql("SELECT row_security_active(%s)", (table,)).scalar())

@@ -156,6 +156,10 @@ def test_plain_psql_meets_the_same_rules(team_store):
     assert r.returncode == 0 and r.stdout.strip() == "0"
     r = psql("bob", "SELECT count(*) FROM event WHERE text LIKE '%pangolin%'")
     assert r.stdout.strip() == "0"
+    # the owner's search function (it asks the text index past the rules) keeps only what bob may read
+    r = psql("bob", "SELECT count(*) FROM sessionscope_matching(to_tsquery('simple', 'pangolin'), 100)")
+    assert r.returncode == 0 and r.stdout.strip() == "0", r.stderr
+    assert st["alice"].search("pangolin") and not bob.search("pangolin")
     r = psql("bob", f"UPDATE session SET title = 'mine now' WHERE id = '{secret}'")
     assert r.returncode == 0 and r.stdout.strip() == "UPDATE 0"  # a row bob may not see is no row to him
     r = psql("bob", f"DELETE FROM session WHERE id = '{secret}'")
