@@ -64,17 +64,25 @@ def _sizes(rng: random.Random, sessions: int, events: int) -> list[int]:
     return [BIG, *sizes]
 
 
+WORKERS = 2  # COPY streams at once: the server's text search and compression of each row are what take time
+
+
 def fill(url: str, people: list[str], sessions: int, events: int, seed: int, say) -> dict:
-    """COPY the simulated team's sessions and events into the store at `url` (its owner's login)."""
+    """COPY the simulated team's sessions and events into the store at `url` (its owner's login), WORKERS streams
+    at once (each session's events from its own seed, so the store is the same however they are spread)."""
     import psycopg
 
-    from sessionscope import chain
-
     rng = random.Random(seed)
-    texts = _texts(rng)
     projects = [f"/work/{rng.choice(WORDS)}-{i}" for i in range(200)]
     sizes = _sizes(rng, sessions, events)
     now = time.time()
+    plan = []  # (index, session id, person, project, model, first pk, events, first ts)
+    pk = 0
+    for i, n in enumerate(sizes):
+        plan.append((i, str(uuid.UUID(int=rng.getrandbits(128), version=4)), people[i % len(people)],
+                     projects[(i * 7 + rng.randrange(10)) % len(projects)], MODELS[i % len(MODELS)], pk + 1, n,
+                     now - rng.random() * 365 * DAY))
+        pk += n
     conninfo = url.replace("postgresql+psycopg://", "postgresql://")
     with psycopg.connect(conninfo, autocommit=True) as conn:
         # a bulk load's usual way: the event table's indexes and checks made again once it is full (the same
@@ -88,96 +96,102 @@ def fill(url: str, people: list[str], sessions: int, events: int, seed: int, say
                                                 "AND indexname NOT LIKE '%pkey'")]
         for name, _ in defs:
             conn.execute(f'DROP INDEX "{name}"')
-        sources = {}
-        for p in people:
-            sources[p] = conn.execute("INSERT INTO source (kind, location, enabled, added_at) VALUES "
-                                      "('claude_code', %s, false, %s) RETURNING id",
-                                      (f"/home/{p}/.claude/projects", now)).fetchone()[0]
-        started, pk, done = time.monotonic(), 0, 0
-        session_rows = []
-        big_id = ""
-        with conn.cursor() as cur, cur.copy(
-                "COPY event (pk, id, session_id, parent_id, seq, depth, ts, kind, role, text, payload, tokens_in, "
-                "tokens_out, sidechain, agent_id, hash) FROM STDIN") as copy:
-            for i, n in enumerate(sizes):
-                person = people[i % len(people)]
-                sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-                big_id = big_id or sid
-                project = projects[(i * 7 + rng.randrange(10)) % len(projects)]
-                model = MODELS[i % len(MODELS)]
-                ts = now - rng.random() * 365 * DAY
-                created, last, parent, depth, tin, tout = ts, "", None, 0, 0, 0
-                ids: list[str] = []
-                for seq in range(1, n + 1):
-                    ts += rng.random() * 30
-                    eid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
-                    phase = seq % 4
-                    t_in = t_out = 0
-                    if seq % 25 == 0:
-                        kind, role, text = "fact.set", None, ""
-                        payload = orjson.dumps({"key": f"todo{seq % 7}", "value": rng.choice(texts["title"])}).decode()
-                    elif phase == 1:
-                        kind, role, text = "message", "user", rng.choice(texts["prompt"])
-                        if rng.random() < 1e-4:
-                            text += f" {RARE}"
-                        payload = orjson.dumps({"type": "user", "message": {"role": "user", "content": text}}).decode()
-                    elif phase == 2:
-                        kind, role, text = "message", "assistant", rng.choice(texts["reply"])
-                        t_in, t_out = rng.randint(2000, 60000), rng.randint(50, 2000)
-                        payload = orjson.dumps({"type": "assistant", "message": {
-                            "model": model, "role": "assistant", "content": [{"type": "text", "text": text}],
-                            "usage": {"input_tokens": t_in, "output_tokens": t_out}}}).decode()
-                    elif phase == 3:
-                        kind, role, text = "tool_call", "assistant", rng.choice(texts["call"])
-                        payload = orjson.dumps({"type": "tool_use", "name": "Bash", "input": text[5:]}).decode()
-                    else:
-                        kind, role, text = "tool_result", "tool", rng.choice(texts["result"])
-                        payload = orjson.dumps({"type": "tool_result", "content": text}).decode()
-                    if ids and seq % 60 == 0:  # a rewind now and then: the next event under an earlier one
-                        parent = ids[max(0, len(ids) - 1 - rng.randrange(min(len(ids), 20)))]
-                    ev = {"id": eid, "session_id": sid, "parent_id": parent, "seq": seq, "ts": ts, "kind": kind,
-                          "role": role, "text": text, "payload": payload, "tokens_in": t_in, "tokens_out": t_out,
-                          "sidechain": False, "agent_id": None}
-                    last = chain.link(last, ev)
-                    pk += 1
-                    depth += 1
-                    copy.write_row((pk, eid, sid, parent, seq, depth, ts, kind, role, text, payload, t_in, t_out,
-                                    False, None, last))
-                    ids.append(eid)
-                    if len(ids) > 64:
-                        del ids[:32]
-                    parent = eid
-                    tin, tout = tin + t_in, tout + t_out
-                done += n
-                status = "archived" if rng.random() < 0.1 else rng.choice(("active", "idle", "closed", "closed"))
-                session_rows.append((sid, sid, sources[person], rng.choice(texts["title"]), project, project, "main",
-                                     model, "", status, ts, created, ts, tin, tout, n, n, last, parent, "[]", "{}",
-                                     "{}", f"{person}@laptop", person, rng.random() < 0.33))
-                if i % 2000 == 0:
-                    rate = done / max(1e-9, time.monotonic() - started)
-                    say(f"  {i:,} of {sessions:,} sessions, {done:,} events ({rate:,.0f} events/s)")
+        sources = {p: conn.execute("INSERT INTO source (kind, location, enabled, added_at) VALUES "
+                                   "('claude_code', %s, false, %s) RETURNING id",
+                                   (f"/home/{p}/.claude/projects", now)).fetchone()[0] for p in people}
+        started = time.monotonic()
+        shares = [plan[w::WORKERS] for w in range(WORKERS)]
+        with multiprocessing.get_context("spawn").Pool(WORKERS) as pool:
+            parts = pool.starmap(_copy_events, [(conninfo, share, seed) for share in shares])
         seconds_events = time.monotonic() - started
         t = time.monotonic()
+        done = {row[0]: row for part in parts for row in part}
         with conn.cursor() as cur, cur.copy(
                 "COPY session (id, tool_id, source_id, title, project, cwd, git_branch, model, agent, status, "
                 "status_changed_at, created_at, updated_at, tokens_in, tokens_out, event_count, last_seq, last_hash, "
                 "head_event_id, tags, meta, budget, imported_by, owner, shared) FROM STDIN") as copy:
-            for r in session_rows:
-                copy.write_row(r)
+            for i, sid, person, project, model, _first, n, created in plan:
+                _sid, title, ts, tin, tout, last, head, status, shared = done[sid]
+                copy.write_row((sid, sid, sources[person], title, project, project, "main", model, "", status, ts,
+                                created, ts, tin, tout, n, n, last, head, "[]", "{}", "{}", f"{person}@laptop", person,
+                                shared))
         for p in people:  # each person shares two projects with the team
             for project in rng.sample(projects, 2):
                 conn.execute("INSERT INTO project_share (owner, project, shared_at) VALUES (%s, %s, %s) "
                              "ON CONFLICT DO NOTHING", (p, project, now))
         conn.execute(f"SELECT setval(pg_get_serial_sequence('event', 'pk'), {pk})")
-        say(f"  events stored in {seconds_events:,.0f} s; indexes being built …")
+        say(f"  {events:,} events stored in {seconds_events:,.0f} s ({events / seconds_events:,.0f} a second); "
+            "indexes being built …")
         for _name, d in defs:
             conn.execute(d)
         for _name, d in constraints:
             conn.execute(d)
         conn.execute("ANALYZE")
         size = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
-    return {"events": done, "sessions": len(sizes), "seconds_events": seconds_events,
-            "seconds_rest": time.monotonic() - t, "bytes": size, "big": big_id, "people": len(people)}
+    return {"events": events, "sessions": len(sizes), "seconds_events": seconds_events,
+            "seconds_rest": time.monotonic() - t, "bytes": size, "big": plan[0][1], "people": len(people)}
+
+
+def _copy_events(conninfo: str, share: list[tuple], seed: int) -> list[tuple]:
+    """One COPY stream: the events of `share`'s sessions; each session's summary row (what its events add up to)."""
+    import psycopg
+
+    from sessionscope import chain
+
+    texts = _texts(random.Random(seed))
+    out = []
+    with psycopg.connect(conninfo, autocommit=True) as conn, conn.cursor() as cur, cur.copy(
+            "COPY event (pk, id, session_id, parent_id, seq, depth, ts, kind, role, text, payload, tokens_in, "
+            "tokens_out, sidechain, agent_id, hash) FROM STDIN") as copy:
+        for i, sid, _person, _project, model, pk, n, ts in share:
+            rng = random.Random(seed * 1_000_003 + i)
+            last, parent, tin, tout = "", None, 0, 0
+            ids: list[str] = []
+            depth: dict[str, int] = {}  # of the recent events (a rewind goes back at most 20)
+            for seq in range(1, n + 1):
+                ts += rng.random() * 30
+                eid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+                t_in = t_out = 0
+                if seq % 25 == 0:
+                    kind, role, text = "fact.set", None, ""
+                    payload = orjson.dumps({"key": f"todo{seq % 7}", "value": rng.choice(texts["title"])}).decode()
+                elif seq % 4 == 1:
+                    kind, role, text = "message", "user", rng.choice(texts["prompt"])
+                    if rng.random() < 1e-4:
+                        text += f" {RARE}"
+                    payload = orjson.dumps({"type": "user", "message": {"role": "user", "content": text}}).decode()
+                elif seq % 4 == 2:
+                    kind, role, text = "message", "assistant", rng.choice(texts["reply"])
+                    t_in, t_out = rng.randint(2000, 60000), rng.randint(50, 2000)
+                    payload = orjson.dumps({"type": "assistant", "message": {
+                        "model": model, "role": "assistant", "content": [{"type": "text", "text": text}],
+                        "usage": {"input_tokens": t_in, "output_tokens": t_out}}}).decode()
+                elif seq % 4 == 3:
+                    kind, role, text = "tool_call", "assistant", rng.choice(texts["call"])
+                    payload = orjson.dumps({"type": "tool_use", "name": "Bash", "input": text[5:]}).decode()
+                else:
+                    kind, role, text = "tool_result", "tool", rng.choice(texts["result"])
+                    payload = orjson.dumps({"type": "tool_result", "content": text}).decode()
+                if ids and seq % 60 == 0:  # a rewind now and then: the next event under an earlier one
+                    parent = ids[max(0, len(ids) - 1 - rng.randrange(min(len(ids), 20)))]
+                ev = {"id": eid, "session_id": sid, "parent_id": parent, "seq": seq, "ts": ts, "kind": kind,
+                      "role": role, "text": text, "payload": payload, "tokens_in": t_in, "tokens_out": t_out,
+                      "sidechain": False, "agent_id": None}
+                last = chain.link(last, ev)
+                depth[eid] = depth[parent] + 1 if parent else 0
+                copy.write_row((pk, eid, sid, parent, seq, depth[eid], ts, kind, role, text, payload, t_in, t_out,
+                                False, None, last))
+                pk += 1
+                ids.append(eid)
+                if len(ids) > 64:
+                    for old in ids[:32]:
+                        depth.pop(old, None)
+                    del ids[:32]
+                parent = eid
+                tin, tout = tin + t_in, tout + t_out
+            status = "archived" if rng.random() < 0.1 else rng.choice(("active", "idle", "closed", "closed"))
+            out.append((sid, rng.choice(texts["title"]), ts, tin, tout, last, parent, status, rng.random() < 0.33))
+    return out
 
 
 def _best(fn, repeat: int = 5) -> tuple[float, object]:
@@ -308,6 +322,8 @@ def main(argv=None) -> int:
     finally:
         if not args.keep:
             server.stop()
+        else:
+            say(f"the server goes on running (--keep): {server.url(database)} (pg_ctl -D {server.data} stop)")
     fill_rate = filled["events"] / filled["seconds_events"]
     print(f"\nThe team store at scale: {filled['sessions']:,} sessions, {filled['events']:,} events, "
           f"{filled['people']} people; PostgreSQL {version}, {filled['bytes'] / 1e9:.1f} GB on disk")
