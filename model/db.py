@@ -53,6 +53,21 @@ def as_url(location: str | os.PathLike) -> str:
     return text if "://" in text else f"sqlite:///{Path(text).expanduser().absolute()}"
 
 
+def split_address(address: str) -> tuple[str, str | None]:
+    """(a database's address without its password, as a person writes it; the password or None). What is shown,
+    stored and recorded of an address is the first: a password goes to the keyring or ~/.pgpass, never a file."""
+    from sqlalchemy.engine import make_url
+
+    from .errors import InvalidInput
+    try:
+        parsed = make_url(as_url(address))
+    except Exception as exc:  # (sqlalchemy.exc.ArgumentError and friends: the words are what matters)
+        raise InvalidInput(f"{address!r} is not a database address (postgresql://user@host/database): {exc}") from None
+    bare = parsed._replace(password=None).render_as_string(hide_password=False)  # (set(password=None) keeps it)
+    # as a person writes it (the driver is ours to choose: as_url puts it back)
+    return bare.replace("postgresql+psycopg://", "postgresql://", 1), parsed.password
+
+
 def create_store_engine(url: str) -> Engine:
     """An engine with our pragmas; SQLite transactions are begun by us, not pysqlite."""
     if url.startswith("sqlite"):

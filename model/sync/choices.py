@@ -108,16 +108,8 @@ KEYRING_PREFIX = "sync:"
 
 def _parts(url: str) -> tuple[str, str | None]:
     """(the URL without its password, the password or None)."""
-    from sqlalchemy.engine import make_url
-
     from .. import db
-    try:
-        parsed = make_url(db.as_url(url))
-    except Exception as exc:  # (sqlalchemy.exc.ArgumentError and friends: the words are what matters)
-        raise InvalidInput(f"{url!r} is not a store address (postgresql://user@host/database): {exc}") from None
-    bare = parsed.set(password=None).render_as_string(hide_password=False)
-    # as a person writes it (the driver is ours to choose: db.as_url puts it back)
-    return bare.replace("postgresql+psycopg://", "postgresql://", 1), parsed.password
+    return db.split_address(url)
 
 
 def shown(url: str) -> str:

@@ -85,7 +85,7 @@ def test_a_members_secrets_never_reach_the_team_store(team_db, tmp_path):
     server, database, names = team_db
     local, claude_sid, native_sid = _laptop(tmp_path)
     ops.set_project_rule(local, "/work/payments", "always", actor="test")
-    url = server.url(database, names["alice"])
+    url = server.url(database, names["alice"]).replace("@", ":a-login-password@", 1)  # (trust: any password)
 
     total = local.session(claude_sid).event_count + local.session(native_sid).event_count
     review = ops.sync_now(local, url, dry_run=True, actor="test")  # a dry run writes nothing and reviews
@@ -123,9 +123,13 @@ def test_a_members_secrets_never_reach_the_team_store(team_db, tmp_path):
         # the team's log says who pushed what, as the login (the client's word kept beside it)
         entries = [e for e in bob.audit_log(claude_sid) if e["action"] == "sync"]
         assert entries and entries[0]["actor"] == names["alice"] and entries[0]["detail"]["events"] == copy.event_count
-    # the laptop's log and its word on the last sync
+    # the laptop's log and its word on the last sync; the address's password is in neither store
     assert [e["action"] for e in local.audit_log(limit=3)][:1] == ["sync"]
+    assert report.target == server.url(database, names["alice"]).replace("+psycopg", "")
     local.close()
+    import sqlite3
+    assert "a-login-password" not in "\n".join(sqlite3.connect(tmp_path / "laptop.db").iterdump())
+    assert "a-login-password" not in _every_row(server, database)
 
 
 def test_a_sync_goes_on_from_where_it_stopped_and_never_doubles(team_db, tmp_path, monkeypatch):
