@@ -16,6 +16,7 @@ from sessionscope import gcpause
 from .workers import report_error, run_cancellable, run_task
 
 WATCH_MS = 2000
+SERVER_TICKS = 30  # a LangGraph or Agents SDK database on a server is looked at every 30th tick (a minute)
 HOT_S = 3600.0  # a transcript written this recently is watched by the system (inotify): its lines show at once
 HOT_FILES = 200
 CATCH_UP_SETTLE_S = 5.0  # a thread an agent is writing now is shown by its own process
@@ -142,6 +143,7 @@ class SourceWatcher(QObject):
         self.hot = QFileSystemWatcher(self)
         self.hot.fileChanged.connect(self._written)
         self.again = False  # a hot file was written while a look or an import ran: look again after it
+        self.ticks = 0
         self.job.sig_finished.connect(lambda _report: self._look_again())
 
     def watch(self, store) -> None:
@@ -181,9 +183,16 @@ class SourceWatcher(QObject):
         store, before = self.store, self.mark
         self.asking = True  # the places come from the store: read on a worker, never on the UI thread
 
+        self.ticks += 1
+        servers_too = self.ticks % SERVER_TICKS == 1  # (a database on a server: asked once a minute, not every tick)
+
         def look():
             from sessionscope.sources.importing import catch_up
-            roots = sorted({Path(r) for r in store.source_locations() if Path(r).exists()})
+            from sessionscope.sources.server_databases import is_address
+            places = store.source_locations()
+            roots: list = sorted({Path(r) for r in places if not is_address(r) and Path(r).exists()})
+            if servers_too:
+                roots += sorted(r for r in places if is_address(r))
             catch_up(store, settle=CATCH_UP_SETTLE_S)  # what an agent writing here left unshown (killed mid-save)
             mark = store.change_mark()
             return (roots, mark, store.changes_since(before) if before is not None and mark != before else None,

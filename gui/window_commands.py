@@ -372,6 +372,32 @@ class WindowCommands:
         if files:
             self._import(files)
 
+    def import_database(self) -> None:
+        """File ▸ Import from a Database Server: LangGraph's or the Agents SDK's state on PostgreSQL, by its address."""
+        from PySide6.QtWidgets import QInputDialog
+
+        from sessionscope import db
+        from sessionscope.sources.server_databases import is_address
+        address, ok = QInputDialog.getText(
+            self, "Import from a database server",
+            "The address of a PostgreSQL database where LangGraph (PostgresSaver) or the Agents SDK\n"
+            "(SQLAlchemySession) keep their agents' state; it is read, never written, and looked at again\n"
+            "every minute. The password goes in ~/.pgpass (host:port:database:user:password), not here.",
+            text="postgresql://")
+        address = address.strip()
+        if not ok or address in ("", "postgresql://"):
+            return
+        try:
+            if not is_address(address):
+                raise ValueError("an address starts with postgresql://")
+            if db.split_address(address)[1]:
+                raise ValueError("leave the password out of the address: Sessionscope never keeps one; put it in "
+                                 "~/.pgpass (host:port:database:user:password) or $PGPASSWORD")
+        except Exception as exc:  # (InvalidInput from split_address too)
+            QMessageBox.warning(self, "Import from a database server", str(exc))
+            return
+        self._import([address])
+
     def _import(self, paths: list[str]) -> None:
         self.imports.start(self.store, paths)
 

@@ -137,6 +137,14 @@ class Source:
         """Whether a database file is this tool's (sessionscope.sources.importing asks for .db/.sqlite files)."""
         return False
 
+    def claims_server(self, conn) -> bool:
+        """Whether a database on a PostgreSQL server holds this tool's tables (sessionscope.sources.server_databases)."""
+        return False
+
+    def import_server(self, store, address: str, conn, report) -> None:
+        """Import what this tool keeps in the database at `address` (`conn`: open on it, read only)."""
+        raise Refused(f"{self.label} sessions are not read from a database server")
+
     def import_paths(self, store, paths, *, progress=None, cancel=None, warm: bool = True, only=None):
         """Import files or folders of this tool's sessions (only the files in `only`, when given)."""
         raise Refused(f"{self.label} sessions are not imported from files")
@@ -281,6 +289,13 @@ class ToolSource(Source):
     def claims(self, path: Path) -> bool:
         claims = getattr(self._module(), "claims", None)
         return bool(claims and claims(path))
+
+    def claims_server(self, conn) -> bool:
+        claims = getattr(self._module(), "claims_server", None)
+        return bool(claims and claims(conn))
+
+    def import_server(self, store, address: str, conn, report) -> None:
+        self._module().import_server(store, address, conn, report)
 
     def import_paths(self, store, paths, *, progress=None, cancel=None, warm: bool = True, only=None):
         return self._module().import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 
-from . import jsonl, of, tools
+from . import jsonl, of, server_databases, tools
 from .databases import SUFFIXES as SQLITE_SUFFIXES
 from .scan import ImportReport
 
@@ -154,6 +154,9 @@ def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progres
     report = ImportReport()
     work: list[tuple[str, Path, set[Path] | None, int]] = []  # (kind, location, files of it, bytes)
     for p in paths:
+        if server_databases.is_address(p):  # a LangGraph or Agents SDK database on a PostgreSQL server
+            merge(report, server_databases.import_address(store, p))
+            continue
         p = Path(p).expanduser().absolute()
         if p.is_dir():
             by_kind: dict[str, set[Path]] = {}

@@ -49,9 +49,12 @@ def session_files(root: Path) -> list[Path]:
 
 
 
-def session_key(path: Path, sdk_session: str) -> str:
-    """Our id for an SDK session: its id is chosen by the application ("user_123"), unique per database only."""
-    return str(uuid.uuid5(NS, f"{path.absolute()}:{sdk_session}"))
+def session_key(place: Path | str, sdk_session: str) -> str:
+    """Our id for an SDK session: its id is chosen by the application ("user_123"), unique per database only. A
+    database is a file (its absolute path) or on a server (its address without the password)."""
+    from ..server_databases import shown
+    where = shown(place) if isinstance(place, str) else place.absolute()
+    return str(uuid.uuid5(NS, f"{where}:{sdk_session}"))
 
 
 def item_kind(item: dict) -> tuple[str, str | None, str]:
@@ -133,13 +136,21 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
     except sqlite3.Error as exc:
         report.problems.append({"path": str(path), "line": None, "offset": None, "problem": f"cannot read: {exc}"})
         return
+    _store(store, path, str(path), path.stem, source_id, st, rows, structure, usage, last_id, report)
+
+
+def _store(store, place, where: str, project: str, source_id: int, st, rows, structure, usage, last_id: int,
+           report: ImportReport) -> None:
+    """The items of the rows past `last_id` as events, each session's under the row before it; then stored with the
+    scan state (the newest row id read), in one write. `place` is the database's (its sessions' ids are made from
+    it), `where` how it is shown, `project` what its sessions are filed under."""
     state = jsonl.ReadState(offset=max([last_id] + [r[0] for r in rows]), bytes_read=0)
     previous: dict[str, str | None] = {}
     by_session: dict[str, list[NewEvent]] = {}
     titles: dict[str, str] = {}
     before = _branch_parents(structure)  # AdvancedSQLiteSession: each item under the one before it in its branch
     for row_id, sdk_session, data, created in rows:
-        key = session_key(path, sdk_session)
+        key = session_key(place, sdk_session)
         eid = str(uuid.uuid5(NS, f"{key}:{row_id}"))
         if row_id in before:
             parent_row = before[row_id]
@@ -151,7 +162,7 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
             except orjson.JSONDecodeError as exc:
                 state.problem(row_id, row_id, f"row {row_id}: message_data is not JSON ({exc})")
                 kind, role, text = "opaque", None, ""
-            ts = parse_ts(str(created).replace(" ", "T") + "Z") if created else None
+            ts = _when(created)
             by_session.setdefault(key, []).append(NewEvent(
                 id=eid, parent_id=previous.get(key), ts=ts or st.st_mtime, kind=kind, role=role, text=text[:16_384],
                 payload=data, head=kind in ("message", "tool_call", "tool_result", "thinking")))
@@ -159,7 +170,7 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
                 titles[key] = from_prompt(text)
         previous[key] = eid  # the row before the next one, as the database holds them now
     for u in usage:  # each turn's usage, as AdvancedSQLiteSession stored it, under the turn's last item
-        key = session_key(path, u["session_id"])
+        key = session_key(place, u["session_id"])
         last = u["last_message"]
         if last is None:
             continue
@@ -172,21 +183,67 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
             payload=orjson.dumps(u).decode(), tokens_in=u["input_tokens"], tokens_out=u["output_tokens"],
             activity=False))
     report.bad_lines += state.bad_lines
-    report.problems += [{"path": str(path), **p} for p in state.problems]
-    sdk_ids = {session_key(path, r[1]): r[1] for r in rows} | {session_key(path, u["session_id"]): u["session_id"]
-                                                               for u in usage}
+    report.problems += [{"path": where, **p} for p in state.problems]
+    sdk_ids = {session_key(place, r[1]): r[1] for r in rows} | {session_key(place, u["session_id"]): u["session_id"]
+                                                                for u in usage}
 
     def commit(conn) -> int:
         added = 0
         for key, events in by_session.items():
             info = SessionInfo(id=key, source_id=source_id, tool_id=sdk_ids[key],
-                               fields={"title": titles.get(key, ""), "project": path.stem},  # no cwd: its database
-                               meta={"database": str(path), "title_rank": 1 if key in titles else 0})
+                               fields={"title": titles.get(key, ""), "project": project},  # no cwd: its database
+                               meta={"database": where, "title_rank": 1 if key in titles else 0})
             added += ingest(conn, info, events)
-        save_state(conn, path, source_id, st, state)
+        save_state(conn, where, source_id, st, state)
         return added
     report.events_added += store.write(commit)
     report.sessions |= set(by_session)
 
 
+def _when(created) -> float | None:
+    """A row's created_at: SQLite's text ("2026-03-01 09:00:00", UTC), or a server's timestamp."""
+    if not created:
+        return None
+    if hasattr(created, "timestamp"):
+        import datetime as dt
+        return (created if created.tzinfo else created.replace(tzinfo=dt.timezone.utc)).timestamp()
+    return parse_ts(str(created).replace(" ", "T") + "Z")
+
+
 import_paths = importer(KIND, session_files, _import_db, "Agents SDK session databases")
+
+
+def claims_server(conn) -> bool:
+    """Whether a database on a server holds an Agents SDK items table (SQLAlchemySession's `agent_messages`)."""
+    return _server_table(conn) is not None
+
+
+def _server_table(conn) -> str | None:
+    from ..server_databases import columns, tables
+    found = sorted(t for t in tables(conn) if MESSAGE_COLUMNS <= columns(conn, t))
+    return "agent_messages" if "agent_messages" in found else (found[0] if found else None)
+
+
+def import_server(store, address: str, conn, report: ImportReport) -> None:
+    """SQLAlchemySession's tables on a PostgreSQL server (sessionscope.sources.server_databases): the rows past the
+    last one read, as a SQLiteSession file's are read."""
+    import sqlalchemy as sa
+
+    from ...schema import SOURCE_FILE
+    from ..scan import source_row
+    from ..server_databases import name, shown, stat
+    where = shown(address)
+    source_id = store.write(source_row, KIND, where)
+    with store.reader() as c:
+        last_id = c.execute(sa.select(SOURCE_FILE.c.offset).where(SOURCE_FILE.c.source_id == source_id,
+                                                                  SOURCE_FILE.c.path == where)).scalar() or 0
+    table = _server_table(conn)
+    try:
+        rows = [(r["id"], r["session_id"], r["message_data"], r["created_at"]) for r in conn.execute(
+            f'SELECT id, session_id, message_data, created_at FROM "{table}" ORDER BY session_id, id')]
+    except Exception as exc:  # noqa: BLE001 - a table it cannot read, a dropped connection: this address's
+        report.problems.append({"path": where, "line": None, "offset": None, "problem": f"cannot read: {exc}"})
+        return
+    report.files_read += 1
+    rows = [(i, s, d if isinstance(d, str) else orjson.dumps(d).decode(), c) for i, s, d, c in rows]
+    _store(store, address, where, name(address), source_id, stat(), rows, [], [], last_id, report)

@@ -1,4 +1,5 @@
-"""LangGraph checkpointer databases (SqliteSaver), read through langgraph's own saver.
+"""LangGraph checkpointer databases (SqliteSaver files, PostgresSaver databases on a server), read through
+langgraph's own saver.
 
 reader    which threads changed (plain SQL), each checkpoint decoded by langgraph
 values    LangChain messages and any state value as plain JSON
@@ -7,4 +8,4 @@ actions   fork (a new thread) and rewind (update_state's copy) in the user's dat
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, claims, default_roots, import_paths, session_key  # noqa: F401
+from .importer import KIND, claims, claims_server, default_roots, import_paths, import_server, session_key  # noqa: F401

@@ -22,12 +22,14 @@ import orjson
 
 from ...errors import MissingExtra, NotFound, Refused, failure
 from ...read_models import Action, Changes
+from ..server_databases import is_address
 from . import reader
 from .importer import import_paths, session_key, step_id
 
 
-def target(store, session_id: str, event_id: str) -> tuple[Path, str, str]:
-    """(database, thread id, checkpoint id) of the checkpoint an event belongs to."""
+def target(store, session_id: str, event_id: str) -> tuple[reader.Place, str, str]:
+    """(database: a file, or a server database's address; thread id; checkpoint id) of the checkpoint an event
+    belongs to."""
     s = store.session(session_id)
     meta = s.meta if isinstance(s.meta, dict) else {}
     path, thread = meta.get("database"), meta.get("thread_id") or s.tool_id
@@ -46,6 +48,8 @@ def target(store, session_id: str, event_id: str) -> tuple[Path, str, str]:
         raise Refused("that checkpoint belongs to the thread this one was forked from: act on that thread")
     if p.get("checkpoint_ns"):
         raise Refused("that checkpoint is a subgraph's: fork or rewind the graph at its parent's checkpoint")
+    if is_address(path):
+        return path, str(thread), str(p["checkpoint_id"])
     if not Path(path).is_file():
         raise Refused(f"the database {path} is not there any more")
     return Path(path), str(thread), str(p["checkpoint_id"])
@@ -67,13 +71,26 @@ def _copier(sv):
     return g.compile(checkpointer=sv)
 
 
-def _write(path: Path, action: str, do):
+def _write(path: reader.Place, action: str, do):
     con = reader.connect(path, write=True)
-    con.execute("PRAGMA busy_timeout = 5000")  # the application may be writing its next step
+    if not is_address(path):
+        con.execute("PRAGMA busy_timeout = 5000")  # the application may be writing its next step
     try:
         return do(reader.saver(con))
     finally:
         con.close()
+
+
+def _read_again(store, path: reader.Place):
+    """What the action added, read back as an import of the database does."""
+    if is_address(path):
+        from ..server_databases import import_address
+        return import_address(store, path)
+    return import_paths(store, [path])
+
+
+def _label(path: reader.Place) -> str:
+    return path if is_address(path) else path.name
 
 
 def rewind(store, session_id: str, to: str) -> Changes:
@@ -88,10 +105,10 @@ def rewind(store, session_id: str, to: str) -> Changes:
         new = _write(path, "rewind", copy)
     except Exception as exc:
         raise _said(exc, path) from exc
-    report = import_paths(store, [path])
+    report = _read_again(store, path)
     detail = {"file": str(path), "thread_id": thread, "checkpoint_id": cid, "new_checkpoint": new}
     return Changes(Action.REWIND, frozenset({session_id}) | report.sessions, True, store.session(session_id),
-                   detail=detail, note=f"thread {thread} of {path.name} continues from checkpoint {cid}")
+                   detail=detail, note=f"thread {thread} of {_label(path)} continues from checkpoint {cid}")
 
 
 def fork(store, session_id: str, at: str, title: str | None = None) -> Changes:
@@ -117,14 +134,14 @@ def fork(store, session_id: str, at: str, title: str | None = None) -> Changes:
         new = _write(path, "fork", copy)
     except Exception as exc:
         raise _said(exc, path) from exc
-    report = import_paths(store, [path])
+    report = _read_again(store, path)
     new_id = session_key(path, new_thread)
     if title:
         store.rename(new_id, title)
     detail = {"file": str(path), "thread_id": thread, "checkpoint_id": cid, "new_thread": new_thread,
               "new_checkpoint": new, "new_session": new_id}
     return Changes(Action.FORK, frozenset({session_id, new_id}) | report.sessions, True, store.session(new_id),
-                   detail=detail, note=f"new thread {new_thread} in {path.name}")
+                   detail=detail, note=f"new thread {new_thread} in {_label(path)}")
 
 
 def _said(exc: Exception, path) -> Exception:
@@ -136,8 +153,9 @@ def _said(exc: Exception, path) -> Exception:
 
 def resume_line(path: Path | str, thread_id: str) -> str:
     """The Python an application resumes the thread with (LangGraph has no command line)."""
+    saver = "PostgresSaver" if is_address(str(path)) else "SqliteSaver"
     return (f"graph.invoke(None, {{'configurable': {{'thread_id': {thread_id!r}}}}})  "
-            f"# graph compiled with SqliteSaver.from_conn_string({str(path)!r})")
+            f"# graph compiled with {saver}.from_conn_string({str(path)!r})")
 
 
 __all__ = ["fork", "rewind", "resume_line", "step_id", "target"]

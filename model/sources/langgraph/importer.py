@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
+from ...errors import MissingExtra
 from ...incoming import NewEvent, SessionInfo
 from ...ingest import ingest
 from ...schema import SESSION
@@ -53,9 +54,30 @@ def session_files(root: Path) -> list[Path]:
 
 
 
-def session_key(path: Path, thread_id: str) -> str:
+def _where(place: reader.Place) -> str:
+    """What a database is known by: a file's absolute path, a server database's address without its password."""
+    if isinstance(place, str):
+        from ..server_databases import shown
+        return shown(place)
+    return str(place.absolute())
+
+
+def _name(place: reader.Place) -> str:
+    """The project a database's threads are filed under: a file's name, a server database's."""
+    if isinstance(place, str):
+        from ..server_databases import name
+        return name(place)
+    return place.stem
+
+
+def _written(place: reader.Place) -> float:
+    """The time a checkpoint without one of its own takes: the file's, or now for a database on a server."""
+    return place.stat().st_mtime if isinstance(place, Path) else time.time()
+
+
+def session_key(place: reader.Place, thread_id: str) -> str:
     """Our id for a thread: its id is the application's ("1", "user-42"), unique in its database only."""
-    return str(uuid.uuid5(NS, f"{path.absolute()}:{thread_id}"))
+    return str(uuid.uuid5(NS, f"{_where(place)}:{thread_id}"))
 
 
 def step_id(key: str, ns: str, checkpoint_id: str) -> str:
@@ -88,8 +110,9 @@ def _nodes(metadata: dict[str, Any], parent_values: dict[str, Any]) -> list[str]
 class _ThreadEvents:
     """The events of one thread, checkpoint by checkpoint, oldest first."""
 
-    def __init__(self, key: str, path: Path):
+    def __init__(self, key: str, path: reader.Place):
         self.key, self.path = key, path
+        self.written = _written(path)  # (a checkpoint without a time of its own takes it)
         self.events: list[NewEvent] = []
         self.tail: dict[tuple[str, str], str] = {}  # (ns, checkpoint id) → the last event of its group
         self.states: dict[tuple[str, str], dict[str, Any]] = {}
@@ -139,7 +162,7 @@ class _ThreadEvents:
                          None)
             if named:
                 self.named = " ".join(named.split())[:200]
-        ts = parse_ts(cp.get("ts")) or self.path.stat().st_mtime
+        ts = parse_ts(cp.get("ts")) or self.written
         me = (ns, cid)
         parent = (ns, parent_cid) if parent_cid else None
         if parent is None and not ns and self.root_parent:
@@ -218,7 +241,7 @@ class _ThreadEvents:
         me = (ns, cid)
         if me not in self.before_pending:
             return
-        ts = parse_ts(t.checkpoint.get("ts")) or self.path.stat().st_mtime
+        ts = parse_ts(t.checkpoint.get("ts")) or self.written
         where = {"checkpoint_id": cid, "checkpoint_ns": ns}
         fresh = [e for e in self._pending(t.pending_writes or [], step_id(self.key, ns, cid), self.before_pending[me],
                                           ts, where, bool(ns), ns.split(":", 1)[0] if ns else None)
@@ -344,11 +367,14 @@ def _stored_marks(store, keys: list[str]) -> dict[str, str]:
     return out
 
 
-def read_threads(store, path: Path, state, only: str | None = None) -> dict[str, tuple[_ThreadEvents, str]]:
-    """Decode the threads of the database at `path` that changed since they were last read (all of
-    them, or `only` that one): {thread_id: (its events, its mark)}. Problems go to `state`."""
+def read_threads(store, path: reader.Place, state, only: str | None = None,
+                 con=None) -> dict[str, tuple[_ThreadEvents, str]]:
+    """Decode the threads of the database at `path` (a file, or a server database's address) that changed since
+    they were last read (all of them, or `only` that one): {thread_id: (its events, its mark)}. Problems go to
+    `state`. `con`: a connection to it already open (the caller closes it)."""
     by_thread: dict[str, tuple[_ThreadEvents, str]] = {}
-    con = reader.connect(path)
+    mine = con is None
+    con = reader.connect(path) if mine else con
     try:
         marks = reader.thread_marks(con, only)
         stored = _stored_marks(store, [session_key(path, t) for t in marks])
@@ -374,14 +400,15 @@ def read_threads(store, path: Path, state, only: str | None = None) -> dict[str,
                 state.problem(None, None, f"thread {thread_id}: {p}", bad=False)
             by_thread[thread_id] = (built, mark)
     finally:
-        con.close()
+        if mine:
+            con.close()
     return by_thread
 
 
 NAME_KEYS = ("title", "thread_title", "thread_name", "name")  # a thread's name in its runs' metadata
 
 
-def commit_threads(conn, path: Path, source_id: int, by_thread: dict[str, tuple[_ThreadEvents, str]],
+def commit_threads(conn, path: reader.Place, source_id: int, by_thread: dict[str, tuple[_ThreadEvents, str]],
                    project: str | None = None) -> int:
     """Store the decoded threads as sessions (the caller's write transaction); returns the events added.
     Their project is the database's name unless `project` says otherwise."""
@@ -389,9 +416,10 @@ def commit_threads(conn, path: Path, source_id: int, by_thread: dict[str, tuple[
     # a forked thread after the thread it came from (its first event hangs under that thread's)
     for thread_id, (built, mark) in sorted(by_thread.items(), key=lambda kv: kv[1][0].forked_from is not None):
         fields = {"title": built.named or built.title or f"thread {thread_id}",
-                  "project": path.stem if project is None else project, "model": built.model}
+                  "project": _name(path) if project is None else project, "model": built.model}
         info = SessionInfo(id=built.key, source_id=source_id, tool_id=thread_id, fields=fields,
-                           meta={"database": str(path), "thread_id": thread_id, "langgraph_mark": mark,
+                           meta={"database": _where(path) if isinstance(path, str) else str(path),
+                                 "thread_id": thread_id, "langgraph_mark": mark,
                                  "title_rank": 3 if built.named else 1 if built.title else 0,
                                  "title_source": "thread_metadata" if built.named else "first_prompt"},
                            forked_from_session=built.forked_from[0] if built.forked_from else None,
@@ -491,3 +519,34 @@ def _import_db(store, _root: Path, path: Path, source_id: int, known, report: Im
 
 
 import_paths = importer(KIND, session_files, _import_db, "LangGraph checkpointer databases")
+
+
+def claims_server(conn) -> bool:
+    return reader.claims_server(conn)
+
+
+def import_server(store, address: str, conn, report: ImportReport) -> None:
+    """A PostgresSaver's database (sessionscope.sources.server_databases): its threads that changed since the last
+    read, as a SqliteSaver file's are read."""
+    from ..scan import source_row
+    from ..server_databases import shown, stat
+    where = shown(address)
+    source_id = store.write(source_row, KIND, where)
+    state = jsonl.ReadState()
+    try:
+        by_thread = read_threads(store, address, state, con=conn)
+    except (reader.Unreadable, Exception) as exc:  # noqa: BLE001 - a table it cannot read, a dropped connection
+        if isinstance(exc, MissingExtra):
+            raise
+        report.problems.append({"path": where, "line": None, "offset": None, "problem": f"cannot read: {exc}"})
+        return
+    report.files_read += 1
+    report.bad_lines += state.bad_lines
+    report.problems += [{"path": where, **p} for p in state.problems]
+
+    def commit(c) -> int:
+        added = commit_threads(c, address, source_id, by_thread)
+        save_state(c, where, source_id, stat(), state)
+        return added
+    report.events_added += store.write(commit)
+    report.sessions |= {built.key for built, _ in by_thread.values()}

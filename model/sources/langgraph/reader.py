@@ -1,4 +1,5 @@
-"""A LangGraph checkpointer database, read through langgraph's own SqliteSaver and serializer.
+"""A LangGraph checkpointer database, read through langgraph's own saver and serializer: a SQLite file
+(SqliteSaver) or a database on a PostgreSQL server (PostgresSaver), named by its address.
 
 We never decode a checkpoint blob ourselves (FORMATS.md §5: two serializer
 generations, msgpack extension types for LangChain messages): the saver gives
@@ -26,9 +27,25 @@ class Unreadable(Exception):
     """The database is LangGraph's but cannot be read here (legacy schema, langgraph missing)."""
 
 
-def connect(path: Path, write: bool = False) -> sqlite3.Connection:
-    """Read only (sessionscope.sources.databases), or read-write only to fork."""
-    return sqlite3.connect(path, check_same_thread=False) if write else databases.open_readonly(path)
+Place = Path | str  # a SQLite file, or a database's address on a server (sessionscope.sources.server_databases)
+
+
+def connect(place: Place, write: bool = False):
+    """Read only (sessionscope.sources.databases, server_databases), or read-write only to fork."""
+    if isinstance(place, str):
+        from .. import server_databases
+        return server_databases.connect(place, write=write)
+    return sqlite3.connect(place, check_same_thread=False) if write else databases.open_readonly(place)
+
+
+def _on_server(con) -> bool:
+    return not isinstance(con, sqlite3.Connection)
+
+
+def claims_server(conn) -> bool:
+    """Whether a database on a server holds PostgresSaver's tables."""
+    from ..server_databases import tables
+    return {"checkpoints", "checkpoint_writes", "checkpoint_blobs"} <= tables(conn)
 
 
 def _langgraph_tables(con: sqlite3.Connection) -> bool:
@@ -41,19 +58,23 @@ def claims(path: Path) -> bool:
     return databases.inspect(path, _langgraph_tables)
 
 
-def saver(con: sqlite3.Connection):
-    """langgraph's SqliteSaver over our connection (imported here: only a LangGraph database needs it)."""
+def saver(con):
+    """langgraph's saver over our connection, SqliteSaver or PostgresSaver (imported here: only a LangGraph
+    database needs it)."""
     try:
         from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-        from langgraph.checkpoint.sqlite import SqliteSaver
+        if _on_server(con):
+            from langgraph.checkpoint.postgres import PostgresSaver as Saver
+        else:
+            from langgraph.checkpoint.sqlite import SqliteSaver as Saver
     except ImportError as exc:  # the [langgraph] extra is not installed: say which one to install
         raise MissingExtra("reading, forking and rewinding LangGraph checkpoints", "langgraph", exc.name or "langgraph") from exc
     # A database we are given is untrusted: langgraph's default serializer rebuilds any type a checkpoint
     # names (a constructor of os.system runs a command). Strict mode rebuilds only langgraph's own list of
     # safe types (LangChain messages, datetimes, …); any other value comes back as its undecoded arguments,
     # never run; no pickle fallback either.
-    return SqliteSaver(con, serde=JsonPlusSerializer(allowed_msgpack_modules=None, allowed_json_modules=None,
-                                                     pickle_fallback=False))
+    return Saver(con, serde=JsonPlusSerializer(allowed_msgpack_modules=None, allowed_json_modules=None,
+                                               pickle_fallback=False))
 
 
 # the writes that become events (sessionscope.sources.langgraph.importer.INTERNAL_WRITES); a task's own channel
@@ -61,11 +82,13 @@ def saver(con: sqlite3.Connection):
 SHOWN_WRITES = ("__interrupt__", "__resume__", "__error__")
 
 
-def thread_marks(con: sqlite3.Connection, only: str | None = None) -> dict[str, str]:
+def thread_marks(con, only: str | None = None) -> dict[str, str]:
     """{thread_id: a mark that changes whenever a checkpoint, or a write that is shown, is added to the
-    thread}; of every thread, or `only` that one. It is the newest rowid of each (rowids only grow;
-    langgraph replaces a write by deleting and inserting it), so a mirror that has read up to a rowid
+    thread}; of every thread, or `only` that one. In a SQLite file it is the newest rowid of each (rowids only
+    grow; langgraph replaces a write by deleting and inserting it), so a mirror that has read up to a rowid
     knows the same mark without asking (sessionscope.sources.langgraph.mirror)."""
+    if _on_server(con):
+        return _server_marks(con, only)
     if LEGACY_COLUMN in columns(con, "checkpoints"):
         raise Unreadable("written by LangGraph before 0.2 (checkpoints.thread_ts): the current saver cannot "
                          "read this schema; open it with the langgraph version that wrote it and migrate")
@@ -79,7 +102,21 @@ def thread_marks(con: sqlite3.Connection, only: str | None = None) -> dict[str, 
     return {t: mark(*m) for t, m in marks.items()}
 
 
-def mark(checkpoints_rowid: int, writes_rowid: int) -> str:
+def _server_marks(con, only: str | None) -> dict[str, str]:
+    """PostgresSaver's tables have no rowids: a thread's mark is how many checkpoints and shown writes it has and
+    the newest of each (checkpoint ids are time-ordered; a write is keyed by its checkpoint, task and index)."""
+    where, args = ("WHERE thread_id = %s", (only,)) if only is not None else ("", ())
+    marks = {str(r["thread_id"]): [f"{r['n']}:{r['newest']}", "0"] for r in con.execute(
+        f"SELECT thread_id, count(*) AS n, max(checkpoint_id) AS newest FROM checkpoints {where} GROUP BY thread_id",
+        args)}
+    shown = "channel = ANY(%s)" + (" AND thread_id = %s" if only is not None else "")
+    for r in con.execute(f"SELECT thread_id, count(*) AS n, max(checkpoint_id || ':' || task_id || ':' || idx) AS newest "
+                         f"FROM checkpoint_writes WHERE {shown} GROUP BY thread_id", (list(SHOWN_WRITES), *args)):
+        marks.setdefault(str(r["thread_id"]), ["0", "0"])[1] = f"{r['n']}:{r['newest']}"
+    return {t: mark(*m) for t, m in marks.items()}
+
+
+def mark(checkpoints_rowid: int | str, writes_rowid: int | str) -> str:
     return f"{checkpoints_rowid}/{writes_rowid}"
 
 
@@ -92,11 +129,14 @@ class Thread:
     problems: list[str] = field(default_factory=list)  # checkpoints that could not be decoded
 
 
-def read_thread(sv, con: sqlite3.Connection, thread_id: str) -> Thread:
+def read_thread(sv, con, thread_id: str) -> Thread:
     """Every checkpoint of a thread (all namespaces), each through the saver, one failure at a time."""
     out = Thread(thread_id)
-    rows = con.execute("SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = ? "
-                       "ORDER BY checkpoint_id, checkpoint_ns", (thread_id,)).fetchall()
+    sql = "SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = ? ORDER BY checkpoint_id, checkpoint_ns"
+    if _on_server(con):
+        rows = [(r["checkpoint_ns"], r["checkpoint_id"]) for r in con.execute(sql.replace("?", "%s"), (thread_id,))]
+    else:
+        rows = con.execute(sql, (thread_id,)).fetchall()
     for ns, cid in rows:
         config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": cid}}
         try:
