@@ -163,6 +163,70 @@ REVOKE ALL ON FUNCTION sessionscope_matching(tsquery, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION sessionscope_matching(tsquery, integer) TO {member};
 """
 
+# LangGraph's PostgresSaver tables, where the store is the checkpointer of a member's graphs
+# (sessionscope.adapters.langgraph): made by `init` as langgraph's own setup makes them (a member may not make
+# tables), each row its writer's (an owner column the server fills), so a member's graph state is theirs alone
+LANGGRAPH_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
+
+
+def _langgraph_migrations() -> list[str] | None:
+    try:
+        from langgraph.checkpoint.postgres.base import BasePostgresSaver
+    except ImportError:  # (langgraph-checkpoint-postgres: the langgraph extra)
+        return None
+    return list(BasePostgresSaver.MIGRATIONS)
+
+
+def _langgraph_tables(conn: Connection) -> list[str]:
+    """PostgresSaver's tables and their rules, in `init`'s transaction: its own migrations, run as its setup runs
+    them (but an index is made plainly, not CONCURRENTLY, which no transaction may), and recorded in its
+    checkpoint_migrations, so its setup finds nothing left to do."""
+    migrations = _langgraph_migrations()
+    if migrations is None:
+        return ["LangGraph's checkpointer tables not made: langgraph-checkpoint-postgres is not installed here "
+                "(run init again where it is, for members whose graphs use the store as their checkpointer)"]
+    with conn.connection.driver_connection.cursor() as cur:
+        cur.execute(migrations[0])
+        row = cur.execute("SELECT v FROM checkpoint_migrations ORDER BY v DESC LIMIT 1").fetchone()
+        version = -1 if row is None else row[0]
+        for v in range(version + 1, len(migrations)):
+            cur.execute(migrations[v].replace(" CONCURRENTLY", ""))
+            cur.execute("INSERT INTO checkpoint_migrations (v) VALUES (%s)", (v,))
+        for table in LANGGRAPH_TABLES:
+            cur.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS owner text NOT NULL DEFAULT session_user")
+            cur.execute(f"REVOKE ALL ON {table} FROM {MEMBER}")
+            cur.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {table} TO {MEMBER}")
+            for name, rule in (("team_own", f"FOR ALL TO {MEMBER} USING (owner = session_user) "
+                                            "WITH CHECK (owner = session_user)"),
+                               ("team_admin", f"FOR ALL TO {ADMIN} USING (true) WITH CHECK (true)")):
+                cur.execute(f"DROP POLICY IF EXISTS {name} ON {table}")
+                cur.execute(f"CREATE POLICY {name} ON {table} {rule}")
+            cur.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+        cur.execute(f"GRANT SELECT ON checkpoint_migrations TO {MEMBER}")
+    return [f"LangGraph's checkpointer tables ready, each member's rows theirs alone ({', '.join(LANGGRAPH_TABLES)})"]
+
+
+def langgraph_tables_ready(conn) -> None:
+    """Before the store checkpoints a graph (sessionscope.adapters.langgraph; `conn` a psycopg connection in
+    autocommit): PostgresSaver's tables as its setup makes them, made now where this login may make them (a store
+    of one's own), else said (a team store's member: its owner's `team init` makes them)."""
+    migrations = _langgraph_migrations() or []
+    row = conn.execute("SELECT to_regclass('checkpoint_migrations') IS NOT NULL AS made").fetchone()
+    if row["made"]:
+        newest = conn.execute("SELECT max(v) AS v FROM checkpoint_migrations").fetchone()["v"]
+        if newest is not None and newest >= len(migrations) - 1:
+            return
+    from langgraph.checkpoint.postgres import PostgresSaver
+    try:
+        PostgresSaver(conn).setup()
+    except Exception as exc:
+        if getattr(exc, "sqlstate", None) != "42501":
+            raise
+        raise Refused("this team store has no tables for LangGraph's checkpoints yet (or older ones than this "
+                      "langgraph's): its owner makes them with `sessionscope team init`, where the langgraph extra "
+                      "is installed") from None
+
+
 ALL_TABLES = ("session", "fact_snapshot", "file_blob", "project_share", "audit", *CHILDREN, *DERIVED, *OWNED,
               *TEAM_STATE, *READ_ONLY)
 
@@ -236,6 +300,7 @@ def init(conn: Connection) -> list[str]:
     for table in ALL_TABLES:
         conn.exec_driver_sql(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
     done.append(f"rules on for {len(ALL_TABLES)} tables; the audit log takes inserts only")
+    done += _langgraph_tables(conn)
     return done
 
 

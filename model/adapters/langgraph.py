@@ -15,7 +15,11 @@ The session's fork and rewind are the LangGraph source's (they write into this s
 langgraph). `delete_thread` removes the checkpoints, as langgraph asks, and is recorded in the audit
 log; the session stays.
 
-SQLite stores only for now: on PostgreSQL the same shape would wrap langgraph's PostgresSaver.
+On a PostgreSQL store the checkpoints live in langgraph's PostgresSaver tables in the store's database, written
+by PostgresSaver itself; those tables have no rowids to read on from, so after a put the mirror reads the
+checkpoint that was saved (and after a shown write, the checkpoint it reached), and what another process saved
+is left to `catch_up`. In a team store each member's checkpoints are theirs alone (`sessionscope team init`
+makes the tables, with an owner column and row rules, since a member may not make tables).
 """
 
 from __future__ import annotations
@@ -55,10 +59,14 @@ class SessionscopeSaver(BaseCheckpointSaver):
 
         self._owned = not isinstance(store, Store)
         self.store = open_store(store) if self._owned else store
+        from ..sources.langgraph import reader
+        self._mirrors: dict[str, ThreadMirror] = {}
+        self._mirror_lock = threading.Lock()
         path = sqlite_path(self.store.url)
         if path is None:
-            raise InvalidInput("the LangGraph checkpointer keeps its checkpoints in a SQLite store for now; "
-                               f"{self.store.url.split('://')[0]} is not supported yet")
+            self._open_postgres(source_row, reader)
+            catch_up(self.store)
+            return
         self.path = path
         self._conn = sqlite3.connect(path, check_same_thread=False, timeout=30.0)
         self._conn.execute("PRAGMA synchronous=NORMAL")  # as the store's own connections (WAL: crash-safe)
@@ -67,12 +75,30 @@ class SessionscopeSaver(BaseCheckpointSaver):
         self._source = self.store.write(source_row, "langgraph", f"langgraph-saver://{path}", enabled=False)
         # the app's view of each thread is kept by a mirror that reads only what each save added, through the
         # same strict reader an import of this file uses (sessionscope.sources.langgraph.mirror)
-        from ..sources.langgraph import reader
         self._read_conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         self._reader = reader.saver(self._read_conn)
-        self._mirrors: dict[str, ThreadMirror] = {}
-        self._mirror_lock = threading.Lock()
         catch_up(self.store)  # what a process killed between a save and its showing left unshown
+
+    def _open_postgres(self, source_row, reader) -> None:
+        """PostgresSaver over the store's own database (the login's: in a team store, its rows alone)."""
+        if self.store.engine.dialect.name != "postgresql":
+            raise InvalidInput(f"the LangGraph checkpointer keeps its checkpoints in a SQLite or PostgreSQL store, "
+                               f"not {self.store.url.split('://')[0]}")
+        try:
+            from langgraph.checkpoint.postgres import PostgresSaver
+        except ImportError as exc:
+            raise MissingExtra("the LangGraph checkpointer on a PostgreSQL store", "langgraph",
+                               exc.name or "langgraph-checkpoint-postgres") from exc
+        from ..sources.server_databases import connect, shown
+        address = self.store.engine.url.render_as_string(hide_password=False)
+        self.path = address  # (what its threads' sessions are known by: sessionscope.sources.langgraph.importer)
+        self._conn = connect(address, write=True)
+        self.saver = PostgresSaver(self._conn, serde=self.serde)
+        from .. import team
+        team.langgraph_tables_ready(self._conn)  # made by the store's owner (a member may not make tables)
+        self._source = self.store.write(source_row, "langgraph", f"langgraph-saver://{shown(address)}", enabled=False)
+        self._read_conn = connect(address)
+        self._reader = reader.saver(self._read_conn)
 
     def close(self) -> None:
         self._conn.close()
@@ -82,7 +108,17 @@ class SessionscopeSaver(BaseCheckpointSaver):
 
     # -- langgraph's saver does the storing; we make each thread a session ----------
 
-    def _browse(self, thread_id: str) -> None:
+    @property
+    def _on_postgres(self) -> bool:
+        return isinstance(self.path, str)
+
+    @property
+    def _shown_path(self) -> str:
+        """The database, as it may be shown and recorded (an address without its password)."""
+        from ..sources.server_databases import shown
+        return shown(self.path) if self._on_postgres else str(self.path)
+
+    def _browse(self, thread_id: str, saved: tuple[str, str] | None = None, written: tuple[str, str] | None = None) -> None:
         """Turn what is new in the thread into the session's events. A failure here is logged and never
         fails the graph: the checkpoint itself is already stored, and the next save, or the app's next
         scan (`catch_up`), shows it."""
@@ -95,7 +131,11 @@ class SessionscopeSaver(BaseCheckpointSaver):
             if mirror is None:
                 mirror = self._mirrors[thread_id] = ThreadMirror(self.path, thread_id)
             try:
-                events, problems, notes = mirror.read_new(self._reader, self._read_conn)
+                if self._on_postgres:
+                    events, problems, notes = mirror.read_saved(self._reader, self._read_conn, [saved] if saved else [],
+                                                                [written] if written else [])
+                else:
+                    events, problems, notes = mirror.read_new(self._reader, self._read_conn)
                 self.store.write(commit_mirror, self.path, self._source, mirror, events)
             except Exception:  # noqa: BLE001 - see the docstring
                 self._mirrors.pop(thread_id, None)  # read again from the start next time (stored events stay)
@@ -113,20 +153,22 @@ class SessionscopeSaver(BaseCheckpointSaver):
 
     def put(self, config, checkpoint, metadata, new_versions):
         out = self.saver.put(config, checkpoint, metadata, new_versions)
-        self._browse(str(out["configurable"]["thread_id"]))
+        c = out["configurable"]
+        self._browse(str(c["thread_id"]), saved=(c.get("checkpoint_ns", ""), c["checkpoint_id"]))
         return out
 
     def put_writes(self, config, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
         self.saver.put_writes(config, writes, task_id, task_path)
         if any(channel in SHOWN_WRITES for channel, _value in writes):  # a task's channel writes show nowhere
-            self._browse(str(config["configurable"]["thread_id"]))
+            c = config["configurable"]
+            self._browse(str(c["thread_id"]), written=(c.get("checkpoint_ns", ""), c["checkpoint_id"]))
 
     def delete_thread(self, thread_id: str) -> None:
         self.saver.delete_thread(thread_id)  # (takes SqliteSaver's lock, which _browse takes before ours)
         with self._mirror_lock:
             self._mirrors.pop(str(thread_id), None)  # a new mirror reads the thread again from its start
         self.store.audited("langgraph.delete_thread",
-                           detail={"thread_id": str(thread_id), "database": str(self.path),
+                           detail={"thread_id": str(thread_id), "database": self._shown_path,
                                    "kept": "the session's events stay in the store"})
 
     def get_next_version(self, current, channel):

@@ -147,10 +147,10 @@ def slow(self, config, checkpoint, metadata, new_versions):
     flag.write_text("saved")
     time.sleep(60)
     return out
-def held(self, thread_id):
+def held(self, thread_id, **which):
     if armed[0]:
         time.sleep(60)
-    browse(self, thread_id)
+    browse(self, thread_id, **which)
 SessionscopeSaver.put, SessionscopeSaver._browse = slow, held
 app = graph.builder().compile(checkpointer=saver)
 app.invoke({"messages": [HumanMessage(f"round {rounds}")]}, {"configurable": {"thread_id": f"t{rounds}"}})
@@ -186,3 +186,81 @@ def test_a_graph_killed_between_a_save_and_its_showing_is_shown_by_the_next_scan
         assert wanted <= shown()
         assert catch_up(store).events_added == 0  # nothing is shown twice
         store.close()
+
+
+# -- on a PostgreSQL store (#38 item 5): langgraph's PostgresSaver in the store's database --------------------------
+
+def test_it_passes_langgraphs_conformance_suite_on_postgresql_too(postgres_server):
+    pytest.importorskip("langgraph.checkpoint.postgres")
+
+    @conformance.checkpointer_test(name="SessionscopeSaver on PostgreSQL")
+    async def fresh():
+        saver = SessionscopeSaver(postgres_server.fresh_database(migrated=True))
+        yield saver
+        saver.close()
+    report = asyncio.run(conformance.validate(fresh))
+    report.print_report()
+    assert report.passed_all_base() and report.passed_all(), report.conformance_level()
+
+
+def test_a_graph_run_is_a_session_on_postgresql_too(postgres_server, tmp_path):
+    pytest.importorskip("langgraph.checkpoint.postgres")
+    store = open_store(postgres_server.fresh_database(migrated=True))
+    saver = SessionscopeSaver(store)
+    app = graph.builder().compile(checkpointer=saver)
+    config = {"configurable": {"thread_id": "t1"}}
+    app.invoke({"messages": [HumanMessage("what is in a.txt?")]}, config)
+    app.invoke(Command(resume="yes"), config)
+    (session,) = store.sessions()
+    assert (session.source_kind, session.tool_id, session.title) == ("langgraph", "t1", "what is in a.txt?")
+    assert "@" in session.meta["database"] and ":" not in session.meta["database"].split("@")[0][13:]  # no password
+    # the same events as the same run through SqliteSaver, read whole from its file
+    sqlite_store = open_store(tmp_path / "s.db")
+    sqlite_saver = SessionscopeSaver(sqlite_store)
+    other = graph.builder().compile(checkpointer=sqlite_saver)
+    other.invoke({"messages": [HumanMessage("what is in a.txt?")]}, config)
+    other.invoke(Command(resume="yes"), config)
+    (filed,) = sqlite_store.sessions()
+    assert _lines(store, session.id) == _lines(sqlite_store, filed.id)
+    assert store.head_facts(session.id)["approved"] is True
+    # time travel is a branch; what the mirror showed equals a whole read of the tables (the catch-up adds nothing)
+    first_step = list(app.get_state_history(config))[-2]
+    app.update_state(first_step.config, {"todo": ["something else"]})
+    assert len(store.leaves(session.id)) == 2
+    from sessionscope.sources.langgraph.importer import catch_up
+    assert catch_up(store).events_added == 0
+    for s in (saver, sqlite_saver):
+        s.close()
+    store.close()
+    sqlite_store.close()
+
+
+def test_in_a_team_store_each_members_checkpoints_are_theirs(postgres_server):
+    pytest.importorskip("langgraph.checkpoint.postgres")
+    from sessionscope import team
+    url = postgres_server.fresh_database()
+    database = url.rsplit("/", 1)[1]
+    tag = uuid.uuid4().hex[:6]
+    names = {who: f"{who}_{tag}" for who in ("alice", "bob")}
+    with open_store(url) as owner:
+        done = owner.write(team.init)
+        assert any("LangGraph's checkpointer tables ready" in d for d in done)
+        for name in names.values():
+            owner.write(team.add_member, name)
+    stores = {who: open_store(postgres_server.url(database, name)) for who, name in names.items()}
+    savers = {who: SessionscopeSaver(s) for who, s in stores.items()}
+    config = {"configurable": {"thread_id": "t1"}}  # the same thread id, each their own thread
+    for who, saver in savers.items():
+        app = graph.builder().compile(checkpointer=saver)
+        app.invoke({"messages": [HumanMessage(f"{who}: what is in a.txt?")]}, config)
+    for who, store in stores.items():
+        (s,) = store.sessions()
+        assert s.owner == names[who] and s.title == f"{who}: what is in a.txt?"
+        app = graph.builder().compile(checkpointer=savers[who])
+        first = app.get_state(config).values["messages"][0].content
+        assert first == f"{who}: what is in a.txt?"  # the graph reads back its own member's checkpoints alone
+    r = postgres_server.psql(database, names["bob"], "SELECT count(DISTINCT owner) FROM checkpoints")
+    assert r.returncode == 0 and r.stdout.strip() == "1", r.stderr
+    for who in names:
+        savers[who].close()
+        stores[who].close()

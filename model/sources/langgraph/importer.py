@@ -182,7 +182,8 @@ class _ThreadEvents:
         # the checkpoint itself, under the last event of its parent's
         state = _state(cp)
         old = self.states.get(parent, {}) if parent else {}
-        changed = [k for k in state if old.get(k, object()) != state[k]]
+        # (in name order: PostgresSaver keeps a state as JSONB, whose keys come back in an order of its own)
+        changed = sorted(k for k in state if old.get(k, object()) != state[k])
         nodes = _nodes(metadata, self.values.get(parent, {}) if parent else {})
         text = f"step {metadata.get('step', '?')} · {metadata.get('source', 'checkpoint')}"
         if nodes:
@@ -450,34 +451,41 @@ _stale_since: dict[tuple[str, str, str], float] = {}  # (path, thread, mark) →
 
 def catch_up(store, settle: float = 0.0) -> ImportReport:
     """Show what the store's own LangGraph checkpointer saved and no session shows yet: a graph process
-    killed between a save and its showing leaves a checkpoint behind. A thread is read whole, only when its
-    mark moved and has not moved for `settle` seconds (a graph still running shows its own saves); nothing
-    is read when no row was added since everything was last found shown (two queries)."""
+    killed between a save and its showing leaves a checkpoint behind (on a PostgreSQL store, a save by another
+    process is shown so too). A thread is read whole, only when its mark moved and has not moved for `settle`
+    seconds (a graph still running shows its own saves); nothing is read when no row was added since everything
+    was last found shown (two queries)."""
     from ...locations import sqlite_path
     from ...schema import SOURCE
     report = ImportReport()
-    own = sqlite_path(store.url)
-    if own is None or not own.exists():
+    own: reader.Place | None = sqlite_path(store.url)
+    if own is None:
+        if store.engine.dialect.name != "postgresql":
+            return report
+        own = store.engine.url.render_as_string(hide_password=False)
+    elif not own.exists():
         return report
+    shown = _where(own) if isinstance(own, str) else str(own)
     with store.reader() as conn:
         ours = conn.execute(sa.select(SOURCE.c.id).where(
-            SOURCE.c.kind == KIND, SOURCE.c.location == f"langgraph-saver://{own}")).scalar()
+            SOURCE.c.kind == KIND, SOURCE.c.location == f"langgraph-saver://{shown}")).scalar()
     if ours is None:
         return report  # no checkpointer ever wrote into this store
     state = jsonl.ReadState()
     try:
-        con = sqlite3.connect(f"file:{own}?mode=ro", uri=True)  # (never `immutable`: agents write it)
+        # (never `immutable` on SQLite: agents write it)
+        con = reader.connect(own) if isinstance(own, str) else sqlite3.connect(f"file:{own}?mode=ro", uri=True)
         try:
-            tops = tuple(con.execute(f"SELECT max(rowid) FROM {t}").fetchone()[0] or 0 for t in ("checkpoints", "writes"))
-            if _quiet.get(str(own)) == tops:
+            tops = _tops(con)
+            if _quiet.get(shown) == tops:
                 return report
             marks = reader.thread_marks(con)
         finally:
             con.close()
         stored = _stored_marks(store, [session_key(own, t) for t in marks])
         now = time.monotonic()
-        stale = {(str(own), t, m) for t, m in marks.items() if stored.get(session_key(own, t)) != m}
-        for k in [k for k in _stale_since if k[0] == str(own) and k not in stale]:
+        stale = {(shown, t, m) for t, m in marks.items() if stored.get(session_key(own, t)) != m}
+        for k in [k for k in _stale_since if k[0] == shown and k not in stale]:
             del _stale_since[k]
         waiting = False
         for _path, thread_id, mark in sorted(stale):
@@ -489,12 +497,22 @@ def catch_up(store, settle: float = 0.0) -> ImportReport:
                 report.events_added += store.write(commit_threads, own, ours, by_thread, "")
                 report.sessions |= {built.key for built, _ in by_thread.values()}
         if not waiting:
-            _quiet[str(own)] = tops
+            _quiet[shown] = tops
     except Exception as exc:  # noqa: BLE001 - a locked or damaged table: said, never fatal to a scan
-        report.problems.append({"path": str(own), "line": None, "offset": None,
+        report.problems.append({"path": shown, "line": None, "offset": None,
                                 "problem": f"the LangGraph checkpointer's threads: {exc}"})
-    report.problems += [{"path": str(own), **p} for p in state.problems]
+    report.problems += [{"path": shown, **p} for p in state.problems]
     return report
+
+
+def _tops(con) -> tuple:
+    """What moves whenever a checkpoint or a write is saved (asked every few seconds, so cheap): SQLite's newest
+    rowids; on PostgreSQL the tables' counts of rows inserted and updated (the server's own statistics)."""
+    if isinstance(con, sqlite3.Connection):
+        return tuple(con.execute(f"SELECT max(rowid) FROM {t}").fetchone()[0] or 0 for t in ("checkpoints", "writes"))
+    return tuple((r["relname"], r["n"]) for r in con.execute(
+        "SELECT relname, n_tup_ins + n_tup_upd AS n FROM pg_stat_user_tables "
+        "WHERE relname IN ('checkpoints', 'checkpoint_writes') ORDER BY relname"))
 
 
 def _import_db(store, _root: Path, path: Path, source_id: int, known, report: ImportReport, _cancel) -> None:

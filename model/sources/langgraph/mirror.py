@@ -23,9 +23,10 @@ KEEP = 16  # decoded checkpoint states kept in memory: a new checkpoint almost a
 class ThreadMirror:
     """One thread's events, read so far (`built`), and where its reading stopped in langgraph's tables."""
 
-    def __init__(self, path: Path, thread_id: str):
+    def __init__(self, path: Path | str, thread_id: str):
         self.thread_id = thread_id
         self.built = _ThreadEvents(session_key(path, thread_id), path)
+        self.server_mark = ""  # on a PostgreSQL store: the thread's mark as its tables say after the last read
         self.seen_checkpoints = 0  # rowid of `checkpoints` read up to (every thread's rows: rowids only grow)
         self.seen_writes = 0
         self.newest = [0, 0]  # the newest rowid of this thread's checkpoints and shown writes: its mark
@@ -33,7 +34,41 @@ class ThreadMirror:
     @property
     def mark(self) -> str:
         """What `reader.thread_marks` says of the thread once it holds just what this mirror has read."""
-        return reader.mark(*self.newest)
+        return self.server_mark or reader.mark(*self.newest)
+
+    def read_saved(self, sv, con, saved: list[tuple[str, str]], written: list[tuple[str, str]]):
+        """On a PostgreSQL store (its tables have no rowids to read on from): the events of the checkpoints this
+        process just saved (`saved`) and of those that just got a shown write (`written`), each (ns, id), as
+        `read_new` makes them; what another process saved is left to `catch_up`. (events, problems, notes)."""
+        built, start = self.built, len(self.built.events)
+        problems: list[str] = []
+        notes: list[str] = []
+        if not built.tail:  # the first time: the thread as it stands (a graph resumed from an earlier run)
+            thread = reader.read_thread(sv, con, self.thread_id)
+            problems += thread.problems
+            if thread.tuples:
+                built.origin(sv, thread.tuples[0])
+            for t in thread.tuples:
+                self._add(sv, t, notes, problems)
+        else:
+            for ns, cid in written:
+                if (ns, cid) in built.tail and (t := self._tuple(sv, ns, cid, problems)) is not None:
+                    built.add_pending(t)
+            for ns, cid in saved:
+                if (ns, cid) not in built.tail and (t := self._tuple(sv, ns, cid, problems)) is not None:
+                    self._add(sv, t, notes, problems)
+        self.server_mark = reader.thread_marks(con, self.thread_id).get(self.thread_id, "")
+        built.forget(KEEP)
+        events = built.events[start:]
+        del built.events[:]
+        return events, problems, notes
+
+    def _add(self, sv, t, notes: list[str], problems: list[str]) -> None:
+        self._recall_parent(sv, t)
+        try:
+            self.built.add(t, notes)
+        except Exception as exc:  # noqa: BLE001 - one odd checkpoint never stops the thread
+            problems.append(f"checkpoint {t.config['configurable'].get('checkpoint_id')}: {type(exc).__name__}: {exc}")
 
     def read_new(self, sv, con: sqlite3.Connection) -> tuple[list[NewEvent], list[str], list[str]]:
         """The events of what was saved since the last call: (events, problems, notes). `sv` is a
