@@ -198,8 +198,10 @@ def _q(column: str) -> str:
 
 
 def rules_apply(conn: Connection, table: str) -> bool:
-    """Whether row-level security applies to this login on `table` (sessionscope.team). Asked each time (a round
-    trip beside a COPY): a pooled connection may outlive `team init`."""
+    """Whether row-level security applies to this login on `table` (sessionscope.team; never on SQLite). Asked
+    each time (a round trip beside a COPY): a pooled connection may outlive `team init`."""
+    if conn.dialect.name != "postgresql":
+        return False
     return bool(conn.exec_driver_sql("SELECT row_security_active(%s)", (table,)).scalar())
 
 

@@ -262,6 +262,24 @@ def test_needs_you_lists_only_your_own(team_store):
     assert [w.session.id for w in needs_you.waiting(alice, states)] == [hers]
 
 
+def test_usage_counts_what_a_member_may_read(team_store):
+    """A member's Usage goes through the owner's function (sessionscope_usage): the same rule as every read."""
+    server, database, names, st = team_store
+    alice, bob = st["alice"], st["bob"]
+
+    def spent(store, title, tokens):
+        sid = store.open_session(title=title).id
+        store.append(sid, "message", role="assistant", text="done", tokens_in=tokens, tokens_out=1)
+        return sid
+    private, shared, own = spent(alice, "a", 1000), spent(alice, "b", 2000), spent(bob, "c", 30)
+    ops.share(alice, shared, actor="test")
+    seen = {sid for _c, _t, sid in bob.usage(group="person").session_costs}
+    assert shared in seen and own in seen and private not in seen
+    by_person = dict(bob.usage(group="person").top["person"])
+    assert set(by_person) >= {names["alice"], names["bob"]}
+    assert private in {sid for _c, _t, sid in alice.usage().session_costs}
+
+
 def test_every_table_has_team_rules():
     """A table a new version adds must say how a team store's rules reach its rows (sessionscope.team), or a
     member could read every row of it."""
