@@ -67,6 +67,9 @@ class AgentSession(SQLModel, table=True):
     """One session: identity, summary of its log, lifecycle state and fork lineage."""
 
     __tablename__ = "session"
+    # a project's sessions, newest first (the list filtered by a project; a team store holds thousands of projects'
+    # sessions, and without it the listing walked every session by time: 0.13 s among 100,000)
+    __table_args__ = (Index("ix_session_project_updated", "project", "updated_at"),)
 
     id: str = Field(primary_key=True)
     tool_id: Optional[str] = Field(default=None, index=True)
