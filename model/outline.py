@@ -147,7 +147,8 @@ def shape(e: Entries, skip_kinds: tuple[str, ...] = (), include_subagents: bool 
     turns = e.turns_all if include_subagents else e.turns_main
     skip = set(skip_kinds) & set(e.kinds) if skip_kinds else set()
     if not skip and (include_subagents or "1" not in e.side):
-        return Outline(e.ids, e.kinds, turns, [c == "1" for c in e.side])
+        flags = [False] * len(e.side) if "1" not in e.side else [c == "1" for c in e.side]  # (most have no subagent)
+        return Outline(e.ids, e.kinds, turns, flags)
     keep = [i for i, (k, c) in enumerate(zip(e.kinds, e.side)) if k not in skip and (include_subagents or c == "0")]
     kinds = [e.kinds[i] for i in keep]
     return Outline([e.ids[i] for i in keep], kinds, turns, [e.side[i] == "1" for i in keep])
