@@ -177,6 +177,7 @@ def test_a_store_of_the_first_schema_is_upgraded(tmp_path):
         raw.execute("DROP INDEX ix_event_opaque")  # (added by 0015)
         raw.execute("ALTER TABLE session DROP COLUMN imported_by")
         raw.execute("DROP INDEX ix_session_owner")  # (added by 0020, with its columns)
+        raw.execute("DROP INDEX ix_session_project_updated")  # (added by 0022)
         raw.execute("ALTER TABLE session DROP COLUMN owner")
         raw.execute("ALTER TABLE session DROP COLUMN shared")
         raw.execute("UPDATE alembic_version SET version_num = '0001'")
