@@ -17,3 +17,14 @@ def test_generated_home_imports_cleanly(store, tmp_path):
     assert {"message", "tool_call", "tool_result", "thinking", "progress", "compaction"} <= kinds
     assert any(e.sidechain for s in store.sessions() for e in store.events(s.id))
     assert parse_size("500MB") == 500_000_000 and parse_size("tiny") == 2_000_000
+
+
+def test_the_team_scale_benchmark_runs(postgres_server, capsys):
+    """`python -m tests.benchmarks.team_scale`, tiny: it fills a team store, measures as a member and prints its
+    table (the numbers are not judged here; README's are a full run)."""
+    from tests.benchmarks import team_scale
+    assert team_scale.main(["--sessions", "40", "--events", "4000", "--people", "3", "--big", "1000",
+                            "--appends", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "The team store at scale: 40 sessions, 4,000 events, 3 people" in out
+    assert "every chain whole" in out and "search: rare word" in out

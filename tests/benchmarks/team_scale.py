@@ -39,7 +39,7 @@ SERVER_SETTINGS = {  # what a small team server might run with (24 GB machine, 2
     "max_connections": "200", "max_wal_size": "8GB", "checkpoint_timeout": "15min", "random_page_cost": "1.1",
     "synchronous_commit": "on", "fsync": "on", "jit": "off",
 }
-BIG = 200_000  # the one big session's events
+BIG = 200_000  # the one big session's events (--big)
 RARE = "zebracorn"  # a word in one prompt of 10,000
 MODELS = ("claude-sonnet-4-5", "claude-opus-4-1", "gpt-5-codex", "gemini-2.5-pro")
 DAY = 86_400.0
@@ -55,26 +55,26 @@ def _texts(rng: random.Random) -> dict[str, list[str]]:
             "result": [text(20, 600) for _ in range(3000)], "title": [text(3, 9) for _ in range(2000)]}
 
 
-def _sizes(rng: random.Random, sessions: int, events: int) -> list[int]:
-    """Events per session: heavy-tailed (most a few dozen, some thousands), one of BIG, summing to `events`."""
+def _sizes(rng: random.Random, sessions: int, events: int, big: int = BIG) -> list[int]:
+    """Events per session: heavy-tailed (most a few dozen, some thousands), one of `big`, summing to `events`."""
     raw = [rng.lognormvariate(0, 1.3) for _ in range(sessions - 1)]
-    scale = (events - BIG) / sum(raw)
+    scale = (events - big) / sum(raw)
     sizes = [max(2, int(r * scale)) for r in raw]
-    sizes[0] += (events - BIG) - sum(sizes)  # (what rounding left over)
-    return [BIG, *sizes]
+    sizes[0] += (events - big) - sum(sizes)  # (what rounding left over)
+    return [big, *sizes]
 
 
 WORKERS = 2  # COPY streams at once: the server's text search and compression of each row are what take time
 
 
-def fill(url: str, people: list[str], sessions: int, events: int, seed: int, say) -> dict:
+def fill(url: str, people: list[str], sessions: int, events: int, seed: int, say, big: int = BIG) -> dict:
     """COPY the simulated team's sessions and events into the store at `url` (its owner's login), WORKERS streams
     at once (each session's events from its own seed, so the store is the same however they are spread)."""
     import psycopg
 
     rng = random.Random(seed)
     projects = [f"/work/{rng.choice(WORDS)}-{i}" for i in range(200)]
-    sizes = _sizes(rng, sessions, events)
+    sizes = _sizes(rng, sessions, events, big)
     now = time.time()
     plan = []  # (index, session id, person, project, model, first pk, events, first ts)
     pk = 0
@@ -203,7 +203,7 @@ def _best(fn, repeat: int = 5) -> tuple[float, object]:
     return statistics.median(times), result
 
 
-def measure(url_of, people: list[str], big: str, say) -> list[tuple[str, float, str, str]]:
+def measure(url_of, people: list[str], big: str, say, big_events: int = BIG) -> list[tuple[str, float, str, str]]:
     """What a member does, timed as that member (the rules apply): (what, seconds, detail, target)."""
     from sessionscope import open_store
 
@@ -225,13 +225,14 @@ def measure(url_of, people: list[str], big: str, say) -> list[tuple[str, float, 
         t, hits = _best(lambda w=word: store.search(w, limit=50, order="time"))
         rows.append((f"search: {label} word, newest 50", t, f"{len(hits)} hits", "0.2"))
     t, _ = _best(lambda: store.branch_ids(big), 1)
-    rows.append(("the 200,000-event session: its branch walked (cold)", t, "before the outline cache", ""))
+    name = f"the {big_events:,}-event session"
+    rows.append((f"{name}: its branch walked (cold)", t, "before the outline cache", ""))
 
     def first_page():
         ids = store.branch_ids(big, skip_kinds=("progress", "meta"))
         return store.events_by_ids(ids[:200])
     t, got = _best(first_page)
-    rows.append(("the 200,000-event session: first 200 events", t, f"{len(got)} events", "0.1"))
+    rows.append((f"{name}: first 200 events", t, f"{len(got)} events", "0.1"))
     head = store.session(big).head_event_id
     t, _ = _best(lambda: store.facts_at(head), 1)
     rows.append(("facts at its head (first)", t, "folded, snapshots kept", ""))
@@ -282,10 +283,12 @@ def main(argv=None) -> int:
     p.add_argument("--events", type=int, default=10_000_000)
     p.add_argument("--people", type=int, default=50)
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--big", type=int, default=BIG, help="the big session's events")
+    p.add_argument("--appends", type=int, default=200, help="events each person appends at once, at the end")
     p.add_argument("--keep", metavar="DIR", help="put the server's data in DIR and keep it")
     args = p.parse_args(argv)
-    if args.events < BIG * 2:
-        raise SystemExit(f"--events must be at least {BIG * 2:,} (one session holds {BIG:,})")
+    if args.events < args.big * 2:
+        raise SystemExit(f"--events must be at least {args.big * 2:,} (one session holds {args.big:,})")
 
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
@@ -306,7 +309,7 @@ def main(argv=None) -> int:
             for person in people:
                 owner.write(team.add_member, person)
         say(f"filling {args.sessions:,} sessions, {args.events:,} events of {len(people)} people …")
-        filled = fill(url, people, args.sessions, args.events, args.seed, say)
+        filled = fill(url, people, args.sessions, args.events, args.seed, say, args.big)
         with open_store(url) as owner:  # what an import leaves for the big sessions it touched
             t = time.perf_counter()
             owner.warm([filled["big"]])
@@ -315,9 +318,9 @@ def main(argv=None) -> int:
 
         def url_of(person):
             return server.url(database, person)
-        rows = measure(url_of, people, filled["big"], say)
-        seconds, detail = concurrent(url_of, people)
-        rows.append(("50 people appending at once", seconds, detail, ""))
+        rows = measure(url_of, people, filled["big"], say, args.big)
+        seconds, detail = concurrent(url_of, people, args.appends)
+        rows.append((f"{len(people)} people appending at once", seconds, detail, ""))
         version = server.version()
     finally:
         if not args.keep:
