@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import sqlalchemy as sa
 from .. import db
 from ..read_models import Action, Changes
 from ..schema import SOURCE, SOURCE_FILE
+from . import jsonl
 
 
 @dataclass
@@ -36,15 +38,30 @@ class ImportReport:
         d["sessions"] = sorted(self.sessions)
         return d
 
+    def shared(self, store) -> "SharedCommits":
+        """The transaction the small files of this import share (stored by `flush_shared`, at the latest by
+        `finish`). Kept beside the report's fields, not among them: it is no part of what an import says."""
+        shared = self.__dict__.get("_shared")
+        if shared is None:
+            shared = self.__dict__["_shared"] = SharedCommits(store, self)
+        return shared
+
+    def flush_shared(self) -> None:
+        shared = self.__dict__.pop("_shared", None)
+        if shared is not None:
+            shared.flush()
+
     def changes(self) -> Changes:
         return Changes(Action.IMPORT, frozenset(self.sessions), bool(self.sessions), detail=self.as_dict(),
                        recorded=True)
 
     def finish(self, store, started: float, *, bulk: bool = True, warm: bool = True, audit_if: bool | None = None,
                **detail) -> "ImportReport":
-        """The end of every import: the big sessions it touched warmed, the planner's statistics after a bulk
-        import, the time it took, and its audit entry (when it read anything or had problems), `detail` added."""
+        """The end of every import: what its small files share stored, the big sessions it touched warmed, the
+        planner's statistics after a bulk import, the time it took, and its audit entry (when it read anything or
+        had problems), `detail` added."""
         from .. import audit
+        self.flush_shared()
         if warm and not self.cancelled and self.events_added:
             store.warm(sorted(self.sessions))
         if bulk and not self.cancelled:
@@ -155,6 +172,54 @@ def as_file_problem(report, path, work, reraise: type[BaseException] | tuple = (
         return None
 
 
+class SharedCommits:
+    """Small files read from their start share a transaction (up to SHARE_BYTES of them, or what
+    SHARE_S gathers): every commit writes each page of the event indexes it dirtied again, and the
+    uuid keys dirty a different page a row, so one commit for many small files writes far less than one
+    each. Each file's offset is saved with its own events, in file order, so after a crash or a cancel
+    the next scan goes on from the last file committed, as with a commit per file. When a file's events
+    fail to store, each file of the batch is stored alone: that one is said, the others kept."""
+
+    SHARE_BYTES = 4 << 20
+    SHARE_S = 0.5  # the live list of a first import still moves twice a second
+    FIRST_S = 0.1  # the first commit of an import: a first run lists sessions as soon as it can
+
+    def __init__(self, store, report: ImportReport):
+        self.store, self.report = store, report
+        self.pending: list[tuple[Path, Callable, Callable[[], None]]] = []
+        self.size, self.since = 0, 0.0
+        self.wait_s = self.FIRST_S
+
+    def takes(self, state, st) -> bool:
+        # (and is read as one batch: its lines are stored together, or none of them)
+        return state.offset == 0 and st.st_size <= min(self.SHARE_BYTES, jsonl.CHUNK_BYTES)
+
+    def add(self, path: Path, size: int, work: Callable, then: Callable[[], None]) -> None:
+        """`work(conn)` stores the file's lines and offset; `then()` runs once it is committed (or failed)."""
+        if not self.pending:
+            self.since = time.monotonic()
+        self.pending.append((path, work, then))
+        self.size += size
+        if self.size >= self.SHARE_BYTES or time.monotonic() - self.since >= self.wait_s:
+            self.flush()
+
+    def flush(self) -> None:
+        pending, self.pending, self.size, self.wait_s = self.pending, [], 0, self.SHARE_S
+        if not pending:
+            return
+        try:
+            results = self.store.write(lambda conn: [work(conn) or (0, set()) for _, work, _ in pending])
+        except Exception as exc:  # noqa: BLE001 — one file's: each is stored alone, and the one that fails said
+            if store_failure(exc):
+                raise
+            results = [as_file_problem(self.report, path, lambda work=work: self.store.write(work)) or (0, set())
+                       for path, work, _ in pending]
+        for (added, touched), (_, _, then) in zip(results, pending):
+            self.report.events_added += added
+            self.report.sessions |= touched
+            then()
+
+
 def run_import(store, kind: str, paths, find, read_file, *, progress=None, cancel=None, warm: bool = True,
                only: set[Path] | None = None) -> ImportReport:
     """The import loop of a file source: `find(folder)` lists a folder's session files (oldest first),
@@ -185,6 +250,7 @@ def run_import(store, kind: str, paths, find, read_file, *, progress=None, cance
             done += path.stat().st_size
             if progress:
                 progress(done, total, str(path))
+        report.flush_shared()  # (a folder's files stored before the next folder's, and before a cancel ends it)
         if report.cancelled:
             break
     return report.finish(store, started, warm=warm, source=kind)

@@ -26,6 +26,7 @@ from ...store import Store
 from .. import jsonl
 from ..scan import (  # noqa: F401 (re-exported)
     ImportReport,
+    SharedCommits,
     as_file_problem,
     file_problems,
     files_under,
@@ -136,54 +137,6 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
     if summaries:
         store.write(_apply_summaries, summaries, report)
     return report.finish(store, started, warm=warm)
-
-
-class SharedCommits:
-    """Small files read from their start share a transaction (up to SHARE_BYTES of them, or what
-    SHARE_S gathers): every commit writes each page of the event indexes it dirtied again, and the
-    uuid keys dirty a different page a row, so one commit for many small files writes far less than one
-    each. Each file's offset is saved with its own events, in file order, so after a crash or a cancel
-    the next scan goes on from the last file committed, as with a commit per file. When a file's events
-    fail to store, each file of the batch is stored alone: that one is said, the others kept."""
-
-    SHARE_BYTES = 4 << 20
-    SHARE_S = 0.5  # the live list of a first import still moves twice a second
-    FIRST_S = 0.1  # the first commit of an import: a first run lists sessions as soon as it can
-
-    def __init__(self, store: Store, report: ImportReport):
-        self.store, self.report = store, report
-        self.pending: list[tuple[Path, Callable, Callable[[], None]]] = []
-        self.size, self.since = 0, 0.0
-        self.wait_s = self.FIRST_S
-
-    def takes(self, state, st) -> bool:
-        # (and is read as one batch: its lines are stored together, or none of them)
-        return state.offset == 0 and st.st_size <= min(self.SHARE_BYTES, jsonl.CHUNK_BYTES)
-
-    def add(self, path: Path, size: int, work: Callable, then: Callable[[], None]) -> None:
-        """`work(conn)` stores the file's lines and offset; `then()` runs once it is committed (or failed)."""
-        if not self.pending:
-            self.since = time.monotonic()
-        self.pending.append((path, work, then))
-        self.size += size
-        if self.size >= self.SHARE_BYTES or time.monotonic() - self.since >= self.wait_s:
-            self.flush()
-
-    def flush(self) -> None:
-        pending, self.pending, self.size, self.wait_s = self.pending, [], 0, self.SHARE_S
-        if not pending:
-            return
-        try:
-            results = self.store.write(lambda conn: [work(conn) or (0, set()) for _, work, _ in pending])
-        except Exception as exc:  # noqa: BLE001 — one file's: each is stored alone, and the one that fails said
-            if store_failure(exc):
-                raise
-            results = [as_file_problem(self.report, path, lambda work=work: self.store.write(work)) or (0, set())
-                       for path, work, _ in pending]
-        for (added, touched), (_, _, then) in zip(results, pending):
-            self.report.events_added += added
-            self.report.sessions |= touched
-            then()
 
 
 def _read_ahead(current: reader.Reader | None, jobs: list[reader.FileJob], compress: bool) -> reader.Reader | None:
