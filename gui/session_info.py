@@ -53,8 +53,10 @@ def vitals_html(signs: list) -> str:
 def _owner_html(s) -> str:
     """Whose the session is in a team store, whether the team sees it, and what this login may do with it; in a
     store of one's own, whether a sync pushes it (sessionscope.sync)."""
-    if not s.owner:
-        return "shared: it goes to the team store at each sync (File ▸ Sync with Team Store)" if s.shared else ""
+    if not s.owner:  # a store of one's own: whether a sync pushes it (a team copy is pushed to, never from)
+        copy = isinstance(s.meta, dict) and isinstance(s.meta.get("synced"), dict)
+        return "shared: it goes to the team store at each sync (File ▸ Sync with Team Store)" \
+            if s.shared and not copy else ""
     text = html.escape(printable(s.owner))
     text += " · shared with the team" if s.shared else " · not shared"
     return text + (" · yours to change" if s.yours else " · <i>read only for you: its owner or an admin changes it</i>")

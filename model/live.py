@@ -186,6 +186,11 @@ def states(store, sessions=None, *, now: float | None = None, procs=...) -> dict
             if src.remote_home:  # it runs elsewhere (Anthropic): its service says its status itself
                 out[s.id] = _remote(s, src)
                 continue
+            synced = s.meta.get("synced") if isinstance(s.meta, dict) else None
+            if isinstance(synced, dict) and synced.get("store"):  # a team copy (sessionscope.sync): its agent runs
+                out[s.id] = Live("ended", f"a copy synced from {synced.get('from', 'another')}'s store: its agent "
+                                 "runs there", s.updated_at)  # there, never waiting for anyone here
+                continue
             sig = said.get((s.source_kind, s.tool_id or s.id))
             proc = by_pid.get(sig.pid) if sig is not None and sig.pid in by_pid else matched.get(s.id)
             written = max(s.updated_at, sig.ts) if sig is not None else s.updated_at

@@ -124,5 +124,10 @@ def test_a_team_copy_says_where_it_came_from(tmp_path):
     ops.sync_now(local, str(tmp_path / "team.db"), actor="test")
     with open_store(tmp_path / "team.db") as team:
         page = session_html(team.session(sid))
+        # a copy runs nowhere here: never "waiting for you" in the team store, whatever its last line
+        from sessionscope import live
+        state = live.states(team, procs=None)[sid]
     assert "Synced from" in page and "secret(s) redacted before it left" in page
+    assert "goes to the team store" not in page  # (it is the team's copy, not a session to push)
+    assert state.state == "ended" and "synced from" in state.why
     local.close()
