@@ -34,6 +34,8 @@ def test_the_slider_moves_the_timeline_facts_and_spending(window, qtbot):
     qtbot.waitUntil(lambda: bool(bar.marks), timeout=10000)
     rows = b.timeline_model.rowCount()
     assert bar.slider.maximum() == rows - 1
+    # (the timeline's rows come in pages, read on a worker: asking for one that is not here yet requests it)
+    qtbot.waitUntil(lambda: all(b.timeline_model.event_at(r) is not None for r in range(rows)), timeout=10000)
     texts = [b.timeline_model.event_at(r).text for r in range(rows)]
     first, second = texts.index("first"), texts.index("second")
     bar.slider.setValue(first)  # the timeline follows, and the facts at that point
