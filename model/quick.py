@@ -187,5 +187,7 @@ class QuickReader:
         columns = _BRIEF_COLUMNS if brief else _EVENT_COLUMNS
         _names, rows, _damaged = self._rows(f"SELECT {columns} FROM event WHERE {' AND '.join(clauses)} "
                                   f"ORDER BY seq {page}", params)
+        if brief:  # no payload to unpack; sidechain stays 0/1 (a listing's line asks only whether it is one)
+            return [EventView(*r) for r in rows]
         return [EventView(*r[:_PAYLOAD], unpack(r[_PAYLOAD]), *r[_PAYLOAD + 1:_SIDECHAIN], bool(r[_SIDECHAIN]),
                           *r[_SIDECHAIN + 1:]) for r in rows]

@@ -70,6 +70,9 @@ def resumable_id(session, tool: str) -> str:
 # characters that reorder or hide text: bidi embeddings, overrides and isolates, zero-width marks.
 _UNSAFE_RE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\x1b": "\\e"}
+# the same less line breaks, and less tabs: one pass over a whole listing (`show` of 10,000 lines) in C
+_UNSAFE_KEEP_LINES_RE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_UNSAFE_KEEP_LAYOUT_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def _escape(match: re.Match) -> str:
@@ -80,13 +83,17 @@ def _escape(match: re.Match) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def printable(text: str, keep_newlines: bool = False) -> str:
+def printable(text: str, keep_newlines: bool = False, keep_tabs: bool = False) -> str:
     """`text` with every control and bidi character shown as an escape (ESC as `\\e`, U+202E as `\\u202e`).
-    `keep_newlines` leaves line breaks (a multi-line message printed as such)."""
+    `keep_newlines` leaves line breaks (a multi-line message printed as such), `keep_tabs` tabs too (a diff,
+    a Makefile)."""
     if not isinstance(text, str):
         text = str(text)
+    probe = text.replace("\n", "") if keep_newlines else text
+    if probe.isprintable() if not (keep_newlines and keep_tabs) else probe.replace("\t", "").isprintable():
+        return text  # nothing to escape (checked in C: every unsafe character is one isprintable refuses)
     if keep_newlines:
-        return "\n".join(_UNSAFE_RE.sub(_escape, line) for line in text.split("\n"))
+        return (_UNSAFE_KEEP_LAYOUT_RE if keep_tabs else _UNSAFE_KEEP_LINES_RE).sub(_escape, text)
     return _UNSAFE_RE.sub(_escape, text)
 
 

@@ -7,7 +7,7 @@ import sys
 
 from sessionscope.errors import InvalidInput
 
-from .output import ACTOR, done_line, event_json, event_line, facts_text, out, progress
+from .output import ACTOR, done_line, event_json, event_lines, facts_text, out, progress
 
 
 def _source(store, sid):
@@ -110,7 +110,7 @@ def resume(store, args):
     ctx = store.resume_context(sid)
     text = [f"{ctx.session.title or '(untitled)'}  {ctx.session.id}  now {ctx.session.status}",
             "", "facts:", facts_text(ctx.facts), "", "transcript since the last compaction:"]
-    text += [event_line(e) for e in ctx.transcript] or ["(empty)"]
+    text += [event_lines(ctx.transcript) or "(empty)"]
     if ctx.budget_left:
         text += ["", "budget left: " + ", ".join(f"{k} {v}" for k, v in ctx.budget_left.items())]
     out(args, {"session": ctx.session.as_dict(), "command": None, "cwd": ctx.session.cwd,

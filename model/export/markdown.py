@@ -73,7 +73,7 @@ _TAG_RE = re.compile(r"<(?=[A-Za-z/!?])")
 
 def _visible(text: str) -> str:
     """Control characters escaped (ESC as \\e), tabs and line breaks kept."""
-    return "\t".join(printable(part, keep_newlines=True) for part in text.split("\t"))
+    return printable(text, keep_newlines=True, keep_tabs=True)
 
 
 def prose(text: str) -> str:
