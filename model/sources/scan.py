@@ -128,14 +128,38 @@ def resume_state(known, st):
                      problems=json.loads(known.problems), last_ts=known.last_ts or 0.0)
 
 
-def files_under(folder: Path, files: set[Path], find) -> list[Path]:
-    """The session files of a folder: those a caller already picked out (sessionscope.sources.importing has
-    recognised every file), else what `find` lists; oldest first either way."""
-    if files is None:
-        return find(folder)
-    picked = [f for f in files if folder in f.parents]
-    picked.sort(key=lambda p: (p.stat().st_mtime, str(p)))
-    return picked
+RECENT_FIRST = 24  # the newest files of a folder, read before the others (import_order)
+
+
+def import_order(files: list[Path], leads: Callable[[Path], bool] | None = None) -> list[Path]:
+    """The order a folder's files are read in: the newest RECENT_FIRST that `leads` lets lead, newest of all
+    first, so a first run lists the sessions the user worked in last within its first seconds; then the others
+    oldest first, so a file that continues another (a resumed copy of its history, a fork) is read after it. A
+    tool says which of its files stand alone (`leads`; without it all go oldest first); a line naming a parent
+    stored later is linked by its id once the parent is stored, and a summary titles its leaf at the end of the
+    run."""
+    def mtime(p: Path) -> float:
+        try:
+            return p.stat().st_mtime
+        except OSError:
+            return 0.0  # gone since it was listed: said when it is read
+    oldest_first = [p for *_, p in sorted(((mtime(p), str(p), p) for p in files), key=lambda t: t[:2])]
+    if leads is None:  # a tool that does not say which of its files stand alone: all oldest first
+        return oldest_first
+    first: list[Path] = []
+    for p in reversed(oldest_first):
+        if len(first) >= RECENT_FIRST:
+            break
+        if leads(p):
+            first.append(p)
+    chosen = set(first)
+    return first + [p for p in oldest_first if p not in chosen]
+
+
+def files_under(folder: Path, files: set[Path], find, leads: Callable[[Path], bool] | None = None) -> list[Path]:
+    """The session files of a folder in import_order: those a caller already picked out
+    (sessionscope.sources.importing has recognised every file), else what `find` lists."""
+    return import_order(find(folder) if files is None else [f for f in files if folder in f.parents], leads)
 
 
 def read_one(read_file, store, root, path, source_id, state, report, cancel, *extra) -> None:

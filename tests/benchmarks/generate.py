@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import random
 import uuid
 from pathlib import Path
@@ -176,6 +177,8 @@ def write_session(path: Path, rng: random.Random, target: int, cwd: str, start: 
                 w.last = rewind_at
         w.write({"type": "ai-title", "sessionId": sid, "aiTitle": w.text(5)})
         size = w.bytes
+        last = w.clock.timestamp()
+    os.utime(path, (last, last))  # as in a real home: a transcript was last written at its last line
     if cp is not None:
         checkpoints["backups"] = checkpoints.get("backups", 0) + cp.backups
         checkpoints["backup_bytes"] = checkpoints.get("backup_bytes", 0) + cp.backup_bytes

@@ -102,10 +102,18 @@ def gui(db: str, home: str) -> dict:
     w2.set_store(fresh, first_run=False)
     finished = []
     w2.imports.job.sig_finished.connect(finished.append)
+    # the user's newest sessions (a transcript's last line is its mtime): listed first, within 2 s?
+    newest = [p.stem for p in sorted((p for p in Path(home).glob("*/*.jsonl") if not p.name.startswith("agent-")),
+                                     key=lambda p: p.stat().st_mtime, reverse=True)[:10]]
     t3 = time.perf_counter()
     w2.imports.import_first(fresh, [home])
     wait_until(lambda: w2.sessions.model.rowCount() > 0 or bool(finished))
     first_listed = time.perf_counter() - t3
+    top = w2.sessions.model.session_at(0) if w2.sessions.model.rowCount() else None
+    first_rank = newest.index(top.id) + 1 if top is not None and top.id in newest else None
+    wait_until(lambda: time.perf_counter() - t3 >= 2.0 or bool(finished))
+    model = w2.sessions.model
+    newest_in_2s = len({model.session_at(r).id for r in range(model.rowCount())} & set(newest))
     wait_until(lambda: bool(finished))
     first_import = time.perf_counter() - t3
     w2.imports.watcher.stop()
@@ -114,6 +122,7 @@ def gui(db: str, home: str) -> dict:
     return {"window": window, "timeline": timeline, "reader": reader, "reader_stall": reader_stall, "reader_busy": reader_busy,
             "stall": max(gaps) / 1000, "import_mb": size,
             "import_seconds": import_s, "warm": warm, "first_listed": first_listed, "first_import": first_import,
+            "first_rank": first_rank, "newest_in_2s": newest_in_2s,
             "line_shown": line_shown, "hook_shown": hook_shown}
 
 

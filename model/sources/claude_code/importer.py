@@ -74,6 +74,27 @@ def session_files(root: Path) -> list[Path]:
     return found
 
 
+_PEEK_BYTES = 64 << 10
+
+
+def stands_alone(path: Path) -> bool:
+    """Whether a transcript may be read before older ones (scan.import_order): its first line is its own session's
+    and starts it, neither a copy of another session's history (a resumed file repeats it under the older
+    sessionId: read first, it would take those lines as its own) nor a line under a parent written elsewhere;
+    a subagent's file waits for its session's. A fork (`forkedFrom`, new uuids) stands alone: it names its
+    origin by id."""
+    if path.name.startswith("agent-") or not reader._UUID_RE.match(path.stem):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(_PEEK_BYTES).split(b"\n", 1)
+        first = orjson.loads(head[0]) if len(head) == 2 else None
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    return (isinstance(first, dict) and first.get("sessionId") in (None, path.stem)
+            and not first.get("parentUuid") and not first.get("logicalParentUuid"))
+
+
 def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
                  cancel: threading.Event | None = None, warm: bool = True,
                  only: set[Path] | None = None) -> ImportReport:
@@ -88,7 +109,7 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
     for p in paths:
         p = Path(p).expanduser().absolute()
         if p.is_dir():
-            plan.append((p, files_under(p, only, session_files), p))
+            plan.append((p, files_under(p, only, session_files, stands_alone), p))
         elif p.is_file():
             plan.append((p.parent, [p], p))
         else:

@@ -1,0 +1,91 @@
+"""A first run reads the newest transcripts first, so the sessions the user worked in last are listed within its
+first seconds; and it stores what reading them oldest first stores: a fork, a summary and a subagent read before
+the files they name are linked once those are in, and a resumed copy waits for the session it repeats."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from sessionscope import open_store
+from sessionscope.sources import scan
+from sessionscope.sources.claude_code import import_paths
+from sessionscope.sources.claude_code.importer import session_files, stands_alone
+from tests.sources.claude_factory import Transcript
+
+sdk = pytest.importorskip("claude_agent_sdk")
+DAY = 86_400.0
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    project = tmp_path / "claude" / "projects" / "-work-app"
+    when = 1_780_000_000.0
+
+    def dated(path, days):  # a transcript was last written at its last line
+        os.utime(path, (when + days * DAY, when + days * DAY))
+        return path
+    for i in range(30):  # the older sessions
+        t = Transcript()
+        t.user(f"older task {i}")
+        t.assistant(f"older answer {i}")
+        dated(t.write(project), i)
+    origin = Transcript()
+    origin.user("the origin's prompt")
+    origin.assistant("the origin's answer")
+    origin.user("a second prompt")
+    leaf = origin.assistant("a second answer")
+    dated(origin.write(project), 31)
+    origin.write_subagent(project, "a1b2c3d", "look it up", "found it")
+    dated(project / origin.session_id / "subagents" / "agent-a1b2c3d.jsonl", 40)
+    resumed = Transcript(session_id=origin.session_id)  # an older Claude Code's resume: the history repeated
+    resumed.lines = [dict(line) for line in origin.lines]
+    resumed.last, resumed.clock, resumed.n = origin.last, origin.clock, origin.n
+    resumed.session_id = "bbbbbbbb-0000-4000-8000-0000000000b1"
+    resumed.user("go on")
+    resumed.assistant("going on")
+    dated(resumed.write(project), 41)
+    fork = sdk.fork_session(origin.session_id, up_to_message_id=leaf["uuid"]).session_id
+    dated(project / f"{fork}.jsonl", 42)
+    titled = Transcript()  # the newest: a summary line titling the origin's leaf comes first
+    titled.lines.append({"type": "summary", "summary": "the origin, summed up", "leafUuid": leaf["uuid"]})
+    titled.user("the newest task")
+    titled.assistant("the newest answer")
+    dated(titled.write(project), 43)
+    return project, {"origin": origin.session_id, "resumed": resumed.session_id, "fork": fork,
+                     "newest": titled.session_id}
+
+
+def _stored(store) -> tuple:
+    with store.reader() as conn:
+        sessions = conn.exec_driver_sql("SELECT id, title, event_count, head_event_id, forked_from_session, "
+                                        "forked_from_event FROM session ORDER BY id").fetchall()
+        events = conn.exec_driver_sql("SELECT id, session_id, parent_id, kind, text FROM event ORDER BY id").fetchall()
+    return sessions, events
+
+
+def test_the_newest_lead_and_a_copy_waits_for_its_origin(home):
+    project, ids = home
+    order = [p.stem for p in scan.files_under(project, None, session_files, stands_alone)]
+    assert order[:3] == [ids["newest"], ids["fork"], ids["origin"]]  # a fork names its origin: it may lead
+    assert order.index(ids["resumed"]) > order.index(ids["origin"])  # a copy of its history waits for it
+    assert "agent-a1b2c3d" not in order[:scan.RECENT_FIRST]
+    assert len(order) == len(session_files(project))
+
+
+def test_reading_newest_first_stores_what_oldest_first_stores(home, tmp_path, monkeypatch):
+    project, ids = home
+    newest_first = open_store(tmp_path / "newest.db")
+    import_paths(newest_first, [project.parent])
+    monkeypatch.setattr(scan, "RECENT_FIRST", 0)
+    oldest_first = open_store(tmp_path / "oldest.db")
+    import_paths(oldest_first, [project.parent])
+    assert _stored(newest_first) == _stored(oldest_first)
+    store = newest_first
+    assert store.session(ids["origin"]).title == "the origin, summed up"  # titled by a file read before it
+    assert store.session(ids["fork"]).forked_from_session == ids["origin"]
+    assert [e.text for e in store.branch_view(ids["resumed"]) if e.kind == "message"] == [
+        "the origin's prompt", "the origin's answer", "a second prompt", "a second answer", "go on", "going on"]
+    assert all(r.ok for r in store.verify())
