@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -69,6 +69,9 @@ def main(args) -> int:
     from . import theme
     theme.apply(getattr(args, "theme", None) or theme.saved())
     window = MainWindow()
+    if getattr(args, "startup_times", False):
+        from .startup import StartupTimes
+        StartupTimes(window)
     window.show()
     _quit_on_ctrl_c(app, window)
     screenshot = getattr(args, "screenshot", None)
@@ -95,8 +98,34 @@ def main(args) -> int:
         window.set_store(store, first_run=not demo and not paths, demo=demo)
         if paths:  # `sessionscope FILE…`: import them (an export or a transcript) and show what came in
             window.open_paths(paths)
-    QTimer.singleShot(0, lambda: run_task(loader, opened, failed, owner=window))
+    # the store opens once the window has painted: its import (SQLAlchemy, ~0.6 s) on a worker would hold the
+    # interpreter while the window waits to paint
+    _after_first_paint(window, lambda: run_task(loader, opened, failed, owner=window))
     return app.exec()
+
+
+class _FirstPaint(QObject):
+    def __init__(self, window, then):
+        super().__init__(window)
+        self.then = then
+        window.installEventFilter(self)
+        QTimer.singleShot(2000, self._go)  # a window that is never painted (minimised at start): opened anyway
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.Paint and self.then is not None:
+            QTimer.singleShot(0, self._go)  # after this paint is done
+        return False
+
+    def _go(self) -> None:
+        then, self.then = self.then, None
+        if then is not None:
+            self.parent().removeEventFilter(self)
+            then()
+
+
+def _after_first_paint(window, then) -> None:
+    """`then()` once the window has painted for the first time."""
+    _FirstPaint(window, then)
 
 
 def _shoot_when_shown(window: MainWindow, path: str, waited_ms: int = 0) -> None:

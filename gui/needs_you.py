@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from sessionscope import sources
-from sessionscope.live import LABELS, MARKS, ago
+from sessionscope.live_words import LABELS, MARKS, ago
 from sessionscope.untrusted import printable
 
 from .workers import run_task

@@ -28,8 +28,7 @@ from PySide6.QtWidgets import (
     QTimeEdit,
 )
 
-from sessionscope.live import LABELS, MARKS
-from sessionscope.needs_you import NEEDS_YOU
+from sessionscope.live_words import LABELS, MARKS, NEEDS_YOU
 from sessionscope.untrusted import printable
 
 from .workers import run_task

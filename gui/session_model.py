@@ -11,12 +11,15 @@ import functools
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 
-from sessionscope import sources, vitals
+from sessionscope import sources
 from sessionscope.sources.describe import moment
 from sessionscope.untrusted import printable
 
+from .lazy import lazy
 from .row_values import RowValues
 from .workers import Generation, run_task
+
+vitals = lazy("sessionscope.vitals")  # SQLAlchemy: after the first paint
 
 # what a reader looks for first comes first: at 1440 px the title, last activity, events and cost show
 COLUMNS = [
@@ -183,7 +186,7 @@ class SessionTableModel(QAbstractTableModel):
 
         def query():
             return store.sessions(sort=sort, descending=desc, **filters), store.fork_counts()
-        run_task(query, lambda result: self._swap(token, *result), owner=self)
+        run_task(query, lambda result: self._swap(token, *result), owner=self, urgent=True)
 
     def _swap(self, token: int, rows, forks) -> None:
         if not self._gen.current(token):

@@ -10,7 +10,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCursor, QPalette
 from PySide6.QtWidgets import QLabel, QSizePolicy, QToolTip
 
-from sessionscope import vitals
+from .lazy import lazy
+
+vitals = lazy("sessionscope.vitals")  # SQLAlchemy: after the first paint
+
 
 ALARM = "#c62828"
 

@@ -122,9 +122,11 @@ def report_error(exc: BaseException) -> None:
 
 def run_task(fn: Callable[[], Any], on_done: Callable[[Any], None],
              on_error: Callable[[BaseException], None] | None = None, owner: QObject | None = None,
-             on_progress: Callable[[int, int, str], None] | None = None, token: int | None = None) -> int:
+             on_progress: Callable[[int, int, str], None] | None = None, token: int | None = None,
+             urgent: bool = False) -> int:
     """Run fn() on a worker; on_done(result) / on_error(exc) run on the UI thread (and `on_progress`, for
-    what the worker reports with `report_progress(token, …)`). Returns the task's token.
+    what the worker reports with `report_progress(token, …)`). Returns the task's token. An `urgent` task
+    (what the user waits to see: the list of sessions) goes before the others still queued.
 
     With an `owner`, the callbacks are skipped once the owner widget is gone (a
     window closed while its query was still running).
@@ -153,7 +155,7 @@ def run_task(fn: Callable[[], Any], on_done: Callable[[Any], None],
     token = next(_tokens) if token is None else token
     _pending[token] = _Pending(fn, done, failed, progress)
     assert dispatcher is not None
-    QThreadPool.globalInstance().start(_Task(token))
+    QThreadPool.globalInstance().start(_Task(token), 1 if urgent else 0)
     return token
 
 

@@ -17,10 +17,8 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
-STATES = ("needs_approval", "waiting", "working", "interrupted", "idle", "ended")  # most urgent first
-LABELS = {"needs_approval": "needs approval", "waiting": "waiting for you", "working": "working",
-          "interrupted": "interrupted", "idle": "idle", "ended": "ended"}
-MARKS = {"needs_approval": "⚠", "waiting": "◆", "working": "●", "interrupted": "✕", "idle": "○", "ended": "·"}
+from .live_words import LABELS, MARKS, STATES, ago  # noqa: F401 (the states' words, said here too)
+
 WORKING_S = 60.0  # written this recently: working, whatever the lines say
 RECENT_S = 30 * 60.0  # without a process to go by: a finished turn this recent still waits for you
 DAY_S = 24 * 3600.0  # nothing for a day: ended
@@ -66,17 +64,6 @@ class Live:
 
     def as_dict(self) -> dict:
         return {"state": self.state, "why": self.why, "written": self.written, "pid": self.pid}
-
-
-def ago(seconds: float) -> str:
-    """How long, in the words a list shows: "40 s", "12 min", "3 h", "5 days"."""
-    if seconds < 90:
-        return f"{max(0, int(seconds))} s"
-    if seconds < 5400:
-        return f"{int(seconds // 60)} min"
-    if seconds < 2 * 86400:
-        return f"{int(seconds // 3600)} h"
-    return f"{int(seconds // 86400)} days"
 
 
 def by_kinds(tail: list[TailEvent]) -> Turn | None:

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from .live import Live
+from .live_words import NEEDS_YOU  # noqa: F401 (said here too)
 from .read_models import SessionView
 from .schema import EVENT
 
-NEEDS_YOU = ("needs_approval", "waiting")
 SAID_CHARS = 600  # of the agent's last words: enough for its question
 
 

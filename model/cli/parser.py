@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     p.add_argument("--demo", action="store_true", help="open the window on a demo store")
     p.add_argument("--screenshot", metavar="FILE", help="render the main window to a PNG and exit")
+    p.add_argument("--startup-times", action="store_true",
+                   help="open the window, print how long it took from the command to its first paint and to its "
+                        "list of sessions painted, and exit")
     p.add_argument("--theme", choices=("system", "light", "dark"), default=None,
                    help="the window's look for this run (View ▸ Theme sets it for good)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")

@@ -14,39 +14,75 @@ The Store below is persistence and reading; it never calls a source.
     ops.sync_now(store, "postgresql://me@team/db")           # the shared sessions pushed there, redacted
 """
 
-from .continuing import continue_prompt, fork_and_continue
-from .exporting import export, set_allowed_values, set_redaction_patterns
-from .files import changed_files, files_at, restore_files, restore_plan, undo_plan, undo_restore
-from .many import Batch, each, retag
-from .meaning import embed, set_semantic
-from .places import unwatch, watch
-from .rules import RULES, check, refusal
-from .sessions import (
-    archive,
-    close,
-    compact,
-    delete,
-    fork,
-    interrupt,
-    note_add,
-    note_edit,
-    note_remove,
-    pause,
-    pin,
-    rename,
-    resume,
-    rewind,
-    send,
-    share,
-    share_project,
-    star,
-    tag,
-    unarchive,
-    write_back,
-    written_files,
-)
-from .summarizing import summarize, summary_request
-from .syncing import decide, set_default_rule, set_project_rule, set_sync_every, set_target, sync_now, sync_plan
+from typing import TYPE_CHECKING
+
+# Each function is imported from its module when first asked for (PEP 562): the window imports `ops` at
+# start, and what the actions need (SQLAlchemy, the sources) loads after its first paint, not before it.
+_WHERE = {
+    "continue_prompt": "continuing", "fork_and_continue": "continuing", "export": "exporting",
+    "set_allowed_values": "exporting", "set_redaction_patterns": "exporting", "changed_files": "files",
+    "files_at": "files", "restore_files": "files", "restore_plan": "files", "undo_plan": "files",
+    "undo_restore": "files", "Batch": "many", "each": "many", "retag": "many", "embed": "meaning",
+    "set_semantic": "meaning", "unwatch": "places", "watch": "places", "RULES": "rules", "check": "rules",
+    "refusal": "rules", "archive": "sessions", "close": "sessions", "compact": "sessions", "delete": "sessions",
+    "fork": "sessions", "interrupt": "sessions", "note_add": "sessions", "note_edit": "sessions",
+    "note_remove": "sessions", "pause": "sessions", "pin": "sessions", "rename": "sessions", "resume": "sessions",
+    "rewind": "sessions", "send": "sessions", "share": "sessions", "share_project": "sessions", "star": "sessions",
+    "tag": "sessions", "unarchive": "sessions", "write_back": "sessions", "written_files": "sessions",
+    "summarize": "summarizing", "summary_request": "summarizing", "decide": "syncing", "set_default_rule": "syncing",
+    "set_project_rule": "syncing", "set_sync_every": "syncing", "set_target": "syncing", "sync_now": "syncing",
+    "sync_plan": "syncing",
+}
+
+
+def __getattr__(name: str):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # asked once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # what a type checker and an editor see: the same names, imported
+    from .continuing import continue_prompt, fork_and_continue
+    from .exporting import export, set_allowed_values, set_redaction_patterns
+    from .files import changed_files, files_at, restore_files, restore_plan, undo_plan, undo_restore
+    from .many import Batch, each, retag
+    from .meaning import embed, set_semantic
+    from .places import unwatch, watch
+    from .rules import RULES, check, refusal
+    from .sessions import (
+        archive,
+        close,
+        compact,
+        delete,
+        fork,
+        interrupt,
+        note_add,
+        note_edit,
+        note_remove,
+        pause,
+        pin,
+        rename,
+        resume,
+        rewind,
+        send,
+        share,
+        share_project,
+        star,
+        tag,
+        unarchive,
+        write_back,
+        written_files,
+    )
+    from .summarizing import summarize, summary_request
+    from .syncing import decide, set_default_rule, set_project_rule, set_sync_every, set_target, sync_now, sync_plan
 
 __all__ = [
     "RULES", "Batch", "archive", "changed_files", "check", "close", "compact", "continue_prompt", "delete", "each",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -247,6 +248,32 @@ def test_screenshot_command(tmp_path):
                          env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert out.stat().st_size > 20_000 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_startup_times_says_when_the_window_painted_and_listed_the_store(tmp_path):
+    """The real process, on a store with sessions: the window paints before SQLAlchemy is imported (the store
+    opens after the first paint), and the list's time comes after it, with its rows counted."""
+    from sessionscope import open_store
+    with open_store(tmp_path / "s.db") as store:
+        for i in range(3):
+            store.append(store.open_session(title=f"session {i}").id, "message", role="user", text="hi")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "HOME": str(tmp_path / "home")}
+    run = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(tmp_path / "s.db"),
+                          "--startup-times"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    said = re.search(r"from the command: first paint (\d+) ms, 3 sessions listed (\d+) ms", run.stderr)
+    assert said, run.stderr
+    assert 0 < int(said.group(1)) <= int(said.group(2))
+
+
+def test_the_window_paints_before_sqlalchemy_is_imported():
+    script = ("import sys\nfrom sessionscope.gui.app import make_app, MainWindow\nmake_app()\nw = MainWindow()\n"
+              "w.show()\nprint(sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'sqlmodel')))")
+    run = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().splitlines()[-1] == "[]"  # (the window's first paint waits for none of it)
 
 
 def test_first_run_imports_the_default_places(qtbot, tmp_path, monkeypatch):
