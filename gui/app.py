@@ -22,7 +22,10 @@ def open_demo_store():
 
     from sessionscope.demo import demo_store
 
-    return demo_store(Path(platformdirs.user_data_dir("sessionscope", appauthor=False)) / "demo")
+    from .lazy import load_now
+    store = demo_store(Path(platformdirs.user_data_dir("sessionscope", appauthor=False)) / "demo")
+    load_now()
+    return store
 
 
 def open_user_store(url: str | None = None):
@@ -33,7 +36,10 @@ def open_user_store(url: str | None = None):
 def _open_store(url):
     from sessionscope import open_store  # imported here: sqlmodel costs ~0.6 s, after the first paint
 
-    return open_store(url)
+    from .lazy import load_now
+    store = open_store(url)
+    load_now()  # here, not at a first click on the UI thread
+    return store
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:

@@ -26,3 +26,12 @@ def lazy(name: str) -> ModuleType:
     if parent:
         setattr(sys.modules[parent], child, module)  # as an import would: `sessionscope.vitals` names it too
     return module
+
+
+def load_now() -> None:
+    """Import what the window's views use, and every action's module: on the worker that opened the store, so
+    that no first click or first session shown imports on the UI thread."""
+    from sessionscope import ops
+    for name in ("sessionscope.vitals", "sessionscope.live", "sessionscope.needs_you"):
+        getattr(lazy(name), "__name__")  # (a lazy module runs its code at its first attribute)
+    ops.preload()

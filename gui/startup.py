@@ -27,6 +27,15 @@ def process_started() -> tuple[float, bool]:
         return _IMPORTED, False
 
 
+def resident_mb() -> float | None:
+    """The process's resident memory now, in MB (Linux; None elsewhere)."""
+    try:
+        with open("/proc/self/status", "rb") as fh:
+            return next(int(line.split()[1]) for line in fh if line.startswith(b"VmRSS:")) / 1024
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+
+
 class StartupTimes(QObject):
     """Watches the window's paints; once the session list has been painted with its rows, says both times."""
 
@@ -60,6 +69,8 @@ class StartupTimes(QObject):
         def ms(t):
             return f"{(t - self.started) * 1000:.0f} ms" if t is not None else "not reached in 60 s"
         since = "the command" if self.exact else "the window's module imported (the process's start unknown here)"
+        rss = resident_mb()
         print(f"sessionscope: from {since}: first paint {ms(self.first_paint)}, "
-              f"{self.loaded if self.loaded is not None else 0:,} sessions listed {ms(self.listed)}", file=sys.stderr)
+              f"{self.loaded if self.loaded is not None else 0:,} sessions listed {ms(self.listed)}"
+              + (f", {rss:.0f} MB resident" if rss else ""), file=sys.stderr)
         QApplication.instance().exit(0 if self.listed is not None else 1)

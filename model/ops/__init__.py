@@ -45,6 +45,14 @@ def __getattr__(name: str):
     return value
 
 
+def preload() -> None:
+    """Import every action's module now (the window does it on a worker once its store is open, so that no
+    first click waits for an import on the UI thread)."""
+    import importlib
+    for module in sorted(set(_WHERE.values())):
+        importlib.import_module(f"{__name__}.{module}")
+
+
 def __dir__() -> list[str]:
     return sorted(__all__)
 
