@@ -106,7 +106,11 @@ def main(args) -> int:
             window.open_paths(paths)
     # the store opens once the window has painted: its import (SQLAlchemy, ~0.6 s) on a worker would hold the
     # interpreter while the window waits to paint
-    _after_first_paint(window, lambda: run_task(loader, opened, failed, owner=window))
+    def load() -> None:
+        if not demo:
+            window.sessions.model.first_page(args.store)  # listed while the store opens
+        run_task(loader, opened, failed, owner=window)
+    _after_first_paint(window, load)
     return app.exec()
 
 

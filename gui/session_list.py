@@ -233,7 +233,7 @@ class SessionListPane(QStackedWidget):
 
     def _current_changed(self, current, _previous=None) -> None:
         s = self.model.session_at(current.row())
-        if s is None:
+        if s is None or self.model.store is None:  # (the first page, listed before the store is open)
             return
         # Ctrl+Home, Ctrl+End move the current row alone: it joins the selection, once the view is done. Not
         # at once: a Ctrl+click makes its row current before it toggles it, and a row selected here was then

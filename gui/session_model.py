@@ -98,6 +98,8 @@ def badge(kind: str) -> tuple[str, str]:
     """A source's short name and colour, as its tool's package gives them (looked up once a kind)."""
     if kind not in _badges:
         from sessionscope import sources
+        if not sources.loaded(kind):  # the first page, before the store opens: the kind's name until then
+            return kind.replace("_", " "), "#666666"
         _badges[kind] = sources.of(kind).badge if kind in sources.kinds() else (kind.replace("_", " "), "#666666")
     return _badges[kind]
 
@@ -119,6 +121,7 @@ def tokens_text(n: int) -> str:
 
 
 URGENT = ("needs_approval", "waiting", "working", "interrupted")  # marked before the title too
+FIRST_PAGE = 500  # rows listed before the store is open (first_page): more than a screen holds
 
 
 class SessionTableModel(QAbstractTableModel):
@@ -158,6 +161,26 @@ class SessionTableModel(QAbstractTableModel):
     def set_store(self, store) -> None:
         self.store = store
         self.reload()
+
+    def first_page(self, location: str | None) -> None:
+        """While the store opens (SQLAlchemy takes a second to import): the list's first rows, in its sort and
+        filters, read by the SQLAlchemy-free reader (sessionscope.quick) on a worker. The store's own list
+        replaces them; a click on one waits for it (SessionList)."""
+        from sessionscope.quick import FILTERS
+        filters, sort, desc = dict(self.filters), self.sort_key, self.descending
+        if not set(filters) <= FILTERS:
+            return
+
+        def query():
+            from sessionscope.quick import open_reader
+            reader = open_reader(location)
+            if reader is None:  # not a SQLite store at today's schema: the store's list comes as it does
+                return None
+            with reader:
+                return reader.sessions(sort=sort, descending=desc, limit=FIRST_PAGE, **filters), reader.fork_counts()
+        token = self._gen.next()
+        run_task(query, lambda got: got is not None and self.store is None and self._swap(token, *got),
+                 lambda _exc: None, owner=self, urgent=True)  # (an unreadable store is said when it opens)
 
     def set_filters(self, **filters) -> None:
         filters = {k: v for k, v in filters.items() if v not in (None, "", False)}
@@ -275,7 +298,8 @@ class SessionTableModel(QAbstractTableModel):
     def _live_of(self, s):
         """The live state the list shows for `s`: not for a session behind an API, whose service's own status
         (and its summary) the column shows as it always did."""
-        return None if sources.of(s.source_kind).remote_home else self.live.get(s.id)
+        st = self.live.get(s.id)  # (first: the first page, listed before any state is known, asks no source)
+        return None if st is None or sources.of(s.source_kind).remote_home else st
 
     def _urgent_mark(self, s) -> str:
         """Before the title: the mark of a session that works, waits for you or was cut off (the rest: none)."""
@@ -291,7 +315,7 @@ class SessionTableModel(QAbstractTableModel):
     def flags(self, index):
         """The Tags cell is typed in, where the session's tool lets it be tagged (the rule of ops.tag)."""
         flags = super().flags(index)
-        if index.isValid() and COLUMNS[index.column()][0] == "tags":
+        if index.isValid() and COLUMNS[index.column()][0] == "tags" and self.store is not None:  # (not the first page)
             from sessionscope import ops
             s = self.session_at(index.row())
             if s is not None and ops.refusal(s, "tag") is None:

@@ -30,6 +30,9 @@ _BRIEF_COLUMNS = _EVENT_COLUMNS.replace("text, payload", "substr(text, 1, 600), 
 assert _BRIEF_COLUMNS != _EVENT_COLUMNS
 
 
+# the filters `sessions` takes (a list filtered otherwise, by its live state say, waits for the Store)
+FILTERS = frozenset({"status", "include_archived", "source_kind", "project", "person", "text", "starred", "pinned",
+                     "tag"})
 MIN_PREFIX = 3  # an id prefix shorter than this is too easy to mistype into another session
 
 
@@ -139,6 +142,11 @@ class QuickReader:
         if not found:
             raise NotFound(f"no session with id {session_id!r} in this store")
         return found[0]
+
+    def fork_counts(self) -> dict[str, int]:
+        """How many sessions fork from each session (Store.fork_counts)."""
+        return dict(self.conn.execute("SELECT forked_from_session, count(*) FROM session "
+                                      "WHERE forked_from_session IS NOT NULL GROUP BY forked_from_session"))
 
     def same_tool_id(self, session: SessionView) -> list[SessionView]:
         """As Store.same_tool_id."""

@@ -53,6 +53,14 @@ def of(kind: str | None) -> Source:
     return importlib.import_module(module).SOURCE if module else NATIVE
 
 
+def loaded(kind: str | None) -> bool:
+    """Whether `of(kind)` answers without importing the tool's package (the window's first page, listed before
+    SQLAlchemy is imported, must not wait for it)."""
+    import sys
+    module = _REGISTRY.get(kind or "")
+    return module is None or module in sys.modules
+
+
 def kinds() -> list[str]:
     return ["native", *_REGISTRY]
 
