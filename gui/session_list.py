@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .session_model import SessionTableModel
+from .session_model import COLUMNS, SessionTableModel
 from .tables import fit_columns, table
 
 STATUSES = ["any status", "active", "idle", "paused", "closed", "running", "terminated"]
@@ -43,10 +43,10 @@ class SessionListPane(QStackedWidget):
         self.shown: str | None = None  # the session the window shows (the window keeps it current here)
         self.model = SessionTableModel(self)
         self.model.sig_loaded.connect(self._loaded)
-        self.view = table(self.model, sortable=True)
+        # newest activity first (as `sessionscope list`); a header click sorts by another column
+        self.view = table(self.model, sort_column=[c[0] for c in COLUMNS].index("updated"))
         self.known_tags = lambda: []  # the tags in use, most used first (the window hands the sidebar's counts)
         self.model.sig_tags_edited.connect(self.sig_tags_edited)
-        from .session_model import COLUMNS
         from .tag_edit import TagsDelegate
         self.view.setItemDelegateForColumn(next(i for i, c in enumerate(COLUMNS) if c[0] == "tags"),
                                            TagsDelegate(lambda: self.known_tags(), self.view))
@@ -111,7 +111,6 @@ class SessionListPane(QStackedWidget):
 
     def show_columns(self, narrow: bool | None = None) -> None:
         """The columns chosen in the header's menu; in the narrow list, the titles and their tools alone."""
-        from .session_model import COLUMNS
         if narrow is not None:
             self.narrow = narrow
         hidden = self.hidden_columns()
@@ -121,7 +120,6 @@ class SessionListPane(QStackedWidget):
     def _columns_menu(self, pos) -> None:
         from PySide6.QtWidgets import QMenu
 
-        from .session_model import COLUMNS
         menu, hidden = QMenu(self), self.hidden_columns()
         for key, title, _sort in COLUMNS[1:]:  # the title always shows
             action = menu.addAction(title)

@@ -44,7 +44,8 @@ def fit_columns(view: QTableView, stretch: int, stretch_width: int = 0, fixed: d
         header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
 
 
-def table(model, sortable: bool = False) -> QTableView:
+def table(model, sort_column: int | None = None) -> QTableView:
+    """A list's table; with `sort_column`, sortable by a header click, sorted by that column, descending, at first."""
     view = QTableView()
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -54,7 +55,7 @@ def table(model, sortable: bool = False) -> QTableView:
     view.setShowGrid(False)
     view.setAlternatingRowColors(True)
     view.setWordWrap(False)
-    if sortable:
+    if sort_column is not None:
         view.setSortingEnabled(True)
-        view.sortByColumn(4, Qt.SortOrder.DescendingOrder)
+        view.sortByColumn(sort_column, Qt.SortOrder.DescendingOrder)
     return view

@@ -295,6 +295,33 @@ def test_the_first_page_is_listed_before_the_store_opens_and_a_click_waits_for_i
     w.imports.watcher.stop()
 
 
+def test_a_new_window_lists_the_newest_activity_first(qtbot, tmp_path):
+    """Whatever the columns' order, the list starts sorted by last activity, newest first (it started by Tokens
+    once the columns moved: the fourth column was sorted)."""
+    import time as _time
+
+    from sessionscope import open_store
+    from sessionscope.gui.app import make_app
+    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.gui.session_model import COLUMNS
+    store = open_store(tmp_path / "s.db")
+    old = store.open_session(title="older, more tokens").id
+    store.append(old, "message", role="assistant", text="a long answer", tokens_in=90_000, tokens_out=9_000)
+    _time.sleep(1.1)
+    new = store.open_session(title="newer, few tokens").id
+    store.append(new, "message", role="user", text="hi")
+    make_app()
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.set_store(store, first_run=False)
+    qtbot.waitUntil(lambda: w.sessions.model.rowCount() == 2, timeout=10000)
+    assert [w.sessions.model.session_at(i).id for i in range(2)] == [new, old]
+    header = w.sessions.view.horizontalHeader()
+    assert COLUMNS[header.sortIndicatorSection()][0] == "updated"
+    assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+    w.imports.watcher.stop()
+
+
 def test_the_window_paints_before_sqlalchemy_is_imported():
     script = ("import sys\nfrom sessionscope.gui.app import make_app, MainWindow\nmake_app()\nw = MainWindow()\n"
               "w.show()\nprint(sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'sqlmodel')))")
