@@ -129,21 +129,25 @@ def resume_state(known, st):
 
 
 RECENT_FIRST = 24  # the newest files of a folder, read before the others (import_order)
+BIG_BYTES = 4 << 20  # of those, the ones read after the rest
 
 
 def import_order(files: list[Path], leads: Callable[[Path], bool] | None = None) -> list[Path]:
-    """The order a folder's files are read in: the newest RECENT_FIRST that `leads` lets lead, newest of all
-    first, so a first run lists the sessions the user worked in last within its first seconds; then the others
+    """The order a folder's files are read in: the newest RECENT_FIRST that `leads` lets lead, newest first, the
+    big ones (over BIG_BYTES) after the others (a 60 MB transcript read first would hold the rest back for
+    seconds), so a first run lists the sessions the user worked in last within its first seconds; then the others
     oldest first, so a file that continues another (a resumed copy of its history, a fork) is read after it. A
     tool says which of its files stand alone (`leads`; without it all go oldest first); a line naming a parent
     stored later is linked by its id once the parent is stored, and a summary titles its leaf at the end of the
     run."""
-    def mtime(p: Path) -> float:
+    def stat(p: Path) -> tuple[float, int]:
         try:
-            return p.stat().st_mtime
+            st = p.stat()
+            return st.st_mtime, st.st_size
         except OSError:
-            return 0.0  # gone since it was listed: said when it is read
-    oldest_first = [p for *_, p in sorted(((mtime(p), str(p), p) for p in files), key=lambda t: t[:2])]
+            return 0.0, 0  # gone since it was listed: said when it is read
+    stats = {p: stat(p) for p in files}
+    oldest_first = sorted(files, key=lambda p: (stats[p][0], str(p)))
     if leads is None:  # a tool that does not say which of its files stand alone: all oldest first
         return oldest_first
     first: list[Path] = []
@@ -153,6 +157,7 @@ def import_order(files: list[Path], leads: Callable[[Path], bool] | None = None)
         if leads(p):
             first.append(p)
     chosen = set(first)
+    first.sort(key=lambda p: stats[p][1] > BIG_BYTES)  # (stable: newest first among the small, then the big)
     return first + [p for p in oldest_first if p not in chosen]
 
 

@@ -220,11 +220,12 @@ def main(argv=None) -> int:
         gui = child("gui", str(work / "gui.db"), str(home))
         row("GUI: window with 20,000 sessions", "20,000 sessions", f"{gui['window'] * 1000:.0f} ms", "", "", "≤ 1.5 s")
         cold = child("cold_start", str(work / "gui.db"))
-        row("GUI: cold start, the command to its first paint", f"{cold['sessions']:,} sessions",
+        row("GUI: cold start, the command to its first paint", f"{cold['stored']:,} sessions",
             " / ".join(f"{t * 1000:.0f}" for t in cold["paints"]) + " ms",
             "3 runs of `sessionscope --startup-times` (a new process each)", "", "≤ 1 s")
-        row("GUI: cold start, the command to the list painted", f"{cold['sessions']:,} sessions",
-            " / ".join(f"{t * 1000:.0f}" for t in cold["lists"]) + " ms", "the same runs",
+        row("GUI: cold start, the command to the list painted", f"{cold['stored']:,} sessions",
+            " / ".join(f"{t * 1000:.0f}" for t in cold["lists"]) + " ms",
+            f"the same runs; the list's first {cold['sessions']:,} rows, before the store is open",
             f"{cold['rss']:.0f} MB", "≤ 1.5 s")
         row("GUI: first rows of a 200,000-event timeline", "200,000 events", f"{gui['timeline'] * 1000:.0f} ms",
             f"branch walked once at import ({gui['warm']:.1f} s)", "", "≤ 0.5 s")

@@ -47,6 +47,10 @@ def gui(db: str, home: str) -> dict:
     del events  # the benchmark's own: the app's process never holds them (200,000 objects for the collector)
     warm, _ = timed(lambda: store.warm([big]))  # what an import does for the sessions it touched
 
+    import os
+    import tempfile
+    # the windows' settings (the list's sort, its filters) fresh, not whatever this machine's config holds
+    os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="sessionscope-bench-config-")
     make_app()
 
     def wait_until(condition) -> None:
@@ -100,6 +104,8 @@ def gui(db: str, home: str) -> dict:
     QApplication.processEvents()
 
     # a first run on a fresh store: how soon the list shows sessions while the import goes on
+    for old in Path(db).parent.glob(Path(db).name + ".first*"):  # (a kept work folder's from a run before)
+        old.unlink()
     fresh = open_store(db + ".first")
     w2 = MainWindow()
     w2.show()
@@ -271,4 +277,6 @@ def cold_start(db: str, runs: int = 3) -> dict:
             lists.append(int(said.group(3)) / 1000)
             rss.append(float(said.group(4) or 0))
             sessions = int(said.group(2).replace(",", ""))
-    return {"paints": paints, "lists": lists, "rss": max(rss), "sessions": sessions}
+    with sqlite3.connect(db) as conn:
+        stored = conn.execute("SELECT count(*) FROM session").fetchone()[0]
+    return {"paints": paints, "lists": lists, "rss": max(rss), "sessions": sessions, "stored": stored}

@@ -1,6 +1,6 @@
 """A first run reads the newest transcripts first, so the sessions the user worked in last are listed within its
-first seconds; and it stores what reading them oldest first stores: a fork, a summary and a subagent read before
-the files they name are linked once those are in, and a resumed copy waits for the session it repeats."""
+first seconds; and it stores what reading them oldest first stores: a summary read before the file it names
+titles it once that is in, and a resumed copy, a fork and a subagent's file wait for the file they continue."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def home(tmp_path, monkeypatch):
     origin.assistant("the origin's answer")
     origin.user("a second prompt")
     leaf = origin.assistant("a second answer")
-    dated(origin.write(project), 31)
+    dated(origin.write(project), -1)  # older than the 24 newest: read after the files that name it
     origin.write_subagent(project, "a1b2c3d", "look it up", "found it")
     dated(project / origin.session_id / "subagents" / "agent-a1b2c3d.jsonl", 40)
     resumed = Transcript(session_id=origin.session_id)  # an older Claude Code's resume: the history repeated
@@ -61,18 +61,37 @@ def home(tmp_path, monkeypatch):
 def _stored(store) -> tuple:
     with store.reader() as conn:
         sessions = conn.exec_driver_sql("SELECT id, title, event_count, head_event_id, forked_from_session, "
-                                        "forked_from_event FROM session ORDER BY id").fetchall()
-        events = conn.exec_driver_sql("SELECT id, session_id, parent_id, kind, text FROM event ORDER BY id").fetchall()
+                                        "forked_from_event, created_at, updated_at FROM session ORDER BY id").fetchall()
+        events = conn.exec_driver_sql("SELECT id, session_id, parent_id, kind, text, ts FROM event ORDER BY id"
+                                      ).fetchall()
     return sessions, events
 
 
 def test_the_newest_lead_and_a_copy_waits_for_its_origin(home):
     project, ids = home
-    order = [p.stem for p in scan.files_under(project, None, session_files, stands_alone)]
-    assert order[:3] == [ids["newest"], ids["fork"], ids["origin"]]  # a fork names its origin: it may lead
-    assert order.index(ids["resumed"]) > order.index(ids["origin"])  # a copy of its history waits for it
-    assert "agent-a1b2c3d" not in order[:scan.RECENT_FIRST]
-    assert len(order) == len(session_files(project))
+    paths = scan.files_under(project, None, session_files, stands_alone)
+    order = [p.stem for p in paths]
+    leading = order[:scan.RECENT_FIRST]
+    assert ids["newest"] in leading and ids["origin"] not in leading
+    for waits in (ids["resumed"], ids["fork"], "agent-a1b2c3d"):  # each waits for the file it continues
+        assert waits not in leading and order.index(waits) > order.index(ids["origin"])
+    times = [p.stat().st_mtime for p in paths[:scan.RECENT_FIRST]]
+    assert times == sorted(times, reverse=True)  # the newest of all first
+    times = [p.stat().st_mtime for p in paths[scan.RECENT_FIRST:]]
+    assert times == sorted(times)  # the rest oldest first
+    assert sorted(paths) == sorted(session_files(project))
+
+
+def test_a_big_transcript_among_the_newest_is_read_after_the_small_ones(tmp_path, monkeypatch):
+    monkeypatch.setattr(scan, "BIG_BYTES", 10_000)
+    files = []
+    for i, size in enumerate((100, 50_000, 200, 300)):  # the second newest is big
+        p = tmp_path / f"{i}.jsonl"
+        p.write_bytes(b"x" * size)
+        os.utime(p, (1_780_000_000 + i * DAY,) * 2)
+        files.append(p)
+    assert scan.import_order(files, lambda p: True) == [files[3], files[2], files[0], files[1]]
+    assert scan.import_order(files) == files  # a tool that does not say: oldest first
 
 
 def test_reading_newest_first_stores_what_oldest_first_stores(home, tmp_path, monkeypatch):

@@ -80,9 +80,9 @@ _PEEK_BYTES = 64 << 10
 def stands_alone(path: Path) -> bool:
     """Whether a transcript may be read before older ones (scan.import_order): its first line is its own session's
     and starts it, neither a copy of another session's history (a resumed file repeats it under the older
-    sessionId: read first, it would take those lines as its own) nor a line under a parent written elsewhere;
-    a subagent's file waits for its session's. A fork (`forkedFrom`, new uuids) stands alone: it names its
-    origin by id."""
+    sessionId: read first, it would take those lines as its own), nor a fork's (`forkedFrom`: read before its
+    origin, its copies would keep the fork's time instead of the origin's, ingest_converted's _copied_times),
+    nor a line under a parent written elsewhere; a subagent's file waits for its session's."""
     if path.name.startswith("agent-") or not reader._UUID_RE.match(path.stem):
         return False
     try:
@@ -92,7 +92,7 @@ def stands_alone(path: Path) -> bool:
     except (OSError, orjson.JSONDecodeError):
         return False
     return (isinstance(first, dict) and first.get("sessionId") in (None, path.stem)
-            and not first.get("parentUuid") and not first.get("logicalParentUuid"))
+            and not first.get("parentUuid") and not first.get("logicalParentUuid") and not first.get("forkedFrom"))
 
 
 def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
