@@ -6,13 +6,14 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from sessionscope.resources import APP_ID, APP_NAME, ORGANIZATION, resource_path
 
 from .main_window import MainWindow
+from .startup import FirstPaint
 from .workers import run_task
 
 
@@ -110,32 +111,8 @@ def main(args) -> int:
         if not demo:
             window.sessions.model.first_page(args.store)  # listed while the store opens
         run_task(loader, opened, failed, owner=window)
-    _after_first_paint(window, load)
+    FirstPaint(window, load)
     return app.exec()
-
-
-class _FirstPaint(QObject):
-    def __init__(self, window, then):
-        super().__init__(window)
-        self.then = then
-        window.installEventFilter(self)
-        QTimer.singleShot(2000, self._go)  # a window that is never painted (minimised at start): opened anyway
-
-    def eventFilter(self, obj, event) -> bool:
-        if event.type() == QEvent.Type.Paint and self.then is not None:
-            QTimer.singleShot(0, self._go)  # after this paint is done
-        return False
-
-    def _go(self) -> None:
-        then, self.then = self.then, None
-        if then is not None:
-            self.parent().removeEventFilter(self)
-            then()
-
-
-def _after_first_paint(window, then) -> None:
-    """`then()` once the window has painted for the first time."""
-    _FirstPaint(window, then)
 
 
 def _shoot_when_shown(window: MainWindow, path: str, waited_ms: int = 0) -> None:

@@ -36,8 +36,30 @@ def resident_mb() -> float | None:
         return None
 
 
+class FirstPaint(QObject):
+    """`then()` once the window has painted for the first time (after that paint is done), or after 2 s if it is
+    never painted (started minimised)."""
+
+    def __init__(self, window, then):
+        super().__init__(window)
+        self.then = then
+        window.installEventFilter(self)
+        QTimer.singleShot(2000, self._go)
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.Paint and self.then is not None:
+            QTimer.singleShot(0, self._go)
+        return False
+
+    def _go(self) -> None:
+        then, self.then = self.then, None
+        if then is not None:
+            self.parent().removeEventFilter(self)
+            then()
+
+
 class StartupTimes(QObject):
-    """Watches the window's paints; once the session list has been painted with its rows, says both times."""
+    """Notes the window's first paint; once the session list has been painted with its rows, says both times."""
 
     def __init__(self, window):
         super().__init__(window)
@@ -46,16 +68,9 @@ class StartupTimes(QObject):
         self.first_paint: float | None = None
         self.loaded: int | None = None
         self.listed: float | None = None
-        window.installEventFilter(self)
+        FirstPaint(window, lambda: setattr(self, "first_paint", time.time()))
         window.sessions.model.sig_loaded.connect(self._loaded)
         QTimer.singleShot(60_000, self._report)  # a store that never loads: said, not waited for forever
-
-    def eventFilter(self, obj, event) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            now = time.time()
-            if self.first_paint is None:
-                self.first_paint = now
-        return False
 
     def _loaded(self, rows: int) -> None:
         if self.loaded is not None:
