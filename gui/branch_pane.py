@@ -193,6 +193,8 @@ class BranchPane(QWidget):
             self.timeline_model.show_ids(store, [])
             self.timeline_label.setText("(no events)")
             self.branch_label = ""
+            if session is not None:  # a session with nothing on a branch (a checkpoint alone): shown, as it is
+                self.sig_ready.emit()
             return
 
         # the head branch comes from the outline cache; any other branch is the branch up to `head`

@@ -430,3 +430,22 @@ def test_facts_here_name_files_from_the_sessions_folder(window, qtbot, tmp_path)
                                 for i in range(facts.topLevelItemCount())), timeout=5000)
     shown = {facts.topLevelItem(i).text(0): facts.topLevelItem(i).toolTip(0) for i in range(facts.topLevelItemCount())}
     assert shown["file:lib/spotter/transcripts/jsonl_parser.ex"] == "file:/work/app/lib/spotter/transcripts/jsonl_parser.ex"
+
+
+def test_a_session_with_no_branch_is_shown_and_said_ready(qtbot, tmp_path):
+    """A session with nothing on a branch (in the corpus: a file of one checkpoint line): the timeline says so and
+    the pane says it is ready (`--screenshot` waited for ever when such a session came first in the list)."""
+    from sessionscope import open_store
+    from sessionscope.gui.app import make_app
+    from sessionscope.gui.main_window import MainWindow
+    store = open_store(tmp_path / "s.db")
+    empty = store.open_session(title="nothing yet").id
+    make_app()
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.set_store(store, first_run=False)
+    qtbot.waitUntil(lambda: w.session is not None, timeout=10000)  # the list's first row, opened
+    with qtbot.waitSignal(w.branch.sig_ready, timeout=5000):
+        w.branch.refreshed(store.session(empty))
+    assert w.session.id == empty and w.branch.timeline_label.text() == "(no events)"
+    w.imports.watcher.stop()
