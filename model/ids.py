@@ -45,8 +45,10 @@ def resolve(conn: Connection, table: sa.Table, key: str, what: str) -> str:
 def short_ids(conn: Connection, table: sa.Table, ids: list[str], least: int = 8) -> dict[str, str]:
     """{id: its shortest prefix of at least `least` characters that names it alone}, as git shortens
     hashes: each id is compared with its neighbours in the table's order."""
-    from .quick import unique_prefix
+    from .quick import NEIGHBOUR_QUERIES, prefixes_among, unique_prefix
     col = table.c.id
+    if len(ids) > NEIGHBOUR_QUERIES:
+        return prefixes_among(sorted(conn.execute(sa.select(col)).scalars()), ids, least)  # code-point order
     out = {}
     for full in ids:
         before = conn.execute(sa.select(col).where(col < full).order_by(col.desc()).limit(1)).scalar()

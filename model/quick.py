@@ -9,6 +9,7 @@ views; tests/model/test_quick.py holds the two to the same answers.
 
 from __future__ import annotations
 
+import bisect
 import json
 import sqlite3
 
@@ -26,8 +27,9 @@ _SORT = {"updated": "session.updated_at", "created": "session.created_at", "titl
 _EVENT_COLUMNS = ", ".join(EventView.__dataclass_fields__)
 _SIDECHAIN = list(EventView.__dataclass_fields__).index("sidechain")  # stored as 0/1
 _PAYLOAD = list(EventView.__dataclass_fields__).index("payload")  # big ones compressed (sessionscope.payloads)
-_BRIEF_COLUMNS = _EVENT_COLUMNS.replace("text, payload", "substr(text, 1, 600), ''")
-assert _BRIEF_COLUMNS != _EVENT_COLUMNS
+# A listing's line: the columns stored before the text and payload, the start of the text, then sidechain (a
+# column past the payload: reading it walks the payload's overflow pages, the one cost kept)
+_BRIEF_COLUMNS = "id, seq, ts, kind, role, substr(text, 1, 600), sidechain"
 
 
 # the filters `sessions` takes (a list filtered otherwise, by its live state say, waits for the Store)
@@ -44,6 +46,19 @@ def unique_prefix(full: str, neighbours: list[str], least: int = 8) -> str:
         common = next((i for i, (a, b) in enumerate(zip(full, other)) if a != b), min(len(full), len(other)))
         need = max(need, common + 1)
     return full[:need]
+
+
+NEIGHBOUR_QUERIES = 32  # more ids than this to shorten: one read of every id beats two queries an id
+
+
+def prefixes_among(every_id: list[str], ids: list[str], least: int = 8) -> dict[str, str]:
+    """unique_prefix of each of `ids` against its neighbours in `every_id` (all the ids, sorted)."""
+    out = {}
+    for full in ids:
+        i = bisect.bisect_left(every_id, full)
+        j = i + 1 if i < len(every_id) and every_id[i] == full else i
+        out[full] = unique_prefix(full, every_id[max(i - 1, 0):i] + every_id[j:j + 1], least)
+    return out
 
 
 def open_reader(location: str | None) -> "QuickReader | None":
@@ -173,6 +188,9 @@ class QuickReader:
 
     def short_ids(self, session_ids: list[str], least: int = 8) -> dict[str, str]:
         """{session id: its shortest prefix (≥ `least` characters) that names it alone in this store}."""
+        if len(session_ids) > NEIGHBOUR_QUERIES:
+            every = [row[0] for row in self.conn.execute("SELECT id FROM session ORDER BY id")]
+            return prefixes_among(every, session_ids, least)
         neighbours = ("SELECT id FROM session WHERE id < ? ORDER BY id DESC LIMIT 1",
                       "SELECT id FROM session WHERE id > ? ORDER BY id LIMIT 1")
         return {full: unique_prefix(full, [row[0] for sql in neighbours
@@ -182,8 +200,9 @@ class QuickReader:
     def events(self, session_id: str, *, from_seq: int | None = None, to_seq: int | None = None,
                since: float | None = None, until: float | None = None, limit: int | None = None,
                brief: bool = False) -> list[EventView]:
-        """With `brief`, each event's payload is left out and its text cut to its first 600 characters
-        (what a one-line listing shows), so a 10,000-event session is not read whole."""
+        """With `brief`, each event is what a one-line listing shows: id, seq, ts, kind, role, sidechain and the
+        first 600 characters of its text (a line shows 100 of them, spaces folded); its payload, parent, hash
+        and tokens are left empty, so a 10,000-event session is not read whole."""
         from .payloads import unpack  # zstandard: only for a listing of events
         self.session(session_id)
         clauses, params = ["session_id = ?"], [session_id]
@@ -196,6 +215,7 @@ class QuickReader:
         _names, rows, _damaged = self._rows(f"SELECT {columns} FROM event WHERE {' AND '.join(clauses)} "
                                   f"ORDER BY seq {page}", params)
         if brief:  # no payload to unpack; sidechain stays 0/1 (a listing's line asks only whether it is one)
-            return [EventView(*r) for r in rows]
+            return [EventView(i, session_id, None, seq, 0, ts, kind, role, text, "", 0, 0, side, None, "")
+                    for i, seq, ts, kind, role, text, side in rows]
         return [EventView(*r[:_PAYLOAD], unpack(r[_PAYLOAD]), *r[_PAYLOAD + 1:_SIDECHAIN], bool(r[_SIDECHAIN]),
                           *r[_SIDECHAIN + 1:]) for r in rows]

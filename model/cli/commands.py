@@ -61,7 +61,7 @@ def list_sessions(store, args):
     rows = store.sessions(include_archived=args.all, status=args.status, source_kind=args.source,
                           person=args.by, text=args.filter, sort=args.sort, limit=args.limit, starred=args.starred,
                           pinned=args.pinned, tag=args.tag)
-    out(args, [s.as_dict() for s in rows], session_table(rows, store.short_ids([s.id for s in rows])))
+    out(args, lambda: [s.as_dict() for s in rows], lambda: session_table(rows, store.short_ids([s.id for s in rows])))
 
 
 def show(store, args):

@@ -10,7 +10,7 @@ import os
 import sys
 
 from . import output
-from .parser import build_parser, file_arguments
+from .parser import COMMANDS, build_parser, command_word, file_arguments
 
 # command → "module:function" of this package, imported only when that command runs
 _HANDLERS = {
@@ -50,8 +50,11 @@ def handler(command: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
+    word = command_word(argv)
+    parser = build_parser(only=word) if word else None
+    if parser is None or word not in COMMANDS:  # no command, a file to open, a mistake: the whole grammar
+        parser = build_parser()
     files, argv = file_arguments(argv)
     args = parser.parse_args(argv)
     args.open_paths = files

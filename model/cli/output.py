@@ -94,15 +94,29 @@ def done_line(callback) -> None:
 def when(ts: float | None) -> str:
     if not ts:
         return "-"
-    return _second(int(ts))
+    second = int(ts)
+    minute = _minute(second // 60)
+    return f"{minute}:{second % 60:02d}" if minute else _second(second)
 
 
-@functools.lru_cache(maxsize=4096)  # `show` prints thousands of events, many in the same second
+@functools.lru_cache(maxsize=4096)  # `show` prints thousands of events, most in a minute shared with others
+def _minute(minute: int) -> str | None:
+    """The local "date hour:minute" of that minute, or None where the zone's offset is not whole minutes
+    (a zone's local mean time of the 19th century)."""
+    local = time.localtime(minute * 60)
+    return time.strftime("%Y-%m-%d %H:%M", local) if local.tm_sec == 0 else None
+
+
 def _second(ts: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
 
 
 def one_line(text: str, width: int = 100) -> str:
+    start = text[:width + 1]
+    if start.isprintable() and "  " not in start and start[:1] != " " and start[-1:] != " ":
+        # nothing to fold where the line is cut (most texts): the start as it is (isprintable refuses every
+        # space but " ", so this is what folding would give)
+        return start if len(start) <= width else start[: width - 1] + "…"
     # the start of a long text is enough when it already fills the line (tool output runs to megabytes)
     head = " ".join(text[:width * 4].split())
     line = head if len(head) > width or len(text) <= width * 4 else " ".join(text.split())

@@ -56,8 +56,40 @@ class _Version(argparse.Action):
 
 COMMANDS: set[str] = set()  # filled by build_parser: a path named like a command is not a file to open
 
+# the top-level options that take a value: the word after them is not the command
+_VALUED = ("--store", "--screenshot", "--theme")
 
-def build_parser() -> argparse.ArgumentParser:
+
+class _Unbuilt:
+    """Stands in for the parser of a command not asked for: whatever is added to it is dropped."""
+
+    def __getattr__(self, _name):
+        return self._dropped
+
+    def _dropped(self, *_args, **_kw):
+        return self
+
+
+def command_word(argv: list[str]) -> str | None:
+    """The word of `argv` where a command would be (the first that is neither an option nor a top-level
+    option's value), or None."""
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--":
+            return None
+        elif word.startswith("-"):
+            skip = word in _VALUED
+        else:
+            return word
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole grammar; with `only`, just that command's parser is built (the others are named in
+    COMMANDS but not made: building all sixty is ~30 ms of every command's start). A word that names no
+    command builds nothing, so the caller builds the whole grammar to say so."""
     # The options are accepted before and after the command; SUPPRESS keeps a
     # subcommand's unset option from overwriting one given before the command.
     common = argparse.ArgumentParser(add_help=False)
@@ -86,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def cmd(name, help_, parents=(), **kw):
         COMMANDS.add(name)
+        if only is not None and only != name and only not in kw.get("aliases", ()):
+            return _Unbuilt()
         return sub.add_parser(name, help=help_, parents=[common, *parents], description=help_, **kw)
 
     c = cmd("new", "open a new native session and print its id")

@@ -113,3 +113,22 @@ def test_list_and_show_import_no_sqlalchemy(stores):
     out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_one_read_of_every_id_shortens_as_the_neighbour_queries_do():
+    """Over NEIGHBOUR_QUERIES ids `list` reads every id once: each prefix is still the shortest (≥ 8) that
+    no other id starts with, ids that share long prefixes included."""
+    import random
+
+    from sessionscope.quick import NEIGHBOUR_QUERIES, prefixes_among
+    rng = random.Random(5)
+    every = sorted({"".join(rng.choice("ab0") for _ in range(12)) for _ in range(400)} | {"abab", "abababab0"})
+
+    def shortest(full):
+        n = 8
+        while any(o != full and o.startswith(full[:n]) for o in every) and n < len(full):
+            n += 1
+        return full[:n]
+    asked = every[::3] + ["zzzz-not-there"]
+    assert len(asked) > NEIGHBOUR_QUERIES
+    assert prefixes_among(every, asked) == {full: shortest(full) for full in asked}
