@@ -35,6 +35,9 @@ class ImportJob(QObject):
         super().__init__(parent)
         self.cancel_event: threading.Event | None = None
         self.quiet = False
+        # the store's change mark (Store.change_mark) as the import's process found it, and last saw it
+        self.start_mark: tuple | None = None
+        self.mark: tuple | None = None
         # the child commits in batches, a big file in many: a tick lists them without waiting for its end
         self.ticker = QTimer(self, interval=LIVE_TICK_MS)
         self.ticker.timeout.connect(self.sig_tick)
@@ -65,12 +68,15 @@ class ImportJob(QObject):
 
     def _start_process(self, store, paths) -> None:
         from .child import start
-        self._report = None
+        self._report, self.start_mark, self.mark = None, None, None
         self.process = start(self, "sessionscope.gui.import_worker", store.url, *map(str, paths),
                              on_message=self._message, on_finished=self._process_finished)
         self.ticker.start()
 
     def _message(self, msg: dict) -> None:
+        if "mark" in msg:
+            self.mark = tuple(msg["mark"])
+            self.start_mark = self.start_mark or self.mark
         if "progress" in msg:
             self.sig_progress.emit(*msg["progress"])
         elif "report" in msg:

@@ -42,6 +42,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.shortcuts_dialog = None  # Help ▸ Keyboard Shortcuts, once opened (raised again, not opened twice)
         self.tree_menu = None  # the tree's context menu, while it is up
         self._live_reload_at = 0.0  # when a running import last listed what it committed
+        self._live_mark: tuple | None = None  # the store's change mark then
         self._said_damaged = False  # a damaged store is said once, with what to do
         self._own_filters: dict | None = None  # the list's filters in the user's store, kept while the demo shows
         self.actions_ = SessionActions(self)

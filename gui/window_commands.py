@@ -491,6 +491,9 @@ class WindowCommands:
         since = now - self._live_reload_at
         if rows and since < (LIVE_RELOAD_S if rows > 2000 else LIVE_EVERY_S):
             return
-        self._live_reload_at = now
+        job = self.imports.job
+        if job.mark in (None, job.start_mark, self._live_mark):  # nothing committed since the list was read
+            return
+        self._live_reload_at, self._live_mark = now, job.mark
         self.sessions.model.reload()
         self.sidebar.refresh()

@@ -53,3 +53,39 @@ def test_sessions_appear_while_the_import_runs(qtbot, tmp_path):
     finally:
         w.close()
         store.close()
+
+
+def test_a_tick_lists_again_only_when_the_import_committed(qtbot, tmp_path):
+    """A rescan that finds nothing new commits nothing: its ticks do not read a list of thousands again (each
+    read ~0.5 s of a worker, which a session clicked meanwhile waited behind)."""
+    from sessionscope import open_store
+    from sessionscope.gui.app import make_app
+    from sessionscope.gui.main_window import MainWindow
+
+    make_app()
+    store = open_store(tmp_path / "s.db")
+    store.open_session(title="one")
+    w = MainWindow()
+    qtbot.addWidget(w)
+    try:
+        w.set_store(store, first_run=False)
+        qtbot.waitUntil(lambda: w.sessions.model.rowCount() == 1, timeout=5000)
+        reads = []
+        w.sessions.model.sig_loaded.connect(reads.append)
+        job = w.imports.job
+        job.start_mark = job.mark = store.change_mark()  # the import's process said where it starts
+        w._import_tick()
+        qtbot.wait(300)
+        assert reads == []
+        store.open_session(title="two")  # what the import committed
+        job.mark = store.change_mark()
+        w._import_tick()
+        qtbot.waitUntil(lambda: w.sessions.model.rowCount() == 2, timeout=5000)
+        assert len(reads) == 1
+        w._live_reload_at = 0.0  # (past the pause between two reads)
+        w._import_tick()  # the same mark again: read already
+        qtbot.wait(300)
+        assert len(reads) == 1
+    finally:
+        w.close()
+        store.close()
