@@ -285,7 +285,7 @@ class TimelineModel(QAbstractTableModel):
         token, store = self._gen.value, self.store
         ids = self._page_ids(page)
         run_task(lambda: store.events_by_ids(ids), lambda rows: self._loaded(token, page, rows),
-                 lambda exc: self._page_failed(token, page, exc), owner=self)
+                 lambda exc: self._page_failed(token, page, exc), owner=self, urgent=True)  # rows on screen
 
     def _page_failed(self, token: int, page: int, exc: BaseException) -> None:
         """A page that could not be read says so in its rows (instead of "…" for ever)."""
