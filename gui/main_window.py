@@ -105,7 +105,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.sync_dialog = None  # File ▸ Sync with Team Store, once opened
         from .live_tracker import LiveTracker
         self.live = LiveTracker(self)  # which sessions work, wait for you, were cut off (the list's Status)
-        self.live.sig_states.connect(self.sessions.model.set_live)
+        self.live.sig_states.connect(lambda states: self.sessions.model.set_live(states, self.live.changed))
         self.waiting_label = QToolButton()  # how many sessions wait for you, in the status bar: opens Needs You
         self.waiting_label.setObjectName("waiting-label")
         self.waiting_label.setAutoRaise(True)

@@ -145,10 +145,12 @@ class SessionTableModel(QAbstractTableModel):
         self._signs: dict[str, tuple] = {}  # session id → (its Vitals, cost, its signs by key), as last said
         self.live: dict = {}  # session id → sessionscope.live.Live (gui/live_tracker.py)
 
-    def set_live(self, states: dict) -> None:
-        """The sessions' live states (working, waiting for you, …): shown in the Status column, why in its tooltip."""
-        changed = {sid for sid, st in states.items() if self.live.get(sid) != st}
-        moved = {sid for sid in changed | (set(self.live) - set(states))
+    def set_live(self, states: dict, changed: set[str] | None = None) -> None:
+        """The sessions' live states (working, waiting for you, …): shown in the Status column, why in its tooltip.
+        `changed`: the sessions whose state differs from the last states given (found here when not told)."""
+        if changed is None:
+            changed = {sid for sid, st in states.items() if self.live.get(sid) != st} | (self.live.keys() - states.keys())
+        moved = {sid for sid in changed
                  if getattr(self.live.get(sid), "state", None) != getattr(states.get(sid), "state", None)}
         self.live = states
         if "live" in self.filters and moved:  # a session came into the state listed, or left it

@@ -12,6 +12,7 @@ on this machine (sessionscope.processes) and how long ago it was written.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -130,11 +131,17 @@ def _remote(s, src) -> Live:
     return Live(state, f"{s.status} at {src.remote_home} (as last pulled)", s.updated_at)
 
 
-def _tail(conn, session_id: str) -> list[TailEvent]:
+@functools.cache
+def _tail_query():
+    """Built once: a pass reads the tails of every session written within the day (a statement built per
+    session was half of a pass's time)."""
     from .schema import EVENT
-    rows = conn.execute(sa.select(EVENT.c.kind, EVENT.c.role, sa.func.substr(EVENT.c.text, 1, 400), EVENT.c.payload,
-                                  EVENT.c.ts).where(EVENT.c.session_id == session_id)
-                        .order_by(EVENT.c.seq.desc()).limit(TAIL)).all()
+    return (sa.select(EVENT.c.kind, EVENT.c.role, sa.func.substr(EVENT.c.text, 1, 400), EVENT.c.payload, EVENT.c.ts)
+            .where(EVENT.c.session_id == sa.bindparam("sid")).order_by(EVENT.c.seq.desc()).limit(TAIL))
+
+
+def _tail(conn, session_id: str) -> list[TailEvent]:
+    rows = conn.execute(_tail_query(), {"sid": session_id}).all()
     return [TailEvent(k, r, t or "", p or "", ts) for k, r, t, p, ts in reversed(rows)]
 
 
@@ -149,15 +156,18 @@ def _cut(conn, session) -> bool:
     return any(size > offset for size, offset in rows)
 
 
-def states(store, sessions=None, *, now: float | None = None, procs=...) -> dict[str, Live]:
+def states(store, sessions=None, *, now: float | None = None, procs=..., tails: dict | None = None) -> dict[str, Live]:
     """The live state of each session on this machine (default: every session not archived; a session that runs
     elsewhere, behind an API, has the status its service reports instead). Sessions written within the last
     day, or with a running process, are read closely: what the tool's hook last said of it (sessionscope.signals,
     exact, when hooks are installed and it is as new as the transcript), else its last lines; older ones are
-    ended by their age. `procs`: the agents' processes (default: looked up here; None: cannot be known)."""
+    ended by their age. `procs`: the agents' processes (default: looked up here; None: cannot be known). `tails`:
+    a dict the caller keeps from one pass to the next, where the last lines read of each session are kept until
+    it changes (the window decides every 5 s, and most sessions written today are not written again meanwhile)."""
     from . import processes, signals, sources
     now = time.time() if now is None else now
-    if sessions is None:
+    every = sessions is None
+    if every:
         sessions = store.sessions(limit=100_000)
     programs = {kind: set(sources.of(kind).programs) for kind in {s.source_kind for s in sessions}}
     if procs is ...:
@@ -187,7 +197,14 @@ def states(store, sessions=None, *, now: float | None = None, procs=...) -> dict
                 out[s.id] = decide(None, written=written, now=now, status=s.status, procs_known=seen,
                                    program=program)
                 continue
-            tail = _tail(conn, s.id)
+            if tails is None:
+                tail = _tail(conn, s.id)
+            else:
+                changed = (s.event_count, s.updated_at, s.head_event_id)  # (every append moves one of them)
+                kept = tails.get(s.id)
+                if kept is None or kept[0] != changed:
+                    kept = tails[s.id] = (changed, _tail(conn, s.id))
+                tail = kept[1]
             turn = None
             if sig is not None:
                 # what the transcript says after the hook spoke overrules it (a prompt denied, a turn cut by Esc);
@@ -198,4 +215,7 @@ def states(store, sessions=None, *, now: float | None = None, procs=...) -> dict
                 turn = src.turn(tail)
             out[s.id] = decide(turn, written=written, now=now, status=s.status, proc=proc, procs_known=seen,
                                cut=_cut(conn, s), program=program)
+    if every and tails is not None:  # a session deleted (or archived) meanwhile: its lines let go
+        for gone in tails.keys() - out.keys():
+            del tails[gone]
     return out

@@ -21,9 +21,13 @@ def _ts(line: dict) -> float:
     return dt.datetime.fromisoformat(line["timestamp"].replace("Z", "+00:00")).timestamp()
 
 
-def _state(store, sid, now, procs):
+def _state(store, sid, now, procs, tails=None):
     s = store.session(sid)
-    return live.states(store, [s], now=now, procs=procs)[sid]
+    if tails is None:
+        return live.states(store, [s], now=now, procs=procs)[sid]
+    kept = live.states(store, [s], now=now, procs=procs, tails=tails)[sid]  # (the window keeps the last lines)
+    assert kept == live.states(store, [s], now=now, procs=procs)[sid]  # as read anew: a line written is seen
+    return kept
 
 
 class Claude:
@@ -32,6 +36,7 @@ class Claude:
     def __init__(self, store, tmp_path):
         self.store, self.t = store, Transcript(cwd=str(tmp_path / "app"))
         self.folder = tmp_path / "projects" / "-app"
+        self.tails: dict = {}
 
     def write(self, partial: str = "") -> float:
         path = self.t.write(self.folder)
@@ -45,7 +50,7 @@ class Claude:
         return Proc(4242, "claude", self.t.cwd, started, ("claude",))
 
     def state(self, now, procs):
-        return _state(self.store, self.t.session_id, now, procs)
+        return _state(self.store, self.t.session_id, now, procs, self.tails)
 
 
 def test_a_claude_session_line_by_line(store, tmp_path):
