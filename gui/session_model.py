@@ -150,13 +150,15 @@ class SessionTableModel(QAbstractTableModel):
         `changed`: the sessions whose state differs from the last states given (found here when not told)."""
         if changed is None:
             changed = {sid for sid, st in states.items() if self.live.get(sid) != st} | (self.live.keys() - states.keys())
-        moved = {sid for sid in changed
-                 if getattr(self.live.get(sid), "state", None) != getattr(states.get(sid), "state", None)}
-        self.live = states
-        if "live" in self.filters and moved:  # a session came into the state listed, or left it
-            self.reload()
+        before, self.live = self.live, states
+        if "live" in self.filters and any(getattr(before.get(sid), "state", None) !=
+                                          getattr(states.get(sid), "state", None) for sid in changed):
+            self.reload()  # a session came into the state listed, or left it
             return
-        rows = [self._rows_by_id[sid] for sid in changed if sid in self._rows_by_id]
+        if len(changed) * 4 > len(self._rows_by_id):  # the first states, or most of them: every row (no lookups)
+            rows = [0, self.rowCount() - 1] if self.rowCount() else []
+        else:
+            rows = [self._rows_by_id[sid] for sid in changed if sid in self._rows_by_id]
         if rows:  # the title (its mark) and the status
             self.dataChanged.emit(self.index(min(rows), 0), self.index(max(rows), len(COLUMNS) - 1))
 
