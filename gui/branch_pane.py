@@ -63,7 +63,8 @@ class BranchPane(QWidget):
         self.timeline_model = TimelineModel(self)
         self.timeline_model.sig_page_loaded.connect(self._page_loaded)
         self.timeline = table(self.timeline_model)
-        fit_columns(self.timeline, stretch=3, fixed={2: 96})  # "agent explore-1" must not take the Text's width
+        # (Who fixed: "agent explore-1" must not take the Text's width)
+        fit_columns(self.timeline, stretch=3, fixed={2: 96}, paged=True)
         self.timeline.selectionModel().currentRowChanged.connect(self._event_selected)
         self.timeline.doubleClicked.connect(lambda index: self.toggle_pair(index.row()))
         self.timeline_label = QLabel("")

@@ -63,8 +63,9 @@ class RowValues(QObject):
             self.known[sid] = (counts.get(sid, -1), value)
         rows = [m._rows_by_id[sid] for sid in got if sid in m._rows_by_id]
         cols = self.columns
-        if rows and m._gen.current(token):  # the rows worked out (those painted), not all 20,000
-            m.dataChanged.emit(m.index(min(rows), min(cols)), m.index(max(rows), max(cols)))
+        if rows and m._gen.current(token):  # the rows worked out (those painted), not all 20,000, in their own
+            for col in cols:                    # columns only (each column changed is fitted again)
+                m.dataChanged.emit(m.index(min(rows), col), m.index(max(rows), col))
         if self._wanted and not self._stopped:
             self._timer.start()
 

@@ -99,6 +99,7 @@ class TimelineModel(QAbstractTableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.store = None
+        self.reading_page = False  # while a page read is told (dataChanged)
         self.all_ids: list[str] = []
         self.kinds: list[str] = []
         self.turn_tokens: dict[str, int] = {}
@@ -307,7 +308,11 @@ class TimelineModel(QAbstractTableModel):
             self.cache[e.id] = e
         first, last = page * PAGE, min(len(self.ids), (page + 1) * PAGE) - 1
         if last >= first:
-            self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
+            self.reading_page = True  # (tables.fit_columns: a page read is fitted once, not each one)
+            try:
+                self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
+            finally:
+                self.reading_page = False
         self.sig_page_loaded.emit(first)
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):

@@ -56,3 +56,53 @@ def test_the_sidebar_lists_people_on_a_store_several_import_into(window, qtbot):
     qtbot.waitUntil(lambda: window.sessions.model.rowCount() == 2, timeout=5000)
     with store.reader() as conn:
         assert set(conn.execute(sa.select(SESSION.c.id).where(SESSION.c.imported_by == "bob@laptop")).scalars()) == set(ids[:2])
+
+
+def test_a_paged_table_fits_its_columns_to_the_first_page_read_and_to_marks(qtbot):
+    """A timeline reads its rows a page at a time: the first page read after the rows were replaced fits the
+    columns, the pages scrolled to later do not (each fit measures rows on the UI thread), a mark set on
+    every row does."""
+    from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+
+    from sessionscope.gui.tables import fit_columns, table
+
+    class Paged(QAbstractTableModel):
+        def __init__(self):
+            super().__init__()
+            self.text, self.reading_page = ["…"] * 50, False
+
+        def rowCount(self, parent=QModelIndex()):
+            return len(self.text)
+
+        def columnCount(self, parent=QModelIndex()):
+            return 2
+
+        def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self.text[index.row()] if index.column() == 0 else "rest"
+
+        def read(self, text):
+            self.text = [text] * 50
+            self.reading_page = True
+            self.dataChanged.emit(self.index(0, 0), self.index(49, 1))
+            self.reading_page = False
+
+    model = Paged()
+    view = table(model)
+    qtbot.addWidget(view)
+    fit_columns(view, stretch=1, paged=True)
+    view.resize(600, 400)
+    view.show()
+    model.beginResetModel()
+    model.endResetModel()
+    qtbot.wait(50)
+    narrow = view.columnWidth(0)
+    model.read("a page of wider text")
+    qtbot.waitUntil(lambda: view.columnWidth(0) > narrow, timeout=2000)
+    first = view.columnWidth(0)
+    model.read("a later page, scrolled to, with much wider text than the first")
+    qtbot.wait(100)
+    assert view.columnWidth(0) == first
+    model.text = ["a mark on every row, wider than any page before it was"] * 50
+    model.dataChanged.emit(model.index(0, 0), model.index(49, 0))
+    qtbot.waitUntil(lambda: view.columnWidth(0) > first, timeout=2000)
