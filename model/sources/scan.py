@@ -250,16 +250,17 @@ class SharedCommits:
 
 
 def run_import(store, kind: str, paths, find, read_file, *, progress=None, cancel=None, warm: bool = True,
-               only: set[Path] | None = None) -> ImportReport:
+               only: set[Path] | None = None, leads: Callable[[Path], bool] | None = None) -> ImportReport:
     """The import loop of a file source: `find(folder)` lists a folder's session files (oldest first),
     `read_file(store, root, path, source_id, known_state, report, cancel)` imports one from where its
-    last scan stopped. Each folder (or file) named is a source location; progress counts bytes."""
+    last scan stopped, in import_order (`leads`: which files may be read before older ones). Each folder (or
+    file) named is a source location; progress counts bytes."""
     started = time.monotonic()
     report = ImportReport()
     plan = []
     for p in paths:
         p = Path(p).expanduser().absolute()
-        files = files_under(p, only, find) if p.is_dir() else [p] if p.is_file() else None
+        files = files_under(p, only, find, leads) if p.is_dir() else [p] if p.is_file() else None
         if files is None:
             report.problems.append({"path": str(p), "line": None, "offset": None, "problem": "no such file or folder"})
             continue
@@ -285,11 +286,11 @@ def run_import(store, kind: str, paths, find, read_file, *, progress=None, cance
     return report.finish(store, started, warm=warm, source=kind)
 
 
-def importer(kind: str, find, read_file, what: str):
-    """The `import_paths` of a file source: `run_import` with the tool's finder and reader."""
+def importer(kind: str, find, read_file, what: str, leads: Callable[[Path], bool] | None = None):
+    """The `import_paths` of a file source: `run_import` with the tool's finder, reader and `leads`."""
     def import_paths(store, paths, *, progress=None, cancel=None, warm: bool = True,
                      only: set[Path] | None = None) -> ImportReport:
         return run_import(store, kind, paths, find, read_file, progress=progress, cancel=cancel, warm=warm,
-                          only=only)
+                          only=only, leads=leads)
     import_paths.__doc__ = f"Import {what} (each folder or file a source location)."
     return import_paths

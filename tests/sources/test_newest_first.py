@@ -108,3 +108,58 @@ def test_reading_newest_first_stores_what_oldest_first_stores(home, tmp_path, mo
     assert [e.text for e in store.branch_view(ids["resumed"]) if e.kind == "message"] == [
         "the origin's prompt", "the origin's answer", "a second prompt", "a second answer", "go on", "going on"]
     assert all(r.ok for r in store.verify())
+
+
+def test_codex_reads_its_newest_threads_first_and_stores_what_oldest_first_stores(tmp_path, monkeypatch):
+    """Codex's rollouts too: the newest threads of their own lead; a fork (read before its parent, the line it
+    forked at would not be known) and a subagent's thread (a run in its parent's session) wait for the parent."""
+    import copy
+    import datetime as dt
+
+    from sessionscope.sources import codex
+    from sessionscope.sources.codex.importer import session_files as rollouts
+    from sessionscope.sources.codex.importer import stands_alone as starts_a_thread
+    from tests.sources.codex_factory import Rollout
+    from tests.sources.test_subagents_linked import CHILD, PARENT, _codex_pair
+
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    day = tmp_path / "codex" / "sessions" / "2026" / "02" / "23"
+    when = 1_780_000_000.0
+
+    def dated(path, days):
+        os.utime(path, (when + days * DAY,) * 2)
+        return path
+    def apart(r, hours):  # (a line's id is its content's: threads of their own never share a second)
+        r.clock += dt.timedelta(hours=hours)
+        return r
+    for i in range(30):
+        r = apart(Rollout(f"019a0000-0000-7000-8000-{i:012d}"), i + 1)
+        r.turn(f"older task {i}", f"older answer {i}")
+        dated(r.write(day), i)
+    parent, child = _codex_pair()
+    dated(parent.write(day), -1)  # older than the 24 newest
+    dated(child.write(day), 40)
+    fork = Rollout("019a0000-0000-7000-8000-00000000cccc", forked_from=PARENT)
+    fork.lines += copy.deepcopy(parent.lines[1:10])
+    fork.clock = parent.clock
+    fork.turn("the same, another way", "done differently")
+    dated(fork.write(day), 41)
+    newest = apart(Rollout("019a0000-0000-7000-8000-00000000dddd"), 40)
+    newest.turn("the newest task", "the newest answer")
+    dated(newest.write(day), 42)
+
+    order = [p.name for p in scan.import_order(rollouts(day), starts_a_thread)]
+    leading = order[:scan.RECENT_FIRST]
+    assert leading[0].endswith("dddd.jsonl")
+    for waits in (CHILD, fork.session_id):
+        name = next(n for n in order if waits in n)
+        assert name not in leading and order.index(name) > order.index(next(n for n in order if PARENT in n))
+
+    newest_first = open_store(tmp_path / "newest.db")
+    codex.import_paths(newest_first, [tmp_path / "codex" / "sessions"])
+    monkeypatch.setattr(scan, "RECENT_FIRST", 0)
+    oldest_first = open_store(tmp_path / "oldest.db")
+    codex.import_paths(oldest_first, [tmp_path / "codex" / "sessions"])
+    assert _stored(newest_first) == _stored(oldest_first)
+    f = newest_first.session(fork.session_id)
+    assert f.forked_from_session == PARENT and f.forked_from_event

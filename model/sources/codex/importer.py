@@ -49,6 +49,19 @@ def session_files(root: Path) -> list[Path]:
 
 
 
+def stands_alone(path: Path) -> bool:
+    """Whether a rollout may be read before older ones (scan.import_order): it starts a thread of its own, neither
+    a fork (`forked_from_id`: read before its parent, the line it forked at is not known yet and its
+    forked_from_event stays empty) nor a subagent's thread (a run in its parent's session)."""
+    try:
+        with jsonl.open_binary(path) as fh:
+            first = orjson.loads(fh.readline(jsonl.MAX_LINE_BYTES))
+    except (OSError, ValueError):
+        return False
+    meta = first.get("payload") if isinstance(first, dict) and first.get("type") == "session_meta" else None
+    return isinstance(meta, dict) and not meta.get("forked_from_id") and spawned_by_thread(meta) is None
+
+
 def _resume_context(store, path: Path, ctx: CodexFile, key: str) -> None:
     """On a rescan: the file's session (its first line's event), the line to hang under, the token total."""
     with jsonl.open_binary(path) as fh:
@@ -167,7 +180,7 @@ def _commit(conn, ctx: CodexFile, path: Path, source_id: int, st, state) -> int:
     return added
 
 
-_import_rollouts = importer(KIND, session_files, _import_file, "Codex rollouts")
+_import_rollouts = importer(KIND, session_files, _import_file, "Codex rollouts", stands_alone)
 
 INDEX = "session_index.jsonl"  # CODEX_HOME's append-only {id, thread_name, updated_at}: the newest entry wins
 INDEX_MAX_BYTES = 64 << 20
