@@ -31,9 +31,15 @@ def fit_columns(view: QTableView, stretch: int, stretch_width: int = 0, fixed: d
     replaced = [True]  # (paged) no page fitted since the rows were replaced
 
     def fit() -> None:
-        for c in sorted(due):
-            view.resizeColumnToContents(c)
-        due.clear()
+        # one column a turn of the event loop: the fourteen of a list read again were ~250 ms in one go, a
+        # stall a reload every few seconds of an import; one at a time, what waits (a paint, a click) goes between
+        if not due:  # (a change to the stretched or a fixed column alone)
+            return
+        col = min(due)
+        due.discard(col)
+        view.resizeColumnToContents(col)
+        if due:
+            refit.start()
     refit = QTimer(view, singleShot=True, interval=0, timeout=fit)
 
     def columns(first: int, last: int) -> None:
