@@ -267,7 +267,7 @@ from tests.benchmarks.backends import (  # noqa: E402
     claude_backend,
     langgraph_backend,
 )
-from tests.benchmarks.window import cold_start, gui, live_states  # noqa: E402
+from tests.benchmarks.window import cold_start, gui, gui_store, live_states  # noqa: E402
 
 
 def mcp_search(db: str) -> dict:
@@ -386,7 +386,7 @@ def semantic(db: str, work: str) -> dict:
 STEPS = {"generate": generate, "live_states": live_states,
          "mcp_search": mcp_search, "semantic": semantic, "other_tool": other_tool, "floor": floor,
          "import": do_import, "queries": queries,
-         "postgres": postgres, "facts": facts, "gui": gui, "cold_start": cold_start,
+         "postgres": postgres, "facts": facts, "gui": gui, "gui_store": gui_store, "cold_start": cold_start,
          "export": export, "agents_backend": agents_backend,
          "langgraph_backend": langgraph_backend, "claude_backend": claude_backend,
          "backends_on_postgres": backends_on_postgres}
