@@ -41,6 +41,7 @@ class ImportJob(QObject):
         # the child commits in batches, a big file in many: a tick lists them without waiting for its end
         self.ticker = QTimer(self, interval=LIVE_TICK_MS)
         self.ticker.timeout.connect(self.sig_tick)
+        self.ticker.timeout.connect(gcpause.refreeze)  # (what the window made meanwhile: out of the collector's sight)
 
     @property
     def running(self) -> bool:

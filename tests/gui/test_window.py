@@ -295,6 +295,10 @@ def test_import_runs_in_a_child_process_and_can_be_cancelled(qtbot, tmp_path):
     job.sig_progress.disconnect()
     job.sig_finished.connect(again.append)
     job.start(store, [tmp_path / "projects"])
+    before = gc.get_freeze_count()
+    made = [[] for _ in range(5000)]  # what the window makes while it runs: out of sight at the next tick too
+    qtbot.waitUntil(lambda: gc.get_freeze_count() >= before + len(made), timeout=5000)
+    assert not again, "the import ended before its first tick"
     qtbot.waitUntil(lambda: bool(again), timeout=60000)
     assert not again[0].cancelled and again[0].bad_lines == 0 and gc.get_freeze_count() == 0
     assert store.count_sessions() >= 1
