@@ -76,3 +76,18 @@ def test_a_command_builds_only_its_own_parser_and_reads_the_same():
     assert answer(parser.build_parser(only="list"), argv) == answer(whole, argv)
     assert parser.command_word(["--theme", "dark"]) is None
     assert parser.command_word(["--json", "show", "abc"]) == "show"
+
+
+def test_show_escapes_a_transcripts_mark_characters(tmp_path):
+    """A search hit's marks (\\x02, \\x03) are ours, drawn as bold or [brackets]; in a transcript's line shown by
+    `show` they are control characters like any other, shown escaped."""
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(tmp_path / "s.db"), *args],
+                              capture_output=True, text=True, check=True).stdout
+    sid = run("new", "--title", "t").strip()
+    run("append", sid, "--kind", "message", "--role", "user", "--text", "before \x02hit\x03 after")
+    shown = run("show", sid)
+    assert "before \\x02hit\\x03 after" in shown and "[hit]" not in shown

@@ -76,7 +76,7 @@ def show(store, args):
     twins = store.same_tool_id(s)  # the same tool id from another SDK or tool: said, never merged
     out(args, lambda: {"session": s.as_dict(), "events": [event_json(e) for e in events],
                        "same_tool_id": [t.id for t in twins]},
-        lambda: show_text(s, events, args.branch, every=args.all, twins=twins))
+        lambda: show_text(s, events, args.branch, every=args.all, twins=twins), marks=False)
 
 
 def facts(store, args):

@@ -41,13 +41,14 @@ def error(message: str) -> None:
     print(f"sessionscope: error: {terminal(message, mark=False)}", file=sys.stderr)
 
 
-def out(args, data: Any, text: str | None = None) -> None:
+def out(args, data: Any, text: str | None = None, marks: bool = True) -> None:
     """The command's result: `data` as one JSON document with --json, else `text` (if any). Either may be
-    a function, called only when its form is asked for (`show` of 10,000 events builds one, not both)."""
+    a function, called only when its form is asked for (`show` of 10,000 events builds one, not both).
+    `marks`: the text may hold a search hit's marks (terminal); a transcript's lines hold none of ours."""
     if args.json:
         print(json.dumps(data() if callable(data) else data, indent=2, ensure_ascii=False, default=str))
     elif text is not None:
-        print(terminal(text() if callable(text) else text))
+        print(terminal(text() if callable(text) else text, mark=marks))
 
 
 _MARKS_RE = re.compile(f"([{MARK_START}{MARK_END}])")
