@@ -85,9 +85,11 @@ def main(args) -> int:
     if screenshot:
         window.resize(1440, 860)
         window.branch.sig_ready.connect(lambda: _shoot_when_shown(window, screenshot))
-        # an empty store shows its empty page instead of a timeline
+        # an empty store shows its empty page instead of a timeline: once the store itself is open (the list's
+        # first page, read before it opens, is not the window the user gets: its sidebar has no counts yet)
         window.sessions.model.sig_loaded.connect(
-            lambda rows: rows == 0 and QTimer.singleShot(600, lambda: _shoot(window, screenshot)))
+            lambda rows: rows == 0 and window.store is not None
+            and QTimer.singleShot(600, lambda: _shoot(window, screenshot)))
         QTimer.singleShot(60_000, lambda: (print("sessionscope: the window did not load in 60 s", file=sys.stderr),
                                            app.exit(1)))
 

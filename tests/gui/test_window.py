@@ -249,6 +249,18 @@ def test_screenshot_command(tmp_path):
     assert out.stat().st_size > 20_000 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_screenshot_of_an_empty_store_waits_for_the_store(tmp_path):
+    """An empty store is shot once it is open (its sidebar counted), not on the empty first page the window
+    lists before it opens; and it is shot, not waited on."""
+    out = tmp_path / "empty.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    run = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(tmp_path / "empty.db"),
+                          "--screenshot", str(out)], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_first_run_imports_the_default_places(qtbot, tmp_path, monkeypatch):
     from sessionscope import open_store
     from sessionscope.gui.app import make_app
