@@ -53,6 +53,10 @@ class Source:
     live_statuses: tuple[str, ...] = ()  # statuses in which it changes elsewhere: pulled often while it is shown
     workspaces = None  # sessions behind an API: the workspaces pulled (Settings lists them; the window pulls them)
     export_formats: tuple[ToolFormat, ...] = ()  # the tool's own formats an export writes
+    # a tree the tool lays out by folders: (the subfolders that, all present, mark it; those of them it reads
+    # through its sessions' files, never as files of their own: OpenCode's `message/` and `part/` beside
+    # `session/`). A folder's import leaves those unopened instead of recognising each file (importing._files).
+    companion_folders: tuple[frozenset[str], frozenset[str]] | None = None
     # what the app says before a fork or rewind, where the tool does it its own way
     fork_note = ""
     rewind_note = "The session's head moves back to this event; what follows stays visible as a branch."

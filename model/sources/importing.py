@@ -126,9 +126,22 @@ _UNREAD = {None: "not a session format Sessionscope reads; left alone",
 _NOT_SESSIONS = frozenset({"journal.jsonl", "history.jsonl", "secrets.json"})
 
 
+def walk(folder: Path):
+    """os.walk of a folder, leaving out the subfolders a tool reads through its sessions' files
+    (`Source.companion_folders`: OpenCode's thousands of message and part files are its sessions' own)."""
+    layouts = [t.companion_folders for t in tools() if t.companion_folders]
+    for d, dirs, names in os.walk(folder):
+        if dirs:
+            present = frozenset(dirs)
+            left = [read for marks, read in layouts if marks <= present]
+            if left:
+                dirs[:] = [x for x in dirs if not any(x in read for read in left)]
+        yield d, dirs, names
+
+
 def _files(folder: Path) -> list[Path]:
     # only regular files: a FIFO named x.jsonl would block the scan forever, a link to /dev/zero never end
-    return [Path(d) / n for d, _dirs, names in os.walk(folder) for n in names
+    return [Path(d) / n for d, _dirs, names in walk(folder) for n in names
             if n.endswith((".jsonl", ".jsonl.zst") + DOCUMENTS + CLAIMED) and n not in _NOT_SESSIONS
             and not (n.startswith("context") and "wire.jsonl" in names)  # Kimi's model context beside its log
             and jsonl.is_regular(Path(d) / n)]

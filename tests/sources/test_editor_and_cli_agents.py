@@ -171,6 +171,51 @@ def test_opencode_storage_trees_from_the_corpus(store, corpus):
     assert sources.of("opencode").resume_line(large) == "cd /tmp/large && opencode --session s_stage0_large"
 
 
+def _opencode_tree(storage, sessions: int, messages: int) -> None:
+    """OpenCode's storage tree: a file a session, a message (its folder by session) and a part (by message)."""
+    for s in range(sessions):
+        sid = f"ses_{s}"
+        (storage / "session" / "proj").mkdir(parents=True, exist_ok=True)
+        (storage / "session" / "proj" / f"{sid}.json").write_text(json.dumps(
+            {"id": sid, "projectID": "proj", "directory": "/w", "title": f"Session {s}",
+             "time": {"created": 1_700_000_000_000 + s, "updated": 1_700_000_000_000 + s}}))
+        for m in range(messages):
+            mid = f"msg_{s}_{m}"
+            (storage / "message" / sid).mkdir(parents=True, exist_ok=True)
+            (storage / "message" / sid / f"{mid}.json").write_text(json.dumps(
+                {"id": mid, "sessionID": sid, "role": "user" if m % 2 == 0 else "assistant",
+                 "time": {"created": 1_700_000_001_000 + m}}))
+            (storage / "part" / mid).mkdir(parents=True)
+            (storage / "part" / mid / "p.json").write_text(json.dumps(
+                {"id": "p", "messageID": mid, "type": "text", "text": f"said {s}.{m}"}))
+
+
+def test_a_folder_import_reads_an_opencode_tree_through_its_sessions(store, tmp_path):
+    """The storage tree's message and part files are read by their sessions, not opened one by one to be
+    recognised (thousands in a real tree); a folder of another tool's that happens to be called `message` is
+    still read."""
+    from sessionscope.sources.opencode.importer import session_files as opencode_sessions
+    from tests.sources.claude_factory import Transcript as ClaudeTranscript
+    home = tmp_path / "home"
+    _opencode_tree(home / "opencode" / "storage", sessions=3, messages=4)
+    claude = ClaudeTranscript()
+    claude.user("a folder called message")
+    claude.assistant("read all the same")
+    claude.write(home / "elsewhere" / "message")
+    files = importing._files(home)
+    assert sorted(f.name for f in files) == sorted(["ses_0.json", "ses_1.json", "ses_2.json",
+                                                    f"{claude.session_id}.jsonl"])
+    report = importing.import_paths(store, [home])
+    assert (len(report.sessions), report.problems) == (4, [])
+    opencode = [store.session(s) for s in report.sessions if store.session(s).source_kind == "opencode"]
+    assert sorted(s.title for s in opencode) == ["Session 0", "Session 1", "Session 2"]
+    for s in opencode:
+        n = s.title.split()[1]
+        assert [e.text for e in store.events(s.id)] == [f"said {n}.{m}" for m in range(4)]
+    assert sorted(p.name for p in opencode_sessions(home / "opencode")) == \
+        ["ses_0.json", "ses_1.json", "ses_2.json"]
+
+
 def test_opencode_database_with_a_sub_agent(store, tmp_path):
     db = tmp_path / "opencode" / "opencode.db"
     db.parent.mkdir()

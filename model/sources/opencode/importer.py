@@ -23,6 +23,9 @@ from ..scan import importer
 
 KIND = "opencode"
 NS = uuid.UUID("b5a7e3c1-0f4d-4a92-8c6b-d3e1f9a02b75")
+# the storage tree: its `session/`, `message/` and `part/` folders; the last two are read through the sessions'
+# files (a message's and a part's file is never a session), so no walk opens their thousands of files one by one
+LAYOUT = (frozenset({"session", "message", "part"}), frozenset({"message", "part"}))
 
 
 def default_roots() -> list[Path]:
@@ -55,7 +58,9 @@ def _storage(session_file: Path) -> Path:
 
 def session_files(root: Path) -> list[Path]:
     found = []
-    for d, _dirs, names in os.walk(root):
+    for d, dirs, names in os.walk(root):
+        if LAYOUT[0] <= set(dirs):
+            dirs[:] = [x for x in dirs if x not in LAYOUT[1]]
         for n in names:
             p = Path(d) / n
             if n.endswith(databases.SUFFIXES) and claims(p):
@@ -66,10 +71,17 @@ def session_files(root: Path) -> list[Path]:
 
 
 def _json_files(folder: Path) -> list[dict]:
+    # os.scandir and open, not glob and Path: a storage tree holds a file a part, thousands of them
+    try:
+        with os.scandir(folder) as entries:
+            paths = sorted(e.path for e in entries if e.name.endswith(".json"))
+    except OSError:  # no such folder (a message without parts), or not one
+        return []
     out = []
-    for p in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    for p in paths:
         try:
-            doc = load_json(p.read_bytes())
+            with open(p, "rb") as fh:
+                doc = load_json(fh.read())
         except (OSError, ValueError, RecursionError):
             continue
         if isinstance(doc, dict):

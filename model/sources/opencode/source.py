@@ -4,7 +4,7 @@ folder resumes a session; fork and rewind are the store's own (OpenCode's files 
 from __future__ import annotations
 
 from ..base import ToolSource
-from .importer import KIND
+from .importer import KIND, LAYOUT
 
 
 class OpenCodeSource(ToolSource):
@@ -13,6 +13,7 @@ class OpenCodeSource(ToolSource):
     badge = ("OpenCode", "#c2410c")  # the session list's short name and colour
     package = "sessionscope.sources.opencode"
     resume_args = ("opencode", "--session")
+    companion_folders = LAYOUT
 
 
 SOURCE = OpenCodeSource()
