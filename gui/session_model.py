@@ -30,6 +30,13 @@ COLUMNS = [
 ]
 _COLUMN = {key: i for i, (key, _, _) in enumerate(COLUMNS)}
 VITAL = {"active": "active", "turns": "turns", "failed": "failures", "tests": "tests"}  # column → its vital sign
+_NUMBERS = frozenset({"events", "tokens", "branches", "cost", "active", "turns", "failed"})  # right-aligned
+_R = Qt.ItemDataRole
+_DISPLAY, _DECORATION, _EDIT, _TOOLTIP, _ALIGNMENT, _BACKGROUND, _FOREGROUND, _USER = (
+    int(r.value) for r in (_R.DisplayRole, _R.DecorationRole, _R.EditRole, _R.ToolTipRole, _R.TextAlignmentRole,
+                           _R.BackgroundRole, _R.ForegroundRole, _R.UserRole))
+_ANSWERED = frozenset({_DISPLAY, _DECORATION, _EDIT, _TOOLTIP, _ALIGNMENT, _BACKGROUND, _FOREGROUND, _USER})
+_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 
 
 when = moment  # a time as short as it can be said (the Session tab's and the list's)
@@ -247,63 +254,87 @@ class SessionTableModel(QAbstractTableModel):
             return COLUMNS[section][1]
         return None
 
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not (0 <= index.row() < len(self.rows)):
+    def _display(self, s, key: str) -> str:
+        """The text of one cell (a repaint asks each visible cell's: only the asked column's is made)."""
+        if key == "title":
+            return self._urgent_mark(s) + ("★ " if s.starred else "") + printable(s.title or "(untitled)")
+        if key == "updated":
+            return ago(s.updated_at)
+        if key == "events":
+            return str(s.event_count)
+        if key == "cost":
+            return self._cost_text(s)
+        if key == "tokens":
+            return tokens_text(s.tokens_in + s.tokens_out)
+        if key == "status":
+            return self._status_text(s)
+        if key == "source":
+            return badge(s.source_kind)[0]
+        if key == "project":
+            return self.project_label.get(s.project, s.project)
+        if key == "branches":
+            return str(self.fork_counts.get(s.id, "")) if self.fork_counts.get(s.id) else ""
+        if key == "tags":
+            return ", ".join(printable(t) for t in s.tags)
+        return self._vital_text(s, key)
+
+    def data(self, index, role=_DISPLAY):
+        # painting asks every visible cell for eight roles: the ones no cell answers go first, roles are
+        # compared as ints (comparing Qt's enum members costs ten times as much) and only the asked column's
+        # text is made
+        if role not in _ANSWERED or not index.isValid():
             return None
-        s = self.rows[index.row()]
+        row = index.row()
+        if not 0 <= row < len(self.rows):
+            return None
+        s = self.rows[row]
         key = COLUMNS[index.column()][0]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return {
-                "title": self._urgent_mark(s) + ("★ " if s.starred else "") + printable(s.title or "(untitled)"),
-                "source": badge(s.source_kind)[0],
-                "project": self.project_label.get(s.project, s.project), "status": self._status_text(s),
-                "updated": ago(s.updated_at),
-                "events": str(s.event_count), "tokens": tokens_text(s.tokens_in + s.tokens_out),
-                "cost": self._cost_text(s),
-                "branches": str(self.fork_counts.get(s.id, "")) if self.fork_counts.get(s.id) else "",
-                "tags": ", ".join(printable(t) for t in s.tags),
-            }[key] if key not in VITAL else self._vital_text(s, key)
-        if role == Qt.ItemDataRole.EditRole and key == "tags":
-            return list(s.tags)
-        if role == Qt.ItemDataRole.ToolTipRole and key == "tags":
+        if role == _DISPLAY:
+            return self._display(s, key)
+        if role == _TOOLTIP:
+            return self._tooltip(s, key)
+        if role == _ALIGNMENT:
+            return _RIGHT if key in _NUMBERS else None
+        if role in (_BACKGROUND, _FOREGROUND):
+            if key == "source":
+                from PySide6.QtGui import QColor
+                return QColor(badge(s.source_kind)[1]) if role == _BACKGROUND else QColor("#ffffff")
+            if key in VITAL and role == _FOREGROUND:
+                from PySide6.QtGui import QColor
+                sign = self._vital_sign(s, key)
+                return QColor("#c62828") if sign is not None and sign.alarm else None
+            return None
+        if role == _DECORATION:
+            return lineage_icon(kind) if key == "title" and (kind := lineage(s)) else None
+        if role == _EDIT:
+            return list(s.tags) if key == "tags" else None
+        return s  # _USER
+
+    def _tooltip(self, s, key: str):
+        if key == "tags":
             return "Double-click to change the tags (the sidebar's Tags lists every session carrying one)"
-        if role == Qt.ItemDataRole.ToolTipRole and key == "updated":
+        if key == "updated":
             return f"{exact(s.updated_at)}\nstarted {exact(s.created_at)}"
-        if role == Qt.ItemDataRole.ToolTipRole and key in ("title", "project"):
+        if key in ("title", "project"):
             made = ""
             if s.forked_from_session:
                 made = f"\na {lineage(s)} of {s.forked_from_session}"
             st = self._live_of(s)
             now = f"\n{st.label[0].upper()}{st.label[1:]}: {st.why}" if st is not None and st.state != "ended" else ""
             return f"{printable(s.title)}\n{s.id}{made}{now}" if key == "title" else s.project
-        if role == Qt.ItemDataRole.ToolTipRole and key == "status" and (st := self._live_of(s)) is not None:
+        if key == "status" and (st := self._live_of(s)) is not None:
             said = sources.of(s.source_kind).summary(s)
             return f"{st.label[0].upper()}{st.label[1:]}: {st.why}" + (f"\n{said}" if said else "")
-        if role == Qt.ItemDataRole.ToolTipRole and key in ("status", "tokens", "source") and \
-                (said := sources.of(s.source_kind).summary(s)):
+        if key in ("status", "tokens", "source") and (said := sources.of(s.source_kind).summary(s)):
             return said
-        if key == "source" and role in (Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole):
-            from PySide6.QtGui import QColor
-            colour = badge(s.source_kind)[1]
-            return QColor(colour) if role == Qt.ItemDataRole.BackgroundRole else QColor("#ffffff")
-        if role == Qt.ItemDataRole.ToolTipRole and key == "source":
+        if key == "source":
             return s.source_kind.replace("_", " ")
-        if role == Qt.ItemDataRole.ToolTipRole and key == "cost":
+        if key == "cost":
             return "What the session's tokens cost at list prices (genai-prices), cache reads and writes " \
                    "priced as such; — when no model it used has a price (View ▸ Usage and Cost for more)"
-        if key in VITAL and role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.ForegroundRole):
+        if key in VITAL:
             sign = self._vital_sign(s, key)
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return sign.about if sign is not None else None  # (the list's cell goes nowhere: no "Click")
-            from PySide6.QtGui import QColor
-            return QColor("#c62828") if sign is not None and sign.alarm else None
-        if role == Qt.ItemDataRole.TextAlignmentRole and key in ("events", "tokens", "branches", "cost", "active",
-                                                                 "turns", "failed"):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.DecorationRole and key == "title" and (kind := lineage(s)):
-            return lineage_icon(kind)
-        if role == Qt.ItemDataRole.UserRole:
-            return s
+            return sign.about if sign is not None else None  # (the list's cell goes nowhere: no "Click")
         return None
 
     def _live_of(self, s):
