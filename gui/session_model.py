@@ -36,6 +36,15 @@ _DISPLAY, _DECORATION, _EDIT, _TOOLTIP, _ALIGNMENT, _BACKGROUND, _FOREGROUND, _U
     int(r.value) for r in (_R.DisplayRole, _R.DecorationRole, _R.EditRole, _R.ToolTipRole, _R.TextAlignmentRole,
                            _R.BackgroundRole, _R.ForegroundRole, _R.UserRole))
 _ANSWERED = frozenset({_DISPLAY, _DECORATION, _EDIT, _TOOLTIP, _ALIGNMENT, _BACKGROUND, _FOREGROUND, _USER})
+
+
+@functools.lru_cache(maxsize=None)
+def _colour(name: str):
+    """A cell's colour, made once (an import inside data() went through PySide's import hook every call)."""
+    from PySide6.QtGui import QColor
+    return QColor(name)
+
+
 _RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 
 
@@ -297,12 +306,10 @@ class SessionTableModel(QAbstractTableModel):
             return _RIGHT if key in _NUMBERS else None
         if role in (_BACKGROUND, _FOREGROUND):
             if key == "source":
-                from PySide6.QtGui import QColor
-                return QColor(badge(s.source_kind)[1]) if role == _BACKGROUND else QColor("#ffffff")
+                return _colour(badge(s.source_kind)[1] if role == _BACKGROUND else "#ffffff")
             if key in VITAL and role == _FOREGROUND:
-                from PySide6.QtGui import QColor
                 sign = self._vital_sign(s, key)
-                return QColor("#c62828") if sign is not None and sign.alarm else None
+                return _colour("#c62828") if sign is not None and sign.alarm else None
             return None
         if role == _DECORATION:
             return lineage_icon(kind) if key == "title" and (kind := lineage(s)) else None

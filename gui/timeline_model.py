@@ -23,6 +23,10 @@ from .session_model import tokens_text
 from .workers import Generation, run_task
 
 PAGE = 200
+_R = Qt.ItemDataRole
+_DISPLAY, _FOREGROUND, _FONT, _TOOLTIP, _USER = (
+    int(r.value) for r in (_R.DisplayRole, _R.ForegroundRole, _R.FontRole, _R.ToolTipRole, _R.UserRole))
+_ANSWERED = frozenset({_DISPLAY, _FOREGROUND, _FONT, _TOOLTIP, _USER})
 COLUMNS = ["Time", "Kind", "Who", "Text", "ctx / out"]  # tokens: the context a reply read / what it wrote
 KIND_LABELS = {"tool_call": "tool call", "tool_result": "result", "compaction": "compaction",
                "compaction_summary": "summary", "fact.set": "fact", "fact.delete": "fact −"}
@@ -98,6 +102,7 @@ class TimelineModel(QAbstractTableModel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self._bold: QFont | None = None  # a user's prompt (made once: asked of every visible cell)
         self.store = None
         self.reading_page = False  # while a page read is told (dataChanged)
         self.all_ids: list[str] = []
@@ -315,17 +320,19 @@ class TimelineModel(QAbstractTableModel):
                 self.reading_page = False
         self.sig_page_loaded.emit(first)
 
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
+    def data(self, index, role=_DISPLAY):
+        # painting asks every visible cell for eight roles: those no cell answers go before any lookup, and roles
+        # are compared as ints (comparing Qt's enum members costs ten times as much)
+        if role not in _ANSWERED or not index.isValid():
             return None
         e = self.event_at(index.row())
         col = index.column()
         if e is None:
-            if role == Qt.ItemDataRole.DisplayRole and col == 3:
+            if role == _DISPLAY and col == 3:
                 why = self.failed.get(index.row() // PAGE)
                 return f"⚠ could not be read: {why}" if why else "…"
             return None
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             if col == 0:
                 return clock(e.ts)
             if col == 1:
@@ -349,29 +356,30 @@ class TimelineModel(QAbstractTableModel):
                 if not (e.tokens_in or e.tokens_out):
                     return ""
                 return f"{tokens_text(e.tokens_in)} / {tokens_text(e.tokens_out)}"
-        if role == Qt.ItemDataRole.ForegroundRole:
+        if role == _FOREGROUND:
             color = kind_color(e.kind)
             return QColor(color) if color else None
-        if role == Qt.ItemDataRole.FontRole and e.kind == "message" and e.role == "user":
-            f = QFont()
-            f.setBold(True)
-            return f
-        if role == Qt.ItemDataRole.ToolTipRole and col == 3:
+        if role == _FONT and e.kind == "message" and e.role == "user":
+            if self._bold is None:
+                self._bold = QFont()
+                self._bold.setBold(True)
+            return self._bold
+        if role == _TOOLTIP and col == 3:
             return e.text[:2000]
-        if role == Qt.ItemDataRole.ToolTipRole and col == 4 and e.id not in self.turn_tokens and \
+        if role == _TOOLTIP and col == 4 and e.id not in self.turn_tokens and \
                 (e.tokens_in or e.tokens_out):
             return f"context read: {e.tokens_in:,} tokens (input, cache reads and writes)\nwritten: {e.tokens_out:,} tokens"
-        if role == Qt.ItemDataRole.ToolTipRole and col == 4 and e.id in self.turn_tokens:
+        if role == _TOOLTIP and col == 4 and e.id in self.turn_tokens:
             return (f"{self.turn_tokens[e.id]:,} tokens from this prompt to the next: the context each reply read "
                     "(input, cache reads and writes) plus what it wrote")
-        if role == Qt.ItemDataRole.ToolTipRole and col == 1 and (e.id in self.fork_points or e.id in self.changed_files):
+        if role == _TOOLTIP and col == 1 and (e.id in self.fork_points or e.id in self.changed_files):
             files = self.changed_files.get(e.id, [])
             listed = [f"this turn changed {len(files)} file(s):"] + files[:30] + (["…"] if len(files) > 30 else []) \
                 if files else []
             return "\n".join(self.fork_points.get(e.id, []) + listed)
-        if role == Qt.ItemDataRole.ToolTipRole and col == 1 and e.kind == "tool_call" and self.positions is not None:
+        if role == _TOOLTIP and col == 1 and e.kind == "tool_call" and self.positions is not None:
             return "Double-click (or Space) to show or hide this call's output"
-        if role == Qt.ItemDataRole.UserRole:
+        if role == _USER:
             return e
         return None
 

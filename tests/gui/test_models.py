@@ -27,6 +27,37 @@ def test_session_model(qtbot, qtmodeltester, demo):
     qtmodeltester.check(model)
 
 
+def test_session_model_answers_each_role_of_each_cell(qtbot, demo):
+    """What a repaint asks of every visible cell (the roles as the view passes them, ints, and as code names them):
+    each column its own text, the source's badge colours, numbers right-aligned, the rest nothing."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QColor
+
+    from sessionscope.gui.session_model import COLUMNS, ago, badge, tokens_text
+    store, _ids = demo
+    model = SessionTableModel()
+    with qtbot.waitSignal(model.sig_loaded, timeout=10000):
+        model.set_store(store)
+    R = Qt.ItemDataRole
+    col = {key: i for i, (key, _t, _s) in enumerate(COLUMNS)}
+    for row, s in enumerate(model.rows):
+        def cell(key, role=R.DisplayRole, row=row):
+            by_enum = model.index(row, col[key]).data(role)
+            assert model.data(model.index(row, col[key]), int(role.value)) == by_enum
+            return by_enum
+        assert s.title and cell("title").endswith(s.title)
+        assert (cell("events"), cell("updated"), cell("tokens"), cell("source")) == \
+            (str(s.event_count), ago(s.updated_at), tokens_text(s.tokens_in + s.tokens_out), badge(s.source_kind)[0])
+        assert cell("tags") == ", ".join(s.tags) and cell("tags", R.EditRole) == list(s.tags)
+        assert cell("source", R.BackgroundRole) == QColor(badge(s.source_kind)[1])
+        assert cell("source", R.ForegroundRole) == QColor("#ffffff")
+        assert cell("events", R.TextAlignmentRole) == int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
+        assert cell("title", R.TextAlignmentRole) is None and cell("title", R.BackgroundRole) is None
+        assert cell("events", R.FontRole) is None and cell("events", R.SizeHintRole) is None
+        assert cell("title", R.ToolTipRole).splitlines()[:2] == [s.title, s.id]
+        assert cell("project", R.UserRole) is s
+
+
 def test_timeline_model_pages_lazily(qtbot, qtmodeltester, store):
     s = store.open_session()
     for i in range(PAGE * 2 + 10):
@@ -78,6 +109,15 @@ def test_timeline_folds_tool_output_and_counts_turn_tokens(qtbot, qtmodeltester,
     assert outline.turn_tokens[first_prompt] == spent > 0
     loaded(model, qtbot, *range(0, model.rowCount(), PAGE))
     assert model.data(model.index(0, 4)).startswith("turn ")
+    # the roles a repaint asks, as ints (the view) and as enums (code): a prompt in bold, a call in its colour
+    from PySide6.QtCore import Qt
+    R = Qt.ItemDataRole
+    assert model.data(model.index(0, 3), int(R.FontRole.value)).bold() and model.data(model.index(0, 3), R.FontRole).bold()
+    assert model.data(model.index(row, 1), int(R.ForegroundRole.value)) == model.data(model.index(row, 1), R.ForegroundRole)
+    assert model.data(model.index(row, 1), R.ForegroundRole) is not None
+    assert model.data(model.index(0, 3), int(R.DisplayRole.value)) == model.data(model.index(0, 3))
+    assert model.data(model.index(0, 3), R.UserRole).id == first_prompt
+    assert model.data(model.index(0, 3), R.DecorationRole) is None and model.data(model.index(0, 3), R.BackgroundRole) is None
 
 
 def test_branch_tree_model(qtmodeltester, demo):
