@@ -56,16 +56,29 @@ def bucket_seconds(i: int) -> float:
     return 0.01 * 2 ** ((i - 0.5) / 2) if i else 0.01
 
 
+# a word each pattern's every match holds: a result without it is not searched (the patterns' alternations tried
+# at every place of every result were ~150 µs a result, most of a session's vital signs folded at import)
+_REFUSED_WORDS = ("proceed", "reject", "denied", "declined", "approved")
+_INTERRUPTED_WORDS = ("interrupted", "cancelled")
+_EXIT_WORDS = ("xit code", "exit_code", "Exit status")
+
+
+def _holds(text: str, words: tuple[str, ...]) -> bool:
+    return any(w in text for w in words)
+
+
 def how_failed(payload: str, text: str) -> str | None:
     """'refused', 'interrupted', 'error' or None (it went through), as the result says."""
     head = text[:2000]
-    if REFUSED.search(head):
+    low = head.lower()
+    if _holds(low, _REFUSED_WORDS) and REFUSED.search(head):
         return "refused"
-    if INTERRUPTED.search(head):
+    if _holds(low, _INTERRUPTED_WORDS) and INTERRUPTED.search(head):
         return "interrupted"
     if _ERROR_FLAG.search(payload[:4000]) or _ERROR_FLAG.search(payload[-4000:]):
         return "error"
-    m = _EXIT.search(head) or _EXIT.search(text[-2000:])
+    tail = text[-2000:]
+    m = (_holds(head, _EXIT_WORDS) and _EXIT.search(head)) or (_holds(tail, _EXIT_WORDS) and _EXIT.search(tail))
     if m and m.group(1) not in ("0", "-0"):
         return "error"
     return None

@@ -79,3 +79,11 @@ def test_how_a_result_says_it_failed():
     assert outcomes.how_failed("{}", "Exit code: 2\nnot found") == "error"
     assert outcomes.how_failed('{"is_error": true}', "The user doesn't want to proceed with this tool use.") == "refused"
     assert outcomes.how_failed("{}", "[Request interrupted by user for tool use]") == "interrupted"
+    # every phrase the patterns know (a result is searched only when it holds one of their words)
+    for refusal in ("Tool use was rejected", "Permission denied by the user", "Rejected by user",
+                    "The user declined", "User denied it", "The command was not approved"):
+        assert outcomes.how_failed("{}", refusal.upper()) == "refused", refusal
+    assert outcomes.how_failed("{}", "Tool call was cancelled") == "interrupted"
+    assert outcomes.how_failed("{}", "log\n" * 1000 + "exit_code: 3") == "error"  # at the end of a long output
+    assert outcomes.how_failed("{}", "Exit status 127") == "error"
+    assert outcomes.how_failed("{}", "an approved, rejected, cancelled exit code") is None  # the words alone are not
