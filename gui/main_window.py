@@ -8,7 +8,7 @@ import dataclasses
 import sys
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QToolButton
 
@@ -276,13 +276,39 @@ class MainWindow(WindowCommands, QMainWindow):
             if view is not None:
                 view.store = store
                 view.set_session(None)
-        if first_run:
-            self.imports.first_run(store)
-        if not demo:  # the store is the only copy of what the tools deleted: a copy a day, in the background
-            from sessionscope import backup
-            run_task(lambda: backup.scheduled(store.url), lambda made: None,
-                     lambda exc: self.statusBar().showMessage(f"⚠ The daily backup of the store failed: {exc}", 60000),
-                     owner=self)
+        self._after_first_list(store, first_run, demo)
+
+    CHORES_MS = 3000  # start-up chores wait this long once the list shows sessions
+
+    def _after_first_list(self, store, first_run: bool, demo: bool) -> None:
+        """The start-up chores — looking for a tool's places never imported (it loads every tool's reader), the
+        daily backup (a copy of the whole store) — at once into an empty store, whose first run is what the user
+        waits for; a few seconds after the list appeared otherwise: they took both workers as the user clicked
+        the first session (its timeline waited ~0.5 s behind them)."""
+        done = []
+
+        def chores() -> None:
+            if self.store is not store or done:  # another store opened meanwhile; or done already
+                return
+            done.append(True)
+            if first_run:
+                self.imports.first_run(store)
+            if not demo:  # the store is the only copy of what the tools deleted: a copy a day, in the background
+                from sessionscope import backup
+                run_task(lambda: backup.scheduled(store.url), lambda made: None,
+                         lambda exc: self.statusBar().showMessage(f"⚠ The daily backup of the store failed: {exc}",
+                                                                  60000), owner=self)
+
+        model = self.sessions.model
+
+        def listed(count: int) -> None:
+            model.sig_loaded.disconnect(listed)
+            if count == 0:
+                chores()
+            else:
+                QTimer.singleShot(self.CHORES_MS, self, chores)
+        model.sig_loaded.connect(listed)
+        QTimer.singleShot(4 * self.CHORES_MS, self, chores)  # (a list that failed to load: the chores all the same)
 
     def _show_waiting(self, states: dict) -> None:
         """The status bar's count of the sessions that wait for you; its tooltip names them."""

@@ -282,6 +282,36 @@ def test_first_run_imports_the_default_places(qtbot, tmp_path, monkeypatch):
     w.imports.watcher.stop()
 
 
+def test_a_store_with_sessions_looks_for_new_places_after_its_list_shows(qtbot, tmp_path, monkeypatch):
+    """The start-up chores (a tool's places never imported, the daily backup) wait until the list has been shown
+    a moment, so the first session clicked is not read behind them; they still run."""
+    from sessionscope import open_store
+    from sessionscope.gui.app import make_app
+    from sessionscope.gui.main_window import MainWindow
+    from tests.sources.claude_factory import Transcript
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setattr(MainWindow, "CHORES_MS", 700)
+    t = Transcript()
+    t.user("found after the list")
+    t.assistant("hello")
+    t.write(tmp_path / "claude" / "projects" / "-work-app")
+    store = open_store(tmp_path / "s.db")
+    store.open_session(title="already here")
+    make_app()
+    w = MainWindow()
+    qtbot.addWidget(w)
+    with qtbot.waitSignal(w.sessions.model.sig_loaded, timeout=10000):
+        w.set_store(store)
+    assert getattr(w.imports.job, "process", None) is None and not list((tmp_path / "s-backups").glob("*.db"))
+    with qtbot.waitSignal(w.imports.job.sig_finished, timeout=20000):
+        pass
+    qtbot.waitUntil(lambda: w.sessions.model.rowCount() == 2, timeout=10000)
+    assert {s.title for s in w.sessions.model.rows} == {"already here", "found after the list"}
+    qtbot.waitUntil(lambda: bool(list((tmp_path / "s-backups").glob("*.db"))), timeout=10000)  # and the backup
+    w.imports.watcher.stop()
+
+
 def test_import_runs_in_a_child_process_and_can_be_cancelled(qtbot, tmp_path):
     import gc
 
