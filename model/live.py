@@ -131,6 +131,37 @@ def _remote(s, src) -> Live:
     return Live(state, f"{s.status} at {src.remote_home} (as last pulled)", s.updated_at)
 
 
+def _read_closely(store, stamps, said, procs, now: float, out: dict, known: bool) -> list:
+    """Of every session (`stamps`: sessionscope.reading.session_stamps), those whose state needs more than their
+    age, as SessionViews: written within the day (or since the oldest agent process started: it may write an
+    older one), spoken of by a hook, named by a process's command line or open files, behind an API, or a synced
+    copy. The others — most of a store — are ended by their age here, into `out`, as the pass would end them:
+    a SessionView and a look each for 20,000 sessions was most of the window's pass every 5 s."""
+    from . import processes, sources
+    since = now - DAY_S
+    if procs:
+        since = min(since, min(p.started for p in procs) - processes.SLACK_S)
+    remote = {k for k in {st[2] for st in stamps} if sources.of(k).remote_home}
+    close: list[str] = []
+    for sid, tid, kind, updated, status, synced in stamps:
+        if updated >= since or kind in remote or (kind, tid or sid) in said or synced or \
+                (procs and _named(procs, {sid, tid} - {None, ""})):
+            close.append(sid)
+            continue
+        src = sources.of(kind)
+        out[sid] = decide(None, written=updated, now=now, status=status, procs_known=known and bool(src.programs),
+                          program=(src.programs or ("the tool",))[0])
+    if len(close) > 5000:  # (more than an id list should carry: all of them, the far ones left out)
+        keep = set(close)
+        return [s for s in store.sessions(limit=100_000) if s.id in keep]
+    return store.sessions(session_ids=close, limit=None) if close else []
+
+
+def _named(procs, keys: set) -> bool:
+    """A process names one of the session's ids on its command line or in a file it holds open (processes.match)."""
+    return any(k in p.args or any(k in f for f in p.files) for p in procs for k in keys)
+
+
 @functools.cache
 def _tail_query():
     """Built once: a pass reads the tails of every session written within the day (a statement built per
@@ -164,20 +195,23 @@ def states(store, sessions=None, *, now: float | None = None, procs=..., tails: 
     ended by their age. `procs`: the agents' processes (default: looked up here; None: cannot be known). `tails`:
     a dict the caller keeps from one pass to the next, where the last lines read of each session are kept until
     it changes (the window decides every 5 s, and most sessions written today are not written again meanwhile)."""
-    from . import processes, signals, sources
+    from . import processes, reading, signals, sources
     now = time.time() if now is None else now
     every = sessions is None
-    if every:
-        sessions = store.sessions(limit=100_000)
-    programs = {kind: set(sources.of(kind).programs) for kind in {s.source_kind for s in sessions}}
+    with store.reader() as conn:
+        said = signals.latest(conn, now - DAY_S)
+        stamps = reading.session_stamps(conn) if every else None
+    kinds = {k for _sid, _tid, k, *_rest in stamps} if every else {s.source_kind for s in sessions}
+    programs = {kind: set(sources.of(kind).programs) for kind in kinds}
     if procs is ...:
         procs = processes.agent_processes(set().union(*programs.values()) if programs else set())
     known = procs is not None
+    out: dict[str, Live] = {}
+    if every:
+        sessions = _read_closely(store, stamps, said, procs or [], now, out, known)
     matched = processes.match(sessions, procs or [], lambda s: programs[s.source_kind]) if procs else {}
     by_pid = {p.pid: p for p in procs or []}
-    out: dict[str, Live] = {}
     with store.reader() as conn:
-        said = signals.latest(conn, now - DAY_S)
         for s in sessions:
             src = sources.of(s.source_kind)
             if src.remote_home:  # it runs elsewhere (Anthropic): its service says its status itself
@@ -215,6 +249,8 @@ def states(store, sessions=None, *, now: float | None = None, procs=..., tails: 
                 turn = src.turn(tail)
             out[s.id] = decide(turn, written=written, now=now, status=s.status, proc=proc, procs_known=seen,
                                cut=_cut(conn, s), program=program)
+    if every:  # in the listing's order, newest first, as before the far ones were decided apart
+        out = {st[0]: out[st[0]] for st in stamps if st[0] in out}
     if every and tails is not None:  # a session deleted (or archived) meanwhile: its lines let go
         for gone in tails.keys() - out.keys():
             del tails[gone]

@@ -186,6 +186,31 @@ def _sqlite_listing(sort: str, descending: bool, limit: int | None, offset: int,
     return str(compiled), tuple(compiled.params[k] for k in compiled.positiontup or ())
 
 
+def session_stamps(conn: Connection) -> list[tuple]:
+    """(id, tool id, source kind, updated_at, status, whether its meta names a sync) of every session the listing
+    shows by default (not archived), newest first: what the live pass needs of the thousands of sessions it only
+    ends by their age (sessionscope.live), without making each a SessionView."""
+    q = _stamps_query()
+    if conn.dialect.name == "sqlite":  # straight from the driver, as the listing (20,000 rows a pass)
+        sql = _stamps_sql()
+        return conn.connection.driver_connection.execute(sql).fetchall()
+    return [tuple(r) for r in conn.execute(q)]
+
+
+@functools.cache
+def _stamps_query():
+    return session_query().with_only_columns(
+        SESSION.c.id, SESSION.c.tool_id, sa.func.coalesce(SOURCE.c.kind, "native"), SESSION.c.updated_at,
+        SESSION.c.status, SESSION.c.meta.contains('"synced"', autoescape=True)).order_by(
+        SESSION.c.updated_at.desc(), SESSION.c.id)
+
+
+@functools.cache
+def _stamps_sql() -> str:
+    from sqlalchemy.dialects import sqlite
+    return str(_stamps_query().compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
+
+
 def count_sessions(conn: Connection, **filters) -> int:
     q = session_query(**filters).subquery()
     return conn.execute(sa.select(sa.func.count()).select_from(q)).scalar_one()

@@ -154,3 +154,31 @@ def test_the_tools_real_process_is_found_by_its_command_line(store, tmp_path):
         child.wait()
     gone = live.states(store, [store.session(c.t.session_id)])[c.t.session_id]
     assert gone.state == "ended" and gone.pid is None
+
+
+def test_a_pass_over_every_session_decides_as_one_by_one(store, tmp_path):
+    """The window's pass ends the sessions of more than a day ago by their age without reading them, and reads
+    the others closely: every state is what deciding each session on its own gives, whether a process names an
+    old session, works in its folder since before it was written, or no process is known."""
+    old, new = Claude(store, tmp_path / "old"), Claude(store, tmp_path / "new")
+    old.t.user("an old question")
+    old.t.assistant("an old answer")
+    then = old.write()
+    new.t.clock += dt.timedelta(days=3)
+    new.t.user("a new question")
+    last = new.write()
+    native = store.open_session(title="native, ended long ago")
+    store.close_session(native.id)
+    now = last + 600
+    sessions = store.sessions(limit=None)
+    assert len(sessions) == 3
+    named = Proc(31, "claude", "/elsewhere", then - 9 * 86400, ("claude", "--resume", old.t.session_id))
+    folder = Proc(32, "claude", old.t.cwd, then - 60, ("claude",))
+    for procs in ([], None, [named], [folder], [named, folder]):
+        every = live.states(store, now=now, procs=procs)
+        assert every == live.states(store, sessions, now=now, procs=procs), procs
+        assert list(every) == [s.id for s in sessions]  # newest first, as the list
+    assert live.states(store, now=now, procs=[])[old.t.session_id].state == "ended"
+    assert live.states(store, now=now, procs=[named])[old.t.session_id].pid == 31  # (named: read closely)
+    assert live.states(store, now=now, procs=[folder])[old.t.session_id].pid == 32  # (its folder's process)
+    assert live.states(store, now=now, procs=None)[new.t.session_id].state == "working"  # (processes unknown)
