@@ -282,9 +282,9 @@ class MainWindow(WindowCommands, QMainWindow):
 
     def _after_first_list(self, store, first_run: bool, demo: bool) -> None:
         """The start-up chores — looking for a tool's places never imported (it loads every tool's reader), the
-        daily backup (a copy of the whole store) — at once into an empty store, whose first run is what the user
-        waits for; a few seconds after the list appeared otherwise: they took both workers as the user clicked
-        the first session (its timeline waited ~0.5 s behind them)."""
+        first pull of the hosted agents' workspaces, the daily backup (a copy of the whole store) — at once into an
+        empty store, whose first run is what the user waits for; a few seconds after the list appeared otherwise:
+        they took both workers as the user clicked the first session (its timeline waited ~0.5 s behind them)."""
         done = []
 
         def chores() -> None:
@@ -293,6 +293,7 @@ class MainWindow(WindowCommands, QMainWindow):
             done.append(True)
             if first_run:
                 self.imports.first_run(store)
+            self.imports.pull()
             if not demo:  # the store is the only copy of what the tools deleted: a copy a day, in the background
                 from sessionscope import backup
                 run_task(lambda: backup.scheduled(store.url), lambda made: None,

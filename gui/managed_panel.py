@@ -52,9 +52,10 @@ class ManagedSync(QObject):
         self.timer.timeout.connect(self.pull)
 
     def watch(self, store) -> None:
+        """Pull every SLOW_MS; the first pull is the window's start-up chore (MainWindow._after_first_list: it
+        loads every tool's reader, and at 1.5 s it took a worker as the user clicked the first session)."""
         self.store = store
         self.timer.start()
-        QTimer.singleShot(1500, self.pull)  # after the first paint
 
     def stop(self) -> None:
         self.timer.stop()
