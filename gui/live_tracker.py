@@ -25,6 +25,7 @@ class LiveTracker(QObject):
         self._queued: set[str] = set()  # sessions to decide again once the pass under way is done
         self._mark = None  # the signals' high-water mark the states were last decided at
         self._tails: dict = {}
+        self._ended: dict = {}
         self.changed: set[str] | None = None  # the sessions whose state the last sig_states changed (None: any)
         self.timer = QTimer(self, interval=TICK_MS)
         self.timer.timeout.connect(self.refresh)
@@ -34,6 +35,7 @@ class LiveTracker(QObject):
     def watch(self, store) -> None:
         self.store, self.states, self._mark, self._queued = store, {}, None, set()
         self._tails: dict = {}  # the last lines of each session, read again when it changes (live.states)
+        self._ended: dict = {}  # the states of the sessions ended by their age (live.states)
         self.timer.start()
         self.peeker.start()
         self.refresh()
@@ -84,13 +86,13 @@ class LiveTracker(QObject):
         self._busy = True
         from sessionscope import live, signals
         some = sorted(session_ids) if session_ids and self.states else None
-        tails, before = self._tails, self.states  # (never changed in place: replaced by the next pass)
+        tails, ended, before = self._tails, self._ended, self.states  # (states: replaced by the next pass)
 
         def work():
             signals.drain(store)  # what the hooks spooled while the store was busy (usually nothing: no write)
             mark = signals.mark(store)
             if some is None:
-                states = live.states(store, tails=tails)
+                states = live.states(store, tails=tails, ended=ended)
                 gone = before.keys() - states.keys()
             else:
                 states, gone = live.states(store, store.sessions(session_ids=some, limit=None), tails=tails), set()

@@ -131,7 +131,7 @@ def _remote(s, src) -> Live:
     return Live(state, f"{s.status} at {src.remote_home} (as last pulled)", s.updated_at)
 
 
-def _read_closely(store, stamps, said, procs, now: float, out: dict, known: bool) -> list:
+def _read_closely(store, stamps, said, procs, now: float, out: dict, known: bool, ended: dict | None) -> list:
     """Of every session (`stamps`: sessionscope.reading.session_stamps), those whose state needs more than their
     age, as SessionViews: written within the day (or since the oldest agent process started: it may write an
     older one), spoken of by a hook, named by a process's command line or open files, behind an API, or a synced
@@ -148,9 +148,16 @@ def _read_closely(store, stamps, said, procs, now: float, out: dict, known: bool
                 (procs and _named(procs, {sid, tid} - {None, ""})):
             close.append(sid)
             continue
+        key = (status, updated, ago(now - updated))  # (what an age-ended state says: decide, below)
+        kept = ended.get(sid) if ended is not None else None
+        if kept is not None and kept[0] == key:
+            out[sid] = kept[1]
+            continue
         src = sources.of(kind)
         out[sid] = decide(None, written=updated, now=now, status=status, procs_known=known and bool(src.programs),
                           program=(src.programs or ("the tool",))[0])
+        if ended is not None:
+            ended[sid] = (key, out[sid])
     if len(close) > 5000:  # (more than an id list should carry: all of them, the far ones left out)
         keep = set(close)
         return [s for s in store.sessions(limit=100_000) if s.id in keep]
@@ -187,14 +194,17 @@ def _cut(conn, session) -> bool:
     return any(size > offset for size, offset in rows)
 
 
-def states(store, sessions=None, *, now: float | None = None, procs=..., tails: dict | None = None) -> dict[str, Live]:
+def states(store, sessions=None, *, now: float | None = None, procs=..., tails: dict | None = None,
+           ended: dict | None = None) -> dict[str, Live]:
     """The live state of each session on this machine (default: every session not archived; a session that runs
     elsewhere, behind an API, has the status its service reports instead). Sessions written within the last
     day, or with a running process, are read closely: what the tool's hook last said of it (sessionscope.signals,
     exact, when hooks are installed and it is as new as the transcript), else its last lines; older ones are
     ended by their age. `procs`: the agents' processes (default: looked up here; None: cannot be known). `tails`:
     a dict the caller keeps from one pass to the next, where the last lines read of each session are kept until
-    it changes (the window decides every 5 s, and most sessions written today are not written again meanwhile)."""
+    it changes (the window decides every 5 s, and most sessions written today are not written again meanwhile);
+    `ended`, likewise, the state of each session ended by its age, kept while its status, its time and how long
+    ago that is, in words, stay the same (most of a store, every pass)."""
     from . import processes, reading, signals, sources
     now = time.time() if now is None else now
     every = sessions is None
@@ -208,7 +218,7 @@ def states(store, sessions=None, *, now: float | None = None, procs=..., tails: 
     known = procs is not None
     out: dict[str, Live] = {}
     if every:
-        sessions = _read_closely(store, stamps, said, procs or [], now, out, known)
+        sessions = _read_closely(store, stamps, said, procs or [], now, out, known, ended)
     matched = processes.match(sessions, procs or [], lambda s: programs[s.source_kind]) if procs else {}
     by_pid = {p.pid: p for p in procs or []}
     with store.reader() as conn:
@@ -251,7 +261,7 @@ def states(store, sessions=None, *, now: float | None = None, procs=..., tails: 
                                cut=_cut(conn, s), program=program)
     if every:  # in the listing's order, newest first, as before the far ones were decided apart
         out = {st[0]: out[st[0]] for st in stamps if st[0] in out}
-    if every and tails is not None:  # a session deleted (or archived) meanwhile: its lines let go
-        for gone in tails.keys() - out.keys():
-            del tails[gone]
+    for kept in (tails, ended) if every else ():  # a session deleted (or archived) meanwhile: what was kept goes
+        for gone in (kept or {}).keys() - out.keys():
+            del kept[gone]
     return out

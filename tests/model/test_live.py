@@ -174,10 +174,16 @@ def test_a_pass_over_every_session_decides_as_one_by_one(store, tmp_path):
     assert len(sessions) == 3
     named = Proc(31, "claude", "/elsewhere", then - 9 * 86400, ("claude", "--resume", old.t.session_id))
     folder = Proc(32, "claude", old.t.cwd, then - 60, ("claude",))
-    for procs in ([], None, [named], [folder], [named, folder]):
+    tails, ended = {}, {}  # (kept from pass to pass, as the window keeps them)
+    for procs in ([], None, [named], [folder], [named, folder], []):
         every = live.states(store, now=now, procs=procs)
         assert every == live.states(store, sessions, now=now, procs=procs), procs
+        assert every == live.states(store, now=now, procs=procs, tails=tails, ended=ended), procs
         assert list(every) == [s.id for s in sessions]  # newest first, as the list
+    assert set(ended) == {old.t.session_id}  # (the native one was written after `now`: read closely)
+    later = live.states(store, now=now + 5 * 86400, procs=[], tails=tails, ended=ended)  # its age said anew
+    assert later == live.states(store, sessions, now=now + 5 * 86400, procs=[])
+    assert "nothing written for 8 days" in later[old.t.session_id].why
     assert live.states(store, now=now, procs=[])[old.t.session_id].state == "ended"
     assert live.states(store, now=now, procs=[named])[old.t.session_id].pid == 31  # (named: read closely)
     assert live.states(store, now=now, procs=[folder])[old.t.session_id].pid == 32  # (its folder's process)
