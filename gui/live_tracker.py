@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from sessionscope.live_words import NEEDS_YOU
+
 from .workers import run_task
 
 TICK_MS = 5000
@@ -27,6 +29,8 @@ class LiveTracker(QObject):
         self._tails: dict = {}
         self._ended: dict = {}
         self.changed: set[str] | None = None  # the sessions whose state the last sig_states changed (None: any)
+        self.counts: dict[str, int] = {}  # sessions by state, as of the last sig_states
+        self.needing: dict = {}  # {session id: Live} of those that need you (waiting, needs approval)
         self.timer = QTimer(self, interval=TICK_MS)
         self.timer.timeout.connect(self.refresh)
         self.peeker = QTimer(self, interval=PEEK_MS)
@@ -96,18 +100,22 @@ class LiveTracker(QObject):
                 gone = before.keys() - states.keys()
             else:
                 states, gone = live.states(store, store.sessions(session_ids=some, limit=None), tails=tails), set()
-            # what changed, told here rather than found by each view on the UI thread (20,000 states compared
-            # there held it ~50 ms every pass)
-            return mark, states, {sid for sid, st in states.items() if before.get(sid) != st} | gone
+            # what changed, the counts by state and who needs you, told here rather than found by each view on the
+            # UI thread (20,000 states gone over there by four views held it ~50 ms every pass)
+            changed = {sid for sid, st in states.items() if before.get(sid) != st} | gone
+            merged = states if some is None else {**before, **states}
+            counts: dict[str, int] = {}
+            for st in merged.values():
+                counts[st.state] = counts.get(st.state, 0) + 1
+            needing = {sid: st for sid, st in merged.items() if st.state in NEEDS_YOU}
+            return mark, merged, changed, counts, needing
 
         def done(result) -> None:
             self._busy = False
             if store is self.store:
-                mark, states, self.changed = result
+                mark, self.states, self.changed, self.counts, self.needing = result
                 if some is None:
-                    self._mark, self.states = mark, states
-                else:
-                    self.states = {**self.states, **states}
+                    self._mark = mark
                 self.sig_states.emit(self.states)
             if self._again:
                 self._again, self._queued = False, set()

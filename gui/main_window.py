@@ -112,17 +112,17 @@ class MainWindow(WindowCommands, QMainWindow):
         self.waiting_label.clicked.connect(self.show_needs_you)
         self.waiting_label.hide()
         self.statusBar().addPermanentWidget(self.waiting_label)
-        self.live.sig_states.connect(self._show_waiting)
+        self.live.sig_states.connect(lambda states: self._show_waiting(states, self.live.needing))
         from .notifier import Notifier
         self.notifier = Notifier(self)  # desktop notifications and the tray icon, from the same states
-        self.live.sig_states.connect(self.notifier.on_states)
+        self.live.sig_states.connect(lambda states: self.notifier.on_states(states, self.live.needing))
         self.notifier.sig_open.connect(lambda sid: (self.bring_forward(), self.open_session(sid)))
         self.notifier.sig_needs_you.connect(lambda: (self.bring_forward(), self.show_needs_you()))
         self.notifier.sig_show.connect(self.bring_forward)
         self.notifier.sig_quit.connect(self.quit_app)
         self.needs_you_view = None  # View ▸ Needs You, once opened
         self._quitting = False
-        self.live.sig_states.connect(self.sidebar.set_live)
+        self.live.sig_states.connect(lambda _states: self.sidebar.set_live_counts(self.live.counts))
         self.live.sig_states.connect(self.branch.set_live)
         self.imports.sig_changes.connect(lambda changes: self.live.refresh(changes.session_ids))
         self._build_menus()
@@ -311,11 +311,12 @@ class MainWindow(WindowCommands, QMainWindow):
         model.sig_loaded.connect(listed)
         QTimer.singleShot(4 * self.CHORES_MS, self, chores)  # (a list that failed to load: the chores all the same)
 
-    def _show_waiting(self, states: dict) -> None:
-        """The status bar's count of the sessions that wait for you; its tooltip names them."""
-        ids = [sid for sid, st in states.items() if st.state in ("waiting", "needs_approval")]
+    def _show_waiting(self, states: dict, needing: dict) -> None:
+        """The status bar's count of the sessions that wait for you (`needing`, found on the tracker's worker);
+        its tooltip names them."""
+        ids = list(needing)
         self.waiting_label.setVisible(bool(ids))
-        approvals = sum(states[sid].state == "needs_approval" for sid in ids)
+        approvals = sum(st.state == "needs_approval" for st in needing.values())
         self.waiting_label.setText(f"◆ {len(ids)} waiting for you" if not approvals else
                                    f"⚠ {len(ids)} need{'s' * (len(ids) == 1)} you ({approvals} to approve)")
         if self.needs_you_view is not None and self.needs_you_view.isVisible():

@@ -163,8 +163,9 @@ class Notifier(QObject):
 
     # -- from the states to notifications ------------------------------------------
 
-    def on_states(self, states: dict) -> None:
-        needs = {sid: st for sid, st in states.items() if st.state in NEEDS_YOU}
+    def on_states(self, states: dict, needing: dict | None = None) -> None:
+        """`needing`: those of `states` that need you, when the tracker found them already (LiveTracker.needing)."""
+        needs = needing if needing is not None else {sid: st for sid, st in states.items() if st.state in NEEDS_YOU}
         self.count = len(needs)
         self._update_tray()
         first, seen = self.seen is None, self.seen or {}

@@ -34,11 +34,9 @@ class Sidebar(QTreeWidget):
         self.live_counts: dict[str, int] = {}  # live state → sessions in it (gui/live_tracker.py)
         self._counts = None  # the store's counts last shown
 
-    def set_live(self, states: dict) -> None:
-        """The live states' counts (Now ▸ Working, Waiting for you, Interrupted), shown at the next fill or now."""
-        counts: dict[str, int] = {}
-        for st in states.values():
-            counts[st.state] = counts.get(st.state, 0) + 1
+    def set_live_counts(self, counts: dict[str, int]) -> None:
+        """The live states' counts (Now ▸ Working, Waiting for you, Interrupted: LiveTracker.counts), shown at the
+        next fill or now."""
         if counts != self.live_counts:
             self.live_counts = counts
             if self._counts is not None:
