@@ -208,7 +208,7 @@ class BranchPane(QWidget):
             return (store.branch_outline(session.id, up_to, HIDDEN_KINDS, include_subagents=True),
                     frozenset(p.event_id for p in store.pins(session.id)), notes)
         run_task(load, lambda r: self._branch_loaded(token, head, select_event, *r), self._error("show the branch"),
-                 owner=self)
+                 owner=self, urgent=True)  # (the user waits for its rows: background passes let it go first)
 
     def _branch_loaded(self, token, head, select_event, outline, pinned=frozenset(), notes=None) -> None:
         if not self._gen.current(token):

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from sessionscope.live_words import NEEDS_YOU
 
-from .workers import run_task
+from .workers import run_task, yield_to_urgent
 
 TICK_MS = 5000
 PEEK_MS = 1000  # how often the hooks' signals are looked at
@@ -96,7 +96,7 @@ class LiveTracker(QObject):
             signals.drain(store)  # what the hooks spooled while the store was busy (usually nothing: no write)
             mark = signals.mark(store)
             if some is None:
-                states = live.states(store, tails=tails, ended=ended)
+                states = live.states(store, tails=tails, ended=ended, pause=yield_to_urgent)
                 gone = before.keys() - states.keys()
             else:
                 states, gone = live.states(store, store.sessions(session_ids=some, limit=None), tails=tails), set()

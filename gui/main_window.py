@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import time
 
 import shiboken6
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
@@ -21,7 +22,7 @@ from .session_actions import SessionActions
 from .session_list import SessionListPane
 from .sidebar import Sidebar
 from .window_commands import WindowCommands
-from .workers import run_task, set_error_reporter
+from .workers import quiet_for, run_task, set_error_reporter
 
 
 class MainWindow(WindowCommands, QMainWindow):
@@ -279,15 +280,19 @@ class MainWindow(WindowCommands, QMainWindow):
                 view.set_session(None)
         self._after_first_list(store, first_run, demo)
 
-    CHORES_MS = 3000  # start-up chores wait this long once the list shows sessions
+    # the start-up work waits for a pause of QUIET_S in what the user waits for (a session's rows, a reader's cards):
+    # the live states' first pass from the list on, at most LIVE_MOST_S late; the chores CHORES_S at least after the
+    # list, at most CHORES_MOST_S
+    QUIET_S, LIVE_MOST_S, CHORES_S, CHORES_MOST_S = 0.5, 10.0, 3.0, 20.0
 
     def _after_first_list(self, store, first_run: bool, demo: bool) -> None:
-        """The live states' first pass as soon as the list is shown (beside the list's read of 20,000 sessions it
-        held a worker ~1 s and the list waited ~0.2 s more). The start-up chores — looking for a tool's places
+        """The live states' first pass once the list is shown and the user's first clicks are answered (beside the
+        list's read of 20,000 sessions it held a worker ~1 s and the list waited ~0.2 s more; beside a session
+        opened at once, its rows and cards waited for it). The start-up chores — looking for a tool's places
         never imported (it loads every tool's reader), the first pull of the hosted agents' workspaces, the daily
         backup (a copy of the whole store) — at once into an empty store, whose first run is what the user waits
-        for; a few seconds after the list appeared otherwise: they took both workers as the user clicked the first
-        session (its timeline waited ~0.5 s behind them)."""
+        for; a few seconds after the list appeared otherwise, in a pause: they took both workers as the user
+        clicked the first session (its timeline waited ~0.5 s behind them), and held the reader's scrolling."""
         done = []
 
         def watch_live() -> None:
@@ -307,19 +312,31 @@ class MainWindow(WindowCommands, QMainWindow):
                          lambda exc: self.statusBar().showMessage(f"⚠ The daily backup of the store failed: {exc}",
                                                                   60000), owner=self)
 
+        def when_quiet(fn, after: float, most: float) -> None:
+            begun = time.monotonic()
+
+            def check() -> None:
+                waited = time.monotonic() - begun
+                if self.store is not store:
+                    return
+                if waited >= after and (quiet_for(self.QUIET_S) or waited >= most):
+                    fn()
+                else:
+                    QTimer.singleShot(100, self, check)
+            check()
+
         model = self.sessions.model
 
         def listed(count: int) -> None:
             model.sig_loaded.disconnect(listed)
-            watch_live()
+            when_quiet(watch_live, 0.0, self.LIVE_MOST_S)
             if count == 0:
                 chores()
             else:
-                QTimer.singleShot(self.CHORES_MS, self, chores)
+                when_quiet(chores, self.CHORES_S, self.CHORES_MOST_S)
         model.sig_loaded.connect(listed)
         # (a list that failed to load: the states and the chores all the same)
-        QTimer.singleShot(self.CHORES_MS, self, watch_live)
-        QTimer.singleShot(4 * self.CHORES_MS, self, chores)
+        QTimer.singleShot(int(self.CHORES_MOST_S * 1000), self, lambda: (watch_live(), chores()))
 
     def _show_waiting(self, states: dict, needing: dict) -> None:
         """The status bar's count of the sessions that wait for you (`needing`, found on the tracker's worker);

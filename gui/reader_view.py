@@ -215,7 +215,7 @@ class ReaderView(ReaderInput, QAbstractScrollArea):
             return
         self.pending = set(wanted)
         run_task(lambda: store.events_by_ids(wanted), lambda rows: self._loaded(token, rows),
-                 lambda _exc: self._loaded(token, []), owner=self)
+                 lambda _exc: self._loaded(token, []), owner=self, urgent=True)  # the cards on screen
 
     def _loaded(self, token: int, rows) -> None:
         if not self._gen.current(token):

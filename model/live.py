@@ -131,7 +131,12 @@ def _remote(s, src) -> Live:
     return Live(state, f"{s.status} at {src.remote_home} (as last pulled)", s.updated_at)
 
 
-def _read_closely(store, stamps, said, procs, now: float, out: dict, known: bool, ended: dict | None) -> list:
+def _go_on() -> None:
+    """No pause (live.states' default)."""
+
+
+def _read_closely(store, stamps, said, procs, now: float, out: dict, known: bool, ended: dict | None,
+                  pause=_go_on) -> list:
     """Of every session (`stamps`: sessionscope.reading.session_stamps), those whose state needs more than their
     age, as SessionViews: written within the day (or since the oldest agent process started: it may write an
     older one), spoken of by a hook, named by a process's command line or open files, behind an API, or a synced
@@ -143,7 +148,9 @@ def _read_closely(store, stamps, said, procs, now: float, out: dict, known: bool
         since = min(since, min(p.started for p in procs) - processes.SLACK_S)
     remote = {k for k in {st[2] for st in stamps} if sources.of(k).remote_home}
     close: list[str] = []
-    for sid, tid, kind, updated, status, synced in stamps:
+    for n, (sid, tid, kind, updated, status, synced) in enumerate(stamps):
+        if n % 2000 == 1999:
+            pause()
         if updated >= since or kind in remote or (kind, tid or sid) in said or synced or \
                 (procs and _named(procs, {sid, tid} - {None, ""})):
             close.append(sid)
@@ -195,7 +202,7 @@ def _cut(conn, session) -> bool:
 
 
 def states(store, sessions=None, *, now: float | None = None, procs=..., tails: dict | None = None,
-           ended: dict | None = None) -> dict[str, Live]:
+           ended: dict | None = None, pause=None) -> dict[str, Live]:
     """The live state of each session on this machine (default: every session not archived; a session that runs
     elsewhere, behind an API, has the status its service reports instead). Sessions written within the last
     day, or with a running process, are read closely: what the tool's hook last said of it (sessionscope.signals,
@@ -204,7 +211,9 @@ def states(store, sessions=None, *, now: float | None = None, procs=..., tails: 
     a dict the caller keeps from one pass to the next, where the last lines read of each session are kept until
     it changes (the window decides every 5 s, and most sessions written today are not written again meanwhile);
     `ended`, likewise, the state of each session ended by its age, kept while its status, its time and how long
-    ago that is, in words, stay the same (most of a store, every pass)."""
+    ago that is, in words, stay the same (most of a store, every pass). `pause()`, called between steps, lets a
+    background pass wait while what the user waits for runs (the window's workers.yield_to_urgent)."""
+    pause = pause or _go_on
     from . import processes, reading, signals, sources
     now = time.time() if now is None else now
     every = sessions is None
@@ -218,11 +227,15 @@ def states(store, sessions=None, *, now: float | None = None, procs=..., tails: 
     known = procs is not None
     out: dict[str, Live] = {}
     if every:
-        sessions = _read_closely(store, stamps, said, procs or [], now, out, known, ended)
+        pause()
+        sessions = _read_closely(store, stamps, said, procs or [], now, out, known, ended, pause)
+        pause()
     matched = processes.match(sessions, procs or [], lambda s: programs[s.source_kind]) if procs else {}
     by_pid = {p.pid: p for p in procs or []}
     with store.reader() as conn:
-        for s in sessions:
+        for n, s in enumerate(sessions):
+            if n % 100 == 99:
+                pause()
             src = sources.of(s.source_kind)
             if src.remote_home:  # it runs elsewhere (Anthropic): its service says its status itself
                 out[s.id] = _remote(s, src)

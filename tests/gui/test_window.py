@@ -291,7 +291,7 @@ def test_a_store_with_sessions_looks_for_new_places_after_its_list_shows(qtbot, 
     from tests.sources.claude_factory import Transcript
 
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setattr(MainWindow, "CHORES_MS", 700)
+    monkeypatch.setattr(MainWindow, "CHORES_S", 0.7)
     t = Transcript()
     t.user("found after the list")
     t.assistant("hello")
