@@ -45,6 +45,8 @@ class LiveTracker(QObject):
         self.refresh()
 
     def stop(self) -> None:
+        """No more passes (and the answer of one under way is dropped) until `watch` is called again."""
+        self.store = None
         self.timer.stop()
         self.peeker.stop()
 

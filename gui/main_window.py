@@ -266,7 +266,6 @@ class MainWindow(WindowCommands, QMainWindow):
         self.embeds.soon()
         self.syncs.watch(store, demo=demo)
         self.live.stop()  # (its first pass waits for the list: _after_first_list)
-        self.live.store = None
         self.notifier.watch(store)
         if self.needs_you_view is not None:
             self.needs_you_view.store = store

@@ -49,10 +49,9 @@ def yield_to_urgent(most: float = 1.0) -> None:
     """From a background task, between steps: wait while a task the user waits for runs (up to `most` seconds),
     so that one has the interpreter to itself. Two workers share Python's lock: a pass over 20,000 sessions
     beside a session's first rows made them wait for it ~0.3 s."""
-    waited = 0.0
-    while _urgent_running and waited < most:
+    until = time.monotonic() + most
+    while _urgent_running and time.monotonic() < until:
         time.sleep(0.005)
-        waited += 0.005
 
 
 class _Task(QRunnable):

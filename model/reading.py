@@ -190,11 +190,9 @@ def session_stamps(conn: Connection) -> list[tuple]:
     """(id, tool id, source kind, updated_at, status, whether its meta names a sync) of every session the listing
     shows by default (not archived), newest first: what the live pass needs of the thousands of sessions it only
     ends by their age (sessionscope.live), without making each a SessionView."""
-    q = _stamps_query()
     if conn.dialect.name == "sqlite":  # straight from the driver, as the listing (20,000 rows a pass)
-        sql = _stamps_sql()
-        return conn.connection.driver_connection.execute(sql).fetchall()
-    return [tuple(r) for r in conn.execute(q)]
+        return conn.connection.driver_connection.execute(_stamps_sql()).fetchall()
+    return [tuple(r) for r in conn.execute(_stamps_query())]
 
 
 @functools.cache
