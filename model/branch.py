@@ -156,11 +156,15 @@ def _walk(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
     artifacts: list[tuple[int, tuple]] = []  # (position of the path event it hangs from, row)
     frontier = [(r[0], position[r[0]]) for r in path]
     visited = set(position)
+    # an assistant line beside the path is part of a reply on the path (a parallel call written after the one the
+    # conversation went on from); a reply of its own beside the path is another branch (claude-agent-sdk's chain
+    # takes back only the lines of its own replies)
+    replies = {r[6] for r in path if r[6]}
     while frontier:
         nxt = []
         for node, root in frontier:
             for r in children.get(node, ()):
-                if r[0] in visited or not _is_artifact(r) or r[3] > cut.get(r[2], 0):
+                if r[0] in visited or not _is_artifact(r) or r[3] > cut.get(r[2], 0) or (r[6] and r[6] not in replies):
                     continue
                 visited.add(r[0])
                 artifacts.append((root, r))

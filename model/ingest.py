@@ -11,6 +11,7 @@ names one as its parent hangs under the event it copies.
 
 from __future__ import annotations
 
+import functools
 import json
 import operator
 from typing import Any
@@ -18,11 +19,13 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import chain, db, lifecycle, search, sessions
+from . import chain, db, lifecycle, links, search, sessions
 from .incoming import NewEvent, SessionInfo
 from .payloads import pack
 from .schema import EVENT, EVENT_ALIAS, SESSION
 
+# the kinds of a conversation's own lines: a stored one of these under a fresh event keeps it from being the head
+HEAD_KINDS = frozenset({"message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary"})
 _CHUNK = 500  # ids per IN (...) lookup, well under SQLite's variable limit
 COLUMNS = ("pk", "id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload",
             "tokens_in", "tokens_out", "sidechain", "agent_id", "hash")
@@ -66,23 +69,6 @@ def _aliases(conn: Connection, values: list[str]) -> dict[str, str]:
     return _lookup(conn, EVENT_ALIAS.c.id, EVENT_ALIAS.c.event_id, values)
 
 
-def _cut_forward_links(fresh: list[NewEvent], stored: dict, problems: list[str] | None) -> None:
-    """A parent must have been written before its child: in an earlier scan, or earlier in this batch.
-    A link to a line written later (a cycle, seen in damaged files) or never written is cut, so the
-    stored chains cannot loop and a file scanned in two halves gives the same store as one scan
-    (a forward link would otherwise dangle in the first and be cut in the second)."""
-    later = {e.id for e in fresh}
-    earlier: set[str] = set()
-    for e in fresh:
-        p = e.parent_id
-        if p and p not in stored and p not in earlier:
-            # (a checkpoint line names the prompt it precedes: Claude Code writes the snapshot first, always)
-            if problems is not None and p in later and e.kind != "checkpoint":
-                problems.append(f"parentUuid of {e.id} names {p}, written after it (a cycle or a forward link): cut")
-            e.parent_id = None
-        earlier.add(e.id)
-
-
 def _resolve_logical_parents(conn: Connection, fresh: list[NewEvent], batch_ids: set[str],
                              depth: dict[str, Any], head: str | None) -> None:
     """A logical parent that is neither stored nor in the batch falls back (see NewEvent)."""
@@ -117,7 +103,7 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
             continue
         batch_ids.add(e.id)
         fresh.append(e)
-    _update_session(conn, s, info, fresh)
+    meta = _update_session(conn, s, info, fresh)
     if not fresh:
         return 0
     parents = sorted({e.parent_id for e in fresh if e.parent_id} - batch_ids)
@@ -131,15 +117,17 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
             e.parent_id = copied.get(e.parent_id, e.parent_id)
         depth.update(_existing(conn, sorted(set(copied.values()))))
     _resolve_logical_parents(conn, fresh, batch_ids, depth, s["head_event_id"])
-    _cut_forward_links(fresh, depth, problems)
+    waiting = meta.get(links.WAITING_KEY) or {}
+    self_linked = {e.id for e in fresh if e.parent_id == e.id}
+    links.cut_loops(fresh, waiting, functools.partial(_stored_parent, conn), problems)
+    depths, under_stored = _depths(conn, fresh, batch_ids, depth, waiting)
 
     first_pk = db.reserve_keys(conn, "event", "pk", len(fresh))
     seq, last_hash = s["last_seq"], s["last_hash"]
     rows = []
     for i, e in enumerate(fresh):
         seq += 1
-        d = depth.get(e.parent_id, -1) + 1 if e.parent_id else 0
-        depth[e.id] = d
+        d = depths[e.id]
         row = {
             "pk": first_pk + i, "id": e.id, "session_id": info.id, "parent_id": e.parent_id, "seq": seq,
             "depth": d, "ts": e.ts, "kind": e.kind, "role": e.role, "text": e.text, "payload": e.payload,
@@ -155,9 +143,13 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
              "tokens_out": sum(e.tokens_out for e in fresh)}
     # the row read above is current: this transaction holds the store's write lock (db.write_connection)
     values: dict[str, Any] = {"last_seq": seq, "last_hash": last_hash} | {k: s[k] + n for k, n in added.items()}
-    heads = [e.id for e in fresh if e.head]
-    if heads:
-        values["head_event_id"] = heads[-1]
+    head = links.head(events, batch_ids, {e.id: e.parent_id for e in fresh}, self_linked, under_stored)
+    if head is not None:
+        values["head_event_id"] = head
+    still = links.waiting_now(fresh, depth, waiting)
+    if still != waiting:
+        meta = {k: v for k, v in meta.items() if k != links.WAITING_KEY} | ({links.WAITING_KEY: still} if still else {})
+        values["meta"] = json.dumps(meta, default=str)
     activity = [e.ts for e in fresh if e.activity]
     if activity:
         newest = max(activity)
@@ -165,6 +157,29 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
         values["created_at"] = min(s["created_at"], min(activity))
     db.update(conn, SESSION, values, id=info.id)
     return len(rows)
+
+
+def _stored_parent(conn: Connection, event_id: str) -> str | None:
+    return conn.execute(sa.select(EVENT.c.parent_id).where(EVENT.c.id == event_id)).scalar()
+
+
+def _depths(conn: Connection, fresh: list[NewEvent], batch_ids: set[str], stored: dict[str, Any],
+            waiting: dict[str, str]) -> tuple[dict[str, int], set[str]]:
+    """The fresh events' depths, after re-linking the stored events that waited for a parent this batch brings
+    (sessionscope.links); and the fresh events such a stored main-chain line now hangs under."""
+    found = links.depths(fresh, stored)
+    came = {child: parent for child, parent in waiting.items() if parent in batch_ids}
+    if not came:
+        return found, set()
+    under: set[str] = set()
+    for child, parent in came.items():
+        links.relink(conn, child, found[parent] + 1)
+        kind = conn.execute(sa.select(EVENT.c.kind, EVENT.c.sidechain).where(EVENT.c.id == child)).first()
+        if kind is not None and kind[0] in HEAD_KINDS and not kind[1]:
+            under.add(parent)
+    # a fresh event under a re-linked subtree counts from the depths it has now
+    stored.update(_existing(conn, sorted({e.parent_id for e in fresh if e.parent_id in stored})))
+    return links.depths(fresh, stored), under
 
 
 def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
@@ -185,8 +200,8 @@ def _packed(row: dict[str, Any]) -> str | bytes:
     return packed if packed is not None else pack(row["payload"], row["kind"], row["role"])
 
 
-def _update_session(conn: Connection, s, info: SessionInfo, fresh: list[NewEvent]) -> None:
-    """Set the fields the importer found and merge its metadata."""
+def _update_session(conn: Connection, s, info: SessionInfo, fresh: list[NewEvent]) -> dict[str, Any]:
+    """Set the fields the importer found and merge its metadata; the session's metadata now."""
     values = {k: v for k, v in info.fields.items() if v not in (None, "") and s.get(k) != v}
     if info.fields.get("tags") == [] and s.get("tags") not in ("[]", ""):
         values["tags"] = []  # a cleared tag clears
@@ -214,8 +229,10 @@ def _update_session(conn: Connection, s, info: SessionInfo, fresh: list[NewEvent
         merged = _merge(meta, found)
         if merged != meta:
             values["meta"] = json.dumps(merged, default=str)
+            meta = merged
     if values:
         db.update(conn, SESSION, values, id=info.id)
+    return meta
 
 
 def _merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

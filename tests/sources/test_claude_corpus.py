@@ -7,7 +7,7 @@ import pytest
 
 from sessionscope import open_store
 from sessionscope.sources.claude_code import import_paths, session_files
-from tests.sources.claude_home import UUID_RE, lay_out
+from tests.sources.claude_home import UUID_RE, cut_matches_sdk, lay_out
 
 
 def _entries(corpus):
@@ -80,16 +80,6 @@ def test_sdk_messages_appear_in_our_head_branch(corpus, tmp_path, monkeypatch):
     assert compared >= 30 and longer >= 1
 
 
-def _read_back(sdk, path, session_id):
-    """(the original uuid each message of a fork was copied from, or None for a line it added; message)."""
-    origin = {}
-    for raw in path.read_bytes().splitlines():
-        line = orjson.loads(raw)
-        if isinstance(line, dict) and line.get("uuid"):
-            origin[line["uuid"]] = (line.get("forkedFrom") or {}).get("messageUuid")
-    return [(origin[m.uuid], m.message) for m in sdk.get_session_messages(session_id)]
-
-
 def test_forks_and_rewinds_end_where_clicked(corpus, tmp_path, monkeypatch):
     """At every 10th message the SDK reads (offset by 5 for rewinds), the new transcript read back
     by get_session_messages() holds what claude-agent-sdk's own fork_session(up_to_message_id=E)
@@ -97,9 +87,6 @@ def test_forks_and_rewinds_end_where_clicked(corpus, tmp_path, monkeypatch):
     call of E's reply written before the cut), plus only what the fork says it added: calls whose
     result came after the cut closed as interrupted, the rest of a thinking-only reply."""
     sdk = pytest.importorskip("claude_agent_sdk")
-    from sessionscope.sources.claude_code import actions as claude_actions
-    from sessionscope.sources.claude_code.fork import CANCEL_MESSAGE, INTERRUPT_MESSAGE
-
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
     checked = {"fork": 0, "rewind": 0}
     added_kinds = set()
@@ -111,27 +98,8 @@ def test_forks_and_rewinds_end_where_clicked(corpus, tmp_path, monkeypatch):
             original = sdk.get_session_messages(f.stem)
             for action, start in (("fork", 0), ("rewind", 5)):
                 for k in range(start, len(original), 10):
-                    at = original[k].uuid
-                    where = f"{entry.name}/{f.name} {action} at #{k}"
-                    try:
-                        ref = sdk.fork_session(f.stem, up_to_message_id=at).session_id
-                        want = _read_back(sdk, project / f"{ref}.jsonl", ref)
-                    except ValueError:  # synthetic fixtures whose ids are not uuids: the SDK refuses them
-                        want = [(m.uuid, m.message) for m in original[:k + 1]]
-                    assert {m.uuid for m in original[:k + 1]} <= {u for u, _ in want}, where
-                    ch = getattr(claude_actions, action)(store, f.stem, at)
-                    got = _read_back(sdk, project / f"{ch.session.id}.jsonl", ch.session.id)
-                    copied = [(u, m) for u, m in got if u is not None]
-                    assert copied[:len(want)] == want, where
-                    assert [u for u, _ in copied[len(want):]] == ch.detail.get("extended", []), where
-                    added = [m for u, m in got if u is None]
-                    assert got[len(got) - len(added):] == [(None, m) for m in added], where  # only at the end
-                    closed = ch.detail.get("interrupted", [])
-                    assert len(added) == (len(closed) + 1 if closed else 0), where
-                    for m in added:
-                        block = m["content"][0]
-                        assert block.get("content") == CANCEL_MESSAGE or block.get("text") == INTERRUPT_MESSAGE, where
-                        added_kinds.add(block["type"])
+                    added_kinds |= cut_matches_sdk(sdk, store, project, f.stem, original, k, action,
+                                                   f"{entry.name}/{f.name} {action} at #{k}")
                     checked[action] += 1
         store.close()
     assert checked["fork"] >= 100 and checked["rewind"] >= 100
