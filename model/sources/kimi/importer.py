@@ -20,7 +20,8 @@ import orjson
 
 from .. import jsonl
 from ..appended import Log, read_appended
-from ..documents import parsed
+from ..documents import Transcript, load_json, parsed, read_whole
+from ..records import parse_ts
 from ..scan import importer
 
 KIND = "kimi"
@@ -45,6 +46,8 @@ def sniff(obj: Any) -> bool:
     message = obj.get("message")
     if isinstance(message, dict) and message.get("type") in _WIRE and "timestamp" in obj:
         return True
+    if isinstance(obj.get("agents"), dict) and "workDir" in obj and "lastPrompt" in obj:
+        return True  # a Kimi Code session's state.json
     return obj.get("type") in _CODE or (obj.get("type") == "config.update" and
                                         ("modelAlias" in obj or "profileName" in obj or "cwd" in obj))
 
@@ -58,9 +61,54 @@ def _is_log(path: Path) -> bool:
 
 
 def session_files(root: Path) -> list[Path]:
-    found = [Path(d) / n for d, _dirs, names in os.walk(root) for n in names
-             if n.endswith(".jsonl") and not n.startswith("context") and _is_log(Path(d) / n)]
+    found = []
+    for d, _dirs, names in os.walk(root):
+        logs = [Path(d) / n for n in names if n.endswith(".jsonl") and not n.startswith("context") and _is_log(Path(d) / n)]
+        found += logs
+        if not logs and "state.json" in names and Path(d).name.startswith("session_") and _is_state(Path(d) / "state.json"):
+            found.append(Path(d) / "state.json")  # a Kimi Code session of which only its state was kept
     return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
+
+
+def _state(data: bytes) -> dict | None:
+    """A Kimi Code session's `state.json` ({createdAt, updatedAt, title, workDir, lastPrompt, agents}), or None."""
+    try:
+        doc = load_json(data)
+    except (ValueError, RecursionError):
+        return None
+    return doc if isinstance(doc, dict) and isinstance(doc.get("agents"), dict) and \
+        ("lastPrompt" in doc or "workDir" in doc or "title" in doc) else None
+
+
+def _is_state(path: Path) -> bool:
+    try:
+        return path.stat().st_size < 1 << 20 and _state(path.read_bytes()) is not None
+    except OSError:
+        return False
+
+
+def build_state(path: Path, data: bytes) -> list[Transcript]:
+    """A session of which Kimi Code kept only its state: its title, its folder and its last prompt."""
+    doc = _state(data)
+    if doc is None:
+        raise ValueError("not a Kimi Code session's state")
+    ts = parse_ts(doc.get("updatedAt")) or parse_ts(doc.get("createdAt")) or path.stat().st_mtime
+    t = Transcript(NS, session_key(path), tool_id=tool_id(path), ts=ts)
+    if isinstance(doc.get("workDir"), str) and doc["workDir"]:
+        t.fields.update(cwd=doc["workDir"], project=doc["workDir"])
+    if isinstance(doc.get("title"), str) and doc["title"].strip():
+        t.fields["title"] = " ".join(doc["title"].split())[:200]
+        t.meta.update(title_source="kimi", title_rank=3 if doc.get("isCustomTitle") else 1)
+    t.meta["only_state"] = True
+    if isinstance(doc.get("lastPrompt"), str) and doc["lastPrompt"].strip():
+        t.said("user", doc["lastPrompt"], ts, key="state:lastPrompt")
+    else:
+        t.add("meta", None, "Kimi Code kept this session's state only", doc, ts, head=False, key="state")
+    return [t]
+
+
+def _read(store, root, path, source_id, known, report, cancel):
+    (_read_state if path.name == "state.json" else _read_log)(store, root, path, source_id, known, report, cancel)
 
 
 def tool_id(path: Path) -> str:
@@ -209,4 +257,6 @@ def _code(log: Log, obj: dict, ts: float) -> None:
         raise ValueError(f"an event of type {kind!r}, which Kimi's reader does not know")
 
 
-import_paths = importer(KIND, session_files, read_appended(NS, convert, session_key, tool_id, setup), "Kimi sessions")
+_read_log = read_appended(NS, convert, session_key, tool_id, setup)
+_read_state = read_whole(build_state)
+import_paths = importer(KIND, session_files, _read, "Kimi sessions")

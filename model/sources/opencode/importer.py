@@ -2,9 +2,10 @@
 file an object: `session/<projectID>/<sessionID>.json`, `message/<sessionID>/<id>.json` (role, model,
 tokens, cost, times; no text), `part/<messageID>/<id>.json` (text, reasoning, a tool call with its
 state — input, output, status — in one part, files, step boundaries with their tokens, patches,
-compactions). Newer versions keep the same objects as JSON in `opencode.db` (tables `session`,
-`message`, `part`). A session is read again when its file (or the database) changes; a session whose
-`parentID` names another is a sub-agent's, nested under its parent's `task` call.
+compactions; older trees keep them as `part/<id>.json`, each naming its message). Newer versions keep the
+same objects as JSON in `opencode.db` (tables `session`, `message`, `part`). A session is read again when
+its file (or the database) changes; a session whose `parentID` names another is a sub-agent's, nested
+under its parent's `task` call.
 """
 
 from __future__ import annotations
@@ -90,10 +91,12 @@ def _json_files(folder: Path) -> list[dict]:
 
 
 class _Tree:
-    """The storage tree's objects, read as asked for."""
+    """The storage tree's objects, read as asked for. Older trees keep every part directly under `part/` (each
+    naming its message), not in a folder a message: those are read once and grouped."""
 
     def __init__(self, storage: Path):
         self.storage = storage
+        self._flat_parts: dict[str, list[dict]] | None = None
 
     def sessions(self) -> list[dict]:
         return [s for d in sorted((self.storage / "session").glob("*")) for s in _json_files(d)]
@@ -102,7 +105,14 @@ class _Tree:
         return _json_files(self.storage / "message" / sid)
 
     def parts(self, mid: str) -> list[dict]:
-        return _json_files(self.storage / "part" / mid)
+        found = _json_files(self.storage / "part" / mid)
+        if found:
+            return found
+        if self._flat_parts is None:
+            self._flat_parts = {}
+            for p in _json_files(self.storage / "part"):
+                self._flat_parts.setdefault(str(p.get("messageID")), []).append(p)
+        return self._flat_parts.get(mid, [])
 
 
 class _Db:
@@ -256,6 +266,9 @@ def build(path: Path, data: bytes) -> list[Transcript]:
         t.meta.update(opencode_version=s.get("version"), project_id=s.get("projectID"))
         spawns: dict[str, str] = {}
         _session(t, src, sid, spawns)
+        if not t.events:  # recognised, but nothing of it read: said, not a silent "0 sessions"
+            where = "its database" if path.suffix != ".json" else f"{_storage(path)}/message/{sid}/ and part/"
+            t.problems.append(f"session {sid}: no message with any content found in {where}")
         head = t.last
         for child in sorted(children.get(sid, []), key=_created):
             cid = str(child["id"])

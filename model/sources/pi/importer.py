@@ -1,7 +1,8 @@
 """pi and OpenClaw sessions, read only (FORMATS.md §6, §15): one JSONL file a session, appended.
 
 The first entry is `{type: session, version, id, cwd, branchedFrom?}`; every other entry has an `id` and a
-`parentId`, so the file is a tree: a new branch after `/tree` or a rewind hangs under an earlier entry and the
+`parentId`, so the file is a tree (pi's first files, version 1 with no version in the header, are a list: no ids,
+each entry after the one before): a new branch after `/tree` or a rewind hangs under an earlier entry and the
 abandoned one stays. Entries: `message` (`message.role` user, assistant — content blocks text, thinking,
 toolCall{id, name, arguments} — or toolResult{toolCallId, content, isError}), `model_change`,
 `thinking_level_change`, `compaction` (pi) / `compact`, `custom` and `custom_message` (OpenClaw's own).
@@ -36,9 +37,9 @@ def default_roots() -> list[Path]:
 
 
 def sniff(obj: Any) -> bool:
-    """pi's session header (`{type: session, version, id, cwd}`)."""
+    """pi's session header (`{type: session, version, id, cwd}`; pi's first files have no version)."""
     return isinstance(obj, dict) and obj.get("type") == "session" and isinstance(obj.get("id"), str) \
-        and "version" in obj and "cwd" in obj and "sessionId" not in obj
+        and "cwd" in obj and "sessionId" not in obj and ("version" in obj or "timestamp" in obj)
 
 
 def session_files(root: Path) -> list[Path]:
@@ -82,13 +83,14 @@ def convert(log: Log, line: jsonl.Line) -> None:
             log.meta["branched_from"] = obj["branchedFrom"]
         return  # the header is the session itself, not an event
     entry = obj.get("id")
-    if not isinstance(entry, str) or not entry:
-        raise ValueError("an entry with no id")
-    parent = obj.get("parentId")
     before = log.last
-    # its parent: an entry or a call of this run; else an entry read before (in the store), and if that names
-    # nothing stored (OpenClaw's call id, from an earlier run), the event read last; no parent: a root
-    if isinstance(parent, str) and parent:
+    if not isinstance(entry, str) or not entry:
+        # pi's first files (version 1, no version in the header) are a list: an entry has no id and follows the one
+        # before it (pi's own migration gives each the one before as its parent); named by where it lies
+        entry, guessed = f"@{line.offset}", False
+    elif isinstance(parent := obj.get("parentId"), str) and parent:
+        # its parent: an entry or a call of this run; else an entry read before (in the store), and if that names
+        # nothing stored (OpenClaw's call id, from an earlier run), the event read last; no parent: a root
         log.last = names.get(parent) or _entry_event(log, parent)
         guessed = parent not in names
     else:
