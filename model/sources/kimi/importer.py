@@ -108,7 +108,10 @@ def build_state(path: Path, data: bytes) -> list[Transcript]:
 
 
 def _read(store, root, path, source_id, known, report, cancel):
-    (_read_state if path.name == "state.json" else _read_log)(store, root, path, source_id, known, report, cancel)
+    if path.suffix != ".json":
+        _read_log(store, root, path, source_id, known, report, cancel)
+    elif not any(_is_log(p) for p in path.parent.glob("*.jsonl")):  # with its event log, the log is the session
+        _read_state(store, root, path, source_id, known, report, cancel)
 
 
 def tool_id(path: Path) -> str:
