@@ -192,9 +192,17 @@ class BranchPane(QWidget):
         self.shown_head = head
         if store is None or session is None or head is None:
             self.timeline_model.show_ids(store, [])
-            self.timeline_label.setText("(no events)")
+            self.timeline_label.setText("(no events)" if session is None or not session.event_count else html.escape(
+                f"{printable(session.title or session.id[:8])} · no conversation: {session.event_count:,} events kept "
+                "(subagent work or bookkeeping lines)"))
             self.branch_label = ""
             if session is not None:  # a session with nothing on a branch (a checkpoint alone): shown, as it is
+                # every pane empty, not the last session's signs, tree or event
+                self.vitals_strip.show_vitals(None)
+                self._vitals_of = None
+                self.tree.tree_model.set_layout(None)
+                self.tree_session = None
+                self.detail.show_event(store, None)
                 self.sig_ready.emit()
             return
 

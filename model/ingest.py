@@ -19,7 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import chain, db, lifecycle, links, search, sessions
+from . import chain, db, lifecycle, links, search, sessions, titles
 from .incoming import NewEvent, SessionInfo
 from .payloads import pack
 from .schema import EVENT, EVENT_ALIAS, SESSION
@@ -210,6 +210,8 @@ def _update_session(conn: Connection, s, info: SessionInfo, fresh: list[NewEvent
     if info.forked_from_session and not s["forked_from_session"]:
         values["forked_from_session"] = info.forked_from_session
         values["forked_from_event"] = info.forked_from_event
+    if not s.get("title") and not values.get("title") and (said := _first_said(fresh)):
+        values["title"] = said  # a tool that names none: its first words (no rank: whatever names it later wins)
     if "tags" in values:
         values["tags"] = json.dumps(sorted(set(values["tags"])))
     meta = json.loads(s["meta"] or "{}")
@@ -233,6 +235,16 @@ def _update_session(conn: Connection, s, info: SessionInfo, fresh: list[NewEvent
     if values:
         db.update(conn, SESSION, values, id=info.id)
     return meta
+
+
+def _first_said(fresh: list[NewEvent]) -> str:
+    """A title for a session its tool left unnamed: its first prompt's words, or its first reply's when it holds no
+    prompt (a session of one reply and nothing else is not "(untitled)")."""
+    for role in ("user", "assistant"):
+        for e in fresh:
+            if e.kind == "message" and e.role == role and not e.sidechain and e.text.strip():
+                return titles.from_prompt(e.text)
+    return ""
 
 
 def _merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

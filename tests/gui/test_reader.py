@@ -348,3 +348,29 @@ def test_the_timeline_and_the_tree_say_a_tool_call_as_the_reader_does(reader, qt
     assert not any(text.startswith("Bash {") for text in loaded_rows)
     node = TreeInput("n", None, 1, "tool_call", "assistant", 'Bash {"command":"bd show spotter-fum"}')
     assert _label(node) == "Bash: bd show spotter-fum"
+
+
+def test_a_session_with_no_conversation_empties_every_pane(window, qtbot, tmp_path):
+    """A session of subagent work alone (no line of the main conversation): the timeline says so, and the vital
+    signs, the branch tree and the detail do not go on showing the session opened before it."""
+    from sessionscope.sources.claude_code import import_paths
+    project = tmp_path / "claude" / "projects" / "-work-app"
+    qtbot.waitUntil(lambda: window.branch.tree.tree_model.layout_ is not None and bool(window.branch.vitals_strip.signs)
+                    and window.branch.detail.current_event is not None, timeout=10000)  # the demo's session, whole
+    orphan = Transcript(session_id="0f0e0d0c-0000-4000-8000-00000000abcd")
+    orphan.user("look for races in the login tests", parent=None)
+    orphan.assistant("none found")
+    for line in orphan.lines:
+        line.update(isSidechain=True, agentId="a9f3c2e1")
+    orphan.write(project, "agent-a9f3c2e1.jsonl")
+    import_paths(window.store, [project])
+    window.sessions.model.reload()
+    qtbot.waitUntil(lambda: window.sessions.model.row_of(orphan.session_id) >= 0, timeout=10000)
+    with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
+        window.open_session(orphan.session_id)
+    assert window.branch.session.id == orphan.session_id
+    assert window.branch.timeline_model.rowCount() == 0
+    assert "no conversation" in window.branch.timeline_label.text()
+    assert window.branch.tree.tree_model.layout_ is None
+    assert window.branch.detail.current_event is None
+    assert not window.branch.vitals_strip.signs

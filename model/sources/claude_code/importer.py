@@ -284,11 +284,21 @@ def ingest_converted(conn, ctx: FileContext, problems: list[str]) -> tuple[int, 
     Also what the Claude Agent SDK's session store adapter calls with the entries it is given."""
     added, touched = 0, set()
     for sid, sess in ctx.sessions.items():
+        if _warmup_alone(sess) and conn.execute(sa.select(SESSION.c.id).where(SESSION.c.id == sid)).first() is None:
+            continue  # Claude Code 2.0's "Warmup" stub of a session that left no transcript: no row of its own
         if sess.events or sess.info.fields or sess.info.meta:
             _copied_times(conn, sess)
             added += ingest(conn, sess.info, list(sess.events), problems)
             touched.add(sid)
     return added, touched
+
+
+def _warmup_alone(sess) -> bool:
+    """A run of subagent lines alone, prompted "Warmup": what Claude Code 2.0 wrote at start for each subagent, its
+    `sessionId` naming the main session (FORMATS.md §1). Under that session it is kept; alone it is noise."""
+    events = sess.events
+    return bool(events) and all(e.sidechain for e in events) and any(
+        e.kind == "message" and e.role == "user" and e.text.strip() == "Warmup" for e in events)
 
 
 def _commit_batch(conn, ctx: FileContext, path: Path, source_id: int, st, state) -> tuple[int, set[str]]:
