@@ -46,7 +46,8 @@ _TOKEN_PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     ("google-api-key", re.compile(r"AIza[0-9A-Za-z_\-]{35}")),
     ("huggingface-token", re.compile(r"hf_[A-Za-z0-9]{30,}")),
     ("openai-key", re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}")),
-    ("password-in-url", re.compile(r"[a-z][a-z0-9+.\-]*://[^\s:/@]+:([^\s@/]+)@")),
+    # (bounded: an unbounded scheme tried at every letter of a long run made this quadratic)
+    ("password-in-url", re.compile(r"(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,31}://[^\s:/@]{1,256}:([^\s@/]{1,256})@")),
 )
 
 # a run of text that could hold a token: no whitespace, quotes or brackets, 16+ long
@@ -231,7 +232,9 @@ class Redactor:
                 i = bisect.bisect_right(starts, a) - 1
                 shift = runs[i][0] - starts[i]
                 found.append((a + shift, b + shift, kind))
-        found = [f for f in found if not PLACEHOLDER.fullmatch(text[f[0]:f[1]])]
+        if "[REDACTED:" in text:  # a placeholder is never redacted again, nor any part of it
+            kept_out = [m.span() for m in PLACEHOLDER.finditer(text)]
+            found = [f for f in found if not any(f[0] < b and a < f[1] for a, b in kept_out)]
         found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
         kept: list[tuple[int, int, str]] = []
         for f in found:

@@ -4,6 +4,7 @@ tag, write back, and a managed agent's send and interrupt. Each goes the one pat
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,7 +13,10 @@ from ..errors import InvalidInput
 from ..read_models import Action, Changes
 from ..sources.agents_sdk import queue as agents_queue
 from ..sync import choices as sync_choices
+from ..untrusted import printable
 from .rules import RULES, check
+
+TAG_MAX = 64
 
 
 def act(store, name: str, session_id: str, work: Callable, *, event_id: str | None = None,
@@ -117,8 +121,13 @@ def rename(store, session_id: str, title: str, *, actor: str | None = None) -> C
 
 
 def tag(store, session_id: str, tags: list[str], *, actor: str | None = None) -> Changes:
-    """The session's tags, all of them ([] clears them; a tool keeping one tag takes at most one)."""
+    """The session's tags, all of them ([] clears them; a tool keeping one tag takes at most one). A tag is a short
+    printable word or phrase: a control character (a NUL, an escape) or one over TAG_MAX characters is refused."""
     clean = [t.strip() for t in tags if t.strip()]
+    for t in clean:
+        if len(t) > TAG_MAX or any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in t):
+            raise InvalidInput(f"a tag is a short printable word (at most {TAG_MAX} characters, no control "
+                               f"characters): {printable(t[:40])!s} is not")
     return act(store, "tag", session_id, lambda src, s: src.tag(store, s.id, clean), actor=actor)
 
 
