@@ -144,9 +144,24 @@ def reserve_keys(conn, table: str, column: str, n: int) -> int:
         return (raw.execute(f"SELECT max({column}) FROM {table}").fetchone()[0] or 0) + 1
     if conn.dialect.name != "postgresql":
         return (conn.exec_driver_sql(f"SELECT max({column}) FROM {table}").scalar() or 0) + 1
+    if _key_functions(conn):  # a team store: a member moves no sequence but through the owner's functions
+        return conn.exec_driver_sql("SELECT sessionscope_take_keys(%s, %s, %s)", (table, column, n)).scalar()
     return conn.exec_driver_sql(f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "
                                 f"nextval(pg_get_serial_sequence('{table}', '{column}')) + %s) - %s",
                                 (n - 1, n - 1)).scalar()
+
+
+_KEY_FUNCTIONS: dict[str, bool] = {}
+
+
+def _key_functions(conn) -> bool:
+    """Whether the store hands out keys through sessionscope.team's functions (made by `team init`): asked once a
+    store (a member's process starts after init; the owner's may keep its own rights until it is restarted)."""
+    url = str(conn.engine.url)
+    if url not in _KEY_FUNCTIONS:
+        _KEY_FUNCTIONS[url] = conn.exec_driver_sql(
+            "SELECT to_regprocedure('sessionscope_take_keys(text,text,integer)') IS NOT NULL").scalar()
+    return _KEY_FUNCTIONS[url]
 
 
 def last_key_sql(conn, table: str, column: str) -> str:
@@ -154,6 +169,8 @@ def last_key_sql(conn, table: str, column: str) -> str:
     (then `insert_numbered` moves the sequence past them): SQLite's largest row; PostgreSQL's sequence, as a
     team store's row rules hide other members' rows from max() (see `reserve_keys`)."""
     if conn.dialect.name == "postgresql":
+        if _key_functions(conn):
+            return f"(SELECT sessionscope_last_key('{table}', '{column}'))"
         return f"(SELECT last_value FROM {table}_{column}_seq)"  # (the name SQLAlchemy gives a serial's sequence)
     return f"(SELECT {column} FROM {table} ORDER BY {column} DESC LIMIT 1)"
 
@@ -187,6 +204,9 @@ def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[
             cur.execute(f"INSERT INTO {table.name} ({names}) SELECT {names} FROM {target}")
             cur.execute(f"TRUNCATE {target}")
     if reserved:  # the keys came from reserve_keys: the sequence is past them already
+        return
+    if _key_functions(conn):
+        conn.exec_driver_sql("SELECT sessionscope_keys_past(%s, %s, %s)", (table.name, columns[0], max(r[0] for r in rows)))
         return
     conn.execute(sa.text(f"SELECT setval(pg_get_serial_sequence('{table.name}', '{columns[0]}'), :key)"),
                  {"key": max(r[0] for r in rows)})

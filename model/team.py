@@ -12,7 +12,8 @@ row-level security with these rules:
 - a member of `sessionscope_admin` reads and changes everything;
 - the audit log takes inserts only, from everyone, the admin and the database's owner included (a trigger),
   and records the login as the actor (the client's own word for itself kept in the entry's detail);
-- scan state (`source`, `source_file`) is the team's, settings are read by all and changed by admins.
+- scan state (`source`, `source_file`) is the team's, settings are read by all and changed by admins;
+- a member holds no right on the sequences: keys come from the owner's functions, which only move them forward.
 
 The rules are the server's: `psql` as a member meets the same refusals as the app. The app asks the same
 functions (`sessionscope_may_change`, migration 0020) to offer only what they allow. SQLite has no logins:
@@ -163,6 +164,83 @@ REVOKE ALL ON FUNCTION sessionscope_matching(tsquery, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION sessionscope_matching(tsquery, integer) TO {member};
 """
 
+# The keys a member's rows take (#58): a member holds no right on the store's sequences (with UPDATE one `setval`
+# back to 1 made every other member's next import fail on a duplicate key; with SELECT or USAGE pg_sequences told the
+# store's row counts). Keys are taken through these functions of the tables' owner, which only ever move a sequence
+# forward: a column's default, a bulk insert's block of keys (sessionscope.db.reserve_keys), the largest key given
+# (db.last_key_sql) and moving past keys a caller numbered itself (db.insert_numbered).
+KEY_FUNCTIONS = """
+CREATE OR REPLACE FUNCTION sessionscope_key_sequence(t text, c text) RETURNS text
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+DECLARE s text;
+BEGIN
+  IF t <> ALL (ARRAY[{tables}]) THEN
+    RAISE EXCEPTION 'no keys of table % are handed out', t USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  s := pg_get_serial_sequence(t, c);
+  IF s IS NULL THEN
+    RAISE EXCEPTION '%.% takes no keys from a sequence', t, c USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  RETURN s;
+END $$;
+CREATE OR REPLACE FUNCTION sessionscope_take_keys(t text, c text, n integer) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+DECLARE s text := sessionscope_key_sequence(t, c); first bigint; last bigint;
+BEGIN
+  IF n < 1 OR n > 10000000 THEN
+    RAISE EXCEPTION 'a block of % keys is not handed out', n USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  first := nextval(s);
+  IF n > 1 THEN
+    EXECUTE format('SELECT last_value FROM %s', s) INTO last;
+    PERFORM setval(s, greatest(first + n - 1, last));
+  END IF;
+  RETURN first;
+END $$;
+CREATE OR REPLACE FUNCTION sessionscope_last_key(t text, c text) RETURNS bigint
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+DECLARE v bigint;
+BEGIN
+  EXECUTE format('SELECT last_value FROM %s', sessionscope_key_sequence(t, c)) INTO v;
+  RETURN v;
+END $$;
+CREATE OR REPLACE FUNCTION sessionscope_keys_past(t text, c text, k bigint) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+DECLARE s text := sessionscope_key_sequence(t, c); v bigint;
+BEGIN
+  EXECUTE format('SELECT last_value FROM %s', s) INTO v;
+  IF k > v THEN PERFORM setval(s, k); END IF;
+END $$;
+CREATE OR REPLACE FUNCTION sessionscope_nextval(s regclass) RETURNS bigint
+LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$ SELECT nextval(s) $$;
+REVOKE ALL ON FUNCTION sessionscope_key_sequence(text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION sessionscope_take_keys(text, text, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION sessionscope_last_key(text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION sessionscope_keys_past(text, text, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION sessionscope_nextval(regclass) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION sessionscope_take_keys(text, text, integer) TO {member};
+GRANT EXECUTE ON FUNCTION sessionscope_last_key(text, text) TO {member};
+GRANT EXECUTE ON FUNCTION sessionscope_keys_past(text, text, bigint) TO {member};
+GRANT EXECUTE ON FUNCTION sessionscope_nextval(regclass) TO {member};
+"""
+
+
+def _keys_through_functions(conn: Connection) -> None:
+    """Every serial column of the store's tables takes its default through sessionscope_nextval, and members lose
+    every right on the sequences (see KEY_FUNCTIONS)."""
+    schema = _schema(conn)
+    for table, column, default in conn.exec_driver_sql(
+            "SELECT table_name, column_name, column_default FROM information_schema.columns "
+            "WHERE table_schema = %s AND column_default LIKE 'nextval(%%'", (schema,)).all():
+        if table not in ALL_TABLES:
+            continue
+        seq = re.match(r"nextval\('([^']+)'", default)
+        if seq:
+            conn.exec_driver_sql(f"ALTER TABLE {table} ALTER COLUMN {column} "
+                                 f"SET DEFAULT sessionscope_nextval('{seq.group(1)}'::regclass)")
+    conn.exec_driver_sql(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {schema} FROM {MEMBER}")
+
+
 # Usage over every session a member may read, in one pass: under the rules each cache row was checked against its
 # session one by one (a quarter of a second for 35,000); here the sessions are checked once each, by the same rule
 USAGE_FUNCTION = """
@@ -304,7 +382,6 @@ def init(conn: Connection) -> list[str]:
         conn.exec_driver_sql(f"GRANT {rights} ON {table} TO {MEMBER}")
     for table in READ_ONLY:
         conn.exec_driver_sql(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {table} TO {ADMIN}")
-    conn.exec_driver_sql(f"GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA {_schema(conn)} TO {MEMBER}")
     for table in ("session", *OWNED):
         n = conn.exec_driver_sql(f"UPDATE {table} SET owner = session_user WHERE owner = ''").rowcount
         if n and table == "session":
@@ -313,8 +390,10 @@ def init(conn: Connection) -> list[str]:
         conn.exec_driver_sql(statement)
     with conn.connection.driver_connection.cursor() as cur:  # (no parameters: its `%` is plpgsql's own)
         cur.execute(AUDIT_GUARD)
-        for function in (SEARCH_FUNCTION, USAGE_FUNCTION):
-            cur.execute(function.format(schema=_schema(conn), visible=_visible("s"), member=MEMBER))
+        for function in (SEARCH_FUNCTION, USAGE_FUNCTION, KEY_FUNCTIONS):
+            cur.execute(function.format(schema=_schema(conn), visible=_visible("s"), member=MEMBER,
+                                        tables=", ".join(f"'{t}'" for t in ALL_TABLES)))
+    _keys_through_functions(conn)
     for table in ALL_TABLES:
         conn.exec_driver_sql(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
     done.append(f"rules on for {len(ALL_TABLES)} tables; the audit log takes inserts only")

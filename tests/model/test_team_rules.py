@@ -301,3 +301,31 @@ def test_a_member_cannot_upgrade_the_store_and_is_told_who_can(team_store):
             conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0019'")
     with pytest.raises(StoreUnavailable, match="only the owner of its tables"):
         open_store(server.url(name, names["bob"]))
+
+
+def test_a_member_cannot_move_the_keys_back_nor_count_the_store(team_store):
+    """#58: `team init` granted UPDATE on every sequence: one `setval('event_pk_seq', 1)` made every other member's
+    next import fail on a duplicate key, and pg_sequences told the store's row counts. Keys now come from the
+    owner's functions, which only move a sequence forward."""
+    import psycopg
+
+    server, database, names, st = team_store
+    alice, bob = st["alice"], st["bob"]
+    _session(alice, "alice before", "written before the attack")
+    with bob.engine.connect() as conn:
+        for attack in ("SELECT setval('event_pk_seq', 1)", "SELECT nextval('event_pk_seq')",
+                       "SELECT last_value FROM event_pk_seq"):
+            with pytest.raises(Exception) as refused, conn.begin():
+                conn.exec_driver_sql(attack)
+            assert isinstance(refused.value.orig, psycopg.errors.InsufficientPrivilege), attack
+        with conn.begin():
+            assert conn.exec_driver_sql("SELECT last_value FROM pg_sequences WHERE sequencename = 'event_pk_seq'"
+                                        ).scalar() is None
+            conn.exec_driver_sql("SELECT sessionscope_keys_past('event', 'pk', 1)")  # backwards: nothing moves
+        with pytest.raises(Exception), conn.begin():
+            conn.exec_driver_sql("SELECT sessionscope_take_keys('pg_authid', 'oid', 1)")
+    # bob's own writes still take keys (an append, a note: a column's default; a bulk import: a block)
+    mine = _session(bob, "bob after", "bob's writes take keys through the functions")
+    ops.note_add(bob, mine, "a note of bob's")
+    after = _session(alice, "alice after", "alice's next write lands")
+    assert [e.text for e in alice.events(after)] == ["alice's next write lands"]
