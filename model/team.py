@@ -97,7 +97,8 @@ def _policies() -> list[str]:
     for table in TEAM_STATE:
         policy(table, "team_all", "ALL", "true", "true")
     for table in READ_ONLY:
-        policy(table, "team_read", "SELECT", "true")
+        policy(table, "team_read", "SELECT", "true" if table != "setting" else
+               f"key NOT IN ({', '.join(repr(k) for k in SECRET_SETTINGS)})")
         admin(table)
     # a file's content is read with a checkpoint of a session one may read; anyone may add one (by its hash);
     # only an admin removes one (a member's garbage collection cannot see who else needs it)
@@ -239,6 +240,30 @@ def _keys_through_functions(conn: Connection) -> None:
             conn.exec_driver_sql(f"ALTER TABLE {table} ALTER COLUMN {column} "
                                  f"SET DEFAULT sessionscope_nextval('{seq.group(1)}'::regclass)")
     conn.exec_driver_sql(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {schema} FROM {MEMBER}")
+
+
+# The redaction's placeholder key (#58): the store's own (`redaction.key`) is read by its owner and admins alone; a
+# member's placeholders are made under a key of their own, derived from it and their login by this function of the
+# owner's (which also makes the store's key when there is none yet: a member's first export or `mcp` needs no admin).
+# A member can neither read the store's key nor make another member's placeholders.
+MEMBER_KEY_FUNCTION = """
+CREATE OR REPLACE FUNCTION sessionscope_member_key() RETURNS text
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+DECLARE k text;
+BEGIN
+  SELECT value INTO k FROM setting WHERE key = 'redaction.key';
+  IF k IS NULL THEN
+    k := encode(sha256(convert_to(gen_random_uuid()::text || clock_timestamp()::text || random()::text, 'UTF8'))
+                || sha256(convert_to(gen_random_uuid()::text || random()::text, 'UTF8')), 'hex');
+    INSERT INTO setting (key, value) VALUES ('redaction.key', k) ON CONFLICT (key) DO NOTHING;
+    SELECT value INTO k FROM setting WHERE key = 'redaction.key';
+  END IF;
+  RETURN encode(sha256(decode(k, 'hex') || convert_to('member:' || session_user, 'UTF8')), 'hex');
+END $$;
+REVOKE ALL ON FUNCTION sessionscope_member_key() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION sessionscope_member_key() TO {member};
+"""
+SECRET_SETTINGS = ("redaction.key",)
 
 
 # Usage over every session a member may read, in one pass: under the rules each cache row was checked against its
@@ -390,7 +415,7 @@ def init(conn: Connection) -> list[str]:
         conn.exec_driver_sql(statement)
     with conn.connection.driver_connection.cursor() as cur:  # (no parameters: its `%` is plpgsql's own)
         cur.execute(AUDIT_GUARD)
-        for function in (SEARCH_FUNCTION, USAGE_FUNCTION, KEY_FUNCTIONS):
+        for function in (SEARCH_FUNCTION, USAGE_FUNCTION, KEY_FUNCTIONS, MEMBER_KEY_FUNCTION):
             cur.execute(function.format(schema=_schema(conn), visible=_visible("s"), member=MEMBER,
                                         tables=", ".join(f"'{t}'" for t in ALL_TABLES)))
     _keys_through_functions(conn)

@@ -185,10 +185,17 @@ def set_redaction_patterns(store, patterns: list[str]) -> None:
 
 
 def _placeholder_key(store) -> bytes:
+    """The key placeholders are made under: the store's (made on first use); a team store's member's own, derived
+    from it by the owner's function (sessionscope.team: a member never reads the store's key)."""
     with store.reader() as conn:
         key = settings.get(conn, "redaction.key")
+        member = key is None and conn.dialect.name == "postgresql" and conn.exec_driver_sql(
+            "SELECT row_security_active('setting') AND to_regprocedure('sessionscope_member_key()') IS NOT NULL"
+        ).scalar()
     if key:
         return bytes.fromhex(key)
+    if member:
+        return bytes.fromhex(store.write(lambda conn: conn.exec_driver_sql("SELECT sessionscope_member_key()").scalar()))
 
     def create(conn):
         existing = settings.get(conn, "redaction.key")

@@ -329,3 +329,42 @@ def test_a_member_cannot_move_the_keys_back_nor_count_the_store(team_store):
     ops.note_add(bob, mine, "a note of bob's")
     after = _session(alice, "alice after", "alice's next write lands")
     assert [e.text for e in alice.events(after)] == ["alice's next write lands"]
+
+
+def test_a_member_redacts_under_a_key_of_their_own_and_never_reads_the_stores(postgres_server, tmp_path):
+    """#58: on a team store where no one had exported yet, a member's `export` and `mcp` stopped on "permission
+    denied for table setting" (the redactor makes its key there), and once made, every member could read it."""
+    from sessionscope import open_store
+    from sessionscope.export.core import redactor_for
+    from sessionscope.mcp_server import Tools
+
+    url = postgres_server.fresh_database()
+    database = url.rsplit("/", 1)[1]
+    tag = uuid.uuid4().hex[:6]
+    names = {who: f"{who}_{tag}" for who in ("alice", "bob")}
+    with open_store(url) as owner:
+        owner.write(team.init)
+        for name in names.values():
+            owner.write(team.add_member, name)
+    alice, bob = (open_store(postgres_server.url(database, names[w])) for w in ("alice", "bob"))
+    try:
+        sid = _session(bob, "bob's deploy", "the key is AKIAIOSFODNN7EXAMPLE, do not share it")
+        answer = Tools(bob).transcript(sid)  # no admin ran anything before: it answers
+        assert "AKIAIOSFODNN7EXAMPLE" not in str(answer) and "[REDACTED:aws-key:" in str(answer)
+        from sessionscope.cli.main import main
+        out = tmp_path / "bob.md"
+        assert main(["--store", postgres_server.url(database, names["bob"]), "export", sid, "-f", "md", "--redact", "-o",
+                     str(out)]) == 0
+        assert "[REDACTED:aws-key:" in out.read_text() and "AKIAIOSFODNN7EXAMPLE" not in out.read_text()
+        for store in (alice, bob):
+            with store.engine.connect() as conn:
+                assert conn.exec_driver_sql("SELECT count(*) FROM setting WHERE key = 'redaction.key'").scalar() == 0
+        mine = redactor_for(bob).placeholder("aws-key", "AKIAIOSFODNN7EXAMPLE")
+        assert redactor_for(bob).placeholder("aws-key", "AKIAIOSFODNN7EXAMPLE") == mine  # stable across runs
+        assert redactor_for(alice).placeholder("aws-key", "AKIAIOSFODNN7EXAMPLE") != mine  # not another member's
+        with open_store(url) as owner:  # the store's own key exists, for its owner alone
+            with owner.engine.connect() as conn:
+                assert conn.exec_driver_sql("SELECT count(*) FROM setting WHERE key = 'redaction.key'").scalar() == 1
+    finally:
+        alice.close()
+        bob.close()
