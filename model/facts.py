@@ -117,6 +117,12 @@ def store_snapshots(conn: Connection, snapshots: list[tuple[str, str]]) -> None:
         sa.select(FACT_SNAPSHOT.c.event_id).where(FACT_SNAPSHOT.c.event_id.in_([i for i, _ in snapshots]))
     ).scalars())
     fresh = [{"event_id": i, "facts": f} for i, f in snapshots if i not in have]
+    if fresh and conn.dialect.name == "postgresql" and conn.exec_driver_sql(
+            "SELECT row_security_active('fact_snapshot')").scalar():  # a team store: of one's own sessions only
+        mine = {i for (i,) in conn.exec_driver_sql(
+            "SELECT e.id FROM event e JOIN session s ON s.id = e.session_id WHERE e.id = ANY(%s) "
+            "AND sessionscope_may_change(s.owner)", ([r["event_id"] for r in fresh],)).all()}
+        fresh = [r for r in fresh if r["event_id"] in mine]
     if fresh:
         conn.execute(FACT_SNAPSHOT.insert(), fresh)
 

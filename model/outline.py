@@ -109,6 +109,9 @@ def store_entries(conn: Connection, session_id: str, head: str, last_seq: int, b
     now = conn.execute(sa.select(SESSION.c.head_event_id, SESSION.c.last_seq).where(SESSION.c.id == session_id)).first()
     if now is None or now.head_event_id != head or now.last_seq != last_seq:
         return
+    from .team import changeable
+    if not changeable(conn, [session_id]):  # another member's session, read on a team store: not kept
+        return
     conn.execute(OUTLINE_CACHE.delete().where(OUTLINE_CACHE.c.session_id == session_id))
     conn.execute(OUTLINE_CACHE.insert().values(session_id=session_id, head_event_id=head, last_seq=last_seq,
                                                entries=blob))

@@ -129,20 +129,33 @@ def _after(conn: Connection) -> int:
     return conn.execute(sa.select(sa.func.coalesce(sa.func.max(EMBEDDING.c.event_pk), 0))).scalar()
 
 
-def _event_rows(cfg: Config, after: int, limit: int | None):
+def _own_only(conn: Connection):
+    """On a team store under its rules, the sessions this login keeps vectors of (its own: sessionscope.team), as a
+    condition on a session id column's select; None elsewhere."""
+    if conn.dialect.name != "postgresql" or not conn.exec_driver_sql("SELECT row_security_active('embedding')").scalar():
+        return None
+    return sa.select(SESSION.c.id).where(sa.func.sessionscope_may_change(SESSION.c.owner))
+
+
+def _event_rows(cfg: Config, after: int, limit: int | None, own=None):
     stmt = (sa.select(EVENT.c.pk, EVENT.c.session_id, sa.func.substr(EVENT.c.text, 1, embedding.MAX_CHARS))
             .where(EVENT.c.pk > after, EVENT.c.kind.in_(cfg.kinds), EVENT.c.text != "").order_by(EVENT.c.pk))
+    if own is not None:
+        stmt = stmt.where(EVENT.c.session_id.in_(own))
     return stmt.limit(limit) if limit else stmt
 
 
-def _notes_without(columns=(NOTE.c.id, NOTE.c.session_id, NOTE.c.text)):
+def _notes_without(columns=(NOTE.c.id, NOTE.c.session_id, NOTE.c.text), own=None):
     have = sa.select(EMBEDDING.c.note_id).where(EMBEDDING.c.note_id.is_not(None))
-    return sa.select(*columns).where(NOTE.c.id.not_in(have))
+    stmt = sa.select(*columns).where(NOTE.c.id.not_in(have))
+    return stmt.where(NOTE.c.session_id.in_(own)) if own is not None else stmt
 
 
 def _count_pending(conn: Connection, cfg: Config) -> int:
-    events = conn.execute(sa.select(sa.func.count()).select_from(_event_rows(cfg, _after(conn), None).subquery())).scalar()
-    return events + conn.execute(_notes_without((sa.func.count(),))).scalar()
+    own = _own_only(conn)
+    events = conn.execute(sa.select(sa.func.count()).select_from(
+        _event_rows(cfg, _after(conn), None, own).subquery())).scalar()
+    return events + conn.execute(_notes_without((sa.func.count(),), own)).scalar()
 
 
 @dataclass
@@ -166,17 +179,23 @@ def embed(store, progress: Callable[[int, int], None] | None = None, cancel: thr
         if cancel is not None and cancel.is_set():
             return Outcome(done, cancelled=True)
         with store.reader() as conn:
-            rows = conn.execute(_event_rows(cfg, _after(conn), BATCH)).all()
+            own = _own_only(conn)
+            rows = conn.execute(_event_rows(cfg, _after(conn), BATCH, own)).all()
             if not rows:
                 rows = [(None, sid, text, nid) for nid, sid, text in conn.execute(
-                    _notes_without().order_by(NOTE.c.created_at).limit(BATCH))]
+                    _notes_without(own=own).order_by(NOTE.c.created_at).limit(BATCH))]
         if not rows:
             return Outcome(done)
         blobs = pack(model.encode([r[2] for r in rows]))
         values = [{"session_id": r[1], "event_pk": r[0], "note_id": r[3] if len(r) > 3 else None, "vector": b}
                   for r, b in zip(rows, blobs)]
         # a model changed meanwhile (settings) leaves the batch out: its vectors would not match the others
-        store.write(lambda conn: config(conn) == cfg and conn.execute(EMBEDDING.insert(), values))
+        def keep(conn):  # (on a team store, vectors of one's own sessions only: see sessionscope.team)
+            from .team import changeable
+            mine = changeable(conn, {v["session_id"] for v in values})
+            kept = [v for v in values if v["session_id"] in mine]
+            return config(conn) == cfg and kept and conn.execute(EMBEDDING.insert(), kept)
+        store.write(keep)
         done += len(rows)
         if progress is not None:
             progress(done, max(total, done))

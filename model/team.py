@@ -7,8 +7,9 @@ row-level security with these rules:
 - a member reads their own sessions, those their owners share one by one (`session.shared`) and those of the
   projects their owners share (`project_share`); what hangs off a session (events, notes, pins, stars, file
   checkpoints) is read exactly when the session is;
-- a member changes and deletes only their own sessions and what hangs off them; what is derived from a
-  session a member can read (caches, the search and blame indexes) is written by whoever reads it;
+- a member changes and deletes only their own sessions and what hangs off them, what is derived from them (caches,
+  blame's index, vectors, fact snapshots) included: a reader of another's session computes it, and does not keep it
+  (`changeable`);
 - a member of `sessionscope_admin` reads and changes everything;
 - the audit log takes inserts only, from everyone, the admin and the database's owner included (a trigger),
   and records the login as the actor (the client's own word for itself kept in the entry's detail);
@@ -78,18 +79,22 @@ def _policies() -> list[str]:
     admin("session")
     for table in CHILDREN + DERIVED:
         seen, own = _session_of(table, ""), _session_of(table, f" AND {OWN.replace('owner', 's.owner')}")
-        writer = seen if table in DERIVED else own
+        # what is derived from a session (caches, blame's index, vectors) is written by whoever may change it: a
+        # reader who could write them planted another's usage, blame attribution and search ranking
+        writer = own
         policy(table, "team_read", "SELECT", seen)
         policy(table, "team_insert", "INSERT", None, writer)
         policy(table, "team_update", "UPDATE", writer, writer)
         policy(table, "team_delete", "DELETE", writer)
         admin(table)
-    # a fact snapshot is reached through its event (and so its session)
+    # a fact snapshot is reached through its event (and so its session), and written by whoever may change that
     seen_event = "EXISTS (SELECT 1 FROM event e WHERE e.id = fact_snapshot.event_id)"
+    own_event = ("EXISTS (SELECT 1 FROM event e JOIN session s ON s.id = e.session_id "
+                 f"WHERE e.id = fact_snapshot.event_id AND {OWN.replace('owner', 's.owner')})")
     policy("fact_snapshot", "team_read", "SELECT", seen_event)
-    policy("fact_snapshot", "team_insert", "INSERT", None, seen_event)
-    policy("fact_snapshot", "team_update", "UPDATE", seen_event, seen_event)
-    policy("fact_snapshot", "team_delete", "DELETE", seen_event)
+    policy("fact_snapshot", "team_insert", "INSERT", None, own_event)
+    policy("fact_snapshot", "team_update", "UPDATE", own_event, own_event)
+    policy("fact_snapshot", "team_delete", "DELETE", own_event)
     admin("fact_snapshot")
     for table in OWNED:
         policy(table, "team_own", "ALL", "owner = session_user", "owner = session_user")
@@ -424,6 +429,17 @@ def init(conn: Connection) -> list[str]:
     done.append(f"rules on for {len(ALL_TABLES)} tables; the audit log takes inserts only")
     done += _langgraph_tables(conn)
     return done
+
+
+def changeable(conn: Connection, session_ids) -> set[str]:
+    """Of `session_ids`, those this login may change, and so keep what is derived from (caches, indexes): all of
+    them but on a team store under its rules, where only one's own (an admin's: all)."""
+    ids = list(session_ids)
+    if conn.dialect.name != "postgresql" or not ids or not conn.exec_driver_sql(
+            "SELECT row_security_active('session')").scalar():
+        return set(ids)
+    return {sid for (sid,) in conn.exec_driver_sql(
+        "SELECT id FROM session WHERE id = ANY(%s) AND sessionscope_may_change(owner)", (ids,)).all()}
 
 
 _NAME = re.compile(r"^[a-z_][a-z0-9_.-]{0,62}$")

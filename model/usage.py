@@ -114,6 +114,8 @@ def cached_rows(conn: Connection, session_ids: list[str] | None = None,
 
 def save(conn: Connection, folded: dict[str, tuple[int, list[list]]]) -> None:
     """Cache the sessions `cached_rows` folded, in one short write."""
+    from .team import changeable
+    folded = {sid: v for sid, v in folded.items() if sid in changeable(conn, folded)}  # (a team store: one's own)
     if not folded:
         return
     conn.execute(USAGE_CACHE.delete().where(USAGE_CACHE.c.session_id.in_(list(folded))))

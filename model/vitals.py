@@ -383,6 +383,8 @@ def cached(conn: Connection, session_ids: list[str]) -> tuple[dict[str, Vitals],
 
 def save(conn: Connection, fresh: dict[str, tuple[int, Vitals]]) -> None:
     """Cache the sessions folded by `cached`, in one short write."""
+    from .team import changeable
+    fresh = {sid: v for sid, v in fresh.items() if sid in changeable(conn, fresh)}  # (a team store: one's own)
     if not fresh:
         return
     ids = list(fresh)

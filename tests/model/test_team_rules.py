@@ -368,3 +368,36 @@ def test_a_member_redacts_under_a_key_of_their_own_and_never_reads_the_stores(po
     finally:
         alice.close()
         bob.close()
+
+
+def test_a_reader_plants_nothing_derived_for_another_members_session(team_store):
+    """#58: a member could write caches and indexes of any session they could read: usage_cache of alice's session,
+    file_touch rows naming it (blame's attribution forged). What is derived is now written by whoever may change
+    the session; a reader computes it and keeps nothing."""
+    import psycopg
+
+    server, database, names, st = team_store
+    alice, bob = st["alice"], st["bob"]
+    hers = _session(alice, "alice derived", "edit the payment module")
+    alice.append(hers, "message", role="assistant", text="done", tokens_in=500, tokens_out=20)
+    ops.share(alice, hers, actor="test")
+    with bob.engine.connect() as conn:
+        for attack in (
+                "INSERT INTO usage_cache (session_id, last_seq, rows) VALUES (%s, 99, '[]')",
+                "INSERT INTO file_touch (path, name, session_id, event_id, seq, ts, op) "
+                "VALUES ('/etc/passwd', 'passwd', %s, 'x', 1, 0, 'write')",
+                "INSERT INTO vitals_cache (session_id, last_seq, version, data) VALUES (%s, 99, 1, '{}')",
+                "INSERT INTO outline_cache (session_id, head_event_id, last_seq, entries) VALUES (%s, 'x', 99, '')"):
+            with pytest.raises(Exception) as refused, conn.begin():
+                conn.exec_driver_sql(attack, (hers,))
+            assert isinstance(refused.value.orig, psycopg.errors.InsufficientPrivilege), attack
+    # bob still reads her session whole: its branch, vital signs and usage are computed, none kept
+    assert [e.text for e in bob.branch_view(hers)] == ["edit the payment module", "done"]
+    assert hers in bob.vitals([hers])
+    assert hers in {sid for _c, _t, sid in bob.usage().session_costs}
+    with alice.engine.connect() as conn:
+        for table in ("usage_cache", "vitals_cache", "outline_cache", "file_touch"):
+            assert conn.exec_driver_sql(f"SELECT count(*) FROM {table} WHERE session_id = %s", (hers,)).scalar() == 0
+    alice.vitals([hers])  # her own reads keep them
+    with alice.engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM vitals_cache WHERE session_id = %s", (hers,)).scalar() == 1
