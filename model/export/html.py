@@ -1,8 +1,8 @@
 """HTML: one self-contained file, readable offline, safe to open.
 
 Safety does not rest on one thing: every piece of transcript text goes through
-html.escape (pygments escapes what it highlights); transcript text never becomes
-a link or an attribute; the file carries no script at all, and its
+html.escape (pygments escapes what it highlights), its control and bidi characters
+shown as escapes first; transcript text never becomes a link or an attribute; the file carries no script at all, and its
 Content-Security-Policy forbids scripts, network requests and frames, so even a
 mistake in escaping could not run anything or call home. Long output folds with
 <details> (no script needed). Light and dark follow the reader's system.
@@ -18,6 +18,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from ..untrusted import printable
 from .core import EventStream
 from .render import Item, steps, titled_lineage, tool_name, when
 
@@ -74,21 +75,27 @@ def _styles() -> str:
 _FORMATTER = HtmlFormatter(cssclass="hl", wrapcode=True)
 
 
+def _esc(text: str) -> str:
+    """Transcript text for the page: a terminal's escapes (OSC titles, clipboard writes, clear-screen) and bidi
+    overrides shown as visible escapes, as the command line shows them (untrusted.printable), then HTML-escaped."""
+    return html.escape(printable(text, keep_newlines=True, keep_tabs=True))
+
+
 def code_html(code: str, language: str) -> str:
     """Highlighted code (pygments escapes it), or escaped plain text."""
     if language != "text" and len(code) <= HIGHLIGHT_MAX:
         try:
-            return highlight(code, get_lexer_by_name(language), _FORMATTER)
+            return highlight(printable(code, keep_newlines=True, keep_tabs=True), get_lexer_by_name(language), _FORMATTER)
         except ClassNotFound:
             pass
-    return f"<pre>{html.escape(code)}</pre>"
+    return f"<pre>{_esc(code)}</pre>"
 
 
 def prose_html(text: str) -> str:
     """Prose as written, its fenced code blocks highlighted (the language named after the fence)."""
     parts = text.split("```")
     if len(parts) < 3:
-        return f'<div class="text">{html.escape(text)}</div>'
+        return f'<div class="text">{_esc(text)}</div>'
     out = []
     for i, part in enumerate(parts):
         if i % 2 and i < len(parts) - 1:  # inside a closed fence
@@ -98,14 +105,14 @@ def prose_html(text: str) -> str:
             out.append(code_html(code if named or (newline and not first.strip()) else part, language or "text"))
         elif part.strip():
             prefix = "```" if i % 2 else ""  # an unclosed fence stays text
-            out.append(f'<div class="text">{html.escape(prefix + part.strip(chr(10)))}</div>')
+            out.append(f'<div class="text">{_esc(prefix + part.strip(chr(10)))}</div>')
     return "".join(out)
 
 
 def _item_html(item: Item, e, tokens: str) -> str:
     cls = f"ev {item.kind}{' error' if item.error else ''}"
-    out = [f'<div class="{cls}" id="e-{html.escape(e.id)}"><div class="head"><b>{html.escape(item.label)}</b>'
-           f" · {html.escape(when(e.ts))}{html.escape(tokens)}</div>"]
+    out = [f'<div class="{cls}" id="e-{_esc(e.id)}"><div class="head"><b>{_esc(item.label)}</b>'
+           f" · {_esc(when(e.ts))}{_esc(tokens)}</div>"]
     if item.text:
         out.append(prose_html(item.text))
     if item.code:
@@ -128,12 +135,12 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
              f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
              '<meta name="viewport" content="width=device-width, initial-scale=1">'
              '<meta name="referrer" content="no-referrer">'
-             f"<title>{html.escape(title or 'Session')} · Sessionscope</title>"
+             f"<title>{_esc(title or 'Session')} · Sessionscope</title>"
              f"<style>{_styles()}</style></head><body>\n")
     if len(sessions) > 1:
         fh.write('<nav class="toc"><b>Sessions</b><ol>')
         for i, s in enumerate(sessions):
-            fh.write(f'<li><a href="#s-{i}">{html.escape(s.title or s.id[:8])}</a></li>')
+            fh.write(f'<li><a href="#s-{i}">{_esc(s.title or s.id[:8])}</a></li>')
         fh.write("</ol></nav>\n")
     for index, part in enumerate(stream.parts):
         _session(store, stream, fh, request, index, sessions[index])
@@ -144,7 +151,7 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
 def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) -> None:
     part = stream.parts[index]
     chain = titled_lineage(store, stream, part)
-    fh.write(f'<section id="s-{index}"><h1>{html.escape(s.title or "Untitled session")}</h1><ul class="meta">')
+    fh.write(f'<section id="s-{index}"><h1>{_esc(s.title or "Untitled session")}</h1><ul class="meta">')
     meta = [("session", s.id), ("starred", "★" if s.starred else ""), ("tool", tool_name(s.source_kind)),
             ("project", s.project or s.cwd), ("model", s.model),
             ("started", when(s.created_at)), ("last activity", when(s.updated_at)),
@@ -156,20 +163,20 @@ def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) ->
         meta.append(("up to", part.head))
     for k, v in meta:
         if v:
-            fh.write(f"<li>{html.escape(k)}: <b>{html.escape(str(v))}</b></li>")
+            fh.write(f"<li>{_esc(k)}: <b>{_esc(str(v))}</b></li>")
     fh.write("</ul>\n")
     for step in steps(store, stream, index, request.detail):
         if step.what == "boundary":
-            fh.write(f'<p class="boundary">— the branch continues in session {html.escape(step.text[:8])} '
+            fh.write(f'<p class="boundary">— the branch continues in session {_esc(step.text[:8])} '
                      "(forked here) —</p>\n")
         elif step.what == "run_start":
-            fh.write(f'<details class="subagent" open><summary>Subagent run {html.escape(step.text)}</summary>\n')
+            fh.write(f'<details class="subagent" open><summary>Subagent run {_esc(step.text)}</summary>\n')
         elif step.what == "run_end":
             fh.write("</details>\n")
         elif step.what == "mark":
-            fh.write(f'<p class="mark">⎇ {html.escape(step.text)}</p>\n')
+            fh.write(f'<p class="mark">⎇ {_esc(step.text)}</p>\n')
         elif step.what == "note":
-            fh.write(f'<div class="note"><div class="head"><b>✍ {html.escape(step.by)}</b></div>{prose_html(step.text)}</div>\n')
+            fh.write(f'<div class="note"><div class="head"><b>✍ {_esc(step.by)}</b></div>{prose_html(step.text)}</div>\n')
         elif step.what == "pair_start":  # a tool call and its results: one card, as in the app
             fh.write('<div class="pair">\n')
         elif step.what == "pair_end":

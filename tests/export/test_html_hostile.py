@@ -129,3 +129,23 @@ def test_a_markdown_export_renders_as_text_in_a_renderer_that_allows_html(store,
     assert not tags & {"script", "img", "iframe", "svg", "style", "meta"}, tags
     assert not any(k.startswith("on") for _, attrs in parser.found for k in attrs)
     assert "`<div>`" in text  # a code span is shown as written
+
+
+def test_terminal_escapes_and_bidi_overrides_show_as_escapes_in_html(store, tmp_path):
+    """#58 item 15: raw OSC titles, OSC 52 clipboard writes, clear-screen and U+202E (right-to-left override)
+    reached `<title>`, `<h1>` and the body as they were; they show as visible escapes, as the command line shows
+    them."""
+    hostile = ["title\x1b]0;pwned\x07", "copy\x1b]52;c;cm0gLXJmIH4=\x07 this", "clear\x1b[2J\x1b[H now",
+               "invoice\u202egnp.exe", "bell\x07 and reset\x1b[0m"]
+    sid = store.open_session(title=hostile[0] + hostile[3], model="m\x1b[31m").id
+    for h in hostile:
+        store.append(sid, "message", role="user", text=h)
+        store.append(sid, "tool_result", role="tool", text=f"```\n{h}\n```", payload={"output": h})
+    path = tmp_path / "escapes.html"
+    export(store, ExportRequest("html", (sid,), detail="full"), path)
+    page = path.read_text(encoding="utf-8")
+    for raw in ("\x1b", "\x07", "\u202e"):
+        assert raw not in page, repr(raw)
+    head = page.split("</head>", 1)[0]
+    assert "<title>title\\e]0;pwned\\x07invoice\\u202egnp.exe" in head
+    assert "\\e]52;c;cm0gLXJmIH4=\\x07" in page and "\\e[2J\\e[H" in page
