@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import uuid
+import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -227,6 +228,57 @@ def read_whole(build: Build, *, database: bool = False, beside: Callable[[Path],
         # for each (a folder of 174 Aider histories spent a quarter of its import committing)
         report.shared(store).add(path, st.st_size, lambda conn: (commit(conn), {t.key for t in found if t.events}),
                                  said)
+
+    return read_file
+
+
+STREAM_CHUNK = 200  # transcripts of a streamed document stored a transaction
+
+
+def read_streamed(build: Callable[[Path], Iterator[Transcript]]) -> Callable:
+    """A `read_file` for sessionscope.sources.scan.run_import over a document too big to hold whole (a chat
+    service's export of every conversation): `build(path)` gives its sessions one at a time, and they are stored
+    STREAM_CHUNK a transaction as they come, so neither the document nor its sessions are all in memory at once.
+    A session that could not be read is a transcript with its problem and no events: said, and the next is read.
+    What was stored before an unreadable rest of the document is kept; the file is read again when it changes."""
+
+    def read_file(store, _root: Path, path: Path, source_id: int, known, report: ImportReport, cancel) -> None:
+        st = GroupStat.of(path)
+        if unchanged(known, st):
+            return
+        state = jsonl.ReadState(offset=st.st_size, bytes_read=st.st_size)
+        report.files_read += 1
+
+        def commit(conn, batch: list[Transcript], last: bool) -> int:
+            added = 0
+            for t in batch:
+                info = SessionInfo(id=t.key, source_id=source_id, tool_id=t.tool_id, fields=t.fields, meta=t.meta)
+                added += ingest(conn, info, t.events)
+            if last:
+                save_state(conn, path, source_id, st, state)
+            return added
+
+        batch: list[Transcript] = []
+        try:
+            for t in build(path):
+                for p in t.problems:
+                    state.problem(None, None, p)
+                if t.events:
+                    batch.append(t)
+                if len(batch) >= STREAM_CHUNK:
+                    report.events_added += store.write(commit, batch, False)
+                    report.sessions |= {t.key for t in batch}
+                    batch = []
+                if cancel is not None and cancel.is_set():
+                    report.cancelled = True
+                    return  # (its state is not saved: the next import reads it again, adding only what is new)
+        except (OSError, ValueError, RecursionError, zipfile.BadZipFile) as exc:  # the rest of it is unreadable
+            state.problem(1, 0, f"cannot be read to its end: {exc}")
+        report.events_added += store.write(commit, batch, True)
+        report.sessions |= {t.key for t in batch}
+        report.bytes_read += st.st_size
+        report.bad_lines += state.bad_lines
+        report.problems += [{"path": str(path), **p} for p in state.problems]
 
     return read_file
 

@@ -3,34 +3,43 @@ downloads, as it is or inside the export's zip."""
 
 from __future__ import annotations
 
-import io
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from uuid import NAMESPACE_URL
 
-from .documents import load_json
+from ..untrusted import shown
+from . import json_stream
+from .documents import Transcript
 
 MAX_MEMBER_BYTES = 2 << 30  # an export's conversations.json, unzipped
 
 
-def conversations(path: Path, data: bytes) -> Any:
-    """The export's conversations: the JSON file itself, or `conversations.json` inside its zip."""
-    if data[:4] == b"PK\x03\x04":
-        with zipfile.ZipFile(io.BytesIO(data)) as z:
-            name = next((n for n in z.namelist() if n.rsplit("/", 1)[-1] == "conversations.json"), None)
-            if name is None:
-                raise ValueError("the zip holds no conversations.json")
-            if z.getinfo(name).file_size > MAX_MEMBER_BYTES:
-                raise ValueError("its conversations.json is over 2 GB unzipped: not read")
-            return load_json(z.read(name))
-    return load_json(data)
+def conversation_stream(path: Path) -> Iterator[Any]:
+    """The export's conversations one at a time (sessionscope.sources.json_stream: streamed, nesting bounded): the
+    JSON file itself, or `conversations.json` inside its zip."""
+    with open(path, "rb") as fh:
+        zipped = fh.read(4) == b"PK\x03\x04"
+        if not zipped:
+            fh.seek(0)
+            yield from json_stream.items(fh)
+            return
+    with zipfile.ZipFile(path) as z:
+        name = next((n for n in z.namelist() if n.rsplit("/", 1)[-1] == "conversations.json"), None)
+        if name is None:
+            raise ValueError("the zip holds no conversations.json")
+        if z.getinfo(name).file_size > MAX_MEMBER_BYTES:
+            raise ValueError("its conversations.json is over 2 GB unzipped: not read")
+        with z.open(name) as member:
+            yield from json_stream.items(member)
 
 
 def sniff_conversations(doc: Any, is_conversation: Callable[[Any], bool]) -> bool:
     """An export's conversations (an array of them), or one conversation."""
-    if isinstance(doc, list):
-        return bool(doc) and all(is_conversation(c) for c in doc[:5])
+    if isinstance(doc, list):  # (its first a conversation, and most of those after it: a stray item is said later)
+        head = doc[:5]
+        return bool(head) and is_conversation(head[0]) and 2 * sum(map(is_conversation, head)) > len(head)
     return is_conversation(doc)
 
 
@@ -42,20 +51,34 @@ def export_files(root: Path) -> list[Path]:
 
 
 def builder(is_conversation: Callable[[Any], bool], conversation: Callable[[dict, float], Any], service: str):
-    """A documents.read_whole `build` for a service's export: each conversation `is_conversation` recognises,
-    read by `conversation(it, the file's mtime)`."""
-    def build(path: Path, data: bytes) -> list:
-        doc = conversations(path, data)
-        if not sniff_conversations(doc, is_conversation):
-            raise ValueError(f"not a {service} export")
+    """A documents.read_streamed `build` for a service's export: each conversation `is_conversation` recognises,
+    read by `conversation(it, the file's mtime)`, one at a time. A conversation that cannot be read is said (a
+    transcript with its problem and no events) and the next one is read: one bad conversation loses no other."""
+    def failed(problem: str) -> Transcript:
+        return Transcript(NAMESPACE_URL, "unreadable", problems=[problem])
+
+    def build(path: Path) -> Iterator[Any]:
         mtime = path.stat().st_mtime
-        return [conversation(c, mtime) for c in (doc if isinstance(doc, list) else [doc]) if is_conversation(c)]
+        for n, c in enumerate(conversation_stream(path)):
+            if isinstance(c, json_stream.Unreadable):
+                yield failed(f"conversation {c.index + 1}: cannot be read ({c.why})")
+            elif not is_conversation(c):
+                if n == 0:
+                    raise ValueError(f"not a {service} export")
+                yield failed(f"item {n + 1} is not a {service} conversation: not read")
+            else:
+                try:
+                    yield conversation(c, mtime)
+                except Exception as exc:  # a shape the reader did not foresee: this conversation alone is lost
+                    cid = c.get("id") or c.get("uuid") or c.get("conversation_id") or f"#{n + 1}"
+                    yield failed(f"conversation {shown(cid)}: cannot be read ({type(exc).__name__}: {shown(str(exc))})")
     return build
 
 
 def zip_claims(path: Path, sniff: Callable[[Any], bool]) -> bool:
-    """Whether a zip is a data export whose conversations `sniff` recognises (only a small first part of
-    conversations.json is read to tell)."""
+    """Whether a zip is a data export whose conversations `sniff` recognises: its conversations.json is read as far
+    as its first conversation (streamed: the export may be gigabytes, and one conversation of 200,000 messages
+    outgrew any fixed first part)."""
     if path.suffix != ".zip":
         return False
     try:
@@ -64,19 +87,7 @@ def zip_claims(path: Path, sniff: Callable[[Any], bool]) -> bool:
             if name is None:
                 return False
             with z.open(name) as fh:
-                head = fh.read(256 << 10)
+                first = next(json_stream.items(fh), None)
     except (OSError, zipfile.BadZipFile, ValueError):
         return False
-    return sniff(_first_item(head))
-
-
-def _first_item(head: bytes) -> Any:
-    """The first conversation of a JSON array read only in part (the export may be gigabytes)."""
-    import json
-    text = head.decode("utf-8", "replace").lstrip()
-    if not text.startswith("["):
-        return None
-    try:
-        return [json.JSONDecoder().raw_decode(text, 1 + len(text[1:]) - len(text[1:].lstrip()))[0]]
-    except ValueError:
-        return None
+    return first is not None and not isinstance(first, json_stream.Unreadable) and sniff([first])

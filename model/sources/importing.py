@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 
-from . import jsonl, of, server_databases, tools
+from . import json_stream, jsonl, of, server_databases, tools
 from .databases import SUFFIXES as SQLITE_SUFFIXES
 from .scan import ImportReport
 
@@ -36,13 +36,29 @@ _NOT_JSON = object()
 _CONVERSATION_KEYS = ("history", "messages", "trajectory", "conversation", "chat", "turns", "items", "events")
 
 
+SNIFF_WHOLE_BYTES = 2 << 20  # a bigger document is recognised by its first item alone (json_stream)
+
+
 def _document(path: Path):
-    """The file as one JSON document, or _NOT_JSON (too big, unreadable, not JSON)."""
+    """The file as one JSON document, or _NOT_JSON (too big, unreadable, not JSON). A big array (a chat service's
+    export of every conversation) is given as its first item alone: what recognising it needs, in bounded memory."""
     try:
-        if not jsonl.is_regular(path) or path.stat().st_size > MAX_DOCUMENT_BYTES:
+        if not jsonl.is_regular(path):
             return _NOT_JSON
-        return orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        if path.stat().st_size <= SNIFF_WHOLE_BYTES:
+            try:
+                return orjson.loads(path.read_bytes())
+            except orjson.JSONDecodeError as exc:
+                if "recursion" not in str(exc).lower():
+                    return _NOT_JSON
+                # nested past orjson's depth somewhere: recognised by its first item (one bad item, not the file)
+        with open(path, "rb") as fh:  # (of any size: only its first item is held)
+            array = fh.read(64).lstrip()[:1] == b"["
+            fh.seek(0)
+            first = next(json_stream.items(fh), _NOT_JSON)
+        return _NOT_JSON if first is _NOT_JSON or isinstance(first, json_stream.Unreadable) else \
+            [first] if array else first
+    except (OSError, ValueError):
         return _NOT_JSON
 
 

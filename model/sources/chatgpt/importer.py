@@ -8,11 +8,13 @@ result. The root (no message) and empty system messages are not events.
 
 from __future__ import annotations
 
+import collections
 import uuid
 from pathlib import Path
 from typing import Any
 
-from ..documents import Transcript, read_whole
+from ...untrusted import shown as quoted
+from ..documents import Transcript, read_streamed
 from ..exports import builder, export_files, sniff_conversations, zip_claims
 from ..scan import importer
 
@@ -54,26 +56,36 @@ def _text(content: Any) -> str:
     return ""
 
 
-def _order(mapping: dict) -> list[str]:
-    """Node ids, each after its parent (breadth first from the roots), siblings by time."""
+def _order(mapping: dict) -> tuple[list[str], list[str]]:
+    """Node ids, each after its parent (breadth first from the roots), siblings by time; and the nodes where a
+    cycle of `parent` links was broken (each read as a root: every node is read once, whatever its links say)."""
     children: dict[str | None, list[str]] = {}
     for nid, n in mapping.items():
-        parent = n.get("parent") if isinstance(n, dict) and n.get("parent") in mapping else None
+        parent = n.get("parent") if isinstance(n, dict) and isinstance(n.get("parent"), str) and \
+            n["parent"] in mapping else None
         children.setdefault(parent, []).append(nid)
 
     def when(nid: str) -> float:
         m = mapping[nid].get("message") if isinstance(mapping[nid], dict) else None
-        return float(m.get("create_time") or 0) if isinstance(m, dict) else 0.0
-    out, queue = [], sorted(children.get(None, []), key=when)
-    seen = set()
-    while queue:
-        nid = queue.pop(0)
-        if nid in seen:
-            continue
-        seen.add(nid)
-        out.append(nid)
-        queue += sorted(children.get(nid, []), key=when)
-    return out
+        t = m.get("create_time") if isinstance(m, dict) else None
+        return float(t) if isinstance(t, (int, float)) else 0.0
+    out, seen, broken = [], set(), []
+    starts = sorted(children.get(None, []), key=when)
+    rest = sorted(mapping, key=when)
+    while True:
+        queue = collections.deque(starts)
+        while queue:
+            nid = queue.popleft()
+            if nid in seen:
+                continue
+            seen.add(nid)
+            out.append(nid)
+            queue.extend(sorted(children.get(nid, []), key=when))
+        left = next((nid for nid in rest if nid not in seen), None)
+        if left is None:
+            return out, broken
+        broken.append(left)  # on a cycle (or under one): read from its earliest node
+        starts = [left]
 
 
 def conversation(c: dict, mtime: float) -> Transcript:
@@ -93,10 +105,14 @@ def conversation(c: dict, mtime: float) -> Transcript:
         shown.add(node)
         node = mapping[node].get("parent") if isinstance(mapping[node], dict) else None
     event_of: dict[str, str | None] = {}  # node → the event it is (or, for a node that is none, its parent's)
-    for nid in _order(mapping):
+    order, broken = _order(mapping)
+    if broken:
+        t.problems.append(f"conversation {quoted(cid)}: its messages' parent links make {len(broken)} cycle(s); "
+                          "each read from its earliest message")
+    for nid in order:
         n = mapping[nid] if isinstance(mapping[nid], dict) else {}
         parent = n.get("parent")
-        t.last = event_of.get(parent) if isinstance(parent, str) else None
+        t.last = event_of.get(parent) if isinstance(parent, str) and nid not in broken else None
         m = n.get("message")
         text = _text(m.get("content")) if isinstance(m, dict) else ""
         role = (m.get("author") or {}).get("role") if isinstance(m, dict) and isinstance(m.get("author"), dict) else None
@@ -128,4 +144,4 @@ def conversation(c: dict, mtime: float) -> Transcript:
     return t
 
 
-import_paths = importer(KIND, export_files, read_whole(builder(_is_conversation, conversation, "ChatGPT")), "ChatGPT exports")
+import_paths = importer(KIND, export_files, read_streamed(builder(_is_conversation, conversation, "ChatGPT")), "ChatGPT exports")

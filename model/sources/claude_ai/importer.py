@@ -11,7 +11,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..documents import Transcript, read_whole
+from ..documents import Transcript, read_streamed
 from ..exports import builder, export_files, sniff_conversations, zip_claims
 from ..records import parse_ts
 from ..scan import importer
@@ -97,4 +97,5 @@ def conversation(c: dict, mtime: float) -> Transcript:
     return t
 
 
-import_paths = importer(KIND, export_files, read_whole(builder(_is_conversation, conversation, "claude.ai")), "claude.ai exports")
+import_paths = importer(KIND, export_files, read_streamed(builder(_is_conversation, conversation, "claude.ai")),
+                        "claude.ai exports")

@@ -22,7 +22,7 @@ from ..scan import importer
 
 KIND = "zed"
 NS = uuid.UUID("2b6e4a19-8d73-4c05-9f2e-71a3c8d5b604")
-MAX_THREAD_BYTES = 512 << 20  # a thread's JSON, decompressed
+MAX_THREAD_BYTES = 32 << 20  # a thread's JSON, decompressed (the importer's whole budget is 300 MB)
 
 
 def default_roots() -> list[Path]:
@@ -53,8 +53,17 @@ def session_files(root: Path) -> list[Path]:
 def _thread(data_type: str, data: Any) -> Any:
     raw = data if isinstance(data, bytes) else str(data or "").encode()
     if data_type == "zstd":
+        import io
+
         import zstandard
-        raw = zstandard.ZstdDecompressor().decompress(raw, max_output_size=MAX_THREAD_BYTES)
+        # streamed and cut: a frame that declares its size is decompressed whole by `decompress` (a 32 KB row
+        # that declared 1 GiB took the import to 2.2 GB), whatever max_output_size says
+        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw)) as reader:
+            raw = reader.read(MAX_THREAD_BYTES + 1)
+        if len(raw) > MAX_THREAD_BYTES:
+            raise ValueError(f"a thread over {MAX_THREAD_BYTES >> 20} MB decompressed: not read")
+    elif len(raw) > MAX_THREAD_BYTES:
+        raise ValueError(f"a thread over {MAX_THREAD_BYTES >> 20} MB: not read")
     return load_json(raw)
 
 
