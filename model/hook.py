@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import sys
 import time
 
@@ -164,7 +165,11 @@ def spool(store: str | None, row: tuple, why: str) -> None:
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)  # (the data dir, before any store was made)
     line = (json.dumps(list(row), ensure_ascii=True) + "\n").encode()
     for _attempt in range(3):
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            fd = _open_private(path)
+        except OSError as exc:  # a link or another's file planted at its path: nothing written through it
+            log(store, f"the spool at {path} is not a file of ours ({exc}): a {row[2]!r} signal is lost")
+            return
         try:
             _lock(fd)
             try:
@@ -179,6 +184,23 @@ def spool(store: str | None, row: tuple, why: str) -> None:
     log(store, f"spooled a {row[2]!r} signal ({why})")
 
 
+def _open_private(path: str) -> int:
+    """`path` opened to append, made 0600 if new, never through a link (O_NOFOLLOW) and only when it is a plain
+    file of this user's: a link planted at the spool's or the log's path (with the store locked, the hook appended
+    to the link's target) is refused. A file of ours an older version made 0644 is made private."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+            raise OSError(f"{path} is not a plain file of this user's")
+        if st.st_mode & 0o077 and hasattr(os, "fchmod"):
+            os.fchmod(fd, 0o600)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def _lock(fd: int) -> None:
     try:
         import fcntl
@@ -191,9 +213,13 @@ def log(store: str | None, text: str) -> None:
     """One line in hook.log beside the spool; never raises (the agent must not see it)."""
     try:
         path = os.path.join(os.path.dirname(spool_file(store)), "hook.log")
-        if os.path.exists(path) and os.path.getsize(path) > LOG_LIMIT:
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            st = None
+        if st is not None and stat.S_ISREG(st.st_mode) and st.st_size > LOG_LIMIT:
             os.replace(path, path + ".1")
-        with open(path, "a", encoding="utf-8", errors="replace") as f:
+        with os.fdopen(_open_private(path), "a", encoding="utf-8", errors="replace") as f:
             f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {text!r}\n"[:2000])
     except Exception:  # noqa: BLE001
         pass

@@ -177,3 +177,27 @@ def test_old_signals_are_forgotten(store):
     with store.reader() as conn:
         kept = signals.latest(conn, 0)
     assert set(kept) == {("codex", "new")} and kept[("codex", "new")].event == "Stop"
+
+
+@pytest.mark.sqlite_only
+def test_the_spool_and_the_log_follow_no_link_and_stay_private(tmp_path):
+    """#58 item 11: a symlink planted at the spool's path (the store locked or not made yet) had the hook append
+    its line to the link's target, which stayed 0644; hook.log was made 0644. Both are opened without following
+    a link, only as this user's plain files, 0600."""
+    from sessionscope.hook import spool_file
+    target = tmp_path / "later.db"
+    spool = spool_file(str(target))
+    log = os.path.join(os.path.dirname(spool), "hook.log")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("original\n")
+    os.chmod(victim, 0o644)
+    os.symlink(victim, spool)
+    os.symlink(victim, log)
+    run_hook(["--tool", "claude", "--store", str(target)], {"session_id": "c9", "hook_event_name": "Stop"})
+    assert victim.read_text() == "original\n" and os.path.islink(spool) and os.path.islink(log)
+    # without the links: both made, private
+    os.unlink(spool)
+    os.unlink(log)
+    run_hook(["--tool", "claude", "--store", str(target)], {"session_id": "c9", "hook_event_name": "Stop"})
+    for path in (spool, log):
+        assert os.stat(path).st_mode & 0o777 == 0o600, path
