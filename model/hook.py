@@ -36,9 +36,20 @@ GEMINI_EVENTS = {"BeforeAgent", "AfterAgent", "BeforeTool", "AfterTool", "Before
                  "BeforeToolSelection", "PreCompress"}
 
 
+HELP = """usage: sessionscope hook --tool {claude,codex,gemini} [--store STORE]
+
+What an agent's hooks run (`sessionscope hooks install` puts it in their settings): it reads the hook's JSON from
+stdin (Codex: the last argument), keeps the session's state in the store (or, when the store is locked or not made
+yet, in a spool beside it) and prints nothing, so the agent sees nothing. Run by hand, it reads nothing and exits.
+"""
+
+
 def run(argv: list[str]) -> int:
     """The command: always 0, always silent."""
     tool = store = payload = None
+    if "--help" in argv or "-h" in argv:  # a person asking: said, and nothing read from stdin
+        sys.stdout.write(HELP)
+        return 0
     try:
         rest = list(argv)
         while rest:

@@ -4,9 +4,11 @@ Claude Code (settings.json), Codex (hooks.json) and Gemini CLI (settings.json) r
 object of event names, each a list of groups `{"matcher"?, "hooks": [{"type": "command", "command": …}]}`. An
 install adds one group an event running `sessionscope hook --tool NAME --store STORE`, and keeps everything that
 is there (a group of ours from an earlier install is replaced, so installing again moves the store or the
-program); uninstall takes out exactly the hooks whose command is ours. The file is replaced atomically, its mode
-kept, after a copy of the old one is saved beside it. A file that is not JSON, or whose `hooks` is not an
-object, is refused, never rewritten.
+program); uninstall takes out exactly the hooks whose command is ours, and gives the file back byte for byte when
+nothing else changed in it (a file the install made is taken away). The file is replaced atomically, its mode
+kept, a link written through (it stays a link), after a copy of the old one is saved beside it (the first such
+copy is kept). A file that is not JSON (comments a tool accepts included), or whose `hooks` is not an object, is
+refused, never rewritten, and the other tools' files are still done.
 """
 
 from __future__ import annotations
@@ -103,7 +105,9 @@ def _read(path: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8") or "{}")
     except (ValueError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"{path} is not JSON Sessionscope can edit ({exc}); it is left as it is") from exc
+        raise InvalidInput(f"{path} is not JSON Sessionscope can edit ({exc}; a tool may accept comments in it, which "
+                           "a rewrite would lose): it is left as it is — add the hooks by hand, or take the "
+                           "comments out and install again") from exc
     if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
         raise InvalidInput(f"{path}: its settings (or their \"hooks\") are not a JSON object; left as they are")
     return data
@@ -123,20 +127,36 @@ def _without_ours(groups) -> tuple[list, int]:
     return kept, taken
 
 
-def _write(path: Path, data: dict) -> str:
-    """Replace the file atomically, its mode kept; returns where the old one was copied ("" when none was)."""
+def _target(path: Path) -> Path:
+    """The file a settings path names: a link (dotfiles kept in a repository) is written through, and stays a link."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def _backup_of(path: Path) -> Path:
+    return path.with_name(path.name + BACKUP_SUFFIX)
+
+
+def _replace(path: Path, text: str | bytes) -> None:
+    """The file's content replaced atomically, its mode kept (0600 for a new one)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
-    backup = ""
-    if path.exists():
-        backup = str(path.with_name(path.name + BACKUP_SUFFIX))
-        shutil.copy2(path, backup)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    with os.fdopen(fd, "wb") as f:
+        f.write(text.encode("utf-8") if isinstance(text, str) else text)
     os.replace(tmp, path)
+
+
+def _write(path: Path, data: dict) -> str:
+    """Replace the file atomically, its mode kept; returns where the old one was copied ("" when none was). The
+    first copy is kept: installing again (or again after that) never loses the bytes the user had."""
+    path = _target(path)
+    backup = ""
+    if path.exists():
+        backup = str(_backup_of(path))
+        if not os.path.exists(backup):
+            shutil.copy2(path, backup)
+    _replace(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return backup
 
 
@@ -150,6 +170,8 @@ class Change:
     written: bool
     note: str = ""
     backup: str = ""  # where the file was copied before it was changed
+    problem: str = ""  # why this tool's settings were left as they are
+    removed_file: bool = False  # uninstall took away a file the install had made
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -185,11 +207,34 @@ def uninstall(tool: HookTool, *, dry_run: bool = False) -> Change:
                 hooks[event] = kept
             else:
                 del hooks[event]
-    backup = ""
+    backup, gone = "", False
     if removed and not dry_run:
         rest = {k: v for k, v in data.items() if k != "hooks"}
-        backup = _write(path, {**rest, "hooks": hooks} if hooks else rest)
-    return Change(tool.name, str(path), events, "", removed, bool(removed) and not dry_run, backup=backup)
+        left = {**rest, "hooks": hooks} if hooks else rest
+        target = _target(path)
+        saved = _backup_of(target)
+        before = _saved(saved)
+        if before is not None and before[0] == left:  # as it was before the install: its very bytes back
+            _replace(target, before[1])
+            saved.unlink()
+            backup = ""
+        elif before is None and not left:  # a file the install made, holding nothing else: taken away
+            target.unlink()
+            gone = True
+        else:  # changed since by the user or the tool: our hooks out, the rest as it is now
+            backup = _write(path, left)
+    return Change(tool.name, str(path), events, "", removed, bool(removed) and not dry_run, backup=backup,
+                  removed_file=gone)
+
+
+def _saved(backup: Path) -> tuple[dict, bytes] | None:
+    """The settings saved before the first install, as (JSON, bytes); None when there is no such copy."""
+    try:
+        raw = backup.read_bytes()
+        data = json.loads(raw.decode("utf-8") or "{}")
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return (data, raw) if isinstance(data, dict) else None
 
 
 def installed(tool: HookTool) -> dict:

@@ -107,3 +107,65 @@ def test_the_installed_command_runs_through_a_shell_and_keeps_the_signal(home, t
             ("claude_code", "5d1c", "Notification/permission_prompt", "Claude needs your permission to use Bash")]
     rc, text = cli(tmp_path, "hooks")
     assert "last signal" in text and "(Notification/permission_prompt); 1 session(s) signalled" in text
+
+
+def test_every_tool_is_done_or_refused_on_its_own_and_said(home, tmp_path, monkeypatch):
+    """#58 item 12: Gemini's settings with a `//` comment (which Gemini CLI accepts) stopped the install with an
+    error after Claude Code's and Codex's files had been changed, and said nothing of them."""
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    (home / ".codex").mkdir()
+    (home / ".gemini").mkdir()
+    gemini = home / ".gemini" / "settings.json"
+    gemini.write_text('{\n  // my theme\n  "theme": "dark"\n}\n')
+    rc, text = cli(tmp_path, "hooks", "install")
+    assert rc == 2
+    assert "Claude Code: add 10 hooks" in text and "Codex: add 6 hooks" in text
+    assert "Gemini CLI: nothing changed" in text and "comments" in text
+    assert gemini.read_text() == '{\n  // my theme\n  "theme": "dark"\n}\n'
+
+
+def test_a_dry_run_creates_no_store_and_writes_nothing(home, tmp_path):
+    store = tmp_path / "nowhere" / "store.db"
+    settings = home / ".claude" / "settings.json"
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = main(["--store", str(store), "hooks", "install", "--dry-run"])
+    assert rc == 0 and "would add 10 hooks" in buf.getvalue()
+    assert not store.exists() and not store.parent.exists() and not settings.exists()
+
+
+def test_a_linked_settings_file_stays_a_link_and_uninstall_gives_back_the_bytes(home, tmp_path):
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "claude-settings.json"
+    original = json.dumps(THEIRS, indent=4).encode() + b"\n\n"  # (a layout of the user's own)
+    real.write_bytes(original)
+    settings = home / ".claude" / "settings.json"
+    settings.symlink_to(real)
+    for _ in range(3):  # installing again and again keeps the first copy of the user's bytes
+        assert cli(tmp_path, "hooks", "install", "--tool", "claude")[0] == 0
+    assert settings.is_symlink() and os.path.realpath(settings) == str(real)
+    assert "PermissionRequest" in json.loads(real.read_text())["hooks"]
+    assert (dotfiles / "claude-settings.json.sessionscope-backup").read_bytes() == original
+    rc, text = cli(tmp_path, "hooks", "uninstall", "--tool", "claude")
+    assert rc == 0 and "as it was before the install" in text
+    assert settings.is_symlink() and real.read_bytes() == original
+    assert not (dotfiles / "claude-settings.json.sessionscope-backup").exists()
+
+
+def test_uninstall_takes_away_a_file_the_install_made(home, tmp_path, monkeypatch):
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    assert cli(tmp_path, "hooks", "install", "--tool", "codex")[0] == 0
+    made = home / ".codex" / "hooks.json"
+    assert made.exists()
+    rc, text = cli(tmp_path, "hooks", "uninstall", "--tool", "codex")
+    assert rc == 0 and not made.exists() and "the install had made, is gone" in text
+
+
+def test_hook_help_says_what_it_is_without_reading_stdin(tmp_path):
+    import sys
+    done = subprocess.run([sys.executable, "-m", "sessionscope.cli", "hook", "--help"], stdin=subprocess.PIPE,
+                          capture_output=True, timeout=30)  # (stdin left open: reading it would hang)
+    assert done.returncode == 0 and b"usage: sessionscope hook --tool" in done.stdout and done.stderr == b""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from .output import out
+from .output import EXIT_USAGE, out
 
 
 def hook(_store, args):
@@ -17,12 +17,18 @@ def hook(_store, args):
                 *args.payload])
 
 
-def _last_signals(store) -> dict[str, tuple[float, str, int]]:
-    """{source kind: (newest signal's time, its event, how many sessions have one)}."""
+def _last_signals(location: str | None) -> dict[str, tuple[float, str, int]]:
+    """{source kind: (newest signal's time, its event, how many sessions have one)} of the store at `location`
+    (none made where there is none)."""
     import sqlalchemy as sa
 
+    from sessionscope import open_store
+    from sessionscope.locations import sqlite_path
     from sessionscope.schema import LIVE_SIGNAL
-    with store.reader() as conn:
+    path = sqlite_path(location)
+    if path is not None and not path.exists():
+        return {}
+    with open_store(location) as store, store.reader() as conn:
         rows = conn.execute(sa.select(LIVE_SIGNAL.c.tool, LIVE_SIGNAL.c.ts, LIVE_SIGNAL.c.event)
                             .order_by(LIVE_SIGNAL.c.ts)).all()
     found: dict[str, tuple[float, str, int]] = {}
@@ -36,11 +42,13 @@ def _ago(ts: float) -> str:
     return ago(time.time() - ts) + " ago"
 
 
-def hooks(store, args):
+def hooks(_store, args):
+    """Opens the store only to make it for a real install (a --dry-run makes and writes nothing); `status` reads the
+    signals of a store that is there."""
     from sessionscope import hook_install as hi
     from sessionscope.errors import InvalidInput
     if args.action == "status":
-        last = _last_signals(store)
+        last = _last_signals(args.store)
         rows = []
         for t in hi.tools_named(args.tool):
             row = hi.installed(t)
@@ -48,18 +56,24 @@ def hooks(store, args):
             rows.append({**row, "label": t.label, "last_signal": ts, "last_event": event, "sessions": count})
         out(args, rows, "\n".join(_status_line(r) for r in rows))
         return 0
-    if args.action == "install":
-        tools = hi.tools_named(args.tool)
-        if args.tool is None:
-            tools = [t for t in tools if t.settings().parent.exists()]
-            if not tools:
-                raise InvalidInput("no Claude Code, Codex or Gemini CLI settings folder here (~/.claude, ~/.codex, "
-                                   "~/.gemini); name the tool with --tool")
-        changes = [hi.install(t, store.url, dry_run=args.dry_run) for t in tools]
-    else:
-        changes = [hi.uninstall(t, dry_run=args.dry_run) for t in hi.tools_named(args.tool)]
+    tools = hi.tools_named(args.tool)
+    if args.action == "install" and args.tool is None:
+        tools = [t for t in tools if t.settings().parent.exists()]
+        if not tools:
+            raise InvalidInput("no Claude Code, Codex or Gemini CLI settings folder here (~/.claude, ~/.codex, "
+                               "~/.gemini); name the tool with --tool")
+    if args.action == "install" and not args.dry_run:  # the store the hooks name is there for their first signal
+        from sessionscope import open_store
+        open_store(args.store).close()
+    changes = []
+    for t in tools:  # every tool's file done or refused on its own, and each said
+        try:
+            changes.append(hi.install(t, args.store, dry_run=args.dry_run) if args.action == "install"
+                           else hi.uninstall(t, dry_run=args.dry_run))
+        except InvalidInput as exc:
+            changes.append(hi.Change(t.name, str(t.settings()), [], "", 0, False, problem=str(exc)))
     out(args, [c.as_dict() for c in changes], "\n".join(_change_text(c, args) for c in changes))
-    return 0
+    return EXIT_USAGE if any(c.problem for c in changes) else 0  # (as a refusal of the whole command was)
 
 
 def _status_line(r: dict) -> str:
@@ -78,6 +92,8 @@ def _change_text(c, args) -> str:
     from sessionscope.hook_install import TOOLS
     label = TOOLS[c.tool].label
     would = "would " if args.dry_run else ""
+    if c.problem:
+        return f"{label}: nothing changed in {c.settings}: {c.problem}"
     if c.command:  # an install
         text = (f"{label}: {would}add {len(c.events)} hooks to {c.settings} ({', '.join(c.events)}), each running\n"
                 f"  {c.command}")
@@ -88,4 +104,6 @@ def _change_text(c, args) -> str:
     if not c.removed:
         return f"{label}: no Sessionscope hooks in {c.settings}"
     return (f"{label}: {would}take {c.removed} Sessionscope hooks out of {c.settings} ({', '.join(c.events)})"
-            + (f"; the old file is saved as {c.backup}" if c.backup else ""))
+            + ("; the file, which the install had made, is gone" if c.removed_file else
+               f"; the old file is saved as {c.backup}" if c.backup else
+               "; the file is as it was before the install" if c.written else ""))

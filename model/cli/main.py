@@ -40,7 +40,7 @@ _HANDLERS = {
 
 
 # these never open the store (nor create one): backup copies the file, and --restore must work on a damaged one
-NO_STORE = {"install-desktop", "key", "backup", "repair", "hook"}
+NO_STORE = {"install-desktop", "key", "backup", "repair", "hook", "hooks"}  # (hooks: status opens one if it is there)
 
 
 def handler(command: str):
