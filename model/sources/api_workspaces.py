@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
+from ..errors import SessionscopeError
 from ..schema import SOURCE
 from . import remote
 from .scan import source_row
@@ -57,9 +58,14 @@ class Workspaces:
         set_enabled(store, self.kind, location, False)
 
     def pull_all(self, store) -> list[dict]:
-        """Pull every one that has a key; the problems of all of them."""
+        """Pull every one that has a key; the problems of all of them. One place failing (a hostile server, a
+        refused key) is its problem: the others are pulled all the same."""
         problems = []
         for loc in locations(store, self.kind):
             if remote.api_key(self.env, loc):
-                problems += self._sync(store, loc).problems
+                try:
+                    problems += self._sync(store, loc).problems
+                except Exception as exc:  # noqa: BLE001 — whatever a server made of this pull, said per place
+                    said = str(exc) if isinstance(exc, SessionscopeError) else f"could not be pulled: {type(exc).__name__}"
+                    problems.append({"path": loc, "line": None, "offset": None, "problem": said})
         return problems

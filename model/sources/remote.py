@@ -89,23 +89,36 @@ def set_api_key(location: str, key: str | None) -> None:
         raise Refused(f"the system keyring refused the key: {exc}") from None
 
 
-def bounded_body(response) -> None:
-    """Read a JSON response's body here, inflated as it comes, no more than MAX_RESPONSE_BYTES and within
-    RESPONSE_DEADLINE_S (an httpx response hook: the client then finds the body read). A stream of events
-    (text/event-stream) is left to its reader."""
-    if "event-stream" in response.headers.get("content-type", ""):
-        return
+def bounded_body(response, until: list[float | None] | None = None) -> None:
+    """Read a response's body here, inflated as it comes, no more than MAX_RESPONSE_BYTES and within
+    RESPONSE_DEADLINE_S (an httpx response hook: the client then finds the body read), whatever its label says: a
+    body labelled text/event-stream was read whole and without a deadline (600 MB, 1.96 GB of memory; one a byte a
+    second was still hanging at 170 s). No pull reads a stream of events. `until[0]`: the pull's own deadline
+    (time.monotonic()), which holds during a call too, not only between sessions."""
     started, total, chunks = time.monotonic(), 0, []
+    end = started + RESPONSE_DEADLINE_S
+    pull_end = until[0] if until else None
     for chunk in response.iter_bytes():
         total += len(chunk)
         if total > MAX_RESPONSE_BYTES:
             raise ResponseRefused(f"the server sent over {MAX_RESPONSE_BYTES >> 20} MB in one response "
                                   f"({response.request.url.path}): not read")
-        if time.monotonic() - started > RESPONSE_DEADLINE_S:
+        now = time.monotonic()
+        if now > end:
             raise ResponseRefused(f"the server took over {RESPONSE_DEADLINE_S:.0f} s to send one response "
+                                  f"({response.request.url.path}): given up")
+        if pull_end is not None and now > pull_end:
+            raise ResponseRefused(f"the pull's time ran out while the server sent one response "
                                   f"({response.request.url.path}): given up")
         chunks.append(chunk)
     response._content = b"".join(chunks)  # what httpx's own read() keeps: the client reads it from there
+
+
+def set_deadline(client, at: float | None) -> None:
+    """The pull's deadline (time.monotonic()) for every response `client` (a bounded_client) reads from now on."""
+    box = getattr(client, "sessionscope_deadline", None)
+    if box is not None:
+        box[0] = at
 
 
 def bounded_client(client_class, base: str, *, timeout: float, notify: Callable[[str], None] | None, **kw):
@@ -123,9 +136,12 @@ def bounded_client(client_class, base: str, *, timeout: float, notify: Callable[
                 notify(f"{base} is busy or failing: asking again in {wait:.0f} s{why}")
             return wait
 
+    until: list[float | None] = [None]  # the pull's deadline, once one sets it (set_deadline)
     http = httpx2.Client(timeout=httpx2.Timeout(timeout), follow_redirects=True,
-                         event_hooks={"response": [bounded_body]})
-    return Bounded(base_url=base, timeout=timeout, http_client=http, **kw)
+                         event_hooks={"response": [lambda response: bounded_body(response, until)]})
+    client = Bounded(base_url=base, timeout=timeout, http_client=http, **kw)
+    client.sessionscope_deadline = until
+    return client
 
 
 @contextlib.contextmanager
@@ -146,6 +162,8 @@ def api_errors(vendor, what: str, env: str) -> Iterator[None]:
     except vendor.APIConnectionError as exc:
         cause = exc.__cause__
         raise ApiUnavailable(f"could not {what}: {cause if isinstance(cause, ResponseRefused) else exc}") from None
+    except ResponseRefused as exc:  # (a client that lets its response hook's refusal through unwrapped)
+        raise ApiUnavailable(f"could not {what}: {exc}") from None
     except (vendor.APIResponseValidationError, ValueError, TypeError, AttributeError) as exc:
         raise ApiUnavailable(f"could not {what}: the server answered with something that is not the API "
                              f"({type(exc).__name__})") from None
@@ -187,10 +205,14 @@ def retrieve_each(api, session_ids, errors) -> list[dict]:
     return found
 
 
-def plain(item) -> dict:
+def plain(item):
     """An API object as the JSON it came as (the client hands models; an item type newer than the installed
-    package may come as a plain dict)."""
-    return item if isinstance(item, dict) else item.to_dict(mode="json")
+    package may come as a plain dict). Anything else (a string, a number where an object was due) is given as it
+    is, for the caller to say and skip: one odd entry must not drop a whole listing."""
+    if isinstance(item, dict):
+        return item
+    to_dict = getattr(item, "to_dict", None)
+    return to_dict(mode="json") if callable(to_dict) else item
 
 
 def count(value) -> int:

@@ -15,18 +15,19 @@ from .. import audit, lifecycle
 from ..errors import Refused, SessionscopeError
 from ..schema import SESSION
 from ..untrusted import is_safe_id, shown
-from .remote import ApiUnavailable
+from .remote import ApiUnavailable, ResponseRefused
 from .scan import ImportReport
 
 PULL_DEADLINE_S = 30 * 60.0  # one pull; the sessions it did not reach are pulled the next time
 
 
 class Pull:
-    def __init__(self, location: str):
+    def __init__(self, location: str, client=None):
         self.location = location
         self.report = ImportReport()
         self.started = time.monotonic()
         self.listed: list[dict] | None = None
+        self.client = client  # its calls for the sessions meet the pull's deadline inside them too
 
     def problem(self, where: str, text: str) -> None:
         self.report.problems.append({"path": f"{self.location}{where}", "line": None, "offset": None, "problem": text})
@@ -36,20 +37,29 @@ class Pull:
         that fails is one problem, and then nothing is marked gone."""
         try:
             listed = fetch()
-        except (ApiUnavailable, Refused) as exc:
+        except (ApiUnavailable, Refused, ResponseRefused) as exc:
             self.problem("", str(exc))
             return []
         self.listed = []
+        seen: set[str] = set()
         for s in listed:
-            if isinstance(s, dict) and is_safe_id(s.get("id")):
-                self.listed.append(s)
+            if not isinstance(s, dict):
+                self.problem("", f"an entry of the listing that is no session ({shown(s, 60)}): skipped")
+            elif not is_safe_id(s.get("id")):
+                self.problem("", f"a session whose id is {shown(s.get('id'), 60)} (no id of the API's shape): skipped")
+            elif s["id"] in seen:
+                self.problem("", f"session {s['id']} is listed twice: read once")
             else:
-                what = s.get("id") if isinstance(s, dict) else s
-                self.problem("", f"a session whose id is {shown(what, 60)} (no id of the API's shape): skipped")
+                seen.add(s["id"])
+                self.listed.append(s)
         return self.listed
 
     def each(self, sessions: list[dict], *, cancel=None, progress=None, label=lambda s: s["id"]) -> Iterator[dict]:
-        """The sessions in turn, until cancelled or past the deadline (said); each counted as seen."""
+        """The sessions in turn, until cancelled or past the deadline (said); each counted as seen. The deadline
+        holds inside a session's calls as well (remote.bounded_body), not only between sessions."""
+        if self.client is not None:
+            from .remote import set_deadline
+            set_deadline(self.client, self.started + PULL_DEADLINE_S)
         for i, s in enumerate(sessions):
             if cancel is not None and cancel.is_set():
                 self.report.cancelled = True
@@ -66,7 +76,8 @@ class Pull:
     def failed(self, session_id: str, exc: Exception) -> None:
         """One session's failure (refused, unreachable, odd values): its line; the others are pulled."""
         self.problem(f" session {session_id}", str(exc) if isinstance(exc, SessionscopeError)
-                     else f"could not be stored ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})")
+                     else "the server described it in a shape that is not the API's (a value of the wrong type): "
+                          f"not stored ({type(exc).__name__})")
 
     def gone(self, known: dict[str, dict]) -> list[str]:
         """The sessions held that a whole listing no longer names (none when the listing failed)."""

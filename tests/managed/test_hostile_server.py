@@ -144,3 +144,43 @@ def test_a_pull_has_an_overall_deadline_and_says_what_it_left(store, api, monkey
         "the pull stopped after 0 minutes; the 5 sessions it did not reach are pulled the next time"]
     monkeypatch.setattr(remote_pull, "PULL_DEADLINE_S", 60.0)
     assert len(sync(store, loc).sessions) == 5  # the next pull takes them
+
+
+def test_a_body_labelled_as_a_stream_of_events_is_bounded_too(store, api, monkeypatch):  # noqa: F811
+    """#58 item 13: a response labelled `content-type: text/event-stream` skipped the cap and the deadline: 600 MB
+    on the session list was read whole (1.96 GB of memory)."""
+    ws, ids, loc = api
+    monkeypatch.setattr(remote, "MAX_RESPONSE_BYTES", 1 << 20)
+    big = b'{"data": ["' + b"0" * (4 << 20) + b'"]}'
+    ws.hostile(f"/v1/sessions/{ids['idle']}/events", lambda h, q: send_raw(
+        h, 200, big, {"content-type": "text/event-stream"}))
+    report = sync(store, loc)
+    [problem] = report.problems
+    assert ids["idle"] in problem["path"] and "over 1 MB in one response" in problem["problem"]
+    assert len(report.sessions) == 4
+
+
+def test_the_pulls_deadline_holds_inside_a_call(store, api, monkeypatch):  # noqa: F811
+    """A body trickled under a stream-of-events label was still hanging at 170 s: the pull's own deadline was only
+    looked at between sessions."""
+    ws, ids, loc = api
+    monkeypatch.setattr(remote_pull, "PULL_DEADLINE_S", 1.0)
+
+    def trickle(h, q):
+        body = _page_of([], None)
+        h.send_response(200)
+        h.send_header("content-type", "text/event-stream")
+        h.end_headers()
+        for i in range(len(body)):
+            try:
+                h.wfile.write(body[i:i + 1])
+                h.wfile.flush()
+            except OSError:
+                return
+            time.sleep(0.2)
+    ws.hostile(f"/v1/sessions/{ids['running']}/events", trickle)
+    started = time.monotonic()
+    report = sync(store, loc)
+    assert time.monotonic() - started < 15
+    assert any(ids["running"] in p["path"] and "time ran out" in p["problem"] for p in report.problems), \
+        report.problems

@@ -255,3 +255,41 @@ def test_the_cli_pulls_a_project_with_openai(api, tmp_path):
     listed = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(db), "list", "--json"],
                             capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
     assert "Cut the 1.4 release" in listed.stdout
+
+
+def test_one_hostile_project_does_not_stop_the_others(store, api, monkeypatch):
+    """#58 item 14: on OpenAI's path one hostile project stopped the whole pull ("ResponseRefused: the server sent over
+    64 MB…"; the good project's new turn was not pulled); one non-object entry dropped a whole listing; duplicate ids
+    were merged silently."""
+    from sessionscope.sources import remote
+    from sessionscope.sources.scan import source_row
+
+    from .api_server import send_raw
+    p, ids, good = api
+    monkeypatch.setattr(remote, "MAX_RESPONSE_BYTES", 1 << 20)
+
+    class Hostile(Project):
+        def _raw_for(self, path):
+            if path.rstrip("/").endswith("/agents/sessions"):
+                return lambda h, q: send_raw(h, 200, b'{"data": ["' + b"x" * (2 << 20) + b'"]}',
+                                             {"content-type": "text/event-stream"})
+            return None
+    with serve(Hostile()) as bad_url:
+        bad = location_of(bad_url + "/v1")
+        SOURCE.clients.pop(bad, None)
+        for loc in (bad, good):
+            store.write(source_row, "openai_hosted", loc)
+        problems = SOURCE.workspaces.pull_all(store)
+    assert any(x["path"] == bad and "over 1 MB in one response" in x["problem"] for x in problems), problems
+    assert {store.session(i).id for i in ids.values()} == set(ids.values())  # the good project: pulled
+
+    # a listing with an entry that is no object, and an id listed twice: said, the rest read
+    monkeypatch.setattr(remote, "MAX_RESPONSE_BYTES", 64 << 20)
+    first = next(iter(p.sessions.values()))
+    odd = [first, "not a session", dict(first)]
+    p._raw_for = lambda path: (lambda h, q: send_raw(h, 200, json.dumps(
+        {"object": "list", "data": odd, "has_more": False}).encode())) \
+        if path.rstrip("/").endswith("/agents/sessions") else None
+    report = sync(store, good)
+    said = " | ".join(x["problem"] for x in report.problems)
+    assert "no session ('not a session')" in said and f"session {first['id']} is listed twice" in said

@@ -128,9 +128,9 @@ def sync(store, location: str, *, client=None, only: set[str] | None = None, pro
     """Pull a workspace's sessions (only those ids, when given) into the store. One session the server
     describes oddly, or whose events cannot be read or stored, is one problem; the others are pulled.
     `notify` hears of waits (a 429's retry-after, capped)."""
-    pull = remote_pull.Pull(location)
-    report = pull.report
     client = client or connect(location, notify=notify)
+    pull = remote_pull.Pull(location, client)
+    report = pull.report
     source_id = store.write(source_row, "managed_agents", location)
     known = _known(store, source_id)
     sessions = pull.list_sessions(lambda: _list_sessions(client, only))

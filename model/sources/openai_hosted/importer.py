@@ -257,9 +257,9 @@ def sync(store, location: str, *, client=None, only: set[str] | None = None, pro
     """Pull a project's sessions (only those ids, when given) into the store. One session the server describes
     oddly, or whose items cannot be read or stored, is one problem; the others are pulled. `notify` hears of
     waits (a 429's retry-after, capped)."""
-    pull = remote_pull.Pull(location)
-    report = pull.report
     client = client or connect(location, notify=notify)
+    pull = remote_pull.Pull(location, client)
+    report = pull.report
     source_id = store.write(source_row, KIND, location)
     known = _known(store, source_id)
     unknown_types: dict[str, int] = {}
