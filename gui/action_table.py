@@ -105,8 +105,10 @@ class Row:
             return "not a branch of this session"
         if self.needs == "other_branch" and ctx.node.tip == ctx.shown_head:
             return "this is the branch shown"
-        if self.needs == "demo" and not ctx.demo or self.needs == "not_demo" and ctx.demo:
+        if self.needs == "demo" and not ctx.demo:
             return "not in this store"
+        if self.needs == "not_demo" and ctx.demo:
+            return DEMO_READ_ONLY
         if self.rule is not None:
             return ops.refusal(ctx.session, self.rule)
         return None
@@ -120,6 +122,9 @@ def edited_path(session, event) -> str:
     return edits.file_changed_by(event, session.source_kind, session.cwd or "")
 
 
+DEMO_READ_ONLY = "the demo store is read-only: File ▸ Back to My Store first"
+
+
 def _a(name: str, *args) -> Callable[[Any, Context], None]:
     """Run the window's session action `name` on the context's session (and event)."""
     return lambda w, c: getattr(w.actions_, name)(c.session, *(c.event if a == "event" else a for a in args))
@@ -130,15 +135,17 @@ _THEMES = tuple(Row(f"view.theme.{name}", name.title(), lambda w, c, name=name: 
 
 TABLE: tuple[Row, ...] = (
     # File
+    # the demo store is read-only: nothing is imported into made-up sessions (one Enter once put 980 files there)
     Row("app.import", "&Import Folder…", lambda w, c: w.import_folder(), Std.Open, Px.SP_DialogOpenButton,
-        "Import the sessions a folder holds, each file by the tool whose format it is", where="file"),
+        "Import the sessions a folder holds, each file by the tool whose format it is", where="file", needs="not_demo"),
     Row("app.import_files", "Import &Files…", lambda w, c: w.import_files(), "Ctrl+Alt+O",
-        tip="Import session files or databases (a LangGraph or Agents SDK .db, a trajectory…)", where="file"),
+        tip="Import session files or databases (a LangGraph or Agents SDK .db, a trajectory…)", where="file",
+        needs="not_demo"),
     Row("app.import_database", "Import from a Database &Server…", lambda w, c: w.import_database(),
         tip="LangGraph's PostgresSaver or the Agents SDK's SQLAlchemySession on PostgreSQL, by the database's address",
-        where="file"),
+        where="file", needs="not_demo"),
     Row("app.scan", "&Rescan Sources", lambda w, c: w.scan(), "F5", Px.SP_BrowserReload,
-        "Import what the known sources appended", "Rescan", where="file toolbar"),
+        "Import what the known sources appended", "Rescan", where="file toolbar", needs="not_demo"),
     Row("app.problems", "Import &Problems…", lambda w, c: w.show_problems(), None, Px.SP_MessageBoxWarning,
         "What the imports could not read, file by file and line by line", where="file"),
     Row("app.blame", "&Who Wrote This…", lambda w, c: w.show_blame(), "Ctrl+Shift+W", where="file",

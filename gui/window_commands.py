@@ -5,6 +5,7 @@ over its parts (`sessions`, `branch`, `imports`)."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
@@ -361,13 +362,15 @@ class WindowCommands:
         run_task(target, lambda kept: self.syncs.start() if kept else self.open_sync(), self._error("sync"), owner=self)
 
     def import_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Import the sessions of a folder")
+        # from the home folder, never the working directory (a launcher's, or the app's own): an Enter on the
+        # dialog's default button imports the folder it starts in
+        folder = QFileDialog.getExistingDirectory(self, "Import the sessions of a folder", str(Path.home()))
         if folder:
             self._import([folder])
 
     def import_files(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(
-            self, "Import session files", "",
+            self, "Import session files", str(Path.home()),
             "Sessions (*.jsonl *.json *.zst *.db *.sqlite *.sqlite3 *.md);;All files (*)")
         if files:
             self._import(files)
@@ -399,6 +402,10 @@ class WindowCommands:
         self._import([address])
 
     def _import(self, paths: list[str]) -> None:
+        if self.is_demo:  # (every way in: the menus, a drop, files given to open)
+            from .action_table import DEMO_READ_ONLY
+            self.statusBar().showMessage(f"Not imported: {DEMO_READ_ONLY}", 10000)
+            return
         self.imports.start(self.store, paths)
 
     def open_paths(self, paths: list[str]) -> None:
@@ -416,7 +423,7 @@ class WindowCommands:
     def scan(self) -> None:
         from sessionscope.sources.importing import default_roots
 
-        if self.store is None:
+        if self.store is None or self.is_demo:  # (F5 in the demo: its sources are none of the user's)
             return
         store = self.store
         run_task(lambda: sorted(set(map(str, default_roots() + list(store.source_locations())))), self._scan,

@@ -115,3 +115,31 @@ def test_the_window_says_when_others_can_read_the_store(window):
     os.chmod(path, 0o600)
     window.set_store(window.store, first_run=False)
     assert "readable by other users" not in window.statusBar().currentMessage()
+
+
+def test_the_demo_store_takes_no_import_and_import_folder_starts_at_home(window, qtbot, tmp_path, monkeypatch):
+    """#58 item 20: while the demo was open, File ▸ Import Folder… started in the working directory with Choose the
+    default button: one Enter imported 980 files into the demo store, re-imported every few seconds after."""
+    from pathlib import Path
+
+    from PySide6.QtWidgets import QFileDialog
+
+    from tests.sources.claude_factory import Transcript
+    store = window.store
+    before = store.count_sessions(include_archived=True)
+    window.set_store(store, first_run=False, demo=True)
+    for name in ("app.import", "app.import_files", "app.import_database", "app.scan"):
+        action = window.qactions[name]
+        assert not action.isEnabled() and "read-only" in action.toolTip(), name
+    t = Transcript()
+    t.user("a real session of mine")
+    t.write(tmp_path / "mine")
+    window.open_paths([str(tmp_path / "mine")])  # a file manager's Open With, a drop: refused the same
+    assert "read-only" in window.statusBar().currentMessage()
+    assert not window.imports.job.running
+    assert store.count_sessions(include_archived=True) == before
+    asked = []
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a: asked.append(a) or "")
+    window.set_store(store, first_run=False, demo=False)
+    window.qactions["app.import"].trigger()
+    assert asked and asked[0][2] == str(Path.home())
