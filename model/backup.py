@@ -79,6 +79,7 @@ def make(store_path: Path, kind: str = "manual", progress=None) -> Backup:
     while target.exists():  # two of a kind in one second: the second takes the next second's name
         time.sleep(1.0 - time.time() % 1.0)
         target = folder / f"{store_path.stem}-{time.strftime('%Y%m%d-%H%M%S')}-{kind}.db"
+    _clear_partials(folder)
     partial = target.with_name(f".{target.name}.part")
     fd = os.open(partial, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)  # the store's privacy, from the start
     os.close(fd)
@@ -86,10 +87,21 @@ def make(store_path: Path, kind: str = "manual", progress=None) -> Backup:
         _copy(store_path, partial, progress)
         os.replace(partial, target)
     except BaseException:
-        partial.unlink(missing_ok=True)
+        for leftover in (partial, partial.with_name(partial.name + "-journal"), partial.with_name(partial.name + "-wal")):
+            leftover.unlink(missing_ok=True)  # (a full disk left SQLite's journal of the copy behind)
         raise
     prune(store_path)
     return next(b for b in backups(store_path) if b.path == target)
+
+
+def _clear_partials(folder: Path) -> None:
+    """Copies an earlier backup left half made (a crash, a full disk) and their journals: nothing else cleans them."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if entry.name.startswith(".") and (entry.name.endswith((".part", ".part-journal", ".part-wal"))) \
+                    and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
 
 
 def _copy(source: Path, target: Path, progress=None) -> None:

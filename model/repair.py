@@ -4,8 +4,10 @@ A new store is made at today's schema; every row of the damaged file that can st
 table by table in rowid order, stepping over the pages that cannot be read (a row whose text is no longer UTF-8
 keeps its readable characters, the rest shown as U+FFFD); the search index is built anew; then the tools'
 files still on disk are imported again, which brings back the events the damage took from sessions whose
-files are there. The damaged file is kept beside the new one, never deleted, and the report says exactly what
-could not be saved: rows lost per table, and the sessions whose hash chains are broken.
+files are there: a session whose chain the damage broke is read again whole from its files, and events whose
+session row was lost go. The damaged file is kept beside the new one, never deleted, and the report says exactly
+what could not be saved: rows lost per table, and the sessions whose hash chains are still broken (those no file
+on disk can give back).
 """
 
 from __future__ import annotations
@@ -121,12 +123,17 @@ def repair(location: str, *, progress=None) -> RepairReport:
                 dst.executemany(insert, batch)
                 report.copied[table] = report.copied.get(table, 0) + len(batch)
             dst.commit()
-        first, last = dst.execute("SELECT min(pk), max(pk) FROM event").fetchone()
     finally:
         src.close()
         dst.close()
     new = open_store(fresh)
     try:
+        # a session whose chain the damage broke, read from a tool's files still on disk, is read again whole from
+        # them (its events dropped, its row kept: title, tags, stars and notes stay); events left without their
+        # session's row go (their files, if any, bring them back with it)
+        new.write(_drop_rebuildable, [r.session_id for r in new.verify() if not r.ok])
+        with new.reader() as conn:
+            first, last = conn.exec_driver_sql("SELECT min(pk), max(pk) FROM event").one()
         if first is not None:
             new.write(index_range, first, last)  # the search index, built anew from the rows kept
         report.events_reimported = _reimport(new)
@@ -140,6 +147,28 @@ def repair(location: str, *, progress=None) -> RepairReport:
     os.replace(fresh, path)
     report.seconds = time.monotonic() - started
     return report
+
+
+def _drop_rebuildable(conn, broken: list[str]) -> None:
+    """The events of the broken sessions that a tool's files on disk can give back, and the events whose session
+    row was lost, dropped before the re-import (see `repair`)."""
+    raw = conn.connection.driver_connection
+    rebuild = []
+    for i in range(0, len(broken), 500):
+        chunk = broken[i:i + 500]
+        rows = raw.execute(f"SELECT s.id, src.kind, src.location FROM session s LEFT JOIN source src "
+                           f"ON src.id = s.source_id WHERE s.id IN ({', '.join('?' * len(chunk))})", chunk).fetchall()
+        rebuild += [sid for sid, kind, location in rows if kind not in (None, "native") and location
+                    and "://" not in location and Path(location).exists()]
+    orphans = [sid for (sid,) in raw.execute(
+        "SELECT DISTINCT session_id FROM event WHERE session_id NOT IN (SELECT id FROM session)")]
+    for sid in rebuild + orphans:
+        for sql in ("DELETE FROM fact_snapshot WHERE event_id IN (SELECT id FROM event WHERE session_id = ?)",
+                    "DELETE FROM embedding WHERE session_id = ?", "DELETE FROM event_alias WHERE session_id = ?",
+                    "DELETE FROM event WHERE session_id = ?"):
+            raw.execute(sql, (sid,))
+        raw.execute("UPDATE session SET last_seq = 0, last_hash = '', head_event_id = NULL, event_count = 0, "
+                    "tokens_in = 0, tokens_out = 0 WHERE id = ?", (sid,))
 
 
 def _reimport(store) -> int:

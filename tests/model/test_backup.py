@@ -103,3 +103,24 @@ def test_restore_checks_the_backup_and_keeps_the_store_as_it_was(tmp_path):
     with open_store(kept.path) as before:
         assert before.count_sessions(include_archived=True) == 0  # the store as it was, deleted session and all
     store.close()
+
+
+def test_a_backup_that_fails_leaves_no_partial_file_nor_journal(tmp_path, monkeypatch):
+    """#58 item 19: a backup that failed on a full disk left a `.part-journal` that nothing cleaned."""
+    from sessionscope import backup
+    store = open_store(tmp_path / "s.db")
+    store.open_session(title="kept")
+    store.close()
+    folder = backup.folder_of(tmp_path / "s.db")
+
+    def full(source, target, progress=None):
+        Path(f"{target}-journal").write_bytes(b"half a journal")
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(backup, "_copy", full)
+    with pytest.raises(OSError):
+        backup.make(tmp_path / "s.db")
+    assert [p.name for p in folder.iterdir() if ".part" in p.name] == []
+    (folder / ".s-20260101-000000-manual.db.part-journal").write_bytes(b"left by a crash")
+    monkeypatch.undo()
+    backup.make(tmp_path / "s.db")
+    assert [p.name for p in folder.iterdir() if ".part" in p.name] == []

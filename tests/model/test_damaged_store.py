@@ -150,3 +150,49 @@ def test_a_title_with_a_replacement_character_of_its_own_is_not_called_damaged(t
     assert not store.session(ids[0]).title.startswith("⚠") and not store.sessions()[0].title.startswith("⚠")
     store.close()
     assert "⚠ damaged" not in _cli(tmp_path / "s.db", "list").stdout
+
+
+def test_repair_rebuilds_broken_chains_from_the_files_on_disk_and_leaves_no_orphan(tmp_path):
+    """#58 item 19: after damage, `repair` left sessions with broken chains although every file was still on disk
+    (and the next import read "0 of 84 files": they stayed broken), and events whose session row was lost."""
+    from sessionscope import ops
+    from sessionscope.repair import repair
+    from sessionscope.sources.claude_code import import_paths
+    from tests.sources.claude_factory import Transcript
+    project = tmp_path / "projects" / "-w"
+    transcripts = []
+    for n in range(3):
+        t = Transcript(cwd="/w")
+        for i in range(6):
+            t.user(f"prompt {n}.{i}")
+            t.assistant(f"reply {n}.{i}")
+        t.write(project)
+        transcripts.append(t)
+    path = tmp_path / "s.db"
+    with open_store(path) as store:
+        import_paths(store, [project])
+        native = store.open_session(title="typed here").id
+        store.append(native, "message", role="user", text="no file of any tool holds this")
+        store.append(native, "message", role="user", text="nor this")
+        ops.rename(store, transcripts[0].session_id, "my own title")
+    damaged, lost_row = transcripts[0].session_id, transcripts[1].session_id
+    con = sqlite3.connect(path)
+    con.execute("DELETE FROM event WHERE session_id = ? AND seq IN (3, 4)", (damaged,))  # rows the damage took
+    con.execute("DELETE FROM event WHERE session_id = ? AND seq = 1", (native,))
+    con.execute("DELETE FROM session WHERE id = ?", (lost_row,))  # its events left without their session
+    con.commit()
+    con.close()
+    report = repair(str(path))
+    assert report.broken_sessions == [native]  # no file can give it back: said
+    with open_store(path) as store:
+        broken = {r.session_id for r in store.verify() if not r.ok}
+        assert broken == {native}
+        for t in transcripts:
+            assert [e.text for e in store.branch_view(t.session_id)] == \
+                [x for i in range(6) for x in (f"prompt {transcripts.index(t)}.{i}", f"reply {transcripts.index(t)}.{i}")]
+        assert store.session(damaged).title == "my own title"  # the row kept: what the user set stays
+        with store.reader() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM event WHERE session_id NOT IN (SELECT id FROM session)"
+                                        ).scalar() == 0
+    with open_store(path) as store:
+        assert import_paths(store, [project]).events_added == 0  # whole already: nothing left for a later import
