@@ -40,6 +40,9 @@ class Source(SQLModel, table=True):
     location: str = ""
     enabled: bool = True
     added_at: float
+    # who scans it (a team store's login, which PostgreSQL fills; '' on SQLite): scan state is its owner's alone,
+    # and on PostgreSQL a source is unique per owner (migration 0023)
+    owner: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
 
 
 class SourceFile(SQLModel, table=True):

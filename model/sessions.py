@@ -37,7 +37,9 @@ USER_TITLE_RANK = 4
 
 def native_source_id(conn: Connection) -> int:
     """The `native` source row, created on first use."""
-    sid = conn.execute(sa.select(SOURCE.c.id).where(SOURCE.c.kind == "native", SOURCE.c.location == "")).scalar()
+    from .team import own_sources
+    sid = conn.execute(sa.select(SOURCE.c.id).where(SOURCE.c.kind == "native", SOURCE.c.location == "",
+                                                    own_sources(conn))).scalar()
     if sid is None:
         sid = conn.execute(SOURCE.insert().values(kind="native", location="", enabled=True,
                                                   added_at=time.time())).inserted_primary_key[0]

@@ -259,7 +259,9 @@ class Store(StoreViews):
             q = q.where(SOURCE.c.enabled.is_(True))
         if not kind:
             q = q.where(SOURCE.c.kind != "managed_agents")
-        with self.reader() as conn:
+        from .team import own_sources
+        with self.reader() as conn:  # (a team store: this member's own places; another's are no rescan of theirs)
+            q = q.where(own_sources(conn))
             return list(conn.execute(q.where(SOURCE.c.kind == kind) if kind else q).scalars())
 
     def session_counts(self) -> dict[str, Any]:

@@ -13,7 +13,8 @@ row-level security with these rules:
 - a member of `sessionscope_admin` reads and changes everything;
 - the audit log takes inserts only, from everyone, the admin and the database's owner included (a trigger),
   and records the login as the actor (the client's own word for itself kept in the entry's detail);
-- scan state (`source`, `source_file`) is the team's, settings are read by all and changed by admins;
+- scan state is the importing member's own (`source_file`, through its `source`, whose kind all may read); settings
+  are read by all (but the redaction key) and changed by admins;
 - a member holds no right on the sequences: keys come from the owner's functions, which only move them forward.
 
 The rules are the server's: `psql` as a member meets the same refusals as the app. The app asks the same
@@ -38,7 +39,7 @@ ADMIN = "sessionscope_admin"
 CHILDREN = ("event", "event_alias", "checkpoint_backup", "star", "pin", "note")  # written by the session's owner
 DERIVED = ("outline_cache", "usage_cache", "tool_cache", "vitals_cache", "file_touch", "commit_link", "embedding")
 OWNED = ("mirror_entry", "mirror_summary", "live_signal")  # before any session: their own owner column
-TEAM_STATE = ("source", "source_file")  # where each member's tools were scanned: everyone's to read and write
+TEAM_STATE = ("source", "source_file")  # where each member's tools were scanned, how far: each member's own
 READ_ONLY = ("setting", "alembic_version")  # settings are changed by admins; the schema's revision by the owner
 
 def _visible(s: str) -> str:
@@ -99,8 +100,19 @@ def _policies() -> list[str]:
     for table in OWNED:
         policy(table, "team_own", "ALL", "owner = session_user", "owner = session_user")
         admin(table)
+    # scan state is the importing member's own (#58: bob read alice's file paths, and one UPDATE of an offset made her
+    # next import skip her new lines); a source's kind and place are read by all (a shared session's tool)
     for table in TEAM_STATE:
-        policy(table, "team_all", "ALL", "true", "true")
+        out.append(f"DROP POLICY IF EXISTS team_all ON {table}")
+    mine = "owner = session_user"
+    policy("source", "team_read", "SELECT", "true")
+    policy("source", "team_insert", "INSERT", None, mine)
+    policy("source", "team_update", "UPDATE", mine, mine)
+    policy("source", "team_delete", "DELETE", mine)
+    admin("source")
+    own_file = f"EXISTS (SELECT 1 FROM source s WHERE s.id = source_file.source_id AND s.{mine})"
+    policy("source_file", "team_own", "ALL", own_file, own_file)
+    admin("source_file")
     for table in READ_ONLY:
         policy(table, "team_read", "SELECT", "true" if table != "setting" else
                f"key NOT IN ({', '.join(repr(k) for k in SECRET_SETTINGS)})")
@@ -412,7 +424,7 @@ def init(conn: Connection) -> list[str]:
         conn.exec_driver_sql(f"GRANT {rights} ON {table} TO {MEMBER}")
     for table in READ_ONLY:
         conn.exec_driver_sql(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {table} TO {ADMIN}")
-    for table in ("session", *OWNED):
+    for table in ("session", "source", *OWNED):
         n = conn.exec_driver_sql(f"UPDATE {table} SET owner = session_user WHERE owner = ''").rowcount
         if n and table == "session":
             done.append(f"{n} session(s) brought in before now given to {st.login}")
@@ -429,6 +441,17 @@ def init(conn: Connection) -> list[str]:
     done.append(f"rules on for {len(ALL_TABLES)} tables; the audit log takes inserts only")
     done += _langgraph_tables(conn)
     return done
+
+
+def own_sources(conn: Connection):
+    """A condition on SOURCE: this login's sources (its scan state: where its files lie, how far each was read).
+    Every one on SQLite; on PostgreSQL those of this login, whose rows `owner` names (migration 0023)."""
+    import sqlalchemy as sa
+
+    from .schema import SOURCE
+    if conn.dialect.name != "postgresql":
+        return sa.true()
+    return SOURCE.c.owner == sa.literal_column("session_user")
 
 
 def changeable(conn: Connection, session_ids) -> set[str]:

@@ -16,15 +16,18 @@ from .scan import source_row
 
 def locations(store, kind: str) -> list[str]:
     """The locations of a kind's enabled sources: what a pull reads."""
+    from ..team import own_sources
     with store.reader() as conn:
-        return list(conn.execute(sa.select(SOURCE.c.location).where(SOURCE.c.kind == kind,
-                                                                     SOURCE.c.enabled.is_(True))).scalars())
+        return list(conn.execute(sa.select(SOURCE.c.location).where(SOURCE.c.kind == kind, SOURCE.c.enabled.is_(True),
+                                                                     own_sources(conn))).scalars())
 
 
 def set_enabled(store, kind: str, location: str, enabled: bool) -> None:
     """Pull a location again, or no more (its sessions stay)."""
+    from ..team import own_sources
     store.audited("managed.workspace", lambda conn: conn.execute(
-        SOURCE.update().where(SOURCE.c.kind == kind, SOURCE.c.location == location).values(enabled=enabled)),
+        SOURCE.update().where(SOURCE.c.kind == kind, SOURCE.c.location == location, own_sources(conn))
+        .values(enabled=enabled)),
         detail={"location": location, "enabled": enabled})
 
 

@@ -77,8 +77,10 @@ class ImportReport:
 def source_row(conn, kind: str, location: Path | str, enabled: bool = True) -> int:
     """The id of the source (kind, location), created on first use. A source that is not `enabled` is
     never rescanned (an SDK writing to the store directly: there is no file to read)."""
+    from ..team import own_sources
     loc = str(location)
-    sid = conn.execute(sa.select(SOURCE.c.id).where(SOURCE.c.kind == kind, SOURCE.c.location == loc)).scalar()
+    sid = conn.execute(sa.select(SOURCE.c.id).where(SOURCE.c.kind == kind, SOURCE.c.location == loc,
+                                                    own_sources(conn))).scalar()
     if sid is None:
         sid = conn.execute(SOURCE.insert().values(kind=kind, location=loc, enabled=enabled,
                                                   added_at=time.time())).inserted_primary_key[0]
@@ -88,11 +90,13 @@ def source_row(conn, kind: str, location: Path | str, enabled: bool = True) -> i
 def set_watched(conn, locations: list[str], watched: bool) -> list[str]:
     """Rescan the folders and files at `locations` again, or no more (their sessions stay either way); the
     locations changed. Only places on disk: an SDK's or an API's source keeps what it is."""
+    from ..team import own_sources
     q = sa.select(SOURCE.c.location).where(SOURCE.c.location.in_(locations), SOURCE.c.enabled.is_(not watched),
-                                           SOURCE.c.kind != "native", ~SOURCE.c.location.contains("://"))
+                                           SOURCE.c.kind != "native", ~SOURCE.c.location.contains("://"),
+                                           own_sources(conn))
     changed = sorted(set(conn.execute(q).scalars()))
     if changed:
-        conn.execute(SOURCE.update().where(SOURCE.c.location.in_(changed), SOURCE.c.kind != "native")
+        conn.execute(SOURCE.update().where(SOURCE.c.location.in_(changed), SOURCE.c.kind != "native", own_sources(conn))
                      .values(enabled=watched))
     return changed
 

@@ -401,3 +401,34 @@ def test_a_reader_plants_nothing_derived_for_another_members_session(team_store)
     alice.vitals([hers])  # her own reads keep them
     with alice.engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM vitals_cache WHERE session_id = %s", (hers,)).scalar() == 1
+
+
+def test_scan_state_is_the_importing_members_own(team_store, tmp_path):
+    """#58 item 9: `source` and `source_file` were everyone's: bob read alice's private file paths (her session's id,
+    her project folder), and one UPDATE of an offset made her next import skip her new lines silently. Two members
+    may also scan the same path (the same container layout on their machines)."""
+    from sessionscope.sources.claude_code import import_paths
+    from tests.sources.claude_factory import Transcript
+
+    server, database, names, st = team_store
+    alice, bob = st["alice"], st["bob"]
+    folder = tmp_path / "same" / "projects"  # the same path string on both machines
+    t = Transcript(cwd="/work/alices-secret-project")
+    t.user("alice's first prompt")
+    path = t.write(folder / "-work-alices-secret-project")
+    assert import_paths(alice, [folder]).events_added > 0
+    with bob.engine.begin() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM source_file WHERE path LIKE %s", ("%alices-secret%",)).scalar() == 0
+        conn.exec_driver_sql('UPDATE source_file SET "offset" = 999999')  # (his own rows only, if any)
+    # bob scans the same path string with his own files: his own state, no clash with hers
+    other = tmp_path / "bobs"
+    b = Transcript(cwd="/work/bob")
+    b.user("bob's prompt")
+    b.write(other / "-work-bob")
+    assert import_paths(bob, [other]).events_added > 0
+    # alice's next lines are read, from where she left off
+    t.assistant("alice's reply")
+    path.write_text(t.text())
+    import_paths(alice, [folder])
+    assert [e.text for e in alice.branch_view(t.session_id)] == ["alice's first prompt", "alice's reply"]
+    assert str(other) in bob.source_locations() and str(folder) not in bob.source_locations()  # his places alone
