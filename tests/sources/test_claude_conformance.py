@@ -127,6 +127,13 @@ def test_lines_written_before_their_parent_keep_the_whole_session(tmp_path, monk
     branch = store.branch_view(path.stem)
     assert branch[0].text == "set up the project"  # the reader starts at the first prompt
     assert differences(store, path) == []
+    # the HTML export starts at the first prompt too, and holds every message
+    from sessionscope.export.core import ExportRequest
+    from sessionscope.ops import export
+    page = tmp_path / "s.html"
+    export(store, ExportRequest("html", (path.stem,)), page)
+    body = page.read_text(encoding="utf-8").split("<body>", 1)[1]
+    assert body.index("set up the project") < body.index("step 0 done") < body.index("all done")
     # a fork at the last reply, read back by the SDK, holds every message
     from sessionscope.sources.claude_code import actions as claude_actions
     from tests.sources.claude_home import read_back
