@@ -180,6 +180,7 @@ def test_a_store_of_the_first_schema_is_upgraded(tmp_path):
         raw.execute("DROP INDEX ix_session_project_updated")  # (added by 0022)
         raw.execute("ALTER TABLE session DROP COLUMN owner")
         raw.execute("ALTER TABLE session DROP COLUMN shared")
+        raw.execute("ALTER TABLE source DROP COLUMN owner")  # (added by 0023)
         raw.execute("UPDATE alembic_version SET version_num = '0001'")
     with open_store(path) as s:
         assert [e.text for e in s.branch_view(sid)] == ["hello"]
