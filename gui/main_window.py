@@ -33,6 +33,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.setWindowTitle("Sessionscope")
         self.store = None
         self.is_demo = False
+        self._closed = False  # closeEvent ran: what start-up still had waiting (the live pass, the chores) stays undone
         self.own_store_url: str | None = None  # where File ▸ Back to Your Store goes (--store), set by the app
         self.usage_view = None  # View ▸ Usage and Cost, once opened
         self.outcomes_view = None  # View ▸ Tool Outcomes, once opened
@@ -316,7 +317,7 @@ class MainWindow(WindowCommands, QMainWindow):
 
             def check() -> None:
                 waited = time.monotonic() - begun
-                if self.store is not store:
+                if self.store is not store or self._closed:  # (a window closed meanwhile starts nothing more)
                     return
                 if waited >= after and (quiet_for(self.QUIET_S) or waited >= most):
                     fn()
@@ -440,6 +441,7 @@ class MainWindow(WindowCommands, QMainWindow):
                 self.notifier.notify(None, "Sessionscope is still running", "It tells you here when an agent "
                                      "needs you; Quit from the tray icon's menu ends it")
             return
+        self._closed = True
         self.imports.stop()
         self.embeds.close()
         self.syncs.close()
