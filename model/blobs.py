@@ -44,7 +44,12 @@ def put_prepared(conn: Connection, items: list[Prepared], compressed: bool = Tru
             known.add(p.hash)
             rows.append({"hash": p.hash, "size": p.size, "codec": "zstd",
                          "data": p.data if compressed else compress(p.data)})
-    if rows:
+    if rows and conn.dialect.name == "postgresql" and conn.exec_driver_sql(
+            "SELECT row_security_active('file_blob')").scalar():  # a team store's member: checked by the server
+        for r in rows:
+            raw = zstandard.ZstdDecompressor().decompress(r["data"])
+            conn.exec_driver_sql("SELECT sessionscope_put_blob(%s, %s, %s)", (r["hash"], r["size"], raw))
+    elif rows:
         conn.execute(FILE_BLOB.insert(), rows)
     return [p.hash for p in items]
 

@@ -117,11 +117,12 @@ def _policies() -> list[str]:
         policy(table, "team_read", "SELECT", "true" if table != "setting" else
                f"key NOT IN ({', '.join(repr(k) for k in SECRET_SETTINGS)})")
         admin(table)
-    # a file's content is read with a checkpoint of a session one may read; anyone may add one (by its hash);
-    # only an admin removes one (a member's garbage collection cannot see who else needs it)
+    # a file's content is read with a checkpoint of a session one may read; a member adds one only through the
+    # owner's function, which checks its bytes against its hash (BLOB_FUNCTION); only an admin removes one (a
+    # member's garbage collection cannot see who else needs it)
     policy("file_blob", "team_read", "SELECT",
            "EXISTS (SELECT 1 FROM checkpoint_backup c WHERE c.blob_hash = file_blob.hash)")
-    policy("file_blob", "team_insert", "INSERT", None, "true")
+    out.append("DROP POLICY IF EXISTS team_insert ON file_blob")  # (a member stores one through sessionscope_put_blob)
     admin("file_blob")
     policy("project_share", "team_read", "SELECT", "true")
     policy("project_share", "team_own", "ALL", "owner = session_user", "owner = session_user")
@@ -282,6 +283,24 @@ GRANT EXECUTE ON FUNCTION sessionscope_member_key() TO {member};
 """
 SECRET_SETTINGS = ("redaction.key",)
 
+# A file's content (#58): keyed by the SHA-256 of its bytes, and a member could insert a row under any hash with other
+# bytes — readers saw it as damaged, and the owner of the real content could no longer store it (the key was taken).
+# A member stores one only through this function of the owner's, which checks the bytes against the hash (kept
+# uncompressed, so PostgreSQL can check them; the server's own TOAST compression still applies).
+BLOB_FUNCTION = """
+CREATE OR REPLACE FUNCTION sessionscope_put_blob(h text, n bigint, d bytea) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$
+BEGIN
+  IF encode(sha256(d), 'hex') <> h OR length(d) <> n THEN
+    RAISE EXCEPTION 'a file content whose bytes do not match its hash %', left(h, 12)
+      USING ERRCODE = 'check_violation';
+  END IF;
+  INSERT INTO file_blob (hash, size, codec, data) VALUES (h, n, 'raw', d) ON CONFLICT (hash) DO NOTHING;
+END $$;
+REVOKE ALL ON FUNCTION sessionscope_put_blob(text, bigint, bytea) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION sessionscope_put_blob(text, bigint, bytea) TO {member};
+"""
+
 
 # Usage over every session a member may read, in one pass: under the rules each cache row was checked against its
 # session one by one (a quarter of a second for 35,000); here the sessions are checked once each, by the same rule
@@ -432,7 +451,7 @@ def init(conn: Connection) -> list[str]:
         conn.exec_driver_sql(statement)
     with conn.connection.driver_connection.cursor() as cur:  # (no parameters: its `%` is plpgsql's own)
         cur.execute(AUDIT_GUARD)
-        for function in (SEARCH_FUNCTION, USAGE_FUNCTION, KEY_FUNCTIONS, MEMBER_KEY_FUNCTION):
+        for function in (SEARCH_FUNCTION, USAGE_FUNCTION, KEY_FUNCTIONS, MEMBER_KEY_FUNCTION, BLOB_FUNCTION):
             cur.execute(function.format(schema=_schema(conn), visible=_visible("s"), member=MEMBER,
                                         tables=", ".join(f"'{t}'" for t in ALL_TABLES)))
     _keys_through_functions(conn)

@@ -432,3 +432,28 @@ def test_scan_state_is_the_importing_members_own(team_store, tmp_path):
     import_paths(alice, [folder])
     assert [e.text for e in alice.branch_view(t.session_id)] == ["alice's first prompt", "alice's reply"]
     assert str(other) in bob.source_locations() and str(folder) not in bob.source_locations()  # his places alone
+
+
+def test_a_member_cannot_plant_a_files_content_under_anothers_hash(team_store):
+    """#58 item 10: a member could insert a file_blob row under any hash with other bytes: readers saw it damaged,
+    and the owner of the real content could no longer store it (its key was taken)."""
+    import hashlib
+
+    import psycopg
+
+    from sessionscope import blobs
+    server, database, names, st = team_store
+    alice, bob = st["alice"], st["bob"]
+    real = b"the real content of auth.py\n" * 50
+    h = hashlib.sha256(real).hexdigest()
+    with bob.engine.connect() as conn:
+        with pytest.raises(Exception) as refused, conn.begin():
+            conn.exec_driver_sql("INSERT INTO file_blob (hash, size, codec, data) VALUES (%s, 4, 'raw', 'evil')", (h,))
+        assert isinstance(refused.value.orig, psycopg.errors.InsufficientPrivilege)
+        with pytest.raises(Exception) as refused, conn.begin():
+            conn.exec_driver_sql("SELECT sessionscope_put_blob(%s, 4, 'evil')", (h,))
+        assert isinstance(refused.value.orig, psycopg.errors.CheckViolation)
+    assert alice.write(blobs.put, real) == h  # the real content is stored, through the server's check
+    from sessionscope import open_store
+    with open_store(server.url(database)) as owner, owner.engine.connect() as conn:
+        assert blobs.get(conn, h) == real
