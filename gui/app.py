@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
@@ -14,33 +13,8 @@ from sessionscope.resources import APP_ID, APP_NAME, ORGANIZATION, resource_path
 
 from .main_window import MainWindow
 from .startup import FirstPaint
+from .stores import _open_store, open_demo_store
 from .workers import run_task
-
-
-def open_demo_store():
-    """The demo store in the user's data dir, built on first use (runs on a worker)."""
-    import platformdirs
-
-    from sessionscope.demo import demo_store
-
-    from .lazy import load_now
-    store = demo_store(Path(platformdirs.user_data_dir("sessionscope", appauthor=False)) / "demo")
-    load_now()
-    return store
-
-
-def open_user_store(url: str | None = None):
-    """The user's own store (the default one when `url` is None), leaving the demo (on a worker)."""
-    return _open_store(url)
-
-
-def _open_store(url):
-    from sessionscope import open_store  # imported here: sqlmodel costs ~0.6 s, after the first paint
-
-    from .lazy import load_now
-    store = open_store(url)
-    load_now()  # here, not at a first click on the UI thread
-    return store
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:

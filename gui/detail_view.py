@@ -6,31 +6,14 @@ from __future__ import annotations
 import html
 import json
 
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import JsonLexer, get_lexer_by_name
-from pygments.util import ClassNotFound
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTabWidget, QTextBrowser, QTreeWidget, QTreeWidgetItem
 
 from sessionscope.untrusted import scrubbed
 
+from .highlight import code_html
 from .session_model import when
 from .workers import Generation, run_task
-
-_FORMATTERS = {False: HtmlFormatter(noclasses=True, style="friendly", nowrap=False),
-               True: HtmlFormatter(noclasses=True, style="monokai", nowrap=False)}  # light, dark palette
-
-
-def code_html(text: str, language: str = "json") -> str:
-    """Pygments-highlighted HTML for code or JSON (inline styles: QTextBrowser has no CSS classes), in a
-    style that reads on the palette's background (friendly's dark-on-light vanishes on a dark pane)."""
-    from .timeline_model import dark_palette
-    try:
-        lexer = JsonLexer() if language == "json" else get_lexer_by_name(language)
-    except ClassNotFound:
-        return f"<pre>{html.escape(text)}</pre>"
-    return highlight(text, lexer, _FORMATTERS[dark_palette()])
 
 
 def _pretty(payload: str) -> tuple[str, bool]:

@@ -43,7 +43,7 @@ _STATE = {"absent": "(the file did not exist)", "gone": "(its backup is gone: no
 
 def code_html_diff(text: str) -> str:
     """A unified diff, highlighted."""
-    from .detail_view import code_html
+    from .highlight import code_html
     return code_html(text[:_LIMIT], "diff") if text else "<p>(no difference)</p>"
 
 
@@ -116,7 +116,7 @@ class FilesTab(QWidget):
         if not (0 <= row < len(self.entries)):
             self.view.clear()
             return
-        from .detail_view import code_html
+        from .highlight import code_html
         f = self.entries[row]
         mode = self.mode.currentText()
         if mode == SHOW_AS_WAS:

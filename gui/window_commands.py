@@ -478,14 +478,14 @@ class WindowCommands:
             ProblemsDialog(self.store, list(self.imports.problems), self).exec()
 
     def open_demo(self) -> None:
-        from .app import open_demo_store
+        from .stores import open_demo_store
 
         run_task(open_demo_store, lambda store: self.set_store(store, first_run=False, demo=True),
                  self._error("open the demo store"), owner=self)
 
     def open_own_store(self) -> None:
         """From the demo back to the user's store (the default one, or --store / $SESSIONSCOPE_STORE)."""
-        from .app import open_user_store
+        from .stores import open_user_store
 
         url = self.own_store_url
         run_task(lambda: open_user_store(url), lambda store: self.set_store(store, first_run=True),

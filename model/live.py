@@ -19,33 +19,13 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from .live_words import LABELS, MARKS, STATES, ago  # noqa: F401 (the states' words, said here too)
+from .turns import TailEvent, Turn, by_kinds  # noqa: F401 (the evidence, named here too)
 
 WORKING_S = 60.0  # written this recently: working, whatever the lines say
 RECENT_S = 30 * 60.0  # without a process to go by: a finished turn this recent still waits for you
 DAY_S = 24 * 3600.0  # nothing for a day: ended
 TAIL = 12  # the last events read of a session
 SIGNAL_SLACK_S = 2.0  # a line written this soon after a hook's signal is the one the hook spoke of
-
-
-@dataclass(frozen=True)
-class Turn:
-    """What a tool's last lines say (Source.turn): `where` is "ended" (the last reply ended the turn), "tool" (a
-    tool call waits for its result), "answering" (a prompt or a result waits for the agent), "aborted" (the turn
-    was stopped: the tool waits for you), "approval" (a permission request waits), "closed" (the tool's hook
-    said the session ended)."""
-
-    where: str
-    why: str
-    exact: bool = False  # said by the tool's own hook (sessionscope.signals), not read from its lines
-
-
-@dataclass(frozen=True)
-class TailEvent:
-    kind: str
-    role: str | None
-    text: str
-    payload: str
-    ts: float
 
 
 @dataclass(frozen=True)
@@ -65,21 +45,6 @@ class Live:
 
     def as_dict(self) -> dict:
         return {"state": self.state, "why": self.why, "written": self.written, "pid": self.pid}
-
-
-def by_kinds(tail: list[TailEvent]) -> Turn | None:
-    """The rule of a tool whose lines say no more than who spoke: the last message, call or result."""
-    for e in reversed(tail):
-        if e.kind == "tool_call":
-            name = e.text.rsplit("\n", 1)[-1].split(" ", 1)[0]  # (what the reply said first comes before the call)
-            return Turn("tool", f"a {name or 'tool'} call waits for its result")
-        if e.kind == "tool_result":
-            return Turn("answering", "a tool's result waits for the agent")
-        if e.kind == "message" and e.role == "user":
-            return Turn("answering", "your prompt waits for the agent")
-        if e.kind == "message":
-            return Turn("ended", "the last reply ended its turn")
-    return None
 
 
 def decide(turn: Turn | None, *, written: float, now: float, status: str, proc=None, procs_known: bool = False,

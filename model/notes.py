@@ -15,7 +15,7 @@ import uuid
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import semantic
+from . import reading, semantic
 from .errors import InvalidInput, NotFound
 from .read_models import MARK_END, MARK_START, NoteView, SearchHit
 from .schema import EVENT, NOTE, SESSION
@@ -64,10 +64,9 @@ def resolve(conn: Connection, key: str) -> str:
 def add(conn: Connection, session_id: str, text: str, event_id: str | None = None,
         generated_by: str | None = None) -> NoteView:
     """A new note on the session, or on `event_id` of its history (`generated_by`: the model that wrote it)."""
-    from .sessions import _check_reachable, _status
-    _status(conn, session_id)
+    reading.session_status(conn, session_id)
     if event_id is not None:
-        _check_reachable(conn, session_id, event_id)
+        reading.check_reachable(conn, session_id, event_id)
     now = time.time()
     note_id = str(uuid.uuid4())
     conn.execute(NOTE.insert().values(id=note_id, session_id=session_id, event_id=event_id, text=_text(text),

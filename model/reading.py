@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from . import gcpause
-from .errors import InvalidInput, NotFound
+from .errors import InvalidInput, NotFound, Refused
 from .lifecycle import ARCHIVED
 from .read_models import EventView, PinView, SessionView
 from .schema import EVENT, PIN, SESSION, SOURCE, STAR
@@ -338,3 +338,23 @@ def shared_prefix(conn: Connection, s) -> list[tuple]:
         cur = rows[cur][1]
     path = [r for r in reversed(path) if not r[6] and not r[3].startswith("fact.")]
     return [(r[0], r[1], i - len(path) - 1_000_000_000, r[3], r[4], r[5]) for i, r in enumerate(path)]
+
+
+def session_status(conn: Connection, session_id: str) -> str:
+    """The session's status; NotFound when there is no such session."""
+    status = conn.execute(sa.select(SESSION.c.status).where(SESSION.c.id == session_id)).scalar()
+    if status is None:
+        raise NotFound(f"no session with id {session_id!r} in this store")
+    return status
+
+
+def check_reachable(conn: Connection, session_id: str, event_id: str) -> None:
+    """An event a session can move to or fork at: its own, or on its current path."""
+    ev_session = conn.execute(sa.select(EVENT.c.session_id).where(EVENT.c.id == event_id)).scalar()
+    if ev_session is None:
+        raise NotFound(f"no event with id {event_id!r} in this store")
+    if ev_session == session_id:
+        return
+    head = conn.execute(sa.select(SESSION.c.head_event_id).where(SESSION.c.id == session_id)).scalar()
+    if head is None or not is_ancestor(conn, event_id, head):
+        raise Refused(f"event {event_id} belongs to session {ev_session}, not to the history of {session_id}")

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from . import blobs, db, lifecycle, people, reading, search, semantic
-from .errors import InvalidInput, NotFound, Refused
+from .errors import InvalidInput, Refused
 from .ids import new_session_id
 from .schema import (
     CHECKPOINT_BACKUP,
@@ -80,17 +80,10 @@ def create_session(
     return sid
 
 
-def _status(conn: Connection, session_id: str) -> str:
-    status = conn.execute(sa.select(SESSION.c.status).where(SESSION.c.id == session_id)).scalar()
-    if status is None:
-        raise NotFound(f"no session with id {session_id!r} in this store")
-    return status
-
-
 def transition(conn: Connection, session_id: str, action: str) -> tuple[str, str]:
     """Apply a lifecycle action; returns (old status, new status). Archive keeps the status it left, so
     unarchive gives it back (lifecycle.unarchived) instead of every session coming back closed."""
-    old = _status(conn, session_id)
+    old = reading.session_status(conn, session_id)
     new = lifecycle.next_status(session_id, old, action)
     values: dict[str, Any] = {}
     if action in ("archive", "unarchive"):
@@ -107,22 +100,10 @@ def transition(conn: Connection, session_id: str, action: str) -> tuple[str, str
     return old, new
 
 
-def _check_reachable(conn: Connection, session_id: str, event_id: str) -> None:
-    """An event a session can move to or fork at: its own, or on its current path."""
-    ev_session = conn.execute(sa.select(EVENT.c.session_id).where(EVENT.c.id == event_id)).scalar()
-    if ev_session is None:
-        raise NotFound(f"no event with id {event_id!r} in this store")
-    if ev_session == session_id:
-        return
-    head = conn.execute(sa.select(SESSION.c.head_event_id).where(SESSION.c.id == session_id)).scalar()
-    if head is None or not reading.is_ancestor(conn, event_id, head):
-        raise Refused(f"event {event_id} belongs to session {ev_session}, not to the history of {session_id}")
-
-
 def rewind(conn: Connection, session_id: str, event_id: str) -> str | None:
     """Move the head back to `event_id`; returns the previous head."""
     transition(conn, session_id, "rewind")
-    _check_reachable(conn, session_id, event_id)
+    reading.check_reachable(conn, session_id, event_id)
     old = conn.execute(sa.select(SESSION.c.head_event_id).where(SESSION.c.id == session_id)).scalar()
     conn.execute(SESSION.update().where(SESSION.c.id == session_id).values(head_event_id=event_id))
     return old
@@ -131,7 +112,7 @@ def rewind(conn: Connection, session_id: str, event_id: str) -> str | None:
 def fork(conn: Connection, session_id: str, event_id: str, title: str | None = None) -> str:
     """A new session whose head is `event_id`: the prefix is referenced, not copied."""
     transition(conn, session_id, "fork")
-    _check_reachable(conn, session_id, event_id)
+    reading.check_reachable(conn, session_id, event_id)
     origin = reading.get_session(conn, session_id)
     return create_session(
         conn, title=title if title is not None else f"{origin.title or session_id[:8]} (fork)",
@@ -186,7 +167,7 @@ def delete(conn: Connection, session_id: str) -> int:
 
 def star(conn: Connection, session_id: str, on: bool = True) -> bool:
     """Star the session (or take its star away); whether that changed anything."""
-    _status(conn, session_id)
+    reading.session_status(conn, session_id)
     if not on:
         return conn.execute(STAR.delete().where(STAR.c.session_id == session_id)).rowcount > 0
     if conn.execute(sa.select(STAR.c.session_id).where(STAR.c.session_id == session_id)).first():
@@ -197,10 +178,10 @@ def star(conn: Connection, session_id: str, on: bool = True) -> bool:
 
 def pin(conn: Connection, session_id: str, event_id: str, on: bool = True) -> bool:
     """Pin an event of the session's history (or take the pin away); whether that changed anything."""
-    _status(conn, session_id)
+    reading.session_status(conn, session_id)
     if not on:
         return conn.execute(PIN.delete().where(PIN.c.event_id == event_id)).rowcount > 0
-    _check_reachable(conn, session_id, event_id)
+    reading.check_reachable(conn, session_id, event_id)
     if conn.execute(sa.select(PIN.c.event_id).where(PIN.c.event_id == event_id)).first():
         return False
     conn.execute(PIN.insert().values(event_id=event_id, session_id=session_id, pinned_at=time.time()))
@@ -209,7 +190,7 @@ def pin(conn: Connection, session_id: str, event_id: str, on: bool = True) -> bo
 
 def update_fields(conn: Connection, session_id: str, **values: Any) -> None:
     """Rename, retag or re-describe a session (not its events)."""
-    _status(conn, session_id)
+    reading.session_status(conn, session_id)
     if "title" in values and "meta" not in values:
         # a title the user chose outranks any an importer finds later (sessionscope.ingest keeps the better one)
         meta = json.loads(conn.execute(sa.select(SESSION.c.meta).where(SESSION.c.id == session_id)).scalar() or "{}")

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from . import hook
-from .live import Turn
 from .schema import LIVE_SIGNAL
+from .turns import Turn
 
 KEEP_S = 7 * 86400.0  # a signal older than this says nothing of a session's state any more
 PRUNE_S = 3600.0  # how often a process forgets the old ones (a drain runs every few seconds in the app)

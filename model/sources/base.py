@@ -96,7 +96,7 @@ class Source:
         """What the session's last events (sessionscope.live.TailEvent, oldest first) say of its turn: a
         live.Turn, or None where they say nothing (its state is then plain recency). By default who spoke last
         (sessionscope.live.by_kinds); a tool whose lines say more reads them its own way."""
-        from ..live import by_kinds
+        from ..turns import by_kinds
         return by_kinds(tail)
 
     def allows(self, action: str, status: str | None) -> bool:

@@ -156,3 +156,75 @@ def test_the_store_never_calls_a_source():
     """The Store is persistence and reading: sources import it, never the other way round."""
     text = (REPO / "model" / "store.py").read_text()
     assert "from .sources" not in text and "sessionscope.sources" not in text
+
+
+def _imports_graph() -> dict[str, set[str]]:
+    """{module: the modules of model/ and gui/ it imports}, every import counted, at a module's top or inside a
+    function (a lazy import is an import all the same: it only hides the cycle until it runs)."""
+    import ast
+
+    def name_of(path):
+        parts = list(path.relative_to(REPO).with_suffix("").parts)
+        parts = ["sessionscope", *parts[1:]] if parts[0] == "model" else ["sessionscope", "gui", *parts[1:]]
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    modules = {name_of(p): p for folder in ("model", "gui") for p in (REPO / folder).rglob("*.py")
+               if "migrations" not in p.parts}
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for module, path in modules.items():
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package
+                for _ in range(node.level - 1):
+                    base = base.rsplit(".", 1)[0]
+                mod = (base + (f".{node.module}" if node.module else "")) if node.level else node.module or ""
+                targets = [mod, *(f"{mod}.{a.name}" for a in node.names)]
+            else:
+                continue
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rsplit(".", 1)[0] if "." in target else ""
+                if target and target != module and not module.startswith(target + "."):
+                    graph[module].add(target)
+    return graph
+
+
+def test_no_import_cycle_lazy_or_not():
+    """#59: no two modules of model/ or gui/ import each other, directly or round about, at any depth (a package
+    importing its own submodules aside). Found by Tarjan's strongly connected components over every import."""
+    import sys
+    graph = _imports_graph()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    cycles: list[list[str]] = []
+    sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                cycles.append(sorted(part))
+    for v in graph:
+        if v not in index:
+            visit(v)
+    assert cycles == [], cycles

@@ -28,6 +28,7 @@ from ..scan import save_state, source_row
 from .fork import ForkPlan
 from .importer import KIND, default_roots, ingest_converted
 from .lines import convert
+from .places import projects_dir
 from .reader import file_context
 
 _KEPT_META = ("cli_version", "entrypoint")  # what the copies would have told the session about itself
@@ -36,7 +37,6 @@ _KEPT_META = ("cli_version", "entrypoint")  # what the copies would have told th
 def _location(conn, path: Path) -> Path:
     """Where scans find the file: the deepest Claude Code source folder that holds it, else the projects
     folder it lies in (the source the app's first scan creates), else the file itself."""
-    from .actions import projects_dir
     holders = [Path(loc) for loc in conn.execute(sa.select(SOURCE.c.location).where(SOURCE.c.kind == KIND)).scalars()
                if Path(loc) == path or Path(loc) in path.parents]
     if holders:

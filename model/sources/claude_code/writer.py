@@ -50,7 +50,7 @@ def export_cwd(session) -> str:
 
 def default_folder(session) -> Path:
     """Where `claude --resume` finds a transcript of this session's project."""
-    from .actions import project_dir_name, projects_dir
+    from .places import project_dir_name, projects_dir
     return projects_dir() / project_dir_name(export_cwd(session))
 
 
