@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import operator
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -272,6 +272,7 @@ class Changes:
     """What an operation changed, so each view can decide whether to refresh, and what to tell the user."""
 
     action: Action
+    _: KW_ONLY  # every other field by its name (16 places built it from positional booleans)
     session_ids: frozenset[str] = field(default_factory=frozenset)
     session_list: bool = False  # sessions appeared, disappeared or changed status
     session: SessionView | None = None  # the session the action produced or changed

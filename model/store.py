@@ -152,20 +152,21 @@ class Store(StoreViews):
         """Move the head back to `event_id`; later appends branch from there."""
         old = self.audited("rewind", lambda conn: sessions.rewind(conn, session_id, event_id), session_id=session_id,
                            event_id=event_id, detail=lambda old: {"previous_head": old}, actor=actor)
-        return Changes(Action.REWIND, frozenset({session_id}), True, self.session(session_id),
+        return Changes(Action.REWIND, session_ids=frozenset({session_id}), session_list=True, session=self.session(session_id),
                        detail={"previous_head": old}, recorded=True)
 
     def fork(self, session_id: str, event_id: str, title: str | None = None, *, actor: str | None = None) -> Changes:
         """A new session continuing from `event_id`; the shared prefix is not copied."""
         new = self.audited("fork", lambda conn: sessions.fork(conn, session_id, event_id, title), session_id=session_id,
                            event_id=event_id, detail=lambda sid: {"new_session": sid}, actor=actor)
-        return Changes(Action.FORK, frozenset({session_id, new}), True, self.session(new), detail={"new_session": new},
+        return Changes(Action.FORK, session_ids=frozenset({session_id, new}), session_list=True, session=self.session(new),
+                       detail={"new_session": new},
                        recorded=True)
 
     def _transition(self, session_id: str, action: str, actor: str | None = None) -> Changes:
         old, new = self.audited(action, lambda conn: sessions.transition(conn, session_id, action), session_id=session_id,
                                 detail=lambda r: {"from": r[0], "to": r[1]}, actor=actor)
-        return Changes(Action(action), frozenset({session_id}), True, self.session(session_id),
+        return Changes(Action(action), session_ids=frozenset({session_id}), session_list=True, session=self.session(session_id),
                        detail={"from": old, "to": new}, recorded=True)
 
     def pause(self, session_id: str, *, actor: str | None = None) -> Changes:
@@ -194,17 +195,20 @@ class Store(StoreViews):
         """Remove a session and its events for good (refused while running or forked from)."""
         n = self.audited("delete", lambda conn: sessions.delete(conn, session_id), session_id=session_id,
                          detail=lambda n: {"events_removed": n}, actor=actor)
-        return Changes(Action.DELETE, frozenset({session_id}), True, detail={"events_removed": n}, recorded=True)
+        return Changes(Action.DELETE, session_ids=frozenset({session_id}), session_list=True, detail={"events_removed": n},
+                       recorded=True)
 
     def rename(self, session_id: str, title: str, *, actor: str | None = None) -> Changes:
         self.audited("rename", lambda conn: sessions.update_fields(conn, session_id, title=title), session_id=session_id,
                      detail={"title": title}, actor=actor)
-        return Changes(Action.RENAME, frozenset({session_id}), True, self.session(session_id), recorded=True)
+        return Changes(Action.RENAME, session_ids=frozenset({session_id}), session_list=True, session=self.session(session_id),
+                       recorded=True)
 
     def set_tags(self, session_id: str, tags: list[str], *, actor: str | None = None) -> Changes:
         self.audited("tag", lambda conn: sessions.update_fields(conn, session_id, tags=tags), session_id=session_id,
                      detail={"tags": sorted(set(tags))}, actor=actor)
-        return Changes(Action.TAG, frozenset({session_id}), True, self.session(session_id), recorded=True)
+        return Changes(Action.TAG, session_ids=frozenset({session_id}), session_list=True, session=self.session(session_id),
+                       recorded=True)
 
     # -- reading ------------------------------------------------------------------
 
@@ -431,7 +435,7 @@ class Store(StoreViews):
         """What changed after `mark` (from change_mark): the sessions that got events, and the list."""
         with self.reader() as conn:
             ids = conn.execute(sa.select(EVENT.c.session_id).distinct().where(EVENT.c.pk > mark[0])).scalars().all()
-        return Changes(Action.STORE, frozenset(ids), True)
+        return Changes(Action.STORE, session_ids=frozenset(ids), session_list=True)
 
     def audit_log(self, session_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
         with self.reader() as conn:

@@ -45,7 +45,8 @@ def restore_files(store, plan: file_restore.RestorePlan, selected: set[str], *, 
 
     def work(src, s):
         detail = file_restore.apply(store, plan, selected)
-        return Changes(Action.RESTORE_FILES, frozenset({sid}), False, store.session(sid), detail=detail,
+        return Changes(Action.RESTORE_FILES, session_ids=frozenset({sid}), session_list=False, session=store.session(sid),
+                       detail=detail,
                        files=tuple(f["path"] for f in detail["files"]), recorded=True)
     restored = act(store, "restore_files", sid, work, event_id=plan.event_id, actor=actor)
     if not conversation:
@@ -67,8 +68,9 @@ def undo_restore(store, session_id: str, plan: file_restore.UndoPlan, *, actor: 
 
     def work(src, s):
         detail = file_restore.apply_undo(store, session_id, plan)
-        return Changes(Action.REDO_RESTORE if plan.redo else Action.UNDO_RESTORE, frozenset({session_id}), False,
-                       store.session(session_id), detail=detail, files=tuple(f["path"] for f in detail["files"]),
+        return Changes(Action.REDO_RESTORE if plan.redo else Action.UNDO_RESTORE, session_ids=frozenset({session_id}),
+                       session_list=False,
+                       session=store.session(session_id), detail=detail, files=tuple(f["path"] for f in detail["files"]),
                        recorded=True)
     return act(store, name, session_id, work, actor=actor)
 

@@ -24,7 +24,7 @@ class Batch:
     def changes(self, action: Action) -> Changes:
         """One Changes for the views: every session the batch touched, the list to be read again."""
         ids = frozenset().union(*(c.session_ids for c in self.done)) if self.done else frozenset()
-        return Changes(action, ids, True, recorded=True)
+        return Changes(action, session_ids=ids, session_list=True, recorded=True)
 
     def said(self, verb: str) -> str:
         """One line for the user: "Starred 12 sessions", and what was refused or left."""

@@ -62,7 +62,8 @@ def compact(store, session_id: str, summary: str, *, actor: str | None = None) -
         if not summary.strip():
             raise InvalidInput("the summary is empty")
         event = store.compact(s.id, summary.strip())
-        return Changes(Action.COMPACT, frozenset({s.id}), True, store.session(s.id), event, recorded=True)
+        return Changes(Action.COMPACT, session_ids=frozenset({s.id}), session_list=True, session=store.session(s.id),
+                       event=event, recorded=True)
     return act(store, "compact", session_id, work, actor=actor)
 
 
@@ -75,7 +76,7 @@ def resume(store, session_id: str, *, actor: str | None = None) -> Changes:
         if command is not None:
             raise InvalidInput(f"{src.label} resumes session {s.id} itself: {src.resume_line(s)}")
         ctx = store.resume(s.id)
-        return Changes(Action.RESUME, frozenset({s.id}), True, ctx.session, recorded=True)
+        return Changes(Action.RESUME, session_ids=frozenset({s.id}), session_list=True, session=ctx.session, recorded=True)
     return act(store, "resume", session_id, work, actor=actor)
 
 
@@ -135,7 +136,8 @@ def star(store, session_id: str, on: bool = True, *, actor: str | None = None) -
     """Star the session, or (`on` False) take its star away: the user's own mark, kept by the store alone."""
     def work(_src, s):
         changed = store.write(sessions.star, s.id, on)
-        return Changes(Action.STAR if on else Action.UNSTAR, frozenset({s.id}), True, store.session(s.id),
+        return Changes(Action.STAR if on else Action.UNSTAR, session_ids=frozenset({s.id}), session_list=True,
+                       session=store.session(s.id),
                        detail={"changed": changed})
     return act(store, "star", session_id, work, actor=actor)
 
@@ -146,7 +148,8 @@ def share(store, session_id: str, on: bool = True, *, actor: str | None = None) 
     shared, it is not asked about again and its team copy, if any, is no longer shared."""
     def work(_src, s):
         changed = store.write(team.share if s.owner else sync_choices.decide, s.id if s.owner else [s.id], on)
-        return Changes(Action.SHARE if on else Action.UNSHARE, frozenset({s.id}), True, store.session(s.id),
+        return Changes(Action.SHARE if on else Action.UNSHARE, session_ids=frozenset({s.id}), session_list=True,
+                       session=store.session(s.id),
                        detail={"changed": changed})
     return act(store, "share" if on else "unshare", session_id, work, actor=actor)
 
@@ -160,7 +163,7 @@ def share_project(store, project: str, on: bool = True, *, actor: str | None = N
             audit.failed(store, Action.SHARE if on else Action.UNSHARE, exc)
             raise
         audit.audited(store, Action.SHARE if on else Action.UNSHARE, detail={"project": project, "changed": changed})
-    return Changes(Action.SHARE if on else Action.UNSHARE, frozenset(), True, None,
+    return Changes(Action.SHARE if on else Action.UNSHARE, session_ids=frozenset(), session_list=True, session=None,
                    detail={"project": project, "changed": changed}, recorded=True)
 
 
@@ -168,7 +171,8 @@ def pin(store, session_id: str, event_id: str, on: bool = True, *, actor: str | 
     """Pin an event of the session's history, or (`on` False) take its pin away: the user's own mark."""
     def work(_src, s):
         changed = store.write(sessions.pin, s.id, event_id, on)
-        return Changes(Action.PIN if on else Action.UNPIN, frozenset({s.id}), False, store.session(s.id),
+        return Changes(Action.PIN if on else Action.UNPIN, session_ids=frozenset({s.id}), session_list=False,
+                       session=store.session(s.id),
                        detail={"changed": changed})
     return act(store, "pin", session_id, work, event_id=event_id, actor=actor)
 
@@ -177,7 +181,8 @@ def note_add(store, session_id: str, text: str, event_id: str | None = None, *, 
     """A note on the session, or on `event_id` of its history (`changes.detail["note"]` is it)."""
     def work(_src, s):
         made = store.write(notes.add, s.id, text, event_id)
-        return Changes(Action.NOTE_ADD, frozenset({s.id}), False, s, detail={"note": made.as_dict()})
+        return Changes(Action.NOTE_ADD, session_ids=frozenset({s.id}), session_list=False, session=s,
+                       detail={"note": made.as_dict()})
     return act(store, "note", session_id, work, event_id=event_id, actor=actor)
 
 
@@ -188,7 +193,8 @@ def note_edit(store, note_id: str, text: str, *, actor: str | None = None) -> Ch
 
     def work(_src, s):
         now = store.write(notes.edit, note_id, text)
-        return Changes(Action.NOTE_EDIT, frozenset({s.id}), False, s, detail={"note": now.as_dict(), "was": was.text})
+        return Changes(Action.NOTE_EDIT, session_ids=frozenset({s.id}), session_list=False, session=s,
+                       detail={"note": now.as_dict(), "was": was.text})
     return act(store, "note", was.session_id, work, event_id=was.event_id, actor=actor)
 
 
@@ -199,7 +205,8 @@ def note_remove(store, note_id: str, *, actor: str | None = None) -> Changes:
 
     def work(_src, s):
         gone = store.write(notes.remove, note_id)
-        return Changes(Action.NOTE_REMOVE, frozenset({s.id}), False, s, detail={"note": gone.as_dict()})
+        return Changes(Action.NOTE_REMOVE, session_ids=frozenset({s.id}), session_list=False, session=s,
+                       detail={"note": gone.as_dict()})
     return act(store, "note", was.session_id, work, event_id=was.event_id, actor=actor)
 
 
@@ -207,7 +214,8 @@ def write_back(store, session_id: str, target: Path | None = None, *, actor: str
     """Write a session kept here back where its tool finds it, as new files (`changes.files`), never over one."""
     def work(src, s):
         written = [str(p) for p in src.write_back(store, s.id, target)]
-        return Changes(Action.WRITE_BACK, frozenset({s.id}), False, store.session(s.id), detail={"files": written},
+        return Changes(Action.WRITE_BACK, session_ids=frozenset({s.id}), session_list=False, session=store.session(s.id),
+                       detail={"files": written},
                        files=tuple(written))
     return act(store, "write_back", session_id, work, actor=actor)
 

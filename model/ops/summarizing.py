@@ -108,7 +108,7 @@ def summarize(store, session_id: str, sent: str, *, model: str = DEFAULT_MODEL, 
             except (Refused, InvalidInput):
                 pass  # a tool that keeps no title (its rule): the note holds it
         usage = getattr(reply, "usage", None)
-        return Changes(Action.SUMMARIZE, frozenset({s.id}), True, store.session(s.id),
+        return Changes(Action.SUMMARIZE, session_ids=frozenset({s.id}), session_list=True, session=store.session(s.id),
                        detail={"model": model, "sent_chars": len(sent), "note": note.as_dict(), "title": title,
                                "renamed": renamed,
                                "tokens": [getattr(usage, "input_tokens", 0), getattr(usage, "output_tokens", 0)]})

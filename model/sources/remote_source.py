@@ -93,7 +93,8 @@ class RemoteSource(Source):
             self._delete_at(self.client(loc), session_id)
         store.audited("managed.delete", lambda conn: remote_pull.note_gone(conn, self.meta_key, session_id),
                       session_id=session_id, detail=self.delete_detail)
-        return Changes(Action.REMOTE_DELETE, frozenset({session_id}), False, store.session(session_id),
+        return Changes(Action.REMOTE_DELETE, session_ids=frozenset({session_id}), session_list=False,
+                       session=store.session(session_id),
                        detail={"kept": True}, recorded=True)
 
     delete_detail = {"kept": True}  # what the audit row of a delete says
@@ -106,6 +107,8 @@ class RemoteSource(Source):
         # recorded as soon as the API took it: a pull that fails next does not unsay it
         store.audited(f"managed.{action}", session_id=session_id, detail={"events": [e["type"] for e in events]})
         report = self.sync(store, loc, client=self.client(loc), only={session_id})
-        return Changes(Action.SEND if action == "send" else Action.INTERRUPT, frozenset({session_id}), True,
-                       store.session(session_id), detail={"events_added": report.events_added, "problems": report.problems},
+        return Changes(Action.SEND if action == "send" else Action.INTERRUPT, session_ids=frozenset({session_id}),
+                       session_list=True,
+                       session=store.session(session_id),
+                       detail={"events_added": report.events_added, "problems": report.problems},
                        recorded=True)

@@ -52,7 +52,8 @@ class ImportReport:
             shared.flush()
 
     def changes(self) -> Changes:
-        return Changes(Action.IMPORT, frozenset(self.sessions), bool(self.sessions), detail=self.as_dict(),
+        return Changes(Action.IMPORT, session_ids=frozenset(self.sessions), session_list=bool(self.sessions),
+                       detail=self.as_dict(),
                        recorded=True)
 
     def finish(self, store, started: float, *, bulk: bool = True, warm: bool = True, audit_if: bool | None = None,

@@ -100,7 +100,8 @@ def _fork(store: Store, session_id: str, up_to: str, title: str | None, action: 
                                  f"back into the store failed: {exc}; a scan will try again"), "error",
                       {"file": str(path), "error": f"read back: {exc}"}) from exc
     added = {"extended": plan.extended, "interrupted": plan.interrupted} if not plan.exact else {}
-    return Changes(Action(action), frozenset({session_id, new_id} | touched), True, store.session(new_id),
+    return Changes(Action(action), session_ids=frozenset({session_id, new_id} | touched), session_list=True,
+                   session=store.session(new_id),
                    detail={"new_session": new_id, "file": str(path), **added}, note=plan.describe(), files=(str(path),))
 
 
@@ -167,7 +168,8 @@ def _sdk_mutation(store: Store, session_id: str, action: str, with_sdk, store_on
     except (ValueError, FileNotFoundError) as exc:
         raise InvalidInput(str(exc)) from exc
     report = import_paths(store, [source])
-    return Changes(Action(action), frozenset({session_id}) | report.sessions, True, store.session(session_id),
+    return Changes(Action(action), session_ids=frozenset({session_id}) | report.sessions, session_list=True,
+                   session=store.session(session_id),
                    detail={"file": str(source), "via": "claude-agent-sdk"})
 
 

@@ -107,7 +107,8 @@ def rewind(store, session_id: str, to: str) -> Changes:
         raise _said(exc, path) from exc
     report = _read_again(store, path)
     detail = {"file": str(path), "thread_id": thread, "checkpoint_id": cid, "new_checkpoint": new}
-    return Changes(Action.REWIND, frozenset({session_id}) | report.sessions, True, store.session(session_id),
+    return Changes(Action.REWIND, session_ids=frozenset({session_id}) | report.sessions, session_list=True,
+                   session=store.session(session_id),
                    detail=detail, note=f"thread {thread} of {_label(path)} continues from checkpoint {cid}")
 
 
@@ -140,7 +141,8 @@ def fork(store, session_id: str, at: str, title: str | None = None) -> Changes:
         store.rename(new_id, title)
     detail = {"file": str(path), "thread_id": thread, "checkpoint_id": cid, "new_thread": new_thread,
               "new_checkpoint": new, "new_session": new_id}
-    return Changes(Action.FORK, frozenset({session_id, new_id}) | report.sessions, True, store.session(new_id),
+    return Changes(Action.FORK, session_ids=frozenset({session_id, new_id}) | report.sessions, session_list=True,
+                   session=store.session(new_id),
                    detail=detail, note=f"new thread {new_thread} in {_label(path)}")
 
 

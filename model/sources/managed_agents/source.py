@@ -62,7 +62,8 @@ class ManagedAgentsSource(RemoteSource):
         with api_errors(f"archive session {session_id}"):
             self.client(loc).beta.sessions.archive(session_id)
         sync(store, loc, client=self.client(loc), only={session_id})
-        return Changes(Action.ARCHIVE, frozenset({session_id}), True, store.session(session_id), detail={"at": "anthropic"})
+        return Changes(Action.ARCHIVE, session_ids=frozenset({session_id}), session_list=True,
+                       session=store.session(session_id), detail={"at": "anthropic"})
 
     def send(self, store, session_id: str, text: str) -> Changes:
         """A user message to the agent; the session is synced so the message (and any reply) shows."""
