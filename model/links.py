@@ -35,6 +35,7 @@ def cut_loops(fresh: list[NewEvent], waiting: dict[str, str], parent_of_stored: 
     """Cut the links of `fresh` that would close a loop: within the batch, or through a stored event waiting for
     a parent the batch brings (`waiting`: stored child → the parent it names)."""
     in_batch = {e.id: e for e in fresh}
+    place = {e.id: k for k, e in enumerate(fresh)}
     state: dict[str, int] = {}  # 1: on the walk now, 2: known to reach a root
     for start in fresh:
         walk: list[NewEvent] = []
@@ -45,19 +46,25 @@ def cut_loops(fresh: list[NewEvent], waiting: dict[str, str], parent_of_stored: 
             e = in_batch.get(e.parent_id) if e.parent_id else None
         if e is not None and state.get(e.id) == 1:  # back on this walk: a loop from e round to e
             loop = walk[walk.index(e):]
-            _cut(min(loop, key=lambda x: fresh.index(x)), problems)
+            # the link of the line that closed the loop, the last written of it: what a second scan would cut,
+            # its first lines being stored already (so a file read in two scans is stored as in one)
+            _cut(max(loop, key=lambda x: place[x.id]), problems)
         for x in walk:
             state[x.id] = 2
     for child, parent in waiting.items():
         if parent not in in_batch:
             continue
-        cur, steps = parent, 0
+        cur, steps, mine = parent, 0, []
         while cur is not None and steps < _WALK_MOST:  # up from the parent: does the stored child lie above it?
-            if cur == child:
-                _cut(in_batch[parent], problems)
+            if cur == child:  # a loop: its last-written line's link is cut (a fresh one: the stored came first)
+                _cut(in_batch[max(mine, key=place.__getitem__)], problems)
                 break
             steps += 1
-            cur = in_batch[cur].parent_id if cur in in_batch else parent_of_stored(cur)
+            if cur in in_batch:
+                mine.append(cur)
+                cur = in_batch[cur].parent_id
+            else:
+                cur = parent_of_stored(cur)
 
 
 def _cut(e: NewEvent, problems: list[str] | None) -> None:

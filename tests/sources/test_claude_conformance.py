@@ -205,3 +205,24 @@ def test_forks_of_generated_shapes_read_back_as_fork_session(seed, tmp_path, mon
         cut_matches_sdk(sdk, store, path.parent, path.stem, original, k, "fork", f"seed {seed} fork at #{k}")
     if k >= 1:
         cut_matches_sdk(sdk, store, path.parent, path.stem, original, k - 1, "rewind", f"seed {seed} rewind")
+
+
+def test_a_cycle_is_cut_the_same_whichever_way_the_file_was_read(tmp_path):
+    """A damaged file whose first line names its last as parent (a loop through the whole session): the link of the
+    line that closes the loop is cut, as a scan that stopped before it must (the first line is stored already)."""
+    t = out_of_order_session()
+    t.lines[0]["parentUuid"] = t.lines[-1]["uuid"]
+    whole = t.write(tmp_path / "one" / "-work-app")
+    once, report = _import(tmp_path, whole.parent, "once")
+    assert any("cycle" in p["problem"] for p in report.problems)
+    text = whole.read_text().splitlines(keepends=True)
+    for cut in range(1, len(text), 7):
+        folder = tmp_path / f"two{cut}" / "-work-app"
+        folder.mkdir(parents=True)
+        path = folder / whole.name
+        path.write_text("".join(text[:cut]))
+        store, _ = _import(tmp_path, folder, f"two{cut}")
+        path.write_text("".join(text))
+        import_paths(store, [folder])
+        assert _rows(store) == _rows(once), f"split before line {cut}"
+        store.close()
