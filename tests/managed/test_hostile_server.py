@@ -24,6 +24,25 @@ def _page_of(rows, cursor):
     return json.dumps({"data": rows, "next_page": cursor, "prev_page": None}).encode()
 
 
+def _trickle(headers: dict, pause: float):
+    """An answer that sends an empty page a byte at a time, `pause` seconds apart."""
+    def answer(h, q):
+        body = _page_of([], None)
+        h.send_response(200)
+        for k, v in {"content-length": str(len(body)), **headers}.items():
+            if not (k == "content-length" and "event-stream" in headers.get("content-type", "")):
+                h.send_header(k, v)
+        h.end_headers()
+        for i in range(len(body)):
+            try:
+                h.wfile.write(body[i:i + 1])
+                h.wfile.flush()
+            except OSError:
+                return  # the client gave up, as it should
+            time.sleep(pause)
+    return answer
+
+
 def test_a_cursor_that_cycles_ends_the_listing_with_one_line(store, api):  # noqa: F811
     ws, ids, loc = api
     rows = [ws.sessions[ids["idle"]]]
@@ -104,20 +123,7 @@ def test_a_body_trickled_a_byte_at_a_time_meets_the_deadline(store, api, monkeyp
     ws, ids, loc = api
     monkeypatch.setattr(remote, "RESPONSE_DEADLINE_S", 0.5)
 
-    def trickle(h, q):
-        body = _page_of([], None)
-        h.send_response(200)
-        h.send_header("content-type", "application/json")
-        h.send_header("content-length", str(len(body)))
-        h.end_headers()
-        for i in range(len(body)):
-            try:
-                h.wfile.write(body[i:i + 1])
-                h.wfile.flush()
-            except OSError:
-                return  # the client gave up, as it should
-            time.sleep(0.05)
-    ws.hostile(f"/v1/sessions/{ids['running']}/events", trickle)
+    ws.hostile(f"/v1/sessions/{ids['running']}/events", _trickle({"content-type": "application/json"}, 0.05))
     started = time.monotonic()
     report = sync(store, loc)
     assert time.monotonic() - started < 30
@@ -166,19 +172,7 @@ def test_the_pulls_deadline_holds_inside_a_call(store, api, monkeypatch):  # noq
     ws, ids, loc = api
     monkeypatch.setattr(remote_pull, "PULL_DEADLINE_S", 1.0)
 
-    def trickle(h, q):
-        body = _page_of([], None)
-        h.send_response(200)
-        h.send_header("content-type", "text/event-stream")
-        h.end_headers()
-        for i in range(len(body)):
-            try:
-                h.wfile.write(body[i:i + 1])
-                h.wfile.flush()
-            except OSError:
-                return
-            time.sleep(0.2)
-    ws.hostile(f"/v1/sessions/{ids['running']}/events", trickle)
+    ws.hostile(f"/v1/sessions/{ids['running']}/events", _trickle({"content-type": "text/event-stream"}, 0.2))
     started = time.monotonic()
     report = sync(store, loc)
     assert time.monotonic() - started < 15
