@@ -169,3 +169,14 @@ def test_hook_help_says_what_it_is_without_reading_stdin(tmp_path):
     done = subprocess.run([sys.executable, "-m", "sessionscope.cli", "hook", "--help"], stdin=subprocess.PIPE,
                           capture_output=True, timeout=30)  # (stdin left open: reading it would hang)
     assert done.returncode == 0 and b"usage: sessionscope hook --tool" in done.stdout and done.stderr == b""
+
+
+def test_installing_and_uninstalling_are_in_the_audit_log(home, tmp_path):
+    """#59: `hooks install` rewrote other tools' settings with no audit entry."""
+    from sessionscope import open_store
+    assert cli(tmp_path, "hooks", "install", "--tool", "claude")[0] == 0
+    assert cli(tmp_path, "hooks", "uninstall", "--tool", "claude")[0] == 0
+    with open_store(tmp_path / "store.db") as store:
+        entries = [(e["action"], e["detail"]["tools"][0]["tool"], e["actor"].endswith("via cli"))
+                   for e in reversed(store.audit_log()) if e["action"].startswith("hooks.")]
+    assert entries == [("hooks.install", "claude", True), ("hooks.uninstall", "claude", True)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from .output import EXIT_USAGE, out
+from .output import ACTOR, EXIT_USAGE, out
 
 
 def hook(_store, args):
@@ -62,16 +62,18 @@ def hooks(_store, args):
         if not tools:
             raise InvalidInput("no Claude Code, Codex or Gemini CLI settings folder here (~/.claude, ~/.codex, "
                                "~/.gemini); name the tool with --tool")
-    if args.action == "install" and not args.dry_run:  # the store the hooks name is there for their first signal
-        from sessionscope import open_store
-        open_store(args.store).close()
-    changes = []
-    for t in tools:  # every tool's file done or refused on its own, and each said
-        try:
-            changes.append(hi.install(t, args.store, dry_run=args.dry_run) if args.action == "install"
-                           else hi.uninstall(t, dry_run=args.dry_run))
-        except InvalidInput as exc:
-            changes.append(hi.Change(t.name, str(t.settings()), [], "", 0, False, problem=str(exc)))
+    from sessionscope import ops
+    from sessionscope.locations import sqlite_path
+    store = None
+    path = sqlite_path(args.store)
+    if not args.dry_run and (args.action == "install" or path is None or path.exists()):
+        from sessionscope import open_store  # the store the hooks name: there for their first signal, and the
+        store = open_store(args.store)        # change recorded in its audit log
+    try:
+        changes = ops.hooks(store, args.action, tools, args.store, dry_run=args.dry_run, actor=ACTOR)
+    finally:
+        if store is not None:
+            store.close()
     out(args, [c.as_dict() for c in changes], "\n".join(_change_text(c, args) for c in changes))
     return EXIT_USAGE if any(c.problem for c in changes) else 0  # (as a refusal of the whole command was)
 

@@ -15,13 +15,13 @@ def team(store, args) -> int:
 
     done: list[str] = []
     if args.what == "init":
-        done = store.write(rules.init)
+        done = ops.team_init(store, actor=ACTOR)
     elif args.what == "add-member":
         if not args.name:
             error("add-member needs the member's login: sessionscope team add-member NAME [--admin]")
             return EXIT_USAGE
         password = sys.stdin.readline().rstrip("\n") if args.password_stdin else None
-        done = [store.write(rules.add_member, args.name, admin=args.admin, password=password)]
+        done = [ops.team_add_member(store, args.name, admin=args.admin, password=password, actor=ACTOR)]
     elif args.what in ("share", "unshare"):
         on = args.what == "share"
         if args.project:

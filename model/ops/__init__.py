@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 # Each function is imported from its module when first asked for (PEP 562): the window imports `ops` at
 # start, and what the actions need (SQLAlchemy, the sources) loads after its first paint, not before it.
 _WHERE = {
+    "hooks": "admin", "team_add_member": "admin", "team_init": "admin",
     "continue_prompt": "continuing", "fork_and_continue": "continuing", "export": "exporting",
     "set_allowed_values": "exporting", "set_redaction_patterns": "exporting", "changed_files": "files",
     "files_at": "files", "restore_files": "files", "restore_plan": "files", "undo_plan": "files",
@@ -58,6 +59,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what a type checker and an editor see: the same names, imported
+    from .admin import hooks, team_add_member, team_init
     from .continuing import continue_prompt, fork_and_continue
     from .exporting import export, set_allowed_values, set_redaction_patterns
     from .files import changed_files, files_at, restore_files, restore_plan, undo_plan, undo_restore
@@ -93,6 +95,7 @@ if TYPE_CHECKING:  # what a type checker and an editor see: the same names, impo
     from .syncing import decide, set_default_rule, set_project_rule, set_sync_every, set_target, sync_now, sync_plan
 
 __all__ = [
+    "hooks", "team_add_member", "team_init",
     "RULES", "Batch", "archive", "changed_files", "check", "close", "compact", "continue_prompt", "delete", "each",
     "embed", "export", "files_at", "fork", "fork_and_continue", "interrupt", "note_add", "note_edit", "note_remove", "pause",
     "pin", "refusal", "rename", "restore_files", "restore_plan", "resume", "retag", "rewind", "send",

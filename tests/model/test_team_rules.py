@@ -457,3 +457,18 @@ def test_a_member_cannot_plant_a_files_content_under_anothers_hash(team_store):
     from sessionscope import open_store
     with open_store(server.url(database)) as owner, owner.engine.connect() as conn:
         assert blobs.get(conn, h) == real
+
+
+def test_team_administration_is_in_the_audit_log(postgres_server):
+    """#59: `team init` and `team add-member` granted rights with no audit entry."""
+    from sessionscope import open_store
+    url = postgres_server.fresh_database()
+    name = f"dana_{uuid.uuid4().hex[:6]}"
+    with open_store(url) as owner:
+        ops.team_init(owner, actor="cli")
+        ops.team_add_member(owner, name, password="s3cret", actor="cli")
+        entries = [e for e in reversed(owner.audit_log()) if e["action"].startswith("team.")]
+    assert [e["action"] for e in entries] == ["team.init", "team.add_member"]
+    assert {k: v for k, v in entries[1]["detail"].items() if k != "client"} == \
+        {"member": name, "admin": False, "password_set": True}  # (client: the front end's word, kept by the server)
+    assert "s3cret" not in str(entries)
