@@ -30,7 +30,8 @@ if os.environ.get("SESSIONSCOPE_BLOCK_QT") == "1":
     sys.meta_path.insert(0, _BlockQt())
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO.parent / "shared" / "corpus"
+# the real session files (read only): $SESSIONSCOPE_CORPUS, or ../shared/corpus beside the checkout
+CORPUS = Path(os.environ.get("SESSIONSCOPE_CORPUS") or REPO.parent / "shared" / "corpus")
 
 
 # The store suite: its tests that take the `store` fixture run once on SQLite and once on a
@@ -58,18 +59,22 @@ def pytest_generate_tests(metafunc):
 def store(request, tmp_path):
     from sessionscope import open_store
 
+    server = None
     if getattr(request, "param", "sqlite") == "postgresql":
-        s = open_store(request.getfixturevalue("postgres_server").fresh_database(migrated=True))
+        server = request.getfixturevalue("postgres_server")
+        s = open_store(server.fresh_database(migrated=True))
     else:
         s = open_store(tmp_path / "store.db")
     yield s
     s.close()
+    if server is not None:
+        server.drop(s.url)
 
 
 @pytest.fixture
 def corpus() -> Path:
     if not CORPUS.is_dir():
-        pytest.skip("../shared/corpus is not on this machine")
+        pytest.skip(f"no corpus at {CORPUS} (set SESSIONSCOPE_CORPUS, or lay shared/corpus beside the checkout)")
     return CORPUS
 
 
@@ -93,3 +98,4 @@ def pg_store(postgres_server):
     s = open_store(postgres_server.fresh_database())
     yield s
     s.close()
+    postgres_server.drop(s.url)
