@@ -169,12 +169,16 @@ class BranchPane(QWidget):
         self._gen.next()
         self.timeline_model.show_ids(self.store, [])
         self.timeline_label.setText("(no session)")
+        self._empty_panes()
+        self.sig_chosen.emit()
+
+    def _empty_panes(self) -> None:
+        """The vital signs, the branch tree and the detail: nothing (not the last session's)."""
         self.vitals_strip.show_vitals(None)
         self._vitals_of = None
         self.tree.tree_model.set_layout(None)
         self.tree_session = None
         self.detail.show_event(self.store, None)
-        self.sig_chosen.emit()
 
     def refreshed(self, session) -> None:
         """The session shown changed (new events, a rewind): its branch as it is now."""
@@ -197,12 +201,7 @@ class BranchPane(QWidget):
                 "(subagent work or bookkeeping lines)"))
             self.branch_label = ""
             if session is not None:  # a session with nothing on a branch (a checkpoint alone): shown, as it is
-                # every pane empty, not the last session's signs, tree or event
-                self.vitals_strip.show_vitals(None)
-                self._vitals_of = None
-                self.tree.tree_model.set_layout(None)
-                self.tree_session = None
-                self.detail.show_event(store, None)
+                self._empty_panes()
                 self.sig_ready.emit()
             return
 
