@@ -352,3 +352,11 @@ def test_compact_of_a_tools_session_is_refused_as_the_window_refuses_it(cli, tmp
     assert [(a["action"], a["outcome"]) for a in audit if a["action"] == "compact"] == [("compact", "refused")]
     from sessionscope import sources
     assert not sources.of("claude_code").allows("compact", "idle")  # the window's rule, the same one
+
+
+def test_a_mistyped_command_is_answered_with_what_it_was_probably_meant_to_be(capsys):
+    from sessionscope.cli.main import main
+    assert main(["lsit"]) == 2
+    assert "did you mean 'list'" in capsys.readouterr().err
+    assert main(["--json", "serach", "x"]) == 2
+    assert "did you mean 'search'" in capsys.readouterr().err

@@ -56,6 +56,13 @@ def main(argv: list[str] | None = None) -> int:
     if parser is None or word not in COMMANDS:  # no command, a file to open, a mistake: the whole grammar
         parser = build_parser()
     files, argv = file_arguments(argv)
+    if word and word not in COMMANDS and not files and not os.path.exists(word):
+        import difflib  # a mistyped command: what it was probably meant to be, before argparse lists all 55
+        near = difflib.get_close_matches(word, list(COMMANDS), n=3, cutoff=0.6)
+        if near:
+            print(f"sessionscope: no command {word!r}; did you mean {' or '.join(repr(n) for n in near)}? "
+                  "(sessionscope --help lists them all)", file=sys.stderr)
+            return output.EXIT_USAGE
     args = parser.parse_args(argv)
     args.open_paths = files
     if files and args.command is not None:
