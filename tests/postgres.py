@@ -77,6 +77,21 @@ class Server:
             conn.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else ""))
         return name
 
+    def team(self, *who: str, admins: tuple[str, ...] = ()) -> tuple[str, dict[str, str]]:
+        """A new database whose owner (postgres) turned a team store's rules on, with a login for each of `who`
+        (those in `admins` admins); (the database, {who: login}). Logins are the whole server's: a tag a team
+        keeps one test's members from meeting another's."""
+        from sessionscope import open_store, team
+        url = self.fresh_database()
+        tag = uuid.uuid4().hex[:6]
+        names = {w: f"{w}_{tag}" for w in who}
+        with open_store(url) as owner:
+            done = owner.write(team.init)
+            assert any("rules on" in d for d in done), done
+            for w, name in names.items():
+                owner.write(team.add_member, name, admin=w in admins)
+        return url.rsplit("/", 1)[1], names
+
     def drop(self, url: str) -> None:
         """The database `url` names, gone (at the end of the test that made it: kept to the end of the run, the
         store suite's databases took 2.2 GB)."""

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import json
 import threading
-import uuid
 
 import pytest
 
-from sessionscope import open_store, ops, team
+from sessionscope import open_store, ops
 from sessionscope.errors import StoreUnavailable
 from sessionscope.sources.claude_code import import_paths
 from sessionscope.sync import pushing
@@ -62,14 +61,7 @@ def _laptop(tmp_path, name="laptop.db"):
 @pytest.fixture(scope="module")
 def team_db(postgres_server):
     """A team store with the rules on, and two members: alice (who syncs from her laptop) and bob."""
-    url = postgres_server.fresh_database()
-    database = url.rsplit("/", 1)[1]
-    tag = uuid.uuid4().hex[:6]
-    names = {who: f"{who}_{tag}" for who in ("alice", "bob")}
-    with open_store(url) as owner:
-        owner.write(team.init)
-        for name in names.values():
-            owner.write(team.add_member, name)
+    database, names = postgres_server.team("alice", "bob")
     return postgres_server, database, names
 
 

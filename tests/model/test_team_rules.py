@@ -17,15 +17,7 @@ def team_store(postgres_server):
     """A store the database's owner (postgres) made and turned the rules on in; three logins of the team."""
     from sessionscope import open_store
 
-    url = postgres_server.fresh_database()
-    database = url.rsplit("/", 1)[1]
-    tag = uuid.uuid4().hex[:6]  # (roles are the whole server's: other tests' teams must not meet these)
-    names = {who: f"{who}_{tag}" for who in ("alice", "bob", "carol")}
-    with open_store(url) as owner_store:
-        done = owner_store.write(team.init)
-        assert any("rules on" in d for d in done)
-        for who, name in names.items():
-            owner_store.write(team.add_member, name, admin=who == "carol")
+    database, names = postgres_server.team("alice", "bob", "carol", admins=("carol",))
     stores = {who: open_store(postgres_server.url(database, name)) for who, name in names.items()}
     yield postgres_server, database, names, stores
     for s in stores.values():
@@ -338,14 +330,8 @@ def test_a_member_redacts_under_a_key_of_their_own_and_never_reads_the_stores(po
     from sessionscope.export.core import redactor_for
     from sessionscope.mcp_server import Tools
 
-    url = postgres_server.fresh_database()
-    database = url.rsplit("/", 1)[1]
-    tag = uuid.uuid4().hex[:6]
-    names = {who: f"{who}_{tag}" for who in ("alice", "bob")}
-    with open_store(url) as owner:
-        owner.write(team.init)
-        for name in names.values():
-            owner.write(team.add_member, name)
+    database, names = postgres_server.team("alice", "bob")
+    url = postgres_server.url(database)
     alice, bob = (open_store(postgres_server.url(database, names[w])) for w in ("alice", "bob"))
     try:
         sid = _session(bob, "bob's deploy", "the key is AKIAIOSFODNN7EXAMPLE, do not share it")

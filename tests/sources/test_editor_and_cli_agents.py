@@ -15,6 +15,7 @@ import zstandard
 from sessionscope import sources
 from sessionscope.pairing import pair
 from sessionscope.sources import importing
+from tests.sources.zed_factory import threads_db
 
 # reading a tool's files is the same on both engines; the store's own writes are tested on both elsewhere
 pytestmark = pytest.mark.sqlite_only
@@ -98,12 +99,6 @@ def test_a_zed_thread_from_the_corpus(store, corpus):
 
 
 def test_zed_threads_built_here(store, tmp_path):
-    db = tmp_path / "threads" / "threads.db"
-    db.parent.mkdir()
-    con = sqlite3.connect(db)
-    con.execute("CREATE TABLE threads (id TEXT PRIMARY KEY, summary TEXT NOT NULL, updated_at TEXT NOT NULL, "
-                "data_type TEXT NOT NULL, data BLOB NOT NULL, parent_id TEXT, folder_paths TEXT, "
-                "folder_paths_order TEXT, created_at TEXT)")
     thread = {"version": "0.3.0", "title": "Rename", "model": {"provider": "anthropic", "model": "claude-sonnet-4-5"},
               "messages": [{"User": {"id": "u1", "content": [{"Text": "rename foo"}]}},
                            {"Agent": {"content": [{"Thinking": {"text": "grep first"}}, {"Text": "Renaming."},
@@ -111,12 +106,10 @@ def test_zed_threads_built_here(store, tmp_path):
                                       "tool_results": {"t1": {"tool_use_id": "t1", "is_error": False,
                                                               "content": {"Text": "ok"}, "output": "ok"}}}}],
               "request_token_usage": {"u1": {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 90}}}
-    con.executemany("INSERT INTO threads VALUES (?, ?, ?, ?, ?, NULL, ?, NULL, ?)", [
+    threads_db(tmp_path / "threads" / "threads.db", [
         ("a", "Rename", "2026-02-06T02:10:31Z", "zstd", zstandard.ZstdCompressor().compress(json.dumps(thread).encode()),
          "/home/me/crate", "2026-02-06T02:00:00Z"),
         ("b", "Broken", "2026-02-06T02:11:00Z", "zstd", b"not a frame", None, None)])
-    con.commit()
-    con.close()
     report = importing.import_paths(store, [tmp_path / "threads"])
     assert len(report.sessions) == 1 and any("thread b" in p["problem"] for p in report.problems)  # said; a kept
     s = store.session(next(iter(report.sessions)))

@@ -5,13 +5,13 @@ conversations an export holds or however far a frame says it inflates."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import tracemalloc
 import zipfile
 
 import pytest
 
 from sessionscope.sources import importing
+from tests.sources.zed_factory import threads_db
 
 
 def _conversation(cid: str, n: int = 2) -> dict:
@@ -96,20 +96,12 @@ def test_memory_does_not_grow_with_the_conversations_of_an_export(tmp_path):
 
 def test_a_zed_row_that_declares_a_gigabyte_is_refused_without_inflating_it(store, tmp_path):
     zstandard = pytest.importorskip("zstandard")
-    db = tmp_path / "threads" / "threads.db"
-    db.parent.mkdir()
-    con = sqlite3.connect(db)
-    con.execute("CREATE TABLE threads (id TEXT PRIMARY KEY, summary TEXT NOT NULL, updated_at TEXT NOT NULL, "
-                "data_type TEXT NOT NULL, data BLOB NOT NULL, parent_id TEXT, folder_paths TEXT, "
-                "folder_paths_order TEXT, created_at TEXT)")
     bomb = zstandard.ZstdCompressor(level=19).compress(b"[" + b" " * (1 << 30) + b"]")  # 1 GiB, a few KB
     good = {"version": "0.3.0", "title": "Kept", "messages": [{"User": {"id": "u1", "content": [{"Text": "hi"}]}}]}
-    con.executemany("INSERT INTO threads VALUES (?, ?, ?, ?, ?, NULL, NULL, NULL, ?)", [
-        ("bomb", "Bomb", "2026-02-06T02:10:31Z", "zstd", bomb, "2026-02-06T02:00:00Z"),
+    threads_db(tmp_path / "threads" / "threads.db", [
+        ("bomb", "Bomb", "2026-02-06T02:10:31Z", "zstd", bomb, None, "2026-02-06T02:00:00Z"),
         ("good", "Kept", "2026-02-06T02:11:00Z", "zstd", zstandard.ZstdCompressor().compress(json.dumps(good).encode()),
-         "2026-02-06T02:00:00Z")])
-    con.commit()
-    con.close()
+         None, "2026-02-06T02:00:00Z")])
     tracemalloc.start()
     try:
         report = importing.import_paths(store, [tmp_path / "threads"])
