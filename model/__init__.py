@@ -6,11 +6,11 @@
     store.append(s.id, "message", role="user", text="hello")
 
 The store (and SQLModel, ~0.6 s to import) loads on first use, so light modules
-such as sessionscope.lifecycle and sessionscope.read_models can be imported by a window before its
+such as sessionscope.history.lifecycle and sessionscope.history.read_models can be imported by a window before its
 first paint.
 """
 
-from .errors import (  # noqa: F401
+from sessionscope.errors import (  # noqa: F401
     IllegalTransition,
     InvalidInput,
     NotFound,
@@ -23,7 +23,7 @@ from .errors import (  # noqa: F401
 
 def __getattr__(name: str):
     if name in ("Store", "open_store"):
-        from . import store
+        from sessionscope.store import api as store
 
         return getattr(store, name)
     raise AttributeError(f"module 'model' has no attribute {name!r}")

@@ -81,7 +81,8 @@ class Server:
         """A new database whose owner (postgres) turned a team store's rules on, with a login for each of `who`
         (those in `admins` admins); (the database, {who: login}). Logins are the whole server's: a tag a team
         keeps one test's members from meeting another's."""
-        from sessionscope import open_store, team
+        from sessionscope import open_store
+        from sessionscope.safety import team
         url = self.fresh_database()
         tag = uuid.uuid4().hex[:6]
         names = {w: f"{w}_{tag}" for w in who}

@@ -50,9 +50,9 @@ def window_shots(store, sid: str, out: Path) -> list[Path]:
     """The list, reading mode and usage, at each size and theme."""
     from PySide6.QtCore import QSettings
 
-    from sessionscope.gui import theme
-    from sessionscope.gui.app import make_app
-    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.gui.window import theme
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
 
     app = make_app()
     written = []

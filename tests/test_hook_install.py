@@ -11,9 +11,9 @@ import subprocess
 
 import pytest
 
-from sessionscope import hook_install
 from sessionscope.cli.main import main
 from sessionscope.errors import InvalidInput
+from sessionscope.live import hook_install
 
 THEIRS = {"permissions": {"allow": ["Bash(ls:*)"]}, "model": "opus",
           "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send 'Claude' done"}]}],

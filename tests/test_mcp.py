@@ -110,7 +110,7 @@ def test_every_read_tool_answers_redacted_and_pages(store_path):
 
 def test_search_by_meaning_and_similar_sessions(store_path, tmp_path):
     pytest.importorskip("model2vec")
-    from sessionscope import semantic
+    from sessionscope.recall import semantic
     from tests.semantic_model import build
     with open_store(store_path) as store:
         a = store.open_session(title="speed up lookups")

@@ -1,7 +1,7 @@
 """What `sessionscope mcp` hands an agent, attacked on purpose (#58): no secret whole or cut in any answer, no query
 that tells whether a secret's characters are in the store, session text quoted as data, every answer bounded.
 
-The tools are called as the server calls them (sessionscope.mcp_server.Tools over a real SQLite store); the
+The tools are called as the server calls them (sessionscope.recall.mcp_server.Tools over a real SQLite store); the
 server's own wrapper, which bounds every argument, is driven through the SDK's client in tests/test_mcp.py."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from sessionscope import open_store, ops
 from sessionscope.errors import InvalidInput
-from sessionscope.mcp_server import Tools
+from sessionscope.recall.mcp_server import Tools
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
 SLACK = "xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"

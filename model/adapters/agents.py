@@ -24,12 +24,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from .. import audit, db, reading, sessions, untrusted
-from ..payloads import unpack
-from ..schema import SESSION
-from ..sources.agents_sdk import queue
-from ..sources.agents_sdk.queue import SDK, START, store_session_id
-from .behind import Behind
+from sessionscope.adapters.behind import Behind
+from sessionscope.history import reading, sessions
+from sessionscope.safety import audit, untrusted
+from sessionscope.sources.agents_sdk import queue
+from sessionscope.sources.agents_sdk.queue import SDK, START, store_session_id
+from sessionscope.store import db
+from sessionscope.store.payloads import unpack
+from sessionscope.store.schema import SESSION
 
 ITEM_KINDS = frozenset({"message", "system", "tool_call", "tool_result", "thinking", "opaque"})
 __all__ = ["SDK", "START", "SessionscopeSession", "store_session_id"]
@@ -104,12 +106,12 @@ class SessionscopeSession:
     session_settings = None
 
     def __init__(self, session_id: str, store=None):
-        from ..store import Store, open_store
+        from sessionscope.store.api import Store, open_store
         self.session_id = session_id
         self.id = store_session_id(session_id)
         self._owned = not isinstance(store, Store)
         self.store = open_store(store) if self._owned else store
-        from ..locations import sqlite_path
+        from sessionscope.store.locations import sqlite_path
         self._path = sqlite_path(self.store.url)
         self._local = threading.local()  # a plain read-only connection per worker thread, on SQLite
         self._opened: list[sqlite3.Connection] = []

@@ -22,12 +22,13 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from .. import audit, db, untrusted
-from ..db import sql
-from ..errors import MissingExtra
-from ..schema import MIRROR_ENTRY, MIRROR_SUMMARY
-from ..sources.claude_code import mirror
-from .behind import Behind
+from sessionscope.adapters.behind import Behind
+from sessionscope.errors import MissingExtra
+from sessionscope.safety import audit, untrusted
+from sessionscope.sources.claude_code import mirror
+from sessionscope.store import db
+from sessionscope.store.db import sql
+from sessionscope.store.schema import MIRROR_ENTRY, MIRROR_SUMMARY
 
 SDK = mirror.SDK
 
@@ -189,7 +190,7 @@ class ClaudeSessionStore:
     moment later (`behind.Behind`), or at once with `flush()`; `close()` shows what is left."""
 
     def __init__(self, store=None):
-        from ..store import Store, open_store
+        from sessionscope.store.api import Store, open_store
         self._owned = not isinstance(store, Store)
         self.store = open_store(store) if self._owned else store
         self._readings = readings = {}  # each key's Reading (see mirror.Reading)

@@ -31,7 +31,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from ..errors import InvalidInput, MissingExtra
+from sessionscope.errors import InvalidInput, MissingExtra
 
 try:
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -39,9 +39,9 @@ try:
 except ImportError as exc:  # the [langgraph] extra is not installed
     raise MissingExtra("the LangGraph checkpointer", "langgraph", exc.name or "langgraph") from exc
 
-from ..sources.langgraph.importer import catch_up
-from ..sources.langgraph.mirror import ThreadMirror
-from ..sources.langgraph.reader import SHOWN_WRITES
+from sessionscope.sources.langgraph.importer import catch_up
+from sessionscope.sources.langgraph.mirror import ThreadMirror
+from sessionscope.sources.langgraph.reader import SHOWN_WRITES
 
 log = logging.getLogger(__name__)
 
@@ -53,13 +53,13 @@ class SessionscopeSaver(BaseCheckpointSaver):
 
     def __init__(self, store=None, *, serde=None):
         super().__init__(serde=serde)
-        from ..locations import sqlite_path
-        from ..sources.scan import source_row
-        from ..store import Store, open_store
+        from sessionscope.sources.scan import source_row
+        from sessionscope.store.api import Store, open_store
+        from sessionscope.store.locations import sqlite_path
 
         self._owned = not isinstance(store, Store)
         self.store = open_store(store) if self._owned else store
-        from ..sources.langgraph import reader
+        from sessionscope.sources.langgraph import reader
         self._mirrors: dict[str, ThreadMirror] = {}
         self._mirror_lock = threading.Lock()
         path = sqlite_path(self.store.url)
@@ -89,12 +89,12 @@ class SessionscopeSaver(BaseCheckpointSaver):
         except ImportError as exc:
             raise MissingExtra("the LangGraph checkpointer on a PostgreSQL store", "langgraph",
                                exc.name or "langgraph-checkpoint-postgres") from exc
-        from ..sources.server_databases import connect, shown
+        from sessionscope.sources.server_databases import connect, shown
         address = self.store.engine.url.render_as_string(hide_password=False)
         self.path = address  # (what its threads' sessions are known by: sessionscope.sources.langgraph.importer)
         self._conn = connect(address, write=True)
         self.saver = PostgresSaver(self._conn, serde=self.serde)
-        from .. import team
+        from sessionscope.safety import team
         team.langgraph_tables_ready(self._conn)  # made by the store's owner (a member may not make tables)
         self._source = self.store.write(source_row, "langgraph", f"langgraph-saver://{shown(address)}", enabled=False)
         self._read_conn = connect(address)
@@ -115,14 +115,14 @@ class SessionscopeSaver(BaseCheckpointSaver):
     @property
     def _shown_path(self) -> str:
         """The database, as it may be shown and recorded (an address without its password)."""
-        from ..sources.server_databases import shown
+        from sessionscope.sources.server_databases import shown
         return shown(self.path) if self._on_postgres else str(self.path)
 
     def _browse(self, thread_id: str, saved: tuple[str, str] | None = None, written: tuple[str, str] | None = None) -> None:
         """Turn what is new in the thread into the session's events. A failure here is logged and never
         fails the graph: the checkpoint itself is already stored, and the next save, or the app's next
         scan (`catch_up`), shows it."""
-        from ..sources.langgraph.importer import commit_mirror
+        from sessionscope.sources.langgraph.importer import commit_mirror
 
         # under SqliteSaver's own lock: langgraph saves from several threads at once, and a save waiting on
         # this file's write lock in SQLite sleeps in steps of milliseconds; on this lock it wakes at once

@@ -2,6 +2,6 @@
 
 import sys
 
-from . import main
+from sessionscope.cli import main
 
 sys.exit(main())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from .output import EXIT_FAILED, EXIT_USAGE, error, out, progress, when
+from sessionscope.cli.output import EXIT_FAILED, EXIT_USAGE, error, out, progress, when
 
 
 def _size(n: int) -> str:
@@ -16,8 +16,8 @@ def backup(_store, args) -> int:
     """{store, folder, made, restored, kept, backups}: what was made or restored, and every backup now."""
     from pathlib import Path
 
-    from sessionscope import backup as backups
-    from sessionscope.db import as_url, default_url
+    from sessionscope.safety import backup as backups
+    from sessionscope.store.db import as_url, default_url
 
     path = backups.store_file(as_url(args.store) if args.store else default_url())
     made = restored = kept = None
@@ -54,9 +54,9 @@ def backup(_store, args) -> int:
 
 def repair(_store, args) -> int:
     """{store, kept_damaged, copied, lost, replaced_text, events_reimported, broken_sessions, seconds}."""
-    from sessionscope import repair as rebuilding
-    from sessionscope.backup import store_file
-    from sessionscope.db import as_url, default_url
+    from sessionscope.safety import repair as rebuilding
+    from sessionscope.safety.backup import store_file
+    from sessionscope.store.db import as_url, default_url
 
     path = store_file(as_url(args.store) if args.store else default_url())
     if not args.yes:

@@ -1,5 +1,5 @@
 """`sessionscope blame FILE[:LINE[-LINE]] [--json]`: which session, and which of its events, wrote each line of a
-file (sessionscope.blame); `sessionscope commits [FOLDER] [--limit N] [--json]`: the repository's `git log`, each
+file (sessionscope.insight.blame); `sessionscope commits [FOLDER] [--limit N] [--json]`: the repository's `git log`, each
 commit an agent's shell made named with its session."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import os
 import re
 import subprocess
 
-from ..errors import InvalidInput, NotFound
-from .output import out, terminal
+from sessionscope.cli.output import out, terminal
+from sessionscope.errors import InvalidInput, NotFound
 
 _RANGE = re.compile(r"^(.*):(\d+)(?:-(\d+))?$")
 
@@ -74,7 +74,7 @@ def blame(store, args):
 
 
 def commits(store, args):
-    from .. import blame as blame_mod
+    from sessionscope.insight import blame as blame_mod
     folder = os.path.abspath(args.folder or ".")
     root = blame_mod.repository_root(os.path.join(folder, "x"))
     if not root:

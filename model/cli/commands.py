@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 
-from .output import (
+from sessionscope.cli.output import (
     ACTOR,
     EXIT_FAILED,
     EXIT_USAGE,
@@ -130,7 +130,7 @@ def delete(store, args):
     """Through the session's source: a managed-agent session is deleted at Anthropic first, its copy kept
     (events_removed 0); deleting it again removes the copy."""
     from sessionscope import ops, sources
-    from sessionscope.read_models import Action
+    from sessionscope.history.read_models import Action
 
     sid = store.resolve_session(args.session)
     s = store.session(sid)
@@ -228,7 +228,7 @@ def mcp(store, args):
     from sessionscope.errors import MissingExtra
     if importlib.util.find_spec("mcp") is None:
         raise MissingExtra("The MCP server", "mcp", "mcp")
-    from sessionscope import mcp_server
+    from sessionscope.recall import mcp_server
     server = mcp_server.build(store, redact=not args.no_redact, allow_write=args.allow_write)
     if args.http is None:
         server.run("stdio")
@@ -243,9 +243,9 @@ def mcp(store, args):
 
 
 def retention(store, args):
-    from sessionscope.audit import acting_as as audit_as
     from sessionscope.errors import InvalidInput
-    from sessionscope.retention import RetentionPolicy
+    from sessionscope.safety.audit import acting_as as audit_as
+    from sessionscope.safety.retention import RetentionPolicy
 
     def days(text, current):
         if text is None:

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .output import out
+from sessionscope.cli.output import out
 
 
 def _shipped(name: str) -> bytes:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .output import ACTOR, EXIT_FAILED, done_line, out, progress, terminal
+from sessionscope.cli.output import ACTOR, EXIT_FAILED, done_line, out, progress, terminal
 
 
 def export(store, args) -> int:

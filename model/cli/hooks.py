@@ -1,18 +1,18 @@
 """`sessionscope hooks [install|uninstall|status] [--tool T] [--dry-run]` and `sessionscope hook` (#35): the agents'
 own hooks telling Sessionscope exactly when a session needs approval, waits for you or ended
-(sessionscope.hook_install puts them in the tools' settings; sessionscope.hook is what they run)."""
+(sessionscope.live.hook_install puts them in the tools' settings; sessionscope.live.hook is what they run)."""
 
 from __future__ import annotations
 
 import time
 
-from .output import ACTOR, EXIT_USAGE, out
+from sessionscope.cli.output import ACTOR, EXIT_USAGE, out
 
 
 def hook(_store, args):
     """Reached only when an option comes before `hook` (`sessionscope --store S hook`); the usual command line
-    goes straight to sessionscope.hook from sessionscope.cli.main."""
-    from sessionscope.hook import run
+    goes straight to sessionscope.live.hook from sessionscope.cli.main."""
+    from sessionscope.live.hook import run
     return run([*(["--tool", args.tool] if args.tool else []), *(["--store", args.store] if args.store else []),
                 *args.payload])
 
@@ -23,8 +23,8 @@ def _last_signals(location: str | None) -> dict[str, tuple[float, str, int]]:
     import sqlalchemy as sa
 
     from sessionscope import open_store
-    from sessionscope.locations import sqlite_path
-    from sessionscope.schema import LIVE_SIGNAL
+    from sessionscope.store.locations import sqlite_path
+    from sessionscope.store.schema import LIVE_SIGNAL
     path = sqlite_path(location)
     if path is not None and not path.exists():
         return {}
@@ -38,15 +38,15 @@ def _last_signals(location: str | None) -> dict[str, tuple[float, str, int]]:
 
 
 def _ago(ts: float) -> str:
-    from sessionscope.live import ago
+    from sessionscope.live.states import ago
     return ago(time.time() - ts) + " ago"
 
 
 def hooks(_store, args):
     """Opens the store only to make it for a real install (a --dry-run makes and writes nothing); `status` reads the
     signals of a store that is there."""
-    from sessionscope import hook_install as hi
     from sessionscope.errors import InvalidInput
+    from sessionscope.live import hook_install as hi
     if args.action == "status":
         last = _last_signals(args.store)
         rows = []
@@ -63,7 +63,7 @@ def hooks(_store, args):
             raise InvalidInput("no Claude Code, Codex or Gemini CLI settings folder here (~/.claude, ~/.codex, "
                                "~/.gemini); name the tool with --tool")
     from sessionscope import ops
-    from sessionscope.locations import sqlite_path
+    from sessionscope.store.locations import sqlite_path
     store = None
     path = sqlite_path(args.store)
     if not args.dry_run and (args.action == "install" or path is None or path.exists()):
@@ -91,7 +91,7 @@ def _status_line(r: dict) -> str:
 
 
 def _change_text(c, args) -> str:
-    from sessionscope.hook_install import TOOLS
+    from sessionscope.live.hook_install import TOOLS
     label = TOOLS[c.tool].label
     would = "would " if args.dry_run else ""
     if c.problem:

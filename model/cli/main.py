@@ -9,8 +9,8 @@ import importlib.util
 import os
 import sys
 
-from . import output
-from .parser import COMMANDS, build_parser, command_word, file_arguments
+from sessionscope.cli import output
+from sessionscope.cli.parser import COMMANDS, build_parser, command_word, file_arguments
 
 # command → "module:function" of this package, imported only when that command runs
 _HANDLERS = {
@@ -92,7 +92,7 @@ def _check_store_path(args) -> None:
     """A `--store` file that does not exist: refused for a command that only reads (a mistyped path would
     show an empty store as if it were the user's), said on stderr when a command makes it."""
     from sessionscope.errors import InvalidInput
-    from sessionscope.locations import sqlite_path
+    from sessionscope.store.locations import sqlite_path
     if not args.store:
         return
     path = sqlite_path(args.store)
@@ -105,10 +105,10 @@ def _check_store_path(args) -> None:
 
 def _open_store(args):
     """The store, or for `list` and `show` of a SQLite store at today's schema, a reader that needs no
-    SQLAlchemy (sessionscope.quick): those answer in ~0.1 s instead of ~0.6 s."""
+    SQLAlchemy (sessionscope.store.quick): those answer in ~0.1 s instead of ~0.6 s."""
     _check_store_path(args)
     if args.command in ("list", "show") and not getattr(args, "branch", False):
-        from sessionscope.quick import open_reader
+        from sessionscope.store.quick import open_reader
 
         reader = open_reader(args.store)
         if reader is not None:
@@ -122,7 +122,7 @@ def _open_store(args):
 
 
 def _warn_if_exposed(location) -> None:
-    from sessionscope.privacy import exposure
+    from sessionscope.safety.privacy import exposure
     warning = exposure(location)
     if warning:
         print(f"sessionscope: warning: {warning}", file=sys.stderr)
@@ -145,6 +145,6 @@ def _open_window(args, parser) -> int:
         output.error("no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set); "
                      "the commands need none: sessionscope --help")
         return output.EXIT_FAILED
-    from sessionscope.gui.app import main as app_main
+    from sessionscope.gui.window.app import main as app_main
 
     return app_main(args)

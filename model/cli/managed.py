@@ -7,7 +7,7 @@ from __future__ import annotations
 import getpass
 import sys
 
-from .output import ACTOR, done_line, error, one_line, out, progress, terminal
+from sessionscope.cli.output import ACTOR, done_line, error, one_line, out, progress, terminal
 
 
 def _api(args):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from .output import ACTOR, done_line, out, progress, when
+from sessionscope.cli.output import ACTOR, done_line, out, progress, when
 
 
 def _describe(status) -> str:
@@ -30,7 +30,7 @@ def semantic(store, args):
     import dataclasses
 
     from sessionscope import ops
-    from sessionscope import semantic as sem
+    from sessionscope.recall import semantic as sem
     current = sem.status(store).config
     change = {}
     if args.state in ("on", "off"):
@@ -63,7 +63,7 @@ def embed(store, args):
               file=sys.stderr)
         return 130
     done_line(texts)
-    from sessionscope import semantic as sem
+    from sessionscope.recall import semantic as sem
     status = sem.status(store)
     out(args, {"embedded_now": outcome.embedded} | _status_json(status),
         f"embedded {outcome.embedded:,} texts\n" + _describe(status))
@@ -71,7 +71,7 @@ def embed(store, args):
 
 def similar(store, args):
     """The sessions nearest in meaning to one."""
-    from sessionscope import semantic as sem
+    from sessionscope.recall import semantic as sem
     sid = store.resolve_session(args.session)
     found = sem.similar_sessions(store, sid, limit=args.limit)
     short = store.short_ids([s.session_id for s in found])
@@ -83,8 +83,9 @@ def similar(store, args):
 def embed_after_import(store, args) -> int | None:
     """After an import: the new texts embedded, when search by meaning is on and its model is here (an import
     never fetches one); None when it did nothing."""
-    from sessionscope import embedding, ops
-    from sessionscope import semantic as sem
+    from sessionscope import ops
+    from sessionscope.recall import embedding
+    from sessionscope.recall import semantic as sem
     cfg = sem.config_of(store)
     try:
         if not cfg.enabled or embedding.local_path(cfg.model) is None:

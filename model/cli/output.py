@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any
 
-# a search hit's marks, the same characters sessionscope.read_models uses (imported from there would load the model)
+# a search hit's marks, the same characters sessionscope.history.read_models uses (imported from there would load the model)
 MARK_START, MARK_END = "\x02", "\x03"
 
 ACTOR = "cli"  # what the audit log names as the front end of the actions taken here (sessionscope.ops)
@@ -58,7 +58,7 @@ def terminal(text: str, mark: bool = True) -> str:
     """Text for a person's terminal: a transcript's control characters and bidi overrides shown escaped, as
     git shows them (an OSC 52 in a title would write the clipboard, ESC[2J clear the screen), line breaks
     kept; a search hit's marks (read_models.MARK_START/END) in bold on a colour terminal, else in [brackets]."""
-    from sessionscope.untrusted import printable
+    from sessionscope.safety.untrusted import printable
 
     def safe(part: str) -> str:  # line breaks and tabs kept (a diff, a Makefile), every other control escaped
         return printable(part, keep_newlines=True, keep_tabs=True)
@@ -144,7 +144,7 @@ def event_json(e) -> dict:
 
 def hit_json(h) -> dict:
     """A search hit as --json gives it: the snippet as plain text and where the matches are in it."""
-    from sessionscope.read_models import MARK_END, MARK_START
+    from sessionscope.history.read_models import MARK_END, MARK_START
     d = h.as_dict()
     plain, matches, i = [], [], 0
     for part in h.snippet.split(MARK_START):

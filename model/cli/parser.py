@@ -49,7 +49,7 @@ class _Version(argparse.Action):
     """--version, looked up only when asked (importlib.metadata costs ~25 ms on every start)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from sessionscope.revision import version
+        from sessionscope.store.revision import version
         print(f"sessionscope {version()}")
         parser.exit()
 

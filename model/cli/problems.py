@@ -1,13 +1,13 @@
-"""`sessionscope drift [--json]`: what the readers met and did not understand (sessionscope.drift), by tool,
+"""`sessionscope drift [--json]`: what the readers met and did not understand (sessionscope.insight.drift), by tool,
 version and shape, the most met first, each with a session or file to look at."""
 
 from __future__ import annotations
 
-from .output import out, terminal
+from sessionscope.cli.output import out, terminal
 
 
 def drift(store, args):
-    from sessionscope.drift import drift as found
+    from sessionscope.insight.drift import drift as found
 
     rows = found(store)
     if not rows:

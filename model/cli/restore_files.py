@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from .output import ACTOR, EXIT_FAILED, EXIT_USAGE, error, out, terminal
+from sessionscope.cli.output import ACTOR, EXIT_FAILED, EXIT_USAGE, error, out, terminal
 
 _MARK = {"overwrite": "M", "create": "A", "delete": "D", "unchanged": "=", "unavailable": "!"}
 

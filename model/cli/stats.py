@@ -1,17 +1,17 @@
 """`sessionscope stats tools [--by tool|model|project|source] [--since] [--until] [--json]`: how the agents' tool
-calls went (sessionscope.outcomes): calls, failures by kind, failure rate, time per call, output, retries, and
+calls went (sessionscope.insight.outcomes): calls, failures by kind, failure rate, time per call, output, retries, and
 the calls right before a user's correction.
 
 `sessionscope stats sessions [SESSION…] [--since] [--until] [--limit N] [--json]`: how sessions went, each by its
-vital signs (sessionscope.vitals); one session named: each sign said with how it is counted."""
+vital signs (sessionscope.insight.vitals); one session named: each sign said with how it is counted."""
 
 from __future__ import annotations
 
 import datetime as dt
 
-from ..errors import SessionscopeError
-from ..query import moment
-from .output import out, terminal
+from sessionscope.cli.output import out, terminal
+from sessionscope.errors import SessionscopeError
+from sessionscope.recall.query import moment
 
 
 def _day(text: str | None, end: bool = False) -> str:
@@ -52,7 +52,7 @@ def stats(store, args):
 
 
 def sessions(store, args):
-    from .. import vitals
+    from sessionscope.insight import vitals
     if args.sessions:
         ids = [store.resolve_session(key) for key in args.sessions]
     else:

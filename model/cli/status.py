@@ -1,13 +1,13 @@
 """`sessionscope status [--all] [--watch] [--json]`: which agents are working, which wait for you (#35), like `ps`
 for agents. The watched places are read first (what was appended since), then each session's state is decided
-(sessionscope.live); --watch does it again every two seconds until Ctrl+C."""
+(sessionscope.live.states); --watch does it again every two seconds until Ctrl+C."""
 
 from __future__ import annotations
 
 import sys
 import time
 
-from .output import out, terminal
+from sessionscope.cli.output import out, terminal
 
 WATCH_S = 2.0
 
@@ -15,13 +15,13 @@ WATCH_S = 2.0
 def _rows(store, everything: bool):
     from pathlib import Path
 
-    from sessionscope import live
+    from sessionscope.live import states as live
     from sessionscope.sources.importing import import_paths
     places = [p for p in store.source_locations() if Path(p).exists()]
     if places:
         import_paths(store, places, warm=False)  # incremental: only what was appended (stat-only when idle)
     else:
-        from sessionscope.signals import drain
+        from sessionscope.live.signals import drain
         drain(store)  # (import_paths brings in what the hooks spooled; with nothing to import, this does)
     sessions = store.sessions(limit=100_000)
     states = live.states(store, sessions)

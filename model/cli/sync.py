@@ -3,7 +3,7 @@ choices it reads: the team store's address, each project's rule, your yes or no 
 
 from __future__ import annotations
 
-from .output import ACTOR, EXIT_FAILED, EXIT_USAGE, done_line, error, one_line, out, progress, when
+from sessionscope.cli.output import ACTOR, EXIT_FAILED, EXIT_USAGE, done_line, error, one_line, out, progress, when
 
 # what a form did: its words (None: the status's) and the push's report, or an exit code after a usage mistake
 Done = "tuple[str | None, SyncReport | None] | int"

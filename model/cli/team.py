@@ -1,17 +1,17 @@
-"""`sessionscope team`: a team store's rules on PostgreSQL (sessionscope.team): who is in the team, turning the
+"""`sessionscope team`: a team store's rules on PostgreSQL (sessionscope.safety.team): who is in the team, turning the
 rules on, adding a member, sharing a session or a project."""
 
 from __future__ import annotations
 
 import sys
 
-from .output import ACTOR, EXIT_USAGE, error, out
+from sessionscope.cli.output import ACTOR, EXIT_USAGE, error, out
 
 
 def team(store, args) -> int:
     """{login, admin, rules_on, owner, members[{name, admin}], projects, done}."""
     from sessionscope import ops
-    from sessionscope import team as rules
+    from sessionscope.safety import team as rules
 
     done: list[str] = []
     if args.what == "init":

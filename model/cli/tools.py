@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import sys
 
+from sessionscope.cli.output import ACTOR, done_line, event_json, event_lines, facts_text, out, progress
 from sessionscope.errors import InvalidInput
-
-from .output import ACTOR, done_line, event_json, event_lines, facts_text, out, progress
 
 
 def _source(store, sid):
@@ -43,8 +42,7 @@ def _made(ch, src, text: str, new_file: bool) -> tuple[dict, str]:
 
 def fork(store, args):
     from sessionscope import ops
-
-    from .commands import event_or_head
+    from sessionscope.cli.commands import event_or_head
 
     sid = store.resolve_session(args.session)
     at = event_or_head(store, args.at)
@@ -66,7 +64,8 @@ def fork(store, args):
 
 def _continue_prompt(store, args) -> str:
     """The notes named (their text, in order) and --continue's TEXT (- : standard input), blank-line apart."""
-    from sessionscope import notes, ops
+    from sessionscope import ops
+    from sessionscope.recall import notes
 
     with store.reader() as conn:
         picked = [notes.get(conn, notes.resolve(conn, key)).text for key in args.notes]
@@ -163,9 +162,8 @@ def summarize(store, args):
     """{session, sent, note, title, renamed, model, sent_chars}: what is sent is printed first (on stderr: stdout is
     the answer) and asked about at a terminal; --show prints it alone and sends nothing (note null)."""
     from sessionscope import ops
+    from sessionscope.cli.output import EXIT_FAILED, EXIT_USAGE, error, terminal
     from sessionscope.ops.summarizing import DEFAULT_MODEL
-
-    from .output import EXIT_FAILED, EXIT_USAGE, error, terminal
 
     sid = store.resolve_session(args.session)
     sent = ops.summary_request(store, sid)
@@ -210,7 +208,7 @@ def pin(store, args):
 
 
 def pins(store, args):
-    from .output import one_line, when
+    from sessionscope.cli.output import one_line, when
     found = store.pins(store.resolve_session(args.session) if args.session else None)
     text = "\n".join(f"{p.event_id[:8]}  {when(p.ts):<19} {p.session_title[:30]:<30}  {one_line(p.text or p.kind, 70)}"
                      for p in found) or "(no pins)"
@@ -219,9 +217,9 @@ def pins(store, args):
 
 def note(store, args):
     """note add|edit|rm print the note; note list the notes."""
-    from sessionscope import notes, ops
-
-    from .output import one_line, when
+    from sessionscope import ops
+    from sessionscope.cli.output import one_line, when
+    from sessionscope.recall import notes
 
     def text_of(arg: str) -> str:
         return sys.stdin.read() if arg == "-" else arg
@@ -264,7 +262,7 @@ def _import_report(store, args, paths, extra: dict) -> int:
         lines.append(f"  … and {len(report.problems) - 30} more")
     lines += [f"{e['path']}: {len(e['imported'])} session(s) imported ({e['events']:,} events), "
               f"{len(e['already_here'])} already here" for e in extra.get("exports", [])]
-    from .meaning import embed_after_import
+    from sessionscope.cli.meaning import embed_after_import
     embedded = embed_after_import(store, args) if report.events_added else None
     extra = extra | {"embedded": embedded}  # None: search by meaning is off (or its model not fetched yet)
     if embedded is not None:

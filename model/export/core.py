@@ -22,11 +22,12 @@ from typing import IO, Any
 
 import sqlalchemy as sa
 
-from .. import partfiles, reading, settings
-from ..errors import Cancelled, InvalidInput, NotFound, Refused, SessionscopeError, failure  # noqa: F401 (Cancelled: export.core.Cancelled)
-from ..read_models import EventView, SessionView
-from ..schema import EVENT
-from .redact import Finding, Redactor
+from sessionscope.errors import Cancelled, InvalidInput, NotFound, Refused, SessionscopeError, failure  # noqa: F401 (Cancelled: export.core.Cancelled)
+from sessionscope.export.redact import Finding, Redactor
+from sessionscope.history import reading
+from sessionscope.history.read_models import EventView, SessionView
+from sessionscope.store import partfiles, settings
+from sessionscope.store.schema import EVENT
 
 FORMATS = ("md", "html", "jsonl", "claude")
 DETAILS = ("prompts", "conversation", "full")
@@ -139,7 +140,7 @@ def allowed_values(store) -> list[str]:
 
 def set_allowed_values(store, placeholders: list[str]) -> None:
     """Remember which found values are no secret (by their placeholders: the same value gets the same one)."""
-    from .redact import PLACEHOLDER
+    from sessionscope.export.redact import PLACEHOLDER
     bad = [p for p in placeholders if not PLACEHOLDER.fullmatch(p)]
     if bad:
         raise InvalidInput(f"not a placeholder of a finding: {bad[0]!r} (they look like [REDACTED:kind:1a2b3c4d])")
@@ -157,7 +158,7 @@ class _Counting:
 
     def write(self, text: str) -> int:
         if "[REDACTED:" in text:
-            from .redact import PLACEHOLDER
+            from sessionscope.export.redact import PLACEHOLDER
             for m in PLACEHOLDER.finditer(text):
                 self.counts[m.group()] = self.counts.get(m.group(), 0) + 1
         return self.fh.write(text) if self.fh is not None else len(text)
@@ -186,7 +187,7 @@ def set_redaction_patterns(store, patterns: list[str]) -> None:
 
 def _placeholder_key(store) -> bytes:
     """The key placeholders are made under: the store's (made on first use); a team store's member's own, derived
-    from it by the owner's function (sessionscope.team: a member never reads the store's key)."""
+    from it by the owner's function (sessionscope.safety.team: a member never reads the store's key)."""
     with store.reader() as conn:
         key = settings.get(conn, "redaction.key")
         member = key is None and conn.dialect.name == "postgresql" and conn.exec_driver_sql(

@@ -18,9 +18,9 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from ..untrusted import printable
-from .core import EventStream
-from .render import Item, steps, titled_lineage, tool_name, when
+from sessionscope.export.core import EventStream
+from sessionscope.export.render import Item, steps, titled_lineage, tool_name, when
+from sessionscope.safety.untrusted import printable
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 FOLD_LINES, FOLD_CHARS = 12, 1500  # longer output starts folded

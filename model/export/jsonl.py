@@ -26,11 +26,14 @@ from typing import IO, Any
 import orjson
 import sqlalchemy as sa
 
-from .. import audit, chain, db, ingest, people, search, sessions
-from ..errors import InvalidInput
-from ..schema import EVENT, NOTE, SESSION, SOURCE
-from ..sessions import native_source_id
-from .core import EventStream, Progress
+from sessionscope.errors import InvalidInput
+from sessionscope.export.core import EventStream, Progress
+from sessionscope.history import sessions
+from sessionscope.history.sessions import native_source_id
+from sessionscope.recall import search
+from sessionscope.safety import audit
+from sessionscope.store import chain, db, ingest, people
+from sessionscope.store.schema import EVENT, NOTE, SESSION, SOURCE
 
 FORMAT_KEY = "sessionscope_export"
 VERSION = 1

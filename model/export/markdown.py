@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from typing import IO
 
-from ..untrusted import printable
-from .core import EventStream
-from .render import fence, steps, titled_lineage, tool_name, when
+from sessionscope.export.core import EventStream
+from sessionscope.export.render import fence, steps, titled_lineage, tool_name, when
+from sessionscope.safety.untrusted import printable
 
 
 def write(store, stream: EventStream, fh: IO[str], request) -> None:

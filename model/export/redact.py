@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import InvalidInput
+from sessionscope.errors import InvalidInput
 
 PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
 
@@ -327,7 +327,7 @@ class Redactor:
 def _context(text: str, start: int, end: int, spans, before: int = 24, after: int = 40) -> str:
     """The words around a secret, it and every other secret near it masked (a secret's first characters kept
     when it is long): enough to judge it by, nothing to leak."""
-    from ..untrusted import printable
+    from sessionscope.safety.untrusted import printable
     lo, hi = max(0, start - before), min(len(text), end + after)  # (little before: a column shows its start)
     out, at = [], lo
     for a, b, _kind in spans:

@@ -16,9 +16,9 @@ from typing import Any
 
 import orjson
 
-from .. import pairing
-from ..read_models import EventView
-from ..richtext import editor_context
+from sessionscope.history import pairing
+from sessionscope.history.read_models import EventView
+from sessionscope.history.richtext import editor_context
 
 # kinds shown at each detail level
 LEVELS = {
@@ -193,7 +193,7 @@ NOT_CARDS = frozenset({"progress", "meta", "checkpoint"})
 
 def empty_reply(e: EventView) -> bool:
     """A reply with nothing to read (its tool calls are cards of their own): the reader draws nothing."""
-    from ..cards import images
+    from sessionscope.history.cards import images
     return e.kind == "message" and e.role != "user" and not e.text.strip() and not images(e.payload)
 
 
@@ -201,10 +201,10 @@ def reading_order(store, ids: list[str]) -> tuple[list[str], dict[str, list[str]
     """The branch's events in the order the reader's cards show them: each in its place, except a tool result
     whose call is on the branch, which comes right after that call (and its earlier results), as the reader
     puts it in the call's card; and {call: its results}. Reads every event's kind and the tool events'
-    payloads (to pair them by the tools' own ids, sessionscope.pairing), keeping only the ids they name."""
+    payloads (to pair them by the tools' own ids, sessionscope.history.pairing), keeping only the ids they name."""
     import sqlalchemy as sa
 
-    from ..schema import EVENT
+    from sessionscope.store.schema import EVENT
     info: dict[str, tuple[str, bool]] = {}
     said: dict[str, dict] = {}  # a tool event's payload cut down to the ids it names (payloads are not kept)
     with store.reader() as conn:
@@ -341,5 +341,5 @@ def titled_lineage(store, stream, part) -> list[tuple[str, str]]:
 
 def tool_name(kind: str) -> str:
     """The tool's name ("Claude Code") for the store's kind of source ("claude_code"), as exports say it."""
-    from .. import sources
+    from sessionscope import sources
     return sources.of(kind).label if kind in sources.kinds() else kind

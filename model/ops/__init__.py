@@ -4,7 +4,7 @@ The window and the command line call only these functions (and a script may too)
 store, what the action needs and `actor` (the front end: "app", "cli", an agent's name), checks the
 rule the session's source declares (`Source.refusal`: the same words in the window's tooltip, its
 error box and the command's message), hands the work to the source, records the outcome through
-sessionscope.audit (ok with what was done; refused or error with why) and returns typed `Changes`.
+sessionscope.safety.audit (ok with what was done; refused or error with why) and returns typed `Changes`.
 The Store below is persistence and reading; it never calls a source.
 
     ops.fork(store, sid, at, title, actor="cli")            # Changes(Action.FORK, session=the new one, note=…)
@@ -59,15 +59,15 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what a type checker and an editor see: the same names, imported
-    from .admin import hooks, team_add_member, team_init
-    from .continuing import continue_prompt, fork_and_continue
-    from .exporting import export, set_allowed_values, set_redaction_patterns
-    from .files import changed_files, files_at, restore_files, restore_plan, undo_plan, undo_restore
-    from .many import Batch, each, retag
-    from .meaning import embed, set_semantic
-    from .places import unwatch, watch
-    from .rules import RULES, check, refusal
-    from .sessions import (
+    from sessionscope.ops.admin import hooks, team_add_member, team_init
+    from sessionscope.ops.continuing import continue_prompt, fork_and_continue
+    from sessionscope.ops.exporting import export, set_allowed_values, set_redaction_patterns
+    from sessionscope.ops.files import changed_files, files_at, restore_files, restore_plan, undo_plan, undo_restore
+    from sessionscope.ops.many import Batch, each, retag
+    from sessionscope.ops.meaning import embed, set_semantic
+    from sessionscope.ops.places import unwatch, watch
+    from sessionscope.ops.rules import RULES, check, refusal
+    from sessionscope.ops.sessions import (
         archive,
         close,
         compact,
@@ -91,8 +91,16 @@ if TYPE_CHECKING:  # what a type checker and an editor see: the same names, impo
         write_back,
         written_files,
     )
-    from .summarizing import summarize, summary_request
-    from .syncing import decide, set_default_rule, set_project_rule, set_sync_every, set_target, sync_now, sync_plan
+    from sessionscope.ops.summarizing import summarize, summary_request
+    from sessionscope.ops.syncing import (
+        decide,
+        set_default_rule,
+        set_project_rule,
+        set_sync_every,
+        set_target,
+        sync_now,
+        sync_plan,
+    )
 
 __all__ = [
     "hooks", "team_add_member", "team_init",

@@ -4,7 +4,7 @@ install` rewrote other tools' settings, with no entry)."""
 
 from __future__ import annotations
 
-from .. import audit, team
+from sessionscope.safety import audit, team
 
 
 def team_init(store, *, actor: str | None = None) -> list[str]:
@@ -23,10 +23,10 @@ def team_add_member(store, name: str, *, admin: bool = False, password: str | No
 
 def hooks(store, action: str, tools: list, location: str | None, *, dry_run: bool = False,
           actor: str | None = None) -> list:
-    """Install or uninstall the agents' hooks (sessionscope.hook_install), each tool's settings done or refused on
+    """Install or uninstall the agents' hooks (sessionscope.live.hook_install), each tool's settings done or refused on
     its own; recorded in `store` when one is given (a dry run changes nothing and records nothing)."""
-    from .. import hook_install
-    from ..errors import InvalidInput
+    from sessionscope.errors import InvalidInput
+    from sessionscope.live import hook_install
     changes = []
     for t in tools:
         try:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from .. import audit, sources
-from ..errors import InvalidInput
-from ..read_models import Action, Changes
-from ..sources.base import command_line
-from .sessions import fork
+from sessionscope import sources
+from sessionscope.errors import InvalidInput
+from sessionscope.history.read_models import Action, Changes
+from sessionscope.ops.sessions import fork
+from sessionscope.safety import audit
+from sessionscope.sources.base import command_line
 
 PROMPT_LIMIT = 100_000  # characters: a note is a prompt, not a file dump (an argv has its limits too)
 

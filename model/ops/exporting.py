@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import threading
 
-from .. import audit
-from ..export import core
+from sessionscope.export import core
+from sessionscope.safety import audit
 
 
 def export(store, request: core.ExportRequest, path: str | os.PathLike | None, *, progress=None,

@@ -1,16 +1,18 @@
 """Restore Code: the files as a session's checkpoints kept them at a prompt, put back (and the conversation
 rewound, on request), undone and redone. Reading what a checkpoint holds asks the session's source; the
-writing is sessionscope.file_restore's, whose journal (started, then ok or error) is the audit entry."""
+writing is sessionscope.history.file_restore's, whose journal (started, then ok or error) is the audit entry."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from .. import file_restore, sources, untrusted
-from ..errors import NotFound
-from ..read_models import Action, Changes
-from .rules import check
-from .sessions import act, rewind
+from sessionscope import sources
+from sessionscope.errors import NotFound
+from sessionscope.history import file_restore
+from sessionscope.history.read_models import Action, Changes
+from sessionscope.ops.rules import check
+from sessionscope.ops.sessions import act, rewind
+from sessionscope.safety import untrusted
 
 
 def changed_files(store, session_id: str) -> dict[str, list[str]]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from ..errors import SessionscopeError
-from ..read_models import Action, Changes
+from sessionscope.errors import SessionscopeError
+from sessionscope.history.read_models import Action, Changes
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def retag(store, session_id: str, add: Iterable[str] = (), remove: Iterable[str]
           actor: str | None = None) -> Changes:
     """Add and take away tags, keeping the session's others (what a selection of sessions is tagged with:
     each keeps its own tags). Through ops.tag, so a tool that keeps one tag refuses a second."""
-    from .sessions import tag
+    from sessionscope.ops.sessions import tag
 
     gone = {t.strip() for t in remove}
     current = [t for t in store.session(session_id).tags if t not in gone]

@@ -1,12 +1,13 @@
 """Search by meaning's settings (a recorded change of the store, like the redaction patterns) and its job:
-fetch the model when it is not here, then embed what is not embedded yet (sessionscope.semantic)."""
+fetch the model when it is not here, then embed what is not embedded yet (sessionscope.recall.semantic)."""
 
 from __future__ import annotations
 
 import threading
 from typing import Callable
 
-from .. import audit, embedding, semantic
+from sessionscope.recall import embedding, semantic
+from sessionscope.safety import audit
 
 
 def set_semantic(store, config: semantic.Config, *, actor: str | None = None) -> semantic.Config:

@@ -3,8 +3,8 @@ sessions stay; watching it again rescans it. Each change is recorded in the audi
 
 from __future__ import annotations
 
-from .. import audit
-from ..sources.scan import set_watched
+from sessionscope.safety import audit
+from sessionscope.sources.scan import set_watched
 
 
 def unwatch(store, locations: list[str], *, actor: str | None = None) -> list[str]:

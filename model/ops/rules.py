@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import lifecycle, sources
-from ..errors import IllegalTransition, Refused
-from ..read_models import Action
+from sessionscope import sources
+from sessionscope.errors import IllegalTransition, Refused
+from sessionscope.history import lifecycle
+from sessionscope.history.read_models import Action
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ RULES: dict[str, Rule] = {r.rule if name is None else name: r for name, r in (
     ("unshare", Rule(Action.UNSHARE, "share", "stop sharing")),
 )}
 
-# what a team store's member may do with a session that is not theirs (sessionscope.team): read it, copy its
+# what a team store's member may do with a session that is not theirs (sessionscope.safety.team): read it, copy its
 # resume command, fork it into a session of their own, export it; everything else is its owner's (or an admin's)
 _ANYONE_MAY = frozenset({"copy_resume", "fork", "export"})
 

@@ -8,13 +8,16 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import audit, notes, sessions, sources, team
-from ..errors import InvalidInput
-from ..read_models import Action, Changes
-from ..sources.agents_sdk import queue as agents_queue
-from ..sync import choices as sync_choices
-from ..untrusted import printable
-from .rules import RULES, check
+from sessionscope import sources
+from sessionscope.errors import InvalidInput
+from sessionscope.history import sessions
+from sessionscope.history.read_models import Action, Changes
+from sessionscope.ops.rules import RULES, check
+from sessionscope.recall import notes
+from sessionscope.safety import audit, team
+from sessionscope.safety.untrusted import printable
+from sessionscope.sources.agents_sdk import queue as agents_queue
+from sessionscope.sync import choices as sync_choices
 
 TAG_MAX = 64
 
@@ -143,7 +146,7 @@ def star(store, session_id: str, on: bool = True, *, actor: str | None = None) -
 
 
 def share(store, session_id: str, on: bool = True, *, actor: str | None = None) -> Changes:
-    """Share the session with a team store's members, or (`on` False) stop (sessionscope.team). In a store of one's
+    """Share the session with a team store's members, or (`on` False) stop (sessionscope.safety.team). In a store of one's
     own (SQLite) the same choice says what a sync pushes (sessionscope.sync): shared, it goes at the next sync; not
     shared, it is not asked about again and its team copy, if any, is no longer shared."""
     def work(_src, s):

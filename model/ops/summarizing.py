@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 import re
 
-from .. import notes
-from ..cards import calls, summary
-from ..errors import InvalidInput, Refused
-from ..read_models import Action, Changes
-from .sessions import act, rename
+from sessionscope.errors import InvalidInput, Refused
+from sessionscope.history.cards import calls, summary
+from sessionscope.history.read_models import Action, Changes
+from sessionscope.ops.sessions import act, rename
+from sessionscope.recall import notes
 
 DEFAULT_MODEL = "claude-haiku-4-5"
 SEND_BUDGET = 40_000  # characters of the session sent at most: its start and its end when it is longer
@@ -36,7 +36,7 @@ SYSTEM = (
 
 def summary_request(store, session_id: str, budget: int = SEND_BUDGET) -> str:
     """The text Summarize would send for the session, redacted; show it to the user before `summarize`."""
-    from ..export.core import redactor_for
+    from sessionscope.export.core import redactor_for
 
     s = store.session(session_id)
     lines = []
@@ -84,7 +84,7 @@ def summarize(store, session_id: str, sent: str, *, model: str = DEFAULT_MODEL, 
     """Send `sent` (what `summary_request` gave and the user saw) to Anthropic's Messages API; the answer
     becomes a generated note on the session (`changes.detail["note"]`) and, unless the user named the session,
     its title. Recorded as summarize with the model, what was sent (its size) and the note."""
-    from ..sources.managed_agents.client import api_errors, connect, location_of
+    from sessionscope.sources.managed_agents.client import api_errors, connect, location_of
 
     if not sent.strip():
         raise InvalidInput("there is nothing to send: the session has no prompt or reply yet")

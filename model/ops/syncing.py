@@ -6,10 +6,12 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from .. import audit, db, sync
-from ..errors import InvalidInput
-from ..read_models import Action
-from ..sync import choices, pushing
+from sessionscope import sync
+from sessionscope.errors import InvalidInput
+from sessionscope.history.read_models import Action
+from sessionscope.safety import audit
+from sessionscope.store import db
+from sessionscope.sync import choices, pushing
 
 
 def sync_now(store, url: str | None = None, *, dry_run: bool = False, progress=None,
@@ -54,7 +56,7 @@ def _shown(address: str | None) -> str | None:
 
 
 def _open_team(store, address: str):
-    from .. import open_store
+    from sessionscope import open_store
     url = db.as_url(address)
     if url == store.url:
         raise InvalidInput("the team store to sync to is this store itself")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-from .base import NATIVE, Source
+from sessionscope.sources.base import NATIVE, Source
 
 _REGISTRY = {
     "claude_code": "sessionscope.sources.claude_code.source",

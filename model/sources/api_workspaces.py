@@ -8,15 +8,15 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
-from ..errors import SessionscopeError
-from ..schema import SOURCE
-from . import remote
-from .scan import source_row
+from sessionscope.errors import SessionscopeError
+from sessionscope.sources import remote
+from sessionscope.sources.scan import source_row
+from sessionscope.store.schema import SOURCE
 
 
 def locations(store, kind: str) -> list[str]:
     """The locations of a kind's enabled sources: what a pull reads."""
-    from ..team import own_sources
+    from sessionscope.safety.team import own_sources
     with store.reader() as conn:
         return list(conn.execute(sa.select(SOURCE.c.location).where(SOURCE.c.kind == kind, SOURCE.c.enabled.is_(True),
                                                                      own_sources(conn))).scalars())
@@ -24,7 +24,7 @@ def locations(store, kind: str) -> list[str]:
 
 def set_enabled(store, kind: str, location: str, enabled: bool) -> None:
     """Pull a location again, or no more (its sessions stay)."""
-    from ..team import own_sources
+    from sessionscope.safety.team import own_sources
     store.audited("managed.workspace", lambda conn: conn.execute(
         SOURCE.update().where(SOURCE.c.kind == kind, SOURCE.c.location == location, own_sources(conn))
         .values(enabled=enabled)),

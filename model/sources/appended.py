@@ -17,12 +17,12 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from ..incoming import SessionInfo
-from ..ingest import ingest
-from ..schema import EVENT, SESSION
-from . import jsonl
-from .documents import Transcript
-from .scan import ImportReport, resume_state, save_state, unchanged
+from sessionscope.sources import jsonl
+from sessionscope.sources.documents import Transcript
+from sessionscope.sources.scan import ImportReport, resume_state, save_state, unchanged
+from sessionscope.store.incoming import SessionInfo
+from sessionscope.store.ingest import ingest
+from sessionscope.store.schema import EVENT, SESSION
 
 
 @dataclass

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import lifecycle
-from ..errors import InvalidInput, PartlyDone, Refused
-from ..read_models import Changes
-from ..untrusted import resumable_id
-from .describe import Section
+from sessionscope.errors import InvalidInput, PartlyDone, Refused
+from sessionscope.history import lifecycle
+from sessionscope.history.read_models import Changes
+from sessionscope.safety.untrusted import resumable_id
+from sessionscope.sources.describe import Section
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class Source:
 
     def remote_live(self, session) -> tuple[str, str] | None:
         """For a session behind an API: (live state, why) when its service's report says more than its status (a
-        required action waiting on you); None: its status says it (sessionscope.live)."""
+        required action waiting on you); None: its status says it (sessionscope.live.states)."""
         return None
 
     def refusal(self, action: str, status: str | None) -> str | None:
@@ -89,14 +89,14 @@ class Source:
 
     @property
     def programs(self) -> tuple[str, ...]:
-        """The tool's programs, as a running session's process is named (sessionscope.processes)."""
+        """The tool's programs, as a running session's process is named (sessionscope.live.processes)."""
         return tuple(self.resume_programs)
 
     def turn(self, tail) -> Any:
-        """What the session's last events (sessionscope.live.TailEvent, oldest first) say of its turn: a
+        """What the session's last events (sessionscope.live.states.TailEvent, oldest first) say of its turn: a
         live.Turn, or None where they say nothing (its state is then plain recency). By default who spoke last
-        (sessionscope.live.by_kinds); a tool whose lines say more reads them its own way."""
-        from ..turns import by_kinds
+        (sessionscope.live.states.by_kinds); a tool whose lines say more reads them its own way."""
+        from sessionscope.live.turns import by_kinds
         return by_kinds(tail)
 
     def allows(self, action: str, status: str | None) -> bool:

@@ -22,13 +22,13 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
-from ..incoming import NewEvent, SessionInfo
-from ..ingest import ingest
-from ..schema import SESSION
-from ..titles import from_prompt
-from . import jsonl
-from .records import add_fact
-from .scan import ImportReport, save_state, unchanged
+from sessionscope.history.titles import from_prompt
+from sessionscope.sources import jsonl
+from sessionscope.sources.records import add_fact
+from sessionscope.sources.scan import ImportReport, save_state, unchanged
+from sessionscope.store.incoming import NewEvent, SessionInfo
+from sessionscope.store.ingest import ingest
+from sessionscope.store.schema import SESSION
 
 
 @dataclass
@@ -49,7 +49,7 @@ class Transcript:
     # event here, when it has no parent of its own, hangs under the session's head
     continues: bool = False
     # the tokens the tool counts for the whole session only (in, out), where it keeps no count per reply: what
-    # they grew by since the last read is stored as one usage event (sessionscope.usage reads it)
+    # they grew by since the last read is stored as one usage event (sessionscope.insight.usage reads it)
     totals: tuple[int, int] | None = None
     totals_model: str = ""
 
@@ -72,7 +72,7 @@ class Transcript:
         self.last = e.id
         return e
 
-    # -- the shapes every tool's items come to (sessionscope.pairing, cards and render read these payloads) --
+    # -- the shapes every tool's items come to (sessionscope.history.pairing, cards and render read these payloads) --
 
     def said(self, role: str, text: str, ts: float | None = None, raw: Any = None, *, key: str | None = None,
              model: str = "", tokens: tuple[int, int, int, int] | None = None) -> NewEvent:
@@ -96,7 +96,7 @@ class Transcript:
 
     def call(self, call_id: str | None, name: str, args: Any, ts: float | None = None, raw: Any = None, *,
              key: str | None = None) -> NewEvent:
-        """A tool call; its result names `call_id` (sessionscope.pairing)."""
+        """A tool call; its result names `call_id` (sessionscope.history.pairing)."""
         text = args if isinstance(args, str) else orjson.dumps(args, default=str).decode()
         payload: dict[str, Any] = {"id": call_id, "name": name, "input": args}
         if raw is not None:
@@ -121,7 +121,7 @@ class Transcript:
     @staticmethod
     def usage(e: NewEvent, model: str, tokens: tuple[int, int, int, int] | None) -> None:
         """Tokens on an event (input counting cache reads and writes, as every tool's event counts them), the
-        model and the cache split in its payload for sessionscope.usage."""
+        model and the cache split in its payload for sessionscope.insight.usage."""
         if not tokens or not any(tokens):
             return
         fresh, out, read, write = (max(0, int(n or 0)) for n in tokens)

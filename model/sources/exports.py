@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 from uuid import NAMESPACE_URL
 
-from ..untrusted import shown
-from . import json_stream
-from .documents import Transcript
+from sessionscope.safety.untrusted import shown
+from sessionscope.sources import json_stream
+from sessionscope.sources.documents import Transcript
 
 MAX_MEMBER_BYTES = 2 << 30  # an export's conversations.json, unzipped
 

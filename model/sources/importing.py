@@ -18,9 +18,9 @@ from pathlib import Path
 
 import orjson
 
-from . import json_stream, jsonl, of, server_databases, tools
-from .databases import SUFFIXES as SQLITE_SUFFIXES
-from .scan import ImportReport
+from sessionscope.sources import json_stream, jsonl, of, server_databases, tools
+from sessionscope.sources.databases import SUFFIXES as SQLITE_SUFFIXES
+from sessionscope.sources.scan import ImportReport
 
 DEFAULT = "claude_code"  # reads a file of no recognisable line, counting its bad lines
 _SNIFF_LINES = 20
@@ -178,8 +178,8 @@ def import_paths(store, paths: Iterable[str | os.PathLike], *, progress: Progres
     if hasattr(store, "refuse_if_damaged"):
         store.refuse_if_damaged()
     if hasattr(store, "url"):
-        from ..signals import drain
-        drain(store)  # the hooks' signals that waited for the store (sessionscope.hook)
+        from sessionscope.live.signals import drain
+        drain(store)  # the hooks' signals that waited for the store (sessionscope.live.hook)
     report = ImportReport()
     work: list[tuple[str, Path, set[Path] | None, int]] = []  # (kind, location, files of it, bytes)
     for p in paths:
@@ -240,14 +240,14 @@ def catch_up(store, settle: float = 0.0) -> ImportReport:
 
 
 def _our_export(path: Path) -> bool:
-    from ..export.jsonl import is_export
+    from sessionscope.export.jsonl import is_export
     return path.suffix == ".jsonl" and is_export(path)
 
 
 def _import_export(store, path: Path, report: ImportReport) -> None:
     """Our own lossless JSONL export, named directly: verified whole, then its sessions as they were."""
-    from ..errors import SessionscopeError
-    from ..export.jsonl import import_file
+    from sessionscope.errors import SessionscopeError
+    from sessionscope.export.jsonl import import_file
     report.files_seen += 1
     try:
         result = import_file(store, path)

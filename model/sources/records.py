@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from ..incoming import NewEvent
+from sessionscope.store.incoming import NewEvent
 
 
 def parse_ts(value: Any) -> float | None:

@@ -16,8 +16,8 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 
-from ..errors import InvalidInput, MissingExtra, Refused, SessionscopeError
-from ..untrusted import shown
+from sessionscope.errors import InvalidInput, MissingExtra, Refused, SessionscopeError
+from sessionscope.safety.untrusted import shown
 
 KEYRING_SERVICE = "sessionscope"
 MAX_WAIT_S = 60.0  # the longest wait before a retry, whatever retry-after asks (999999 s once slept 11 days)

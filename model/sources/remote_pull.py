@@ -11,12 +11,13 @@ from collections.abc import Callable, Iterator
 
 import sqlalchemy as sa
 
-from .. import audit, lifecycle
-from ..errors import Refused, SessionscopeError
-from ..schema import SESSION
-from ..untrusted import is_safe_id, shown
-from .remote import ApiUnavailable, ResponseRefused
-from .scan import ImportReport
+from sessionscope.errors import Refused, SessionscopeError
+from sessionscope.history import lifecycle
+from sessionscope.safety import audit
+from sessionscope.safety.untrusted import is_safe_id, shown
+from sessionscope.sources.remote import ApiUnavailable, ResponseRefused
+from sessionscope.sources.scan import ImportReport
+from sessionscope.store.schema import SESSION
 
 PULL_DEADLINE_S = 30 * 60.0  # one pull; the sessions it did not reach are pulled the next time
 
@@ -58,7 +59,7 @@ class Pull:
         """The sessions in turn, until cancelled or past the deadline (said); each counted as seen. The deadline
         holds inside a session's calls as well (remote.bounded_body), not only between sessions."""
         if self.client is not None:
-            from .remote import set_deadline
+            from sessionscope.sources.remote import set_deadline
             set_deadline(self.client, self.started + PULL_DEADLINE_S)
         for i, s in enumerate(sessions):
             if cancel is not None and cancel.is_set():
@@ -114,7 +115,7 @@ def mark_gone(conn, meta_key: str, session_ids: list[str]) -> None:
 
 def session_location(store, session_id: str, where: str) -> str:
     """The location (workspace, project) a session was pulled from; Refused when it was not pulled from one."""
-    from ..schema import SOURCE
+    from sessionscope.store.schema import SOURCE
     with store.reader() as conn:
         loc = conn.execute(sa.select(SOURCE.c.location).join(SESSION, SESSION.c.source_id == SOURCE.c.id)
                            .where(SESSION.c.id == session_id)).scalar()

@@ -10,10 +10,10 @@ client methods) and the verbs of its interrupt.
 
 from __future__ import annotations
 
-from .. import lifecycle
-from ..read_models import Action, Changes
-from . import remote_pull
-from .base import Source
+from sessionscope.history import lifecycle
+from sessionscope.history.read_models import Action, Changes
+from sessionscope.sources import remote_pull
+from sessionscope.sources.base import Source
 
 
 class RemoteSource(Source):

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from .. import db
-from ..read_models import Action, Changes
-from ..schema import SOURCE, SOURCE_FILE
-from . import jsonl
+from sessionscope.history.read_models import Action, Changes
+from sessionscope.sources import jsonl
+from sessionscope.store import db
+from sessionscope.store.schema import SOURCE, SOURCE_FILE
 
 
 @dataclass
@@ -61,7 +61,7 @@ class ImportReport:
         """The end of every import: what its small files share stored, the big sessions it touched warmed, the
         planner's statistics after a bulk import, the time it took, and its audit entry (when it read anything or
         had problems), `detail` added."""
-        from .. import audit
+        from sessionscope.safety import audit
         self.flush_shared()
         if warm and not self.cancelled and self.events_added:
             store.warm(sorted(self.sessions))
@@ -78,7 +78,7 @@ class ImportReport:
 def source_row(conn, kind: str, location: Path | str, enabled: bool = True) -> int:
     """The id of the source (kind, location), created on first use. A source that is not `enabled` is
     never rescanned (an SDK writing to the store directly: there is no file to read)."""
-    from ..team import own_sources
+    from sessionscope.safety.team import own_sources
     loc = str(location)
     sid = conn.execute(sa.select(SOURCE.c.id).where(SOURCE.c.kind == kind, SOURCE.c.location == loc,
                                                     own_sources(conn))).scalar()
@@ -91,7 +91,7 @@ def source_row(conn, kind: str, location: Path | str, enabled: bool = True) -> i
 def set_watched(conn, locations: list[str], watched: bool) -> list[str]:
     """Rescan the folders and files at `locations` again, or no more (their sessions stay either way); the
     locations changed. Only places on disk: an SDK's or an API's source keeps what it is."""
-    from ..team import own_sources
+    from sessionscope.safety.team import own_sources
     q = sa.select(SOURCE.c.location).where(SOURCE.c.location.in_(locations), SOURCE.c.enabled.is_(not watched),
                                            SOURCE.c.kind != "native", ~SOURCE.c.location.contains("://"),
                                            own_sources(conn))
@@ -126,7 +126,7 @@ def unchanged(known, st) -> bool:
 def resume_state(known, st):
     """Where to read a file from: past what the last scan read, or from its start when it was
     replaced or truncated (or never read)."""
-    from .jsonl import ReadState
+    from sessionscope.sources.jsonl import ReadState
     if known is None or known.inode != st.st_ino or st.st_size < known.offset:
         return ReadState()
     return ReadState(offset=known.offset, line_count=known.line_count, bad_lines=known.bad_lines,
@@ -184,7 +184,7 @@ def store_failure(exc: BaseException) -> bool:
     """The store's own failure (locked, full disk, gone) or the user's interrupt: never one file's."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from ..errors import Refused, SessionscopeError
+    from sessionscope.errors import Refused, SessionscopeError
     if isinstance(exc, Refused):  # a team store's rules refusing this file's session (another member's): this file's
         return False
     return isinstance(exc, (SQLAlchemyError, SessionscopeError, MemoryError, KeyboardInterrupt))

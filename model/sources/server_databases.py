@@ -15,7 +15,7 @@ import os
 import time
 from types import SimpleNamespace
 
-from ..errors import MissingExtra
+from sessionscope.errors import MissingExtra
 
 PREFIXES = ("postgresql://", "postgres://", "postgresql+psycopg://")
 
@@ -26,7 +26,7 @@ def is_address(text: str | os.PathLike) -> bool:
 
 def shown(address: str) -> str:
     """The address as it may be shown, stored and recorded: its password left out."""
-    from .. import db
+    from sessionscope.store import db
     return db.split_address(address)[0]
 
 
@@ -68,8 +68,8 @@ def stat() -> SimpleNamespace:
 def import_address(store, address: str):
     """Read what the database at `address` holds, by each tool whose tables are there (an ImportReport); a database
     that none claims, or that cannot be reached, is said as the problem of that address."""
-    from . import tools
-    from .scan import ImportReport
+    from sessionscope.sources import tools
+    from sessionscope.sources.scan import ImportReport
     started, report = time.monotonic(), ImportReport()
     bare = shown(address)
     try:

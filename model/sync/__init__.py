@@ -17,7 +17,7 @@ hash chain is over the redacted events (it verifies as a redacted copy: `meta.sy
 never the secret). Checkpoint file contents stay at home.
 """
 
-from .choices import (
+from sessionscope.sync.choices import (
     RULES,
     SyncPlan,
     decide,
@@ -33,7 +33,7 @@ from .choices import (
     target,
     target_url,
 )
-from .pushing import SyncReport, last_report, push
+from sessionscope.sync.pushing import SyncReport, last_report, push
 
 __all__ = [
     "RULES", "SyncPlan", "SyncReport", "decide", "default_rule", "every_minutes", "forget_target", "last_report",

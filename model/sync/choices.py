@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from .. import settings
-from ..errors import InvalidInput, Refused
-from ..schema import SESSION
+from sessionscope.errors import InvalidInput, Refused
+from sessionscope.store import settings
+from sessionscope.store.schema import SESSION
 
 RULES = ("always", "ask", "never")
 DEFAULT_RULE = "ask"  # nothing leaves before the user says so
@@ -108,7 +108,7 @@ KEYRING_PREFIX = "sync:"
 
 def _parts(url: str) -> tuple[str, str | None]:
     """(the URL without its password, the password or None)."""
-    from .. import db
+    from sessionscope.store import db
     return db.split_address(url)
 
 
@@ -129,7 +129,7 @@ def remember_target(conn: Connection, url: str) -> str:
     if bare.startswith("sqlite") and bare.rstrip("/").endswith(":"):
         raise InvalidInput("name the team store's file or server")
     if password:
-        from ..sources import remote
+        from sessionscope.sources import remote
         try:
             remote.set_api_key(KEYRING_PREFIX + bare, password)
         except Exception as exc:
@@ -143,7 +143,7 @@ def forget_target(conn: Connection) -> None:
     """Forget the team store's address (and the password kept for it)."""
     bare = target(conn)
     if bare:
-        from ..sources import remote
+        from sessionscope.sources import remote
         try:
             remote.set_api_key(KEYRING_PREFIX + bare, None)
         except Exception:  # (no keyring here: nothing was kept in one)
@@ -156,7 +156,7 @@ def target_url(bare: str) -> str:
     kept (else libpq finds it in ~/.pgpass or $PGPASSWORD)."""
     from sqlalchemy.engine import make_url
 
-    from ..sources import remote
+    from sessionscope.sources import remote
     password = remote.api_key("SESSIONSCOPE_SYNC_PASSWORD", KEYRING_PREFIX + bare)
     if not password:
         return bare

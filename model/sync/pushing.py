@@ -25,12 +25,14 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from .. import audit, chain, db, ingest, people, search, settings
-from ..errors import InvalidInput, Refused, StoreUnavailable
-from ..export.core import redactor_for
-from ..export.redact import Finding, Redactor
-from ..schema import EVENT, NOTE, PIN, SESSION, SOURCE, STAR
-from .choices import SyncPlan, plan, shown
+from sessionscope.errors import InvalidInput, Refused, StoreUnavailable
+from sessionscope.export.core import redactor_for
+from sessionscope.export.redact import Finding, Redactor
+from sessionscope.recall import search
+from sessionscope.safety import audit
+from sessionscope.store import chain, db, ingest, people, settings
+from sessionscope.store.schema import EVENT, NOTE, PIN, SESSION, SOURCE, STAR
+from sessionscope.sync.choices import SyncPlan, plan, shown
 
 PAGE_EVENTS = 1000
 PAGE_BYTES = 16 << 20  # of text and payload a page: a session of big tool outputs goes in smaller pages

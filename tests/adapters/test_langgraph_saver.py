@@ -237,7 +237,7 @@ def test_a_graph_run_is_a_session_on_postgresql_too(postgres_server, tmp_path):
 
 def test_in_a_team_store_each_members_checkpoints_are_theirs(postgres_server):
     pytest.importorskip("langgraph.checkpoint.postgres")
-    from sessionscope import team
+    from sessionscope.safety import team
     url = postgres_server.fresh_database()
     database = url.rsplit("/", 1)[1]
     tag = uuid.uuid4().hex[:6]

@@ -177,7 +177,7 @@ def queries(home: str, db: str, biggest: str) -> dict:
     out["vitals_page_cold"], _ = timed(lambda: store.vitals(page))
     out["vitals_page"], _ = timed(lambda: store.vitals(page), 3)
     out["vitals_page_n"] = len(page)
-    from sessionscope import vitals as vitals_mod
+    from sessionscope.insight import vitals as vitals_mod
     with store.reader() as conn:
         out["vitals_biggest"], _ = timed(lambda: vitals_mod.fold(conn, biggest))
     out.update(blame_step(store, Path(db).parent / "blamed"))
@@ -223,7 +223,7 @@ def facts(db: str, n: str) -> dict:
     import uuid
 
     from sessionscope import open_store
-    from sessionscope.ingest import NewEvent, SessionInfo, ingest
+    from sessionscope.store.ingest import NewEvent, SessionInfo, ingest
 
     Path(db).unlink(missing_ok=True)
     store = open_store(db)
@@ -329,7 +329,7 @@ def semantic(db: str, work: str) -> dict:
     import statistics
 
     from sessionscope import open_store, ops
-    from sessionscope import semantic as sem
+    from sessionscope.recall import semantic as sem
 
     copy = Path(work) / "semantic.db"
     with sqlite3.connect(db) as src, sqlite3.connect(copy) as dst:

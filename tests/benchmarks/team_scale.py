@@ -136,7 +136,7 @@ def _copy_events(conninfo: str, share: list[tuple], seed: int) -> list[tuple]:
     """One COPY stream: the events of `share`'s sessions; each session's summary row (what its events add up to)."""
     import psycopg
 
-    from sessionscope import chain
+    from sessionscope.store import chain
 
     texts = _texts(random.Random(seed))
     out = []
@@ -293,7 +293,8 @@ def main(argv=None) -> int:
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
-    from sessionscope import open_store, team
+    from sessionscope import open_store
+    from sessionscope.safety import team
     from tests import postgres
 
     server = postgres.start(settings=SERVER_SETTINGS, data=args.keep)

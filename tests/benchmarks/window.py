@@ -20,7 +20,7 @@ def gui_store(db: str) -> dict:
     import uuid
 
     from sessionscope import open_store
-    from sessionscope.ingest import NewEvent, SessionInfo, ingest
+    from sessionscope.store.ingest import NewEvent, SessionInfo, ingest
 
     Path(db).unlink(missing_ok=True)
     store = open_store(db)
@@ -51,8 +51,8 @@ def gui(db: str, home: str) -> dict:
     from PySide6.QtWidgets import QApplication
 
     from sessionscope import open_store
-    from sessionscope.gui.app import make_app
-    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
 
     made = subprocess.run([sys.executable, "-m", "tests.benchmarks.steps", "gui_store", db], capture_output=True,
                           text=True, check=True)
@@ -83,7 +83,7 @@ def gui(db: str, home: str) -> dict:
             loop.exec()
         check.stop()
 
-    from sessionscope.gui.lazy import load_now
+    from sessionscope.gui.window.lazy import load_now
     load_now()  # what the app's worker does once the store is open (app._open_store)
     t0 = time.perf_counter()
     w = MainWindow()
@@ -97,7 +97,7 @@ def gui(db: str, home: str) -> dict:
     wait_until(lambda: bool(w.session and w.session.id == big and w.branch.timeline_model.rowCount() == 200_000
                             and w.branch.timeline_model.event_at(0) is not None))
     timeline = time.perf_counter() - t1
-    from sessionscope.gui.startup import resident_mb
+    from sessionscope.gui.window.startup import resident_mb
     shown_rss = resident_mb() or 0.0  # (the store was made by another process: this one holds what the app's would)
     reader, reader_busy, reader_stall = _reader(w, wait_until)
 
@@ -243,7 +243,8 @@ def live_states(db: str, work: str) -> dict:
     them; `sessionscope status` whole process (the watched places rescanned first)."""
     import statistics
 
-    from sessionscope import live, open_store
+    from sessionscope import open_store
+    from sessionscope.live import states as live
     payload = json.dumps({"session_id": "bench-session", "transcript_path": "/tmp/x.jsonl", "cwd": "/work/app",
                           "hook_event_name": "PreToolUse", "tool_name": "Bash",
                           "tool_input": {"command": "pytest -q tests/model", "description": "run the tests"}}).encode()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sessionscope.demo import build_demo
 from sessionscope.sources.claude_code import import_paths
+from sessionscope.store.demo import build_demo
 from tests.sources.claude_factory import Transcript
 
 

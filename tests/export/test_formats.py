@@ -218,7 +218,7 @@ def test_what_an_export_killed_mid_write_leaves_is_removed_by_the_next_one(store
     import sys
     import textwrap
 
-    from sessionscope import partfiles
+    from sessionscope.store import partfiles
     from tests.conftest import REPO
     sid = store.open_session(title="killed").id
     for i in range(50):

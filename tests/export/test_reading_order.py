@@ -18,8 +18,8 @@ from sessionscope.export.render import NOT_CARDS, describe, empty_reply, shown, 
 def _reader_sequence(store, sid: str) -> list[str]:
     """The event ids the reader shows for a session's head branch, card by card (every subagent run opened),
     a tool card's results right after its call; the kinds a full export shows."""
-    from sessionscope.gui.branch_pane import HIDDEN_KINDS
-    from sessionscope.gui.reader_cards import build
+    from sessionscope.gui.reader.branch_pane import HIDDEN_KINDS
+    from sessionscope.gui.reader.reader_cards import build
     outline = store.branch_outline(sid, None, HIDDEN_KINDS, include_subagents=True)
     ids, kinds, side = outline.ids, outline.kinds, outline.sidechain
     owner = store.tool_pairs(ids, kinds, side)

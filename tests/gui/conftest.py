@@ -48,7 +48,7 @@ def dialogs(monkeypatch):
 @pytest.fixture
 def demo(request, tmp_path):
     from sessionscope import open_store
-    from sessionscope.demo import build_demo
+    from sessionscope.store.demo import build_demo
 
     if getattr(request, "param", "sqlite") == "postgresql":  # the window's own tests, on a team store
         store = open_store(request.getfixturevalue("postgres_server").fresh_database(migrated=True))
@@ -61,8 +61,8 @@ def demo(request, tmp_path):
 
 @pytest.fixture
 def window(qtbot, demo):
-    from sessionscope.gui.app import make_app
-    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
 
     make_app()
     QSettings().clear()  # each test starts from the defaults, whatever the tests before it chose

@@ -27,7 +27,7 @@ def answer_tags(monkeypatch, add: str = "", remove: str = "") -> list:
     dialogs shown, for a test to look at."""
     from PySide6.QtWidgets import QDialog
 
-    from sessionscope.gui.tag_edit import TagsDialog
+    from sessionscope.gui.sessions.tag_edit import TagsDialog
     seen = []
 
     def exec_(dialog):

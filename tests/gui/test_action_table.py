@@ -1,4 +1,4 @@
-"""One action table, one rule table: every QAction of the window comes from gui/action_table.py, and the
+"""One action table, one rule table: every QAction of the window comes from gui/window/action_table.py, and the
 window and the command line refuse the same actions of the same sessions with the same words
 (sessionscope.ops.RULES, read through each session's source)."""
 
@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from sessionscope import ops
 from sessionscope.cli.main import main
-from sessionscope.gui.action_table import BY_ID, CONTEXTS, MENUS, SUBMENUS, TABLE
+from sessionscope.gui.window.action_table import BY_ID, CONTEXTS, MENUS, SUBMENUS, TABLE
 from sessionscope.sources.claude_code import import_paths
 from tests.sources.test_claude_fidelity import tool_loop
 

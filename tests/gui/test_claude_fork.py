@@ -60,7 +60,7 @@ def test_fork_at_end_of_turn_from_the_tree(claude_window, qtbot, monkeypatch):
     window, t, ids = claude_window
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("whole turn", True))
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
-        from sessionscope.gui.action_table import BY_ID  # what the tree menu's entry does, with its node's event id
+        from sessionscope.gui.window.action_table import BY_ID  # what the tree menu's entry does, with its node's event id
         window.run_action(BY_ID["session.fork_turn"], window.context(event=ids["mid_text"]))
     ch = blocker.args[0]
     assert [u for u, _ in read_back(ch.session.id)] == [u for u, _ in original_up_to(t.session_id, ids["reply"])]

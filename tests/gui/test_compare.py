@@ -78,7 +78,7 @@ def test_a_fork_alone_compares_with_its_origin_and_the_tree_offers_it(window, qt
 
 
 def test_a_claude_code_fork_parts_where_its_copies_end(store, tmp_path):
-    from sessionscope.compare import compare
+    from sessionscope.history.compare import compare
     from sessionscope.sources.claude_code import import_paths
 
     origin = Transcript(cwd="/work/app")

@@ -12,7 +12,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from sessionscope import ops
-from sessionscope.gui.continue_dialog import ContinueDialog
+from sessionscope.gui.dialogs.continue_dialog import ContinueDialog
 from sessionscope.sources.claude_code import import_paths
 from sessionscope.sources.claude_code.actions import project_dir_name
 from tests.gui.pages import choose_first_reply

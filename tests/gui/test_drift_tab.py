@@ -7,7 +7,7 @@ from tests.sources.codex_factory import Rollout
 
 
 def test_the_formats_tab_lists_drift_by_tool_and_version(qtbot, store, tmp_path):
-    from sessionscope.gui.problems_dialog import ProblemsDialog
+    from sessionscope.gui.dialogs.problems_dialog import ProblemsDialog
 
     r = Rollout("019b0000-0000-7000-8000-0000000000e1")
     r.lines[0]["payload"]["cli_version"] = "0.999.0"

@@ -13,7 +13,7 @@ from tests.gui.test_window import _select
 @pytest.fixture
 def opened(monkeypatch):
     """Dialogs the window opens with exec() are shown instead (exec would block) and collected."""
-    from sessionscope.gui.export_dialog import ExportDialog
+    from sessionscope.gui.dialogs.export_dialog import ExportDialog
 
     dialogs = []
 
@@ -124,7 +124,7 @@ def test_export_the_branch_to_the_selected_event(window, qtbot, opened, tmp_path
 
 
 def test_search_dialog_exports_its_sessions(window, qtbot, opened):
-    from sessionscope.gui.search_dialog import SearchDialog
+    from sessionscope.gui.dialogs.search_dialog import SearchDialog
 
     dialog = SearchDialog(window.store, window)
     qtbot.addWidget(dialog)

@@ -24,8 +24,8 @@ def _big_home(home):
 
 def test_sessions_appear_while_the_import_runs(qtbot, tmp_path):
     from sessionscope import open_store
-    from sessionscope.gui.app import make_app
-    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
 
     home = tmp_path / "projects"
     _big_home(home)
@@ -59,8 +59,8 @@ def test_a_tick_lists_again_only_when_the_import_committed(qtbot, tmp_path):
     """A rescan that finds nothing new commits nothing: its ticks do not read a list of thousands again (each
     read ~0.5 s of a worker, which a session clicked meanwhile waited behind)."""
     from sessionscope import open_store
-    from sessionscope.gui.app import make_app
-    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
 
     make_app()
     store = open_store(tmp_path / "s.db")

@@ -30,7 +30,7 @@ def test_each_pane_hides_and_comes_back_and_the_next_window_remembers(window, qt
     assert _shown(window) | {"reader": None} == {"sidebar": True, "list": False, "tree": False, "toolbar": True,
                                                  "reader": None}
     assert window.branch.isVisible() and window.branch.width() > 0
-    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.gui.window.main_window import MainWindow
     again = MainWindow()  # what the next start shows
     qtbot.addWidget(again)
     again.show()
@@ -48,7 +48,7 @@ def test_reading_mode_shows_the_conversation_alone_and_gives_the_panes_back(wind
     a["view.reading"].trigger()
     assert _shown(window) == {"sidebar": False, "list": False, "tree": False, "toolbar": False, "reader": True}
     assert window.branch.timeline_label.isVisible() and window.branch.find_edit.isVisible()  # the slim header
-    from sessionscope.gui.session_model import badge
+    from sessionscope.gui.sessions.session_model import badge
     s = window.session
     window.branch.show_branch(s.head_event_id, None)  # (shown again with the list hidden: priced all the same)
     qtbot.waitUntil(lambda: "$" in window.branch.timeline_label.text(), timeout=5000)
@@ -81,7 +81,7 @@ def test_the_readers_type_grows_and_shrinks_and_its_column_has_a_measure(window,
     assert reader.font().pointSizeF() >= 6  # clamped, never unreadable
     a["view.zoom_reset"].trigger()
     # a wide window centres a column of at most MEASURE characters instead of stretching the prose
-    from sessionscope.gui.reader_view import MEASURE
+    from sessionscope.gui.reader.reader_view import MEASURE
     a["view.reading"].trigger()
     window.resize(2400, 900)
     qtbot.waitUntil(lambda: reader.viewport().width() > 2000)
@@ -94,7 +94,7 @@ def test_the_readers_type_grows_and_shrinks_and_its_column_has_a_measure(window,
 
 
 def test_the_list_narrows_to_a_column_of_titles(window, qtbot):
-    from sessionscope.gui.session_model import COLUMNS
+    from sessionscope.gui.sessions.session_model import COLUMNS
     a, view = window.qactions, window.sessions.view
     window.resize(1600, 900)
     qtbot.waitUntil(lambda: window.sessions.width() > 400, timeout=5000)
@@ -104,7 +104,7 @@ def test_the_list_narrows_to_a_column_of_titles(window, qtbot):
     qtbot.waitUntil(lambda: window.sessions.width() <= 320, timeout=5000)
     assert QSettings().value("layout/narrow", type=bool) is True
     # two lines a row: the title, and under it the project, the last activity, the events and the cost
-    from sessionscope.gui.title_delegate import TwoLineTitle
+    from sessionscope.gui.sessions.title_delegate import TwoLineTitle
     assert isinstance(view.itemDelegateForColumn(0), TwoLineTitle)
     assert view.rowHeight(0) >= 2 * view.fontMetrics().height()
     image = view.viewport().grab()  # painted without error, the first row's two lines drawn
@@ -132,7 +132,7 @@ def test_in_reading_mode_the_tree_floats_over_the_conversation(window, qtbot):
 
 
 def test_two_line_rows_in_the_wide_list_too(window, qtbot):
-    from sessionscope.gui.title_delegate import TwoLineTitle
+    from sessionscope.gui.sessions.title_delegate import TwoLineTitle
     a, view = window.qactions, window.sessions.view
     # by default: the title, and under it its project, last activity, events and cost
     assert a["view.two_lines"].isChecked() and not view.isColumnHidden(1)

@@ -7,7 +7,7 @@ import datetime as dt
 
 
 def test_relative_times():
-    from sessionscope.gui.session_model import ago, when
+    from sessionscope.gui.sessions.session_model import ago, when
     now = dt.datetime(2026, 11, 23, 15, 0).timestamp()
     assert [ago(now - s, now) for s in (5, 240, 3 * 3600)] == ["just now", "4 min ago", "3 h ago"]
     assert ago(now - 20 * 3600, now) == "20 h ago" and ago(now - 30 * 3600, now) == "yesterday"
@@ -16,7 +16,7 @@ def test_relative_times():
 
 
 def test_projects_sharing_a_name_show_their_parent():
-    from sessionscope.gui.session_model import project_labels
+    from sessionscope.gui.sessions.session_model import project_labels
     labels = project_labels(["/home/alice/project", "/home/bob/project", "/work/api", "", "/srv/bob/project/"])
     assert labels == {"/home/alice/project": "alice/project", "/home/bob/project": "bob/project",
                       "/work/api": "api", "/srv/bob/project/": "bob/project"}
@@ -25,7 +25,7 @@ def test_projects_sharing_a_name_show_their_parent():
 def test_the_list_shows_them(window, qtbot):
     from PySide6.QtCore import Qt
 
-    from sessionscope.gui.session_model import COLUMNS
+    from sessionscope.gui.sessions.session_model import COLUMNS
     col = {key: i for i, (key, *_r) in enumerate(COLUMNS)}
     m = window.sessions.model
     import re
@@ -39,7 +39,7 @@ def test_the_sidebar_lists_people_on_a_store_several_import_into(window, qtbot):
     in (a team store), People lists both and picking one filters the list."""
     import sqlalchemy as sa
 
-    from sessionscope.schema import SESSION
+    from sessionscope.store.schema import SESSION
 
     def labels():
         return [window.sidebar.topLevelItem(i).text(0) for i in range(window.sidebar.topLevelItemCount())]
@@ -64,7 +64,7 @@ def test_a_paged_table_fits_its_columns_to_the_first_page_read_and_to_marks(qtbo
     every row does."""
     from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
-    from sessionscope.gui.tables import fit_columns, table
+    from sessionscope.gui.window.tables import fit_columns, table
 
     class Paged(QAbstractTableModel):
         def __init__(self):

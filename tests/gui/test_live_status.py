@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from sessionscope.gui.session_model import COLUMNS
+from sessionscope.gui.sessions.session_model import COLUMNS
 
 
 def test_the_list_says_which_session_works_and_why(window, qtbot):

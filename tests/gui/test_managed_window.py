@@ -35,7 +35,7 @@ def _select(window, qtbot, sid):
 
 
 def test_pulled_sessions_show_status_usage_and_resources(window, qtbot, workspace):
-    from sessionscope.gui.session_model import COLUMNS
+    from sessionscope.gui.sessions.session_model import COLUMNS
     ws, ids = workspace
     _select(window, qtbot, ids["idle"])
     row = window.sessions.model.row_of(ids["idle"])
@@ -111,8 +111,8 @@ def test_delete_goes_to_anthropic_first_and_keeps_the_copy(window, qtbot, worksp
 
 
 def test_settings_add_a_workspace_and_stop_pulling_it(qtbot, store, monkeypatch):
-    from sessionscope.gui.managed_panel import WorkspaceDialog
-    from sessionscope.gui.settings_dialog import SettingsDialog
+    from sessionscope.gui.dialogs.settings_dialog import SettingsDialog
+    from sessionscope.gui.views.managed_panel import WorkspaceDialog
     from sessionscope.sources.managed_agents import importer
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
@@ -137,8 +137,8 @@ def test_settings_add_a_workspace_and_stop_pulling_it(qtbot, store, monkeypatch)
 def test_settings_lists_openai_projects_beside_anthropic_workspaces(qtbot, store, monkeypatch):
     """Each source behind an API has its own box; OpenAI's asks for a project, with OpenAI's placeholders."""
     pytest.importorskip("openai")
-    from sessionscope.gui.managed_panel import WorkspaceDialog
-    from sessionscope.gui.settings_dialog import SettingsDialog
+    from sessionscope.gui.dialogs.settings_dialog import SettingsDialog
+    from sessionscope.gui.views.managed_panel import WorkspaceDialog
     from sessionscope.sources import api_workspaces
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-test")

@@ -7,8 +7,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from sessionscope.gui.session_model import COLUMNS
-from sessionscope.gui.tag_edit import TagCompleter, tag_line
+from sessionscope.gui.sessions.session_model import COLUMNS
+from sessionscope.gui.sessions.tag_edit import TagCompleter, tag_line
 from tests.gui.pages import answer_tags
 
 TAGS = next(i for i, c in enumerate(COLUMNS) if c[0] == "tags")
@@ -76,7 +76,7 @@ def test_star_and_tags_on_a_selection_each_audited_and_the_sidebar_counts_them(w
 def test_a_batch_long_enough_to_show_its_progress_ends_and_closes_it(window, qtbot, monkeypatch):
     from PySide6.QtWidgets import QApplication, QProgressDialog
 
-    from sessionscope.gui import batch_actions
+    from sessionscope.gui.sessions import batch_actions
     monkeypatch.setattr(batch_actions, "SHOW_AFTER_MS", 0)  # shown at once, as a slow batch's is
     chosen = _select_rows(window, qtbot, THREE)
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=10000):
@@ -134,7 +134,7 @@ def test_the_tags_cell_is_typed_in_with_completion(window, qtbot):
 
 
 def test_a_typed_line_becomes_tags_each_once():
-    from sessionscope.gui.tag_edit import split
+    from sessionscope.gui.sessions.tag_edit import split
     assert split(" a, b ,, a,  c ") == ["a", "b", "c"]
     edit = tag_line(["review", "ui"], "x, re")
     c = edit.completer()

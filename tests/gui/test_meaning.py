@@ -9,8 +9,9 @@ from PySide6.QtWidgets import QDialog
 
 pytest.importorskip("model2vec")
 
-from sessionscope import ops, semantic  # noqa: E402
-from sessionscope.gui.settings_dialog import SettingsDialog  # noqa: E402
+from sessionscope import ops  # noqa: E402
+from sessionscope.gui.dialogs.settings_dialog import SettingsDialog  # noqa: E402
+from sessionscope.recall import semantic
 from tests.semantic_model import build  # noqa: E402
 
 
@@ -52,7 +53,7 @@ def test_turned_on_in_settings_it_embeds_in_the_background_and_search_finds_by_m
     qtbot.waitUntil(lambda: "texts embedded" in window.statusBar().currentMessage(), timeout=5000)
     assert not window.embeds.bar.isVisible()
 
-    from sessionscope.gui.search_dialog import SearchDialog
+    from sessionscope.gui.dialogs.search_dialog import SearchDialog
     search = SearchDialog(store, window)
     qtbot.addWidget(search)
     search.run("memoization")
@@ -76,7 +77,7 @@ def test_turned_on_in_settings_it_embeds_in_the_background_and_search_finds_by_m
 
 
 def test_sessions_like_this_one(window, qtbot, model):
-    from sessionscope.gui.similar_dialog import SimilarDialog
+    from sessionscope.gui.dialogs.similar_dialog import SimilarDialog
     store = window.store
     a, b, c = _topic_sessions(store)
     off = SimilarDialog(store, store.session(a.id), window)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from sessionscope.gui.session_model import SessionTableModel
-from sessionscope.gui.timeline_model import PAGE, TimelineModel
-from sessionscope.gui.tree_view import BranchTreeModel
+from sessionscope.gui.reader.timeline_model import PAGE, TimelineModel
+from sessionscope.gui.reader.tree_view import BranchTreeModel
+from sessionscope.gui.sessions.session_model import SessionTableModel
 from tests.gui.pages import loaded
 
 
 def test_session_model(qtbot, qtmodeltester, demo):
-    from sessionscope.gui.session_model import COLUMNS
+    from sessionscope.gui.sessions.session_model import COLUMNS
     store, ids = demo
     model = SessionTableModel()
     with qtbot.waitSignal(model.sig_loaded, timeout=10000):
@@ -33,7 +33,7 @@ def test_session_model_answers_each_role_of_each_cell(qtbot, demo):
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QColor
 
-    from sessionscope.gui.session_model import COLUMNS, ago, badge, tokens_text
+    from sessionscope.gui.sessions.session_model import COLUMNS, ago, badge, tokens_text
     store, _ids = demo
     model = SessionTableModel()
     with qtbot.waitSignal(model.sig_loaded, timeout=10000):
@@ -141,7 +141,7 @@ def _folded_pairs(model, store, qtbot):
 
 def test_parallel_calls_fold_the_output_that_answers_them(qtbot, store, tmp_path):
     """Claude Code writes call, call, result, result (the results in any order): each call folds its own."""
-    from sessionscope import pairing
+    from sessionscope.history import pairing
     from sessionscope.sources.claude_code import import_paths
     from tests.sources.claude_factory import parallel_calls
     t = parallel_calls()
@@ -163,7 +163,7 @@ def test_parallel_calls_fold_the_output_that_answers_them(qtbot, store, tmp_path
 def test_generated_sessions_fold_each_result_under_its_own_call(qtbot, store, tmp_path):
     """The same check as on the corpus, on a generated home (parallel calls, results in any order), so it
     runs wherever the tests run."""
-    from sessionscope import pairing
+    from sessionscope.history import pairing
     from sessionscope.sources import importing
     from tests.benchmarks.generate import generate
     generate(tmp_path / "projects", 2_000_000, seed=3)
@@ -182,7 +182,7 @@ def test_generated_sessions_fold_each_result_under_its_own_call(qtbot, store, tm
 
 def test_corpus_sessions_fold_each_result_under_its_own_call(qtbot, corpus, store):
     """On real sessions with parallel calls: every folded result's id is its call's id."""
-    from sessionscope import pairing
+    from sessionscope.history import pairing
     from sessionscope.sources import importing
     folder = corpus / "claude-code"
     if not folder.is_dir():

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import QSettings, QTime
 from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton
 
-from sessionscope.gui.notifier import Rules
+from sessionscope.gui.jobs.notifier import Rules
 from sessionscope.sources.importing import import_paths
 from tests.sources.claude_factory import Transcript
 
@@ -121,7 +121,7 @@ def test_a_session_that_starts_waiting_is_notified_under_the_rules(window, qtbot
 
 
 def test_the_rules_are_set_in_settings(window, qtbot):
-    from sessionscope.gui.settings_dialog import SettingsDialog
+    from sessionscope.gui.dialogs.settings_dialog import SettingsDialog
     dialog = SettingsDialog(window.store, window)
     box = dialog.notifications
     assert box.enabled.isChecked() and all(b.isChecked() for b in box.states.values())
@@ -140,7 +140,7 @@ def test_the_rules_are_set_in_settings(window, qtbot):
 def test_the_hooks_are_installed_and_removed_from_settings(window, qtbot, tmp_path, monkeypatch):
     import json
 
-    from sessionscope.gui.settings_dialog import SettingsDialog
+    from sessionscope.gui.dialogs.settings_dialog import SettingsDialog
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
     (home / ".claude" / "settings.json").write_text(json.dumps({"model": "opus"}))

@@ -60,7 +60,7 @@ def test_an_event_is_pinned_from_the_tree_and_from_a_search_result(window, qtbot
     from PySide6.QtCore import QPoint
     from PySide6.QtWidgets import QApplication
 
-    from sessionscope.gui.search_dialog import SearchDialog
+    from sessionscope.gui.dialogs.search_dialog import SearchDialog
     store, s = window.store, window.session
     model = window.branch.tree.tree_model
     qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=10000)

@@ -17,7 +17,7 @@ def _contrast(a: str, b: str) -> float:
 
 
 def test_kind_colours_meet_wcag_aa_on_light_and_dark_rows(qapp):
-    from sessionscope.gui.timeline_model import KIND_COLORS, KIND_COLORS_DARK
+    from sessionscope.gui.reader.timeline_model import KIND_COLORS, KIND_COLORS_DARK
     for colours, rows in ((KIND_COLORS, ("#ffffff", "#f7f7f7")), (KIND_COLORS_DARK, ("#2b2b2b", "#353535"))):
         for kind, colour in colours.items():
             for row in rows:
@@ -27,9 +27,9 @@ def test_kind_colours_meet_wcag_aa_on_light_and_dark_rows(qapp):
 def test_code_follows_the_palette_and_ansi_codes_are_not_text(qapp):
     from PySide6.QtGui import QColor, QPalette
 
-    from sessionscope.gui.detail_view import code_html, event_html
-    from sessionscope.gui.timeline_model import first_line
-    from sessionscope.read_models import EventView
+    from sessionscope.gui.reader.detail_view import code_html, event_html
+    from sessionscope.gui.reader.timeline_model import first_line
+    from sessionscope.history.read_models import EventView
 
     assert first_line("\x1b[31mFAILED\x1b[0m tests/test_app.py \x1b]0;title\x07done") == "FAILED tests/test_app.py done"
     light = code_html('{"a": 1}')
@@ -79,7 +79,7 @@ def test_toolbar_buttons_are_labelled_and_shortcuts_are_listed(window, qtbot):
 
 
 def test_slash_commands_read_as_typed(qapp):
-    from sessionscope.gui.timeline_model import first_line, readable
+    from sessionscope.gui.reader.timeline_model import first_line, readable
     assert first_line("<command-message>model</command-message>\n<command-name>/model</command-name>\n"
                       "<command-args>opus</command-args>") == "/model opus"
     assert readable("<bash-input>git status</bash-input>") == "! git status"
@@ -107,7 +107,7 @@ def test_the_window_says_when_others_can_read_the_store(window):
     import os
     from pathlib import Path
 
-    from sessionscope.locations import sqlite_path
+    from sessionscope.store.locations import sqlite_path
     path = Path(sqlite_path(window.store.url))
     os.chmod(path, 0o644)
     window.set_store(window.store, first_run=False)

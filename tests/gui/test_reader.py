@@ -221,7 +221,7 @@ def test_the_choice_of_reader_is_remembered(window):
 
 
 def test_the_dark_theme_redraws_the_cards_in_dark_colours(reader, qapp):
-    from sessionscope.gui import theme
+    from sessionscope.gui.window import theme
     _window, r, _t = reader
     light = r.doc(0).toHtml()
     try:
@@ -236,8 +236,8 @@ def test_the_dark_theme_redraws_the_cards_in_dark_colours(reader, qapp):
 
 
 def test_a_shell_lines_output_reads_as_output_not_prose(qapp):
-    from sessionscope.gui.reader_cards import _body
-    from sessionscope.gui.timeline_model import command_output
+    from sessionscope.gui.reader.reader_cards import _body
+    from sessionscope.gui.reader.timeline_model import command_output
     text = "<bash-stdout>===== 3 passed =====\n# not a heading</bash-stdout><bash-stderr></bash-stderr>"
     assert command_output(text) == "===== 3 passed =====\n# not a heading"
     assert command_output("say <bash-stdout>x</bash-stdout> inline") is None
@@ -288,11 +288,11 @@ def test_a_plan_reads_as_the_plan_and_a_diff_names_an_absolute_path_once(qapp):
     edit of an absolute path has the headers git writes (a/Users/…, not a//Users/…)."""
     import orjson
 
-    from sessionscope import cards
     from sessionscope.export.render import describe
-    from sessionscope.gui.reader_cards import Card, card_html
-    from sessionscope.gui.reader_view import COLORS
-    from sessionscope.read_models import EventView
+    from sessionscope.gui.reader.reader_cards import Card, card_html
+    from sessionscope.gui.reader.reader_view import COLORS
+    from sessionscope.history import cards
+    from sessionscope.history.read_models import EventView
 
     def event(eid, kind, payload, text=""):
         return EventView(id=eid, session_id="s", parent_id=None, seq=1, depth=0, ts=1.7e9, kind=kind, role="assistant",
@@ -322,8 +322,8 @@ def test_editor_context_in_a_prompt_reads_as_chips_not_tags(qapp):
     import orjson
 
     from sessionscope.export.render import describe
-    from sessionscope.gui.reader_cards import _body
-    from sessionscope.read_models import EventView
+    from sessionscope.gui.reader.reader_cards import _body
+    from sessionscope.history.read_models import EventView
     text = ("<ide_opened_file>The user opened the file /Users/me/app/src/a.py in the IDE. This may or may not be "
             "related to the current task.</ide_opened_file><ide_selection>The user selected the lines 3 to 9 from "
             "/Users/me/app/b.py:\ndef b(): ...\n</ide_selection>\n<system-reminder>Do not edit c.py</system-reminder>"
@@ -340,7 +340,7 @@ def test_editor_context_in_a_prompt_reads_as_chips_not_tags(qapp):
 
 
 def test_the_timeline_and_the_tree_say_a_tool_call_as_the_reader_does(reader, qtbot):
-    from sessionscope.tree import TreeInput, _label
+    from sessionscope.history.tree import TreeInput, _label
     window, _r, _t = reader
     model = window.branch.timeline_model
     loaded_rows = [model.index(i, 3).data() for i in range(model.rowCount()) if model.event_at(i) is not None]

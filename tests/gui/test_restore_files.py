@@ -70,7 +70,7 @@ def test_restore_code_to_here_and_undo(checkpoint_window, qtbot, monkeypatch):
         seen["diff"] = dialog.diff.toPlainText()
         seen["intro"] = dialog.findChildren(QLabel)[0].text()
         return QDialog.DialogCode.Accepted
-    from sessionscope.gui.restore_dialog import RestoreDialog
+    from sessionscope.gui.dialogs.restore_dialog import RestoreDialog
     monkeypatch.setattr(RestoreDialog, "exec", accept)
     prompt = window.store.event(home.prompts["p1"])
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=10000):
@@ -90,7 +90,7 @@ def test_restore_code_and_conversation(checkpoint_window, qtbot, monkeypatch):
     window, home = checkpoint_window
     reply = next(e for e in window.store.events(home.t.session_id) if e.text == "edited them all")
     _select(window, qtbot, reply.id)
-    from sessionscope.gui.restore_dialog import RestoreDialog
+    from sessionscope.gui.dialogs.restore_dialog import RestoreDialog
     monkeypatch.setattr(RestoreDialog, "exec", lambda d: QDialog.DialogCode.Accepted)
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
         window.qactions["session.restore_all"].trigger()

@@ -32,9 +32,9 @@ def test_startup_times_says_when_the_window_painted_and_listed_the_store(tmp_pat
 
 def test_the_first_page_is_listed_before_the_store_opens_and_a_click_waits_for_it(qtbot, tmp_path):
     from sessionscope import open_store, ops
-    from sessionscope.gui.app import make_app
-    from sessionscope.gui.main_window import MainWindow
-    from sessionscope.gui.session_model import COLUMNS
+    from sessionscope.gui.sessions.session_model import COLUMNS
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
     path = tmp_path / "s.db"
     with open_store(path) as store:
         ids = [store.open_session(title=f"session {i}").id for i in range(3)]
@@ -64,9 +64,9 @@ def test_a_new_window_lists_the_newest_activity_first(qtbot, tmp_path):
     import time as _time
 
     from sessionscope import open_store
-    from sessionscope.gui.app import make_app
-    from sessionscope.gui.main_window import MainWindow
-    from sessionscope.gui.session_model import COLUMNS
+    from sessionscope.gui.sessions.session_model import COLUMNS
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
     store = open_store(tmp_path / "s.db")
     old = store.open_session(title="older, more tokens").id
     store.append(old, "message", role="assistant", text="a long answer", tokens_in=90_000, tokens_out=9_000)
@@ -86,7 +86,7 @@ def test_a_new_window_lists_the_newest_activity_first(qtbot, tmp_path):
 
 
 def test_the_window_paints_before_sqlalchemy_is_imported():
-    script = ("import sys\nfrom sessionscope.gui.app import make_app, MainWindow\nmake_app()\nw = MainWindow()\n"
+    script = ("import sys\nfrom sessionscope.gui.window.app import make_app, MainWindow\nmake_app()\nw = MainWindow()\n"
               "w.show()\nprint(sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'sqlmodel')))")
     run = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QDialog
 
 pytest.importorskip("anthropic")
 
-from sessionscope.gui.summarize_dialog import SummarizeDialog  # noqa: E402
+from sessionscope.gui.dialogs.summarize_dialog import SummarizeDialog  # noqa: E402
 from tests.managed.api_server import KEY, Workspace, serve  # noqa: E402
 
 

@@ -103,7 +103,7 @@ def test_waiting_sessions_get_a_yes_or_no_and_the_session_tab_says_so(window, qt
     qtbot.waitUntil(lambda: window.session is not None and window.session.id == pay, timeout=10000)
     action = window.qactions["session.share"]
     assert action.isEnabled() and action.isChecked()
-    from sessionscope.gui.session_info import session_html
+    from sessionscope.gui.reader.session_info import session_html
     assert "goes to the team store at each sync" in session_html(store.session(pay))
 
 
@@ -115,7 +115,7 @@ def test_sync_now_without_a_team_store_opens_the_dialog(window, qtbot):
 
 
 def test_a_team_copy_says_where_it_came_from(tmp_path):
-    from sessionscope.gui.session_info import session_html
+    from sessionscope.gui.reader.session_info import session_html
 
     local = open_store(tmp_path / "laptop.db")
     sid, _ = _sessions(local)
@@ -125,7 +125,7 @@ def test_a_team_copy_says_where_it_came_from(tmp_path):
     with open_store(tmp_path / "team.db") as team:
         page = session_html(team.session(sid))
         # a copy runs nowhere here: never "waiting for you" in the team store, whatever its last line
-        from sessionscope import live
+        from sessionscope.live import states as live
         state = live.states(team, procs=None)[sid]
     assert "Synced from" in page and "secret(s) redacted before it left" in page
     assert "goes to the team store" not in page  # (it is the team's copy, not a session to push)

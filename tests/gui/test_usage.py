@@ -87,8 +87,8 @@ def test_usage_splits_tokens_by_kind_and_prices_them(usage_store):
 
 
 def test_usage_is_cached_until_the_session_grows(usage_store, tmp_path):
-    from sessionscope.schema import USAGE_CACHE
     from sessionscope.sources.claude_code import import_paths
+    from sessionscope.store.schema import USAGE_CACHE
     store, a, _b = usage_store
     store.usage()
     with store.reader() as conn:
@@ -105,7 +105,7 @@ def test_usage_is_cached_until_the_session_grows(usage_store, tmp_path):
 
 
 def test_an_unknown_model_has_no_cost_and_says_so(store):
-    from sessionscope.ingest import NewEvent, SessionInfo, ingest
+    from sessionscope.store.ingest import NewEvent, SessionInfo, ingest
     sid = store.open_session(title="local model").id
     payload = orjson.dumps({"message": {"model": "my-own-llama", "usage": {"input_tokens": 500}}}).decode()
     store.write(lambda conn: ingest(conn, SessionInfo(sid, 1), [
@@ -150,7 +150,7 @@ def test_the_usage_view_filters_the_list(window, qtbot, usage_store):
 
 
 def test_the_list_and_the_header_show_the_cost(window, qtbot, usage_store):
-    from sessionscope.gui.session_model import COLUMNS
+    from sessionscope.gui.sessions.session_model import COLUMNS
     store, a, b = usage_store
     window.set_store(store, first_run=False)
     qtbot.waitUntil(lambda: window.sessions.model.row_of(a.session_id) >= 0, timeout=10000)
@@ -167,7 +167,7 @@ def test_the_list_and_the_header_show_the_cost(window, qtbot, usage_store):
 
 
 def test_an_older_demo_store_is_replaced_by_one_the_usage_view_can_price(tmp_path):
-    from sessionscope.demo import demo_store
+    from sessionscope.store.demo import demo_store
     store = demo_store(tmp_path)
     store.write(lambda conn: conn.exec_driver_sql("DELETE FROM setting WHERE key = 'demo_version'"))
     store.write(lambda conn: conn.exec_driver_sql("UPDATE session SET model = ''"))  # as the first demo was
@@ -185,7 +185,7 @@ def test_the_usage_view_answers_at_a_glance_and_remembers_its_range(window, qtbo
     sources by cost; bars per month; the range and the choices kept for the next time it opens."""
     from PySide6.QtCore import Qt
 
-    from sessionscope.gui.usage_view import UsageView, money
+    from sessionscope.gui.views.usage_view import UsageView, money
     store, a, b = usage_store
     window.set_store(store, first_run=False)
     window.qactions["view.usage"].trigger()
@@ -193,7 +193,7 @@ def test_the_usage_view_answers_at_a_glance_and_remembers_its_range(window, qtbo
     qtbot.waitUntil(lambda: u.report is not None and u.top.rowCount() == 2, timeout=10000)
     r = u.report
     assert u.cards["sessions"].text() == "2" and u.cards["cache"].text() == "62%"
-    from sessionscope.gui.session_model import tokens_text
+    from sessionscope.gui.sessions.session_model import tokens_text
     assert u.cards["spend"].text() == money(r.total_cost) and u.cards["tokens"].text() == tokens_text(sum(r.totals))
     projects = [u.tops["project"].item(i).data(Qt.ItemDataRole.UserRole) for i in range(u.tops["project"].count())]
     assert projects == [n for n, _c in r.top["project"]]
@@ -224,7 +224,7 @@ def test_a_custom_range_is_the_days_between_two_dates_and_is_remembered(window, 
 
     from PySide6.QtCore import QDate
 
-    from sessionscope.gui.usage_view import UsageView
+    from sessionscope.gui.views.usage_view import UsageView
     store, a, b = usage_store
     window.set_store(store, first_run=False)
     window.qactions["view.usage"].trigger()

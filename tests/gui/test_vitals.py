@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt, QUrl
 
-from sessionscope.gui.session_model import COLUMNS
+from sessionscope.gui.sessions.session_model import COLUMNS
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -88,7 +88,7 @@ def test_the_headers_menu_chooses_the_columns_and_the_next_window_remembers(wind
     assert lst.view.isColumnHidden(col["turns"]) and not lst.view.isColumnHidden(col["source"])
     window.qactions["view.pane.narrow"].trigger()  # back: as chosen
     assert lst.view.isColumnHidden(col["tests"]) and not lst.view.isColumnHidden(col["turns"])
-    from sessionscope.gui.session_list import SessionListPane
+    from sessionscope.gui.sessions.session_list import SessionListPane
     again = SessionListPane(window.qactions["view.show_archived"])
     qtbot.addWidget(again)
     assert again.view.isColumnHidden(col["tests"])

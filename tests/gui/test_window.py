@@ -145,7 +145,7 @@ def test_refused_action_is_shown_not_swallowed(window, qtbot, monkeypatch):
 
 
 def test_facts_diff_dialog(window, qtbot):
-    from sessionscope.gui.facts_diff import FactsDiffDialog
+    from sessionscope.gui.views.facts_diff import FactsDiffDialog
 
     s = _select(window, qtbot, "Fix the flaky login test")
     layout = window.store.tree(s.id)
@@ -159,7 +159,7 @@ def test_facts_diff_dialog(window, qtbot):
 
 
 def test_search_opens_the_hit(window, qtbot):
-    from sessionscope.gui.search_dialog import SearchDialog
+    from sessionscope.gui.dialogs.search_dialog import SearchDialog
 
     dialog = SearchDialog(window.store, window)
     qtbot.addWidget(dialog)
@@ -185,8 +185,8 @@ def test_search_opens_the_hit(window, qtbot):
 
 def test_empty_store_offers_scan_and_demo(qtbot, tmp_path):
     from sessionscope import open_store
-    from sessionscope.gui.app import make_app
-    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
 
     make_app()
     w = MainWindow()
@@ -203,8 +203,8 @@ def test_empty_store_offers_scan_and_demo(qtbot, tmp_path):
 
 def test_import_with_progress_then_watch_follows_new_lines(qtbot, tmp_path):
     from sessionscope import open_store
-    from sessionscope.gui.app import make_app
-    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
     from tests.sources.claude_factory import Transcript
 
     make_app()
@@ -263,8 +263,8 @@ def test_screenshot_of_an_empty_store_waits_for_the_store(tmp_path):
 
 def test_first_run_imports_the_default_places(qtbot, tmp_path, monkeypatch):
     from sessionscope import open_store
-    from sessionscope.gui.app import make_app
-    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
     from tests.sources.claude_factory import Transcript
 
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
@@ -286,8 +286,8 @@ def test_a_store_with_sessions_looks_for_new_places_after_its_list_shows(qtbot, 
     """The start-up chores (a tool's places never imported, the daily backup) wait until the list has been shown
     a moment, so the first session clicked is not read behind them; they still run."""
     from sessionscope import open_store
-    from sessionscope.gui.app import make_app
-    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
     from tests.sources.claude_factory import Transcript
 
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
@@ -316,7 +316,7 @@ def test_import_runs_in_a_child_process_and_can_be_cancelled(qtbot, tmp_path):
     import gc
 
     from sessionscope import open_store
-    from sessionscope.gui.jobs import ImportJob
+    from sessionscope.gui.jobs.progress import ImportJob
     from tests.benchmarks.generate import generate
 
     generate(tmp_path / "projects", 8_000_000, seed=5)
@@ -398,7 +398,7 @@ def test_facts_of_an_event_whose_session_was_deleted_meanwhile_are_dropped(windo
     qtbot.waitUntil(lambda: window.branch.detail.current_event is not None, timeout=5000)
     e = window.branch.detail.current_event
     store = window.store
-    from sessionscope.schema import EVENT
+    from sessionscope.store.schema import EVENT
     # the event vanishes, as a purge in another process would remove it
     store.write(lambda conn: conn.execute(EVENT.delete().where(EVENT.c.id == e.id)))
     window.branch.detail.show_event(store, e)
@@ -450,7 +450,7 @@ def test_the_demo_store_opens_unfiltered_and_the_users_filter_comes_back(window,
 
 
 def test_facts_here_name_files_from_the_sessions_folder(window, qtbot, tmp_path):
-    from sessionscope.gui.detail_view import fact_label
+    from sessionscope.gui.reader.detail_view import fact_label
     from sessionscope.sources.claude_code import import_paths
     from tests.sources.claude_factory import Transcript
     assert fact_label("file:/work/app/src/a.py", "/work/app") == "file:src/a.py"
@@ -482,8 +482,8 @@ def test_a_session_with_no_branch_is_shown_and_said_ready(qtbot, tmp_path):
     """A session with nothing on a branch (in the corpus: a file of one checkpoint line): the timeline says so and
     the pane says it is ready (`--screenshot` waited for ever when such a session came first in the list)."""
     from sessionscope import open_store
-    from sessionscope.gui.app import make_app
-    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
     store = open_store(tmp_path / "s.db")
     empty = store.open_session(title="nothing yet").id
     make_app()

@@ -31,7 +31,7 @@ def test_the_tree_menu_offers_the_registry_actions_as_they_apply(window, qtbot, 
 def test_the_tree_from_the_keyboard_and_a_fork_node_opens_the_fork(window, qtbot):
     from PySide6.QtCore import Qt
 
-    from sessionscope.gui.session_model import lineage, lineage_icon
+    from sessionscope.gui.sessions.session_model import lineage, lineage_icon
     s = _select(window, qtbot, "Fix the flaky login test")
     qtbot.waitUntil(lambda: window.branch.tree.tree_model.rowCount() > 0, timeout=5000)
     nodes = window.branch.tree.tree_model.layout_.nodes
@@ -57,7 +57,7 @@ def test_the_tree_from_the_keyboard_and_a_fork_node_opens_the_fork(window, qtbot
 def test_a_timeline_page_that_cannot_be_read_says_so(qtbot, store, monkeypatch):
     import sqlite3
 
-    from sessionscope.gui.timeline_model import TimelineModel
+    from sessionscope.gui.reader.timeline_model import TimelineModel
     s = store.open_session()
     for i in range(5):
         store.append(s.id, "message", role="user", text=f"line {i}")
@@ -76,7 +76,7 @@ def test_a_timeline_page_that_cannot_be_read_says_so(qtbot, store, monkeypatch):
 def test_the_timeline_gets_its_share_of_the_window_at_first_start(qtbot, tmp_path):
     """No page of the session list may demand a width that squeezes the timeline (an unwrapped empty-state
     text once did: 938 px of a 1,440 px window)."""
-    from sessionscope.gui.main_window import MainWindow
+    from sessionscope.gui.window.main_window import MainWindow
     w = MainWindow()
     qtbot.addWidget(w)
     w.resize(1440, 860)
@@ -144,7 +144,7 @@ def test_deleting_the_shown_session_moves_on_without_an_error(window, qtbot, mon
 
 
 def test_import_problems_are_shown_where_the_status_bar_says(window, qtbot, monkeypatch, tmp_path):
-    from sessionscope.gui.problems_dialog import ProblemsDialog
+    from sessionscope.gui.dialogs.problems_dialog import ProblemsDialog
     from tests.sources.claude_factory import Transcript
     t = Transcript()
     t.user("hello")
@@ -205,7 +205,7 @@ def test_an_export_the_watcher_picks_up_is_a_fork_never_part_of_its_origin(windo
 
 
 def test_help_about_names_the_version_and_the_store(window, monkeypatch):
-    from sessionscope.revision import version
+    from sessionscope.store.revision import version
     said = []
     monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: said.append(text))
     window.qactions["app.about"].trigger()
@@ -233,7 +233,7 @@ def test_sessionscope_file_opens_the_window_on_it(window, qtbot, tmp_path):
 
 def test_settings_read_and_save_the_store_off_the_ui_thread(window, qtbot):
     from sessionscope.export.core import redaction_patterns
-    from sessionscope.gui.settings_dialog import SettingsDialog
+    from sessionscope.gui.dialogs.settings_dialog import SettingsDialog
     dialog = SettingsDialog(window.store, window)
     qtbot.addWidget(dialog)
     assert not dialog.ok.isEnabled()  # nothing shown yet: nothing to save over the store's settings
@@ -284,10 +284,10 @@ def test_a_bidi_override_in_a_title_is_shown_not_obeyed(window, qtbot):
 
 def test_a_damaged_store_is_said_with_what_to_do(window, qtbot, monkeypatch):
     """#29 item 18: a failure that is the store's damage is said once, naming repair (not "something failed")."""
-    from sessionscope.db import DAMAGED_ADVICE, StoreUnavailable
+    from sessionscope.store.db import DAMAGED_ADVICE, StoreUnavailable
     said = []
     monkeypatch.setattr(QMessageBox, "warning", lambda _parent, title, text, *a: said.append((title, text)))
-    from sessionscope.gui.workers import report_error  # where a worker's unhandled error goes: the window
+    from sessionscope.gui.jobs.workers import report_error  # where a worker's unhandled error goes: the window
     report_error(StoreUnavailable(DAMAGED_ADVICE.format(problem="row 7 missing from index")))
     report_error(StoreUnavailable(DAMAGED_ADVICE.format(problem="again")))
     assert len(said) == 1 and said[0][0] == "The store is damaged" and "repair" in said[0][1]
@@ -339,8 +339,8 @@ def test_a_watched_folder_can_be_removed_in_settings_and_its_sessions_stay(windo
     run's default), its sessions stay, the change is in the audit log; adding it again watches it again."""
     from PySide6.QtCore import Qt
 
-    from sessionscope.gui.import_controller import _first_run_roots
-    from sessionscope.gui.settings_dialog import SettingsDialog
+    from sessionscope.gui.dialogs.settings_dialog import SettingsDialog
+    from sessionscope.gui.jobs.import_controller import _first_run_roots
     from sessionscope.sources.importing import import_paths
     from tests.sources.claude_factory import Transcript
     t = Transcript()

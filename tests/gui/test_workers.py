@@ -5,11 +5,11 @@ from __future__ import annotations
 import threading
 import time
 
-from sessionscope.gui import workers
+from sessionscope.gui.jobs import workers
 
 
 def test_background_work_gives_way_to_what_the_user_waits_for(qtbot):
-    from sessionscope.gui.app import make_app
+    from sessionscope.gui.window.app import make_app
     make_app()
     started, release = threading.Event(), threading.Event()
     answers: list = []
@@ -40,7 +40,7 @@ def test_background_work_gives_way_to_what_the_user_waits_for(qtbot):
 
 
 def test_a_background_pass_waits_no_longer_than_it_says(qtbot):
-    from sessionscope.gui.app import make_app
+    from sessionscope.gui.window.app import make_app
     make_app()
     release, answers = threading.Event(), []
     workers.run_task(lambda: release.wait(5), answers.append, urgent=True)

@@ -14,8 +14,10 @@ import pytest
 
 pytest.importorskip("openai")
 
-from sessionscope import live, needs_you, ops, sources  # noqa: E402
+from sessionscope import ops, sources
 from sessionscope.errors import IllegalTransition  # noqa: E402
+from sessionscope.live import needs_you
+from sessionscope.live import states as live  # noqa: E402
 from sessionscope.sources.openai_hosted import location_of, sync  # noqa: E402
 from tests.conftest import REPO  # noqa: E402
 

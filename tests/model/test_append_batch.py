@@ -3,7 +3,7 @@ the same seq, parents, depths, chain, counts, head, search index and fact snapsh
 
 from __future__ import annotations
 
-from sessionscope.append import append_events
+from sessionscope.store.append import append_events
 
 
 def _shape(events):

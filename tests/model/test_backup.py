@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from alembic.script import ScriptDirectory
 
-from sessionscope import backup, open_store
+from sessionscope import open_store
 from sessionscope.errors import Refused
+from sessionscope.safety import backup
 
 
 def _filled(path, n=200):
@@ -66,10 +67,10 @@ def test_a_migration_is_preceded_by_a_backup_of_the_store_as_it_was(tmp_path):
     from alembic import command
     from alembic.config import Config
 
-    from sessionscope import db
-    from sessionscope.revision import HEAD_REVISION
+    from sessionscope.store import db
+    from sessionscope.store.revision import HEAD_REVISION
     cfg = Config()
-    cfg.set_main_option("script_location", str(Path(backup.__file__).with_name("migrations")))
+    cfg.set_main_option("script_location", str(Path(db.__file__).with_name("migrations")))
     previous = ScriptDirectory.from_config(cfg).get_revision(HEAD_REVISION).down_revision
     url = f"sqlite:///{tmp_path / 'store.db'}"
     engine = db.create_store_engine(url)
@@ -107,7 +108,7 @@ def test_restore_checks_the_backup_and_keeps_the_store_as_it_was(tmp_path):
 
 def test_a_backup_that_fails_leaves_no_partial_file_nor_journal(tmp_path, monkeypatch):
     """#58 item 19: a backup that failed on a full disk left a `.part-journal` that nothing cleaned."""
-    from sessionscope import backup
+    from sessionscope.safety import backup
     store = open_store(tmp_path / "s.db")
     store.open_session(title="kept")
     store.close()

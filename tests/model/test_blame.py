@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from sessionscope import blame, edits
-from sessionscope.cards import Call
+from sessionscope.history.cards import Call
+from sessionscope.insight import blame, edits
 from sessionscope.sources import importing
 from tests.sources.claude_factory import Transcript
 from tests.sources.codex_factory import Rollout
@@ -215,7 +215,7 @@ def test_the_corpus_shapes_read(store, corpus):
     """Cline's and OpenHands' edits as the corpus holds them: their files' operations found."""
     report = importing.import_paths(store, [corpus / "cline", corpus / "openhands"])
     sessions = set(report.sessions)
-    from sessionscope.schema import FILE_TOUCH
+    from sessionscope.store.schema import FILE_TOUCH
     store.vitals(sorted(sessions))
     with store.reader() as conn:
         rows = conn.execute(FILE_TOUCH.select()).all()

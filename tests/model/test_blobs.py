@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import zlib
 
-from sessionscope import blobs
-from sessionscope.schema import FILE_BLOB
+from sessionscope.store import blobs
+from sessionscope.store.schema import FILE_BLOB
 
 
 def test_put_many_stores_each_content_once_and_reads_it_back(store):

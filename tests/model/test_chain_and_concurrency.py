@@ -77,7 +77,7 @@ def test_a_cache_write_gives_way_to_a_busy_store(tmp_path):
     import sqlalchemy as sa
 
     from sessionscope import open_store
-    from sessionscope.schema import OUTLINE_CACHE
+    from sessionscope.store.schema import OUTLINE_CACHE
 
     store = open_store(tmp_path / "busy.db")
     sid = store.open_session(title="t").id

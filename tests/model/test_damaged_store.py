@@ -90,7 +90,7 @@ def test_flipped_pages_are_found_by_sqlites_check_and_verify_goes_on(tmp_path):
 
 
 def test_a_kept_file_edited_in_the_store_is_named_by_verify_and_restore_says_damaged(store, tmp_path, monkeypatch):
-    from sessionscope import file_restore  # noqa: F401 (the restore below goes through it)
+    from sessionscope.history import file_restore  # noqa: F401 (the restore below goes through it)
     from sessionscope.sources.claude_code import checkpoints, import_paths
     from tests.sources.checkpoint_home import build
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
@@ -156,7 +156,7 @@ def test_repair_rebuilds_broken_chains_from_the_files_on_disk_and_leaves_no_orph
     """#58 item 19: after damage, `repair` left sessions with broken chains although every file was still on disk
     (and the next import read "0 of 84 files": they stayed broken), and events whose session row was lost."""
     from sessionscope import ops
-    from sessionscope.repair import repair
+    from sessionscope.safety.repair import repair
     from sessionscope.sources.claude_code import import_paths
     from tests.sources.claude_factory import Transcript
     project = tmp_path / "projects" / "-w"

@@ -12,8 +12,9 @@ import sys
 
 import pytest
 
-from sessionscope import live, signals
-from sessionscope.processes import Proc
+from sessionscope.live import signals
+from sessionscope.live import states as live
+from sessionscope.live.processes import Proc
 from sessionscope.sources.importing import import_paths
 from tests.sources.claude_factory import Transcript
 
@@ -184,7 +185,7 @@ def test_the_spool_and_the_log_follow_no_link_and_stay_private(tmp_path):
     """#58 item 11: a symlink planted at the spool's path (the store locked or not made yet) had the hook append
     its line to the link's target, which stayed 0644; hook.log was made 0644. Both are opened without following
     a link, only as this user's plain files, 0600."""
-    from sessionscope.hook import spool_file
+    from sessionscope.live.hook import spool_file
     target = tmp_path / "later.db"
     spool = spool_file(str(target))
     log = os.path.join(os.path.dirname(spool), "hook.log")

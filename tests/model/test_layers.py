@@ -53,23 +53,6 @@ def test_cli_imports_no_qt():
     assert out.stdout.strip() == "[]"
 
 
-def test_cli_modules_depend_one_way():
-    """No import circle among the command line's modules (the three old ones imported each other)."""
-    import ast
-    folder = REPO / "model" / "cli"
-    names = {p.stem for p in folder.glob("*.py")}
-    uses = {}
-    for path in folder.glob("*.py"):
-        uses[path.stem] = {node.module.split(".")[0] if node.level == 1 and node.module else None
-                           for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ImportFrom)}
-        uses[path.stem] = (uses[path.stem] & names) - {path.stem}
-    order: list[str] = []
-    while len(order) < len(uses):  # peel off the modules whose imports are all peeled already
-        ready = [m for m in uses if m not in order and uses[m] <= set(order)]
-        assert ready, f"an import circle among {sorted(set(uses) - set(order))}: {uses}"
-        order += sorted(ready)
-
-
 def test_no_model_function_imports_qt_later():
     """No import anywhere in model/ — at a module's top or inside a function, run only later — names Qt or the
     window (PySide6, shiboken6, sessionscope.gui, a relative `gui`), nor does any import_module string, but the
@@ -99,7 +82,7 @@ def test_no_model_function_imports_qt_later():
                 names = [node.args[0].value]
             found += [f"{path.relative_to(REPO)}:{node.lineno} {n}" for n in names if front_end(n.lstrip("."))]
     # the one door: the command line opens the window (`sessionscope` with no command) by importing its app
-    assert [f.split(":")[0] + " " + f.split(" ")[1] for f in found] == ["model/cli/main.py sessionscope.gui.app"], found
+    assert [f.split(":")[0] + " " + f.split(" ")[1] for f in found] == ["model/cli/main.py sessionscope.gui.window.app"], found
 
 
 def test_gui_names_no_tool():
@@ -125,7 +108,7 @@ def _python_files(*folders: str):
 
 
 def test_the_audit_log_is_written_by_one_module():
-    """Entries reach the log through sessionscope.audit alone (`audited`, `failed`, `within`): no module
+    """Entries reach the log through sessionscope.safety.audit alone (`audited`, `failed`, `within`): no module
     inserts rows of its own, and nobody calls the old hand-written `audit.record` or the Store's private `_act`."""
     import re
     offenders = {}
@@ -153,9 +136,11 @@ def test_the_window_builds_no_changes_and_calls_no_source_action():
 
 
 def test_the_store_never_calls_a_source():
-    """The Store is persistence and reading: sources import it, never the other way round."""
-    text = (REPO / "model" / "store.py").read_text()
-    assert "from .sources" not in text and "sessionscope.sources" not in text
+    """The store (model/store/) is persistence and reading: sources and ops import it, never the other way round."""
+    graph = _imports_graph()
+    store = {m: sorted(t for t in targets if t.startswith(("sessionscope.sources", "sessionscope.ops")))
+             for m, targets in graph.items() if m.startswith("sessionscope.store.")}
+    assert len(store) >= 15 and not any(store.values()), store
 
 
 def _imports_graph() -> dict[str, set[str]]:

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from sessionscope import IllegalTransition, InvalidInput, NotFound, Refused, lifecycle
+from sessionscope import IllegalTransition, InvalidInput, NotFound, Refused
+from sessionscope.history import lifecycle
 
 
 def test_open_records_identity_and_audits(store):

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from sessionscope import live
-from sessionscope.processes import Proc
+from sessionscope.live import states as live
+from sessionscope.live.processes import Proc
 from sessionscope.sources.importing import import_paths
 from tests.sources.claude_factory import Transcript
 from tests.sources.codex_factory import Rollout

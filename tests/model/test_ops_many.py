@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sessionscope import ops
-from sessionscope.read_models import Action
+from sessionscope.history.read_models import Action
 from sessionscope.sources.claude_code import import_paths
 from tests.sources.claude_factory import Transcript
 

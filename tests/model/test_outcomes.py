@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from sessionscope import outcomes
+from sessionscope.insight import outcomes
 from sessionscope.sources import importing
 from tests.model.tool_calls import call as _call
 from tests.model.tool_calls import result as _result

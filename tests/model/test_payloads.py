@@ -11,8 +11,8 @@ from sessionscope import open_store
 from sessionscope.export import jsonl as jsonl_export
 from sessionscope.export.core import ExportRequest
 from sessionscope.ops import export
-from sessionscope.quick import open_reader
 from sessionscope.sources.claude_code import import_paths
+from sessionscope.store.quick import open_reader
 from tests.sources.claude_factory import Transcript
 
 

@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 from sessionscope import open_store
-from sessionscope.quick import open_reader
 from sessionscope.sources.claude_code import import_paths
+from sessionscope.store.quick import open_reader
 from tests.conftest import REPO
 from tests.sources.claude_factory import Transcript
 

@@ -12,9 +12,9 @@ import pytest
 import sqlalchemy as sa
 
 from sessionscope import open_store
-from sessionscope.read_models import MARK_END, MARK_START
-from sessionscope.schema import EVENT
+from sessionscope.history.read_models import MARK_END, MARK_START
 from sessionscope.sources.claude_code import import_paths
+from sessionscope.store.schema import EVENT
 from tests.conftest import REPO
 from tests.sources.claude_factory import Transcript
 
@@ -105,7 +105,7 @@ def test_the_command_line_takes_a_postgresql_url(postgres_server, tmp_path, comm
 
 def test_a_big_import_refreshes_the_planner_statistics(pg_store, tmp_path, monkeypatch):
     """Without statistics a search for a rare word walks the newest rows instead of asking the index."""
-    from sessionscope import db
+    from sessionscope.store import db
     monkeypatch.setattr(db, "ANALYZE_AFTER", 10)
     import_paths(pg_store, [_home(tmp_path, 3)])
     with pg_store.reader() as conn:
@@ -148,7 +148,8 @@ def test_a_cache_write_takes_the_write_lock_or_gives_way(pg_store):
     the lock, a cache write gives way at once instead of waiting it out."""
     import threading
 
-    from sessionscope import db, outline
+    from sessionscope.history import outline
+    from sessionscope.store import db
 
     s = pg_store.open_session()
     for i in range(5):

@@ -34,7 +34,7 @@ def test_a_new_store_is_its_users_alone(tmp_path):
 
 def test_an_existing_store_open_to_others_is_said_by_the_cli(tmp_path):
     from sessionscope import open_store
-    from sessionscope.privacy import exposure
+    from sessionscope.safety.privacy import exposure
     path = tmp_path / "store.db"
     open_store(path).close()
     assert exposure(str(path)) is None

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from sessionscope import InvalidInput, ops
-from sessionscope.query import parse
+from sessionscope.recall.query import parse
 
 DAY = 86400.0
 

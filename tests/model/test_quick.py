@@ -1,4 +1,4 @@
-"""The standard-library reader (sessionscope.quick) answers as the Store does, or steps aside."""
+"""The standard-library reader (sessionscope.store.quick) answers as the Store does, or steps aside."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from sessionscope import open_store
-from sessionscope.demo import build_demo
 from sessionscope.errors import InvalidInput, NotFound
-from sessionscope.quick import open_reader
+from sessionscope.store.demo import build_demo
+from sessionscope.store.quick import open_reader
 from tests.conftest import REPO
 
 
@@ -120,7 +120,7 @@ def test_one_read_of_every_id_shortens_as_the_neighbour_queries_do():
     no other id starts with, ids that share long prefixes included."""
     import random
 
-    from sessionscope.quick import NEIGHBOUR_QUERIES, prefixes_among
+    from sessionscope.store.quick import NEIGHBOUR_QUERIES, prefixes_among
     rng = random.Random(5)
     every = sorted({"".join(rng.choice("ab0") for _ in range(12)) for _ in range(400)} | {"abab", "abababab0"})
 

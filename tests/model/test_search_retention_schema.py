@@ -8,8 +8,8 @@ import time
 import pytest
 
 from sessionscope import InvalidInput, SchemaTooNew, open_store
-from sessionscope.read_models import MARK_END, MARK_START
-from sessionscope.retention import DAY, RetentionPolicy
+from sessionscope.history.read_models import MARK_END, MARK_START
+from sessionscope.safety.retention import DAY, RetentionPolicy
 
 
 def test_search_returns_newest_hits_with_snippets(store):
@@ -82,8 +82,8 @@ def test_migrations_match_the_models(tmp_path):
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from sessionscope.db import include_name
-    from sessionscope.schema import SQLModel
+    from sessionscope.store.db import include_name
+    from sessionscope.store.schema import SQLModel
 
     store = open_store(tmp_path / "s.db")
     with store.engine.connect() as conn:
@@ -108,7 +108,7 @@ def test_head_revision_is_alembics_head():
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
-    from sessionscope import db
+    from sessionscope.store import db
     cfg = Config()
     cfg.set_main_option("script_location", str(Path(db.__file__).with_name("migrations")))
     assert ScriptDirectory.from_config(cfg).get_heads() == [db.HEAD_REVISION]

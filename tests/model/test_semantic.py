@@ -9,8 +9,9 @@ import pytest
 
 pytest.importorskip("model2vec")
 
-from sessionscope import ops, semantic  # noqa: E402
+from sessionscope import ops  # noqa: E402
 from sessionscope.errors import Refused  # noqa: E402
+from sessionscope.recall import semantic
 from tests.semantic_model import build  # noqa: E402
 
 
@@ -170,8 +171,8 @@ def test_packed_vectors_keep_their_order():
 
 def test_the_model_is_fetched_once_and_a_cancelled_fetch_goes_on_later(tmp_path, monkeypatch):
     """The real Hugging Face client against a loopback hub (tests/semantic_hub.py), into the app's cache."""
-    from sessionscope import embedding
     from sessionscope.errors import Cancelled
+    from sessionscope.recall import embedding
     from tests.semantic_hub import Hub
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     repo = "someone/tiny-model"
@@ -199,8 +200,8 @@ def test_the_model_is_fetched_once_and_a_cancelled_fetch_goes_on_later(tmp_path,
 
 
 def test_a_folder_that_is_no_model_is_said(tmp_path):
-    from sessionscope import embedding
     from sessionscope.errors import InvalidInput
+    from sessionscope.recall import embedding
     (tmp_path / "empty").mkdir()
     with pytest.raises(InvalidInput, match="not a model2vec model"):
         embedding.load(str(tmp_path / "empty"))

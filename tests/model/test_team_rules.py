@@ -8,8 +8,9 @@ import uuid
 
 import pytest
 
-from sessionscope import ops, team
+from sessionscope import ops
 from sessionscope.errors import NotFound, Refused
+from sessionscope.safety import team
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +107,7 @@ def test_members_read_their_own_and_what_is_shared_and_change_only_their_own(tea
 def test_the_audit_log_takes_inserts_only_and_names_the_login(team_store, monkeypatch):
     server, database, names, st = team_store
     bob, carol = st["bob"], st["carol"]
-    from sessionscope import audit
+    from sessionscope.safety import audit
 
     monkeypatch.setattr(audit, "ACTOR", "alice@laptop pid 1")  # bob's client claims to be alice
     sid = _session(bob, "bob audited", "hello")
@@ -241,8 +242,8 @@ def test_the_team_command(team_store, capsys):
 
 
 def test_needs_you_lists_only_your_own(team_store):
-    from sessionscope import needs_you
-    from sessionscope.live import Live
+    from sessionscope.live import needs_you
+    from sessionscope.live.states import Live
 
     server, database, names, st = team_store
     alice, bob = st["alice"], st["bob"]
@@ -273,9 +274,9 @@ def test_usage_counts_what_a_member_may_read(team_store):
 
 
 def test_every_table_has_team_rules():
-    """A table a new version adds must say how a team store's rules reach its rows (sessionscope.team), or a
+    """A table a new version adds must say how a team store's rules reach its rows (sessionscope.safety.team), or a
     member could read every row of it."""
-    from sessionscope.schema import SQLModel
+    from sessionscope.store.schema import SQLModel
 
     assert set(SQLModel.metadata.tables) <= set(team.ALL_TABLES), set(SQLModel.metadata.tables) - set(team.ALL_TABLES)
 
@@ -328,7 +329,7 @@ def test_a_member_redacts_under_a_key_of_their_own_and_never_reads_the_stores(po
     denied for table setting" (the redactor makes its key there), and once made, every member could read it."""
     from sessionscope import open_store
     from sessionscope.export.core import redactor_for
-    from sessionscope.mcp_server import Tools
+    from sessionscope.recall.mcp_server import Tools
 
     database, names = postgres_server.team("alice", "bob")
     url = postgres_server.url(database)
@@ -427,7 +428,7 @@ def test_a_member_cannot_plant_a_files_content_under_anothers_hash(team_store):
 
     import psycopg
 
-    from sessionscope import blobs
+    from sessionscope.store import blobs
     server, database, names, st = team_store
     alice, bob = st["alice"], st["bob"]
     real = b"the real content of auth.py\n" * 50

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sessionscope.titles import LIMIT, from_prompt
+from sessionscope.history.titles import LIMIT, from_prompt
 
 CASES = [
     ("fix the flaky login test", "fix the flaky login test"),

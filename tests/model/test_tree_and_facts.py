@@ -6,8 +6,8 @@ import pytest
 import sqlalchemy as sa
 
 from sessionscope import NotFound, Refused
-from sessionscope.facts import SNAPSHOT_EVERY
-from sessionscope.schema import FACT_SNAPSHOT
+from sessionscope.history.facts import SNAPSHOT_EVERY
+from sessionscope.store.schema import FACT_SNAPSHOT
 
 
 def test_rewind_branches_and_keeps_the_abandoned_branch(store):
@@ -130,7 +130,7 @@ def test_subagent_events_chain_beside_the_head(store):
 def test_the_head_branch_is_cached_and_never_stale(store):
     import sqlalchemy as sa
 
-    from sessionscope.schema import OUTLINE_CACHE
+    from sessionscope.store.schema import OUTLINE_CACHE
 
     sid = store.open_session(title="cached").id
     first = store.append(sid, "message", role="user", text="q", tokens_in=5)
@@ -161,7 +161,7 @@ def test_a_store_of_the_first_schema_is_upgraded(tmp_path):
     import sqlite3
 
     from sessionscope import open_store
-    from sessionscope.revision import HEAD_REVISION
+    from sessionscope.store.revision import HEAD_REVISION
 
     path = tmp_path / "old.db"
     with open_store(path) as s:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sessionscope.tree import Fork, TreeInput, layout
+from sessionscope.history.tree import Fork, TreeInput, layout
 
 
 def _n(i, parent, kind="message", role="user", text=""):
@@ -65,7 +65,7 @@ def test_store_tree_shows_rewind_and_fork(store):
 
 
 def test_a_chain_through_hidden_lines_is_one_lane():
-    from sessionscope.tree import TreeInput, layout, through_hidden
+    from sessionscope.history.tree import TreeInput, layout, through_hidden
     rows = [TreeInput("p", None, 1, "message", "user", "q"), TreeInput("m1", "p", 2, "meta", None),
             TreeInput("a", "m1", 3, "message", "assistant", "r"), TreeInput("m2", "a", 4, "meta", None),
             TreeInput("m3", "m2", 5, "opaque", None), TreeInput("p2", "m3", 6, "message", "user", "q2")]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from sessionscope import vitals
+from sessionscope.insight import vitals
 from sessionscope.sources import importing
 from tests.model.tool_calls import call as _call
 from tests.model.tool_calls import result as _result

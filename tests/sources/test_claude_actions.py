@@ -242,7 +242,7 @@ def test_restore_writes_a_referenced_fork_back_as_it_was_written(store, home):
 def test_deleting_a_fork_drops_its_references_and_its_origin_stays_while_it_lives(store, home):
     import sqlalchemy as sa
 
-    from sessionscope.schema import EVENT_ALIAS
+    from sessionscope.store.schema import EVENT_ALIAS
 
     t, path, branch_a, _ = _branchy(home)
     import_paths(store, [home.parent])

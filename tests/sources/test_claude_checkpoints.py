@@ -8,7 +8,8 @@ import stat
 
 import pytest
 
-from sessionscope import Refused, file_restore, ops
+from sessionscope import Refused, ops
+from sessionscope.history import file_restore
 from sessionscope.sources.claude_code import checkpoints as claude_checkpoints
 from sessionscope.sources.claude_code import import_paths
 from tests.sources.checkpoint_home import build
@@ -135,7 +136,7 @@ def test_deleting_the_session_drops_its_backups_but_keeps_undo_data(store, home)
     with store.reader() as conn:
         left = conn.exec_driver_sql("SELECT count(*) FROM file_blob").scalar()
         kept = store.audit_log(sid)[1]["detail"]["files"][0]
-        from sessionscope import blobs
+        from sessionscope.store import blobs
         assert blobs.get(conn, kept["before"]) == b"a v3\n"
     assert left == 2  # what the restore saved (before) and wrote (after)
 
@@ -264,7 +265,8 @@ def test_a_restore_killed_halfway_can_be_undone(store, home, tmp_path):
     store.close()
     script = textwrap.dedent(f"""
         import os
-        from sessionscope import open_store, file_restore
+        from sessionscope import open_store
+        from sessionscope.history import file_restore
         from sessionscope.sources.claude_code import checkpoints
         real, written = file_restore._write_atomically, []
         def dying(target, data, mode):

@@ -12,7 +12,7 @@ import pytest
 
 from sessionscope import sources
 from sessionscope.errors import Refused
-from sessionscope.pairing import pair
+from sessionscope.history.pairing import pair
 from sessionscope.sources import importing
 
 # reading a tool's files is the same on both engines; the store's own writes are tested on both elsewhere

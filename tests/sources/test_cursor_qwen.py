@@ -17,7 +17,7 @@ import pytest
 
 from sessionscope import sources
 from sessionscope.errors import Refused
-from sessionscope.pairing import pair
+from sessionscope.history.pairing import pair
 from sessionscope.sources import importing
 from sessionscope.sources.cursor import state as cursor_state
 

@@ -10,7 +10,7 @@ import sys
 
 import orjson
 
-from sessionscope.drift import drift, shape_of
+from sessionscope.insight.drift import drift, shape_of
 from sessionscope.sources.importing import import_paths
 from tests.conftest import REPO
 

@@ -13,7 +13,7 @@ import pytest
 import zstandard
 
 from sessionscope import sources
-from sessionscope.pairing import pair
+from sessionscope.history.pairing import pair
 from sessionscope.sources import importing
 from tests.sources.zed_factory import threads_db
 

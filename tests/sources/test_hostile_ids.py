@@ -12,8 +12,8 @@ import sqlalchemy as sa
 
 from sessionscope import sources
 from sessionscope.errors import Refused
+from sessionscope.safety.untrusted import child, is_safe_id, printable
 from sessionscope.sources.importing import import_paths
-from sessionscope.untrusted import child, is_safe_id, printable
 from tests.sources.checkpoint_home import snapshot
 from tests.sources.claude_factory import Transcript
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from sessionscope import live, open_store, sources
-from sessionscope.processes import Proc
+from sessionscope import open_store, sources
+from sessionscope.live import states as live
+from sessionscope.live.processes import Proc
 from sessionscope.sources.importing import import_paths
 
 FOLDERS = ("claude-code", "codex", "gemini-cli")

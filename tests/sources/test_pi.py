@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from sessionscope.drift import drift
+from sessionscope.insight.drift import drift
 from sessionscope.sources import importing, pi
 
 pytestmark = pytest.mark.sqlite_only  # a reader's test: the store's engines are tested elsewhere

@@ -4,4 +4,12 @@ importer  the database's rows → store events, incrementally (rows past the las
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, claims, claims_server, default_roots, import_paths, import_server, session_key  # noqa: F401
+from sessionscope.sources.agents_sdk.importer import (  # noqa: F401
+    KIND,
+    claims,
+    claims_server,
+    default_roots,
+    import_paths,
+    import_server,
+    session_key,
+)

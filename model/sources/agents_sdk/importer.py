@@ -12,12 +12,12 @@ from pathlib import Path
 
 import orjson
 
-from ...incoming import NewEvent, SessionInfo
-from ...ingest import ingest
-from ...titles import from_prompt
-from .. import databases, jsonl
-from ..records import parse_ts
-from ..scan import ImportReport, importer, save_state
+from sessionscope.history.titles import from_prompt
+from sessionscope.sources import databases, jsonl
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import ImportReport, importer, save_state
+from sessionscope.store.incoming import NewEvent, SessionInfo
+from sessionscope.store.ingest import ingest
 
 KIND = "agents_sdk"
 NS = uuid.UUID("8b2e4f10-6a3d-4c57-9e81-0d2c5b7a9f46")
@@ -52,7 +52,7 @@ def session_files(root: Path) -> list[Path]:
 def session_key(place: Path | str, sdk_session: str) -> str:
     """Our id for an SDK session: its id is chosen by the application ("user_123"), unique per database only. A
     database is a file (its absolute path) or on a server (its address without the password)."""
-    from ..server_databases import shown
+    from sessionscope.sources.server_databases import shown
     where = shown(place) if isinstance(place, str) else place.absolute()
     return str(uuid.uuid5(NS, f"{where}:{sdk_session}"))
 
@@ -219,7 +219,7 @@ def claims_server(conn) -> bool:
 
 
 def _server_table(conn) -> str | None:
-    from ..server_databases import columns, tables
+    from sessionscope.sources.server_databases import columns, tables
     found = sorted(t for t in tables(conn) if MESSAGE_COLUMNS <= columns(conn, t))
     return "agent_messages" if "agent_messages" in found else (found[0] if found else None)
 
@@ -229,9 +229,9 @@ def import_server(store, address: str, conn, report: ImportReport) -> None:
     last one read, as a SQLiteSession file's are read."""
     import sqlalchemy as sa
 
-    from ...schema import SOURCE_FILE
-    from ..scan import source_row
-    from ..server_databases import name, shown, stat
+    from sessionscope.sources.scan import source_row
+    from sessionscope.sources.server_databases import name, shown, stat
+    from sessionscope.store.schema import SOURCE_FILE
     where = shown(address)
     source_id = store.write(source_row, KIND, where)
     with store.reader() as c:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import time
 import uuid
 
-from ... import untrusted
-from ...db import sql
-from ..scan import ImportReport
+from sessionscope.safety import untrusted
+from sessionscope.sources.scan import ImportReport
+from sessionscope.store.db import sql
 
 SDK = "openai-agents"
 _NS = uuid.UUID("0b8f6a8e-3c55-4c1e-9a51-3f0d1c7a2b64")
@@ -33,8 +33,9 @@ def store_session_id(session_id: str) -> str:
 def put(conn, session_id: str, items: list[dict], now: float) -> int:
     """Queue the SDK's items (the caller's write transaction); refused, as an append is, for a session that
     takes no more events (archived)."""
-    from ... import db, lifecycle
-    from ...schema import MIRROR_ENTRY, SESSION
+    from sessionscope.history import lifecycle
+    from sessionscope.store import db
+    from sessionscope.store.schema import MIRROR_ENTRY, SESSION
     sid = store_session_id(session_id)
     s = db.row(conn, SESSION, id=sid)
     if s is not None:
@@ -69,10 +70,11 @@ def show(conn, session_id: str) -> int:
 
 def add(conn, session_id: str, items: list[dict]) -> None:
     """Items as events under the session's head, the session made (with its start) on the first."""
-    from ... import db, sessions
-    from ...append import append_event, append_events
-    from ...schema import SESSION
-    from .importer import item_kind
+    from sessionscope.history import sessions
+    from sessionscope.sources.agents_sdk.importer import item_kind
+    from sessionscope.store import db
+    from sessionscope.store.append import append_event, append_events
+    from sessionscope.store.schema import SESSION
     sid = store_session_id(session_id)
     s = db.row(conn, SESSION, id=sid)
     if s is None:

@@ -4,8 +4,8 @@ are the store's own (the database is only ever read)."""
 
 from __future__ import annotations
 
-from ..base import LibrarySource
-from .importer import KIND
+from sessionscope.sources.agents_sdk.importer import KIND
+from sessionscope.sources.base import LibrarySource
 
 
 class AgentsSdkSource(LibrarySource):
@@ -15,7 +15,7 @@ class AgentsSdkSource(LibrarySource):
     package = "sessionscope.sources.agents_sdk"
 
     def catch_up(self, store, settle: float = 0.0):
-        from .queue import catch_up  # the items the store's own Session adapter queued and did not show
+        from sessionscope.sources.agents_sdk.queue import catch_up
         return catch_up(store, settle)
 
     def resume_line(self, session) -> str:

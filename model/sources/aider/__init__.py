@@ -4,4 +4,4 @@ importer  the Markdown history → one session per `# aider chat started at`, re
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, claims, default_roots, import_paths, session_files  # noqa: F401
+from sessionscope.sources.aider.importer import KIND, claims, default_roots, import_paths, session_files  # noqa: F401

@@ -16,9 +16,9 @@ import re
 import uuid
 from pathlib import Path
 
-from .. import jsonl
-from ..documents import Transcript, read_whole
-from ..scan import importer
+from sessionscope.sources import jsonl
+from sessionscope.sources.documents import Transcript, read_whole
+from sessionscope.sources.scan import importer
 
 KIND = "aider"
 NS = uuid.UUID("c4b3a2d1-5e6f-4a7b-8c9d-0e1f2a3b4c5d")

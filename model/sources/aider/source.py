@@ -4,8 +4,8 @@ the store's own."""
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.aider.importer import KIND
+from sessionscope.sources.base import ToolSource
 
 
 class AiderSource(ToolSource):

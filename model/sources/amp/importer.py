@@ -16,8 +16,8 @@ from typing import Any
 
 import orjson
 
-from ..documents import Transcript, is_document, load_json, oldest_first, read_whole
-from ..scan import importer
+from sessionscope.sources.documents import Transcript, is_document, load_json, oldest_first, read_whole
+from sessionscope.sources.scan import importer
 
 KIND = "amp"
 NS = uuid.UUID("5f8b2d07-91c3-4e6a-b0d4-2c7a9e1f3b68")

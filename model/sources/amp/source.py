@@ -3,8 +3,8 @@ folder picks a thread up again; fork and rewind are the store's own (Amp's files
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.amp.importer import KIND
+from sessionscope.sources.base import ToolSource
 
 
 class AmpSource(ToolSource):

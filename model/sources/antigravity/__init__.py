@@ -5,4 +5,4 @@ importer  steps → events (prompts, replies with reasoning, tool calls paired w
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, claims, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.antigravity.importer import KIND, claims, default_roots, import_paths, session_files, sniff  # noqa: F401

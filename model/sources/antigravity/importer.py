@@ -29,10 +29,10 @@ from typing import Any
 
 import orjson
 
-from .. import databases, jsonl
-from ..documents import Transcript, load_json, oldest_first, read_whole
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources import databases, jsonl
+from sessionscope.sources.documents import Transcript, load_json, oldest_first, read_whole
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "antigravity"
 NS = uuid.UUID("5e0b7c3a-2f19-4d8e-a6c1-9b4d2e7f0a58")

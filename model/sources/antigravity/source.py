@@ -3,8 +3,8 @@ itself (no command takes its id); fork and rewind are the store's own (Antigravi
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.antigravity.importer import KIND
+from sessionscope.sources.base import ToolSource
 
 
 class AntigravitySource(ToolSource):

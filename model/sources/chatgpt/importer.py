@@ -13,10 +13,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ...untrusted import shown as quoted
-from ..documents import Transcript, read_streamed
-from ..exports import builder, export_files, sniff_conversations, zip_claims
-from ..scan import importer
+from sessionscope.safety.untrusted import shown as quoted
+from sessionscope.sources.documents import Transcript, read_streamed
+from sessionscope.sources.exports import builder, export_files, sniff_conversations, zip_claims
+from sessionscope.sources.scan import importer
 
 KIND = "chatgpt"
 NS = uuid.UUID("4c1d8e72-a9b3-4f05-8d6e-2e7f0b9c5a13")

@@ -4,4 +4,4 @@ importer  each conversation → one session (its edits and retries as branches w
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, claims, default_roots, import_paths, sniff  # noqa: F401
+from sessionscope.sources.claude_ai.importer import KIND, claims, default_roots, import_paths, sniff  # noqa: F401

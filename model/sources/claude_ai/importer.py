@@ -11,10 +11,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..documents import Transcript, read_streamed
-from ..exports import builder, export_files, sniff_conversations, zip_claims
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources.documents import Transcript, read_streamed
+from sessionscope.sources.exports import builder, export_files, sniff_conversations, zip_claims
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "claude_ai"
 NS = uuid.UUID("6e2a9d14-b7c0-4f38-91d5-3c8e0a7f2b96")

@@ -3,8 +3,8 @@ record (claude.ai opens it by its id); fork and rewind are the store's own."""
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.claude_ai.importer import KIND
 
 
 class ClaudeAiSource(ToolSource):

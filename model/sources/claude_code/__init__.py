@@ -20,7 +20,7 @@ def __getattr__(name: str):
     # the importer (and the store under it) loads on first use: the reader process of a big import
     # (reader.py) imports this package for its converter only
     if name in _IMPORTER_NAMES:
-        from . import importer
+        from sessionscope.sources.claude_code import importer
 
         return getattr(importer, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

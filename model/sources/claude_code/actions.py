@@ -18,17 +18,17 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from ... import gcpause
-from ...errors import InvalidInput, PartlyDone, Refused, failure
-from ...export.core import new_file
-from ...read_models import Action, Changes
-from ...schema import SOURCE_FILE
-from ...store import Store
-from ...untrusted import child, resumable_id
-from .adopt import adopt
-from .fork import copies_of, plan_fork
-from .importer import KIND, import_paths
-from .places import project_dir_name, projects_dir  # noqa: F401 (named here too)
+from sessionscope.errors import InvalidInput, PartlyDone, Refused, failure
+from sessionscope.export.core import new_file
+from sessionscope.history.read_models import Action, Changes
+from sessionscope.safety.untrusted import child, resumable_id
+from sessionscope.sources.claude_code.adopt import adopt
+from sessionscope.sources.claude_code.fork import copies_of, plan_fork
+from sessionscope.sources.claude_code.importer import KIND, import_paths
+from sessionscope.sources.claude_code.places import project_dir_name, projects_dir  # noqa: F401 (named here too)
+from sessionscope.store import gcpause
+from sessionscope.store.api import Store
+from sessionscope.store.schema import SOURCE_FILE
 
 ALLOWED_RESUME = ("claude",)
 
@@ -48,7 +48,7 @@ def _target_dir(store: Store, session_id: str) -> Path:
     """Where a new transcript of this session goes so that `claude --resume` run in the session's folder
     finds it (fork, rewind and restore alike): beside the session's own file when that lies in one of
     Claude Code's project folders, else Claude Code's project folder of the session's cwd."""
-    from .importer import default_roots
+    from sessionscope.sources.claude_code.importer import default_roots
     found = session_file(store, session_id)
     roots = {r.resolve() for r in default_roots()} | {projects_dir().resolve()}
     if found is not None and found.parent.parent.resolve() in roots:
@@ -110,7 +110,7 @@ def written_files(store: Store, session_id: str) -> list[Path]:
     log recorded them, that are still there and still named by the session's id."""
     import json
 
-    from ...schema import AUDIT
+    from sessionscope.store.schema import AUDIT
     with store.reader() as conn:
         rows = conn.execute(sa.select(AUDIT.c.action, AUDIT.c.session_id, AUDIT.c.detail).where(
             AUDIT.c.action.in_(("fork", "rewind", "restore")), AUDIT.c.outcome == "ok",

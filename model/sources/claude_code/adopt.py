@@ -6,7 +6,7 @@ the shared prefix is referenced, not copied), the lines of its own (a tool call
 closed as interrupted, its title) are imported as any line is, and the file is
 recorded as read to its end under the source whose scans find it, so no scan
 reads it again. What Claude Code appends when the fork is resumed is imported
-as usual; a line under a copy hangs under the event it copies (sessionscope.ingest),
+as usual; a line under a copy hangs under the event it copies (sessionscope.store.ingest),
 and `restore` writes the copies out again from the events (fork.copies_of).
 
 A store that meets the same file in a scan instead (a new store, another
@@ -20,16 +20,16 @@ from pathlib import Path
 import orjson
 import sqlalchemy as sa
 
-from ... import lifecycle, sessions
-from ...schema import EVENT_ALIAS, SOURCE
-from ...store import Store
-from .. import jsonl
-from ..scan import save_state, source_row
-from .fork import ForkPlan
-from .importer import KIND, default_roots, ingest_converted
-from .lines import convert
-from .places import projects_dir
-from .reader import file_context
+from sessionscope.history import lifecycle, sessions
+from sessionscope.sources import jsonl
+from sessionscope.sources.claude_code.fork import ForkPlan
+from sessionscope.sources.claude_code.importer import KIND, default_roots, ingest_converted
+from sessionscope.sources.claude_code.lines import convert
+from sessionscope.sources.claude_code.places import projects_dir
+from sessionscope.sources.claude_code.reader import file_context
+from sessionscope.sources.scan import save_state, source_row
+from sessionscope.store.api import Store
+from sessionscope.store.schema import EVENT_ALIAS, SOURCE
 
 _KEPT_META = ("cli_version", "entrypoint")  # what the copies would have told the session about itself
 

@@ -12,9 +12,9 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from ...blob_codec import Prepared, prepare
-from ...errors import Refused
-from ...untrusted import child
+from sessionscope.errors import Refused
+from sessionscope.safety.untrusted import child
+from sessionscope.store.blob_codec import Prepared, prepare
 
 MAX_BACKUP_BYTES = 64 << 20  # a backup bigger than this is not copied into the store
 

@@ -3,7 +3,7 @@
 Claude Code backs up every file its edit tools touch: `file-history-snapshot`
 lines map each tracked path to a backup `<hash>@v<n>` (null: the file did not
 exist yet) in `~/.claude/file-history/<session id>/`, which it cleans up after
-30 days. The importer keeps a copy of each backup in the store (sessionscope.blobs), so
+30 days. The importer keeps a copy of each backup in the store (sessionscope.store.blobs), so
 a checkpoint outlives that cleanup; a backup still on disk is read from there.
 
 "The files at prompt P" are, for each path tracked at or after P, the first
@@ -20,12 +20,12 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ... import blobs
-from ...blob_codec import Prepared
-from ...errors import NotFound
-from ...schema import CHECKPOINT_BACKUP, EVENT, SESSION
-from .backups import history_dirs, read_backup, read_prepared
-from .lines import CHECKPOINT_TYPES, checkpoint_entries, checkpoint_prompt
+from sessionscope.errors import NotFound
+from sessionscope.sources.claude_code.backups import history_dirs, read_backup, read_prepared
+from sessionscope.sources.claude_code.lines import CHECKPOINT_TYPES, checkpoint_entries, checkpoint_prompt
+from sessionscope.store import blobs
+from sessionscope.store.blob_codec import Prepared
+from sessionscope.store.schema import CHECKPOINT_BACKUP, EVENT, SESSION
 
 
 def capture(conn: Connection, wanted: set[tuple[str, str]], dirs: list[Path],
@@ -120,7 +120,7 @@ def load(conn: Connection, session_id: str) -> Checkpoints:
     cp = Checkpoints(session_id, s.tool_id or session_id, s.cwd or "")
     rows = conn.execute(sa.select(EVENT.c.seq, EVENT.c.payload).where(
         EVENT.c.session_id == session_id,
-        # a checkpoint's payload may be stored compressed (sessionscope.payloads): found by its kind;
+        # a checkpoint's payload may be stored compressed (sessionscope.store.payloads): found by its kind;
         # imports before the kind existed kept these lines as `meta`, always text
         sa.or_(EVENT.c.kind == "checkpoint",
                sa.and_(EVENT.c.kind == "meta", EVENT.c.payload.like('%"file-history-%')))).order_by(EVENT.c.seq)).all()
@@ -190,9 +190,9 @@ def changed_files(conn: Connection, session_id: str) -> dict[str, list[str]]:
 
 def restore_plan(store, session_id: str, event_id: str, into: str | None = None):
     """What "restore code to here" would do: the files as they were when the prompt of
-    `event_id`'s turn was sent (sessionscope.file_restore.plan; nothing is written). With `into`,
+    `event_id`'s turn was sent (sessionscope.history.file_restore.plan; nothing is written). With `into`,
     the session's relative paths are placed under that folder instead of its cwd."""
-    from ...file_restore import Wanted, plan
+    from sessionscope.history.file_restore import Wanted, plan
     with store.reader() as conn:
         prompt = turn_prompt(conn, event_id)
         if prompt is None:

@@ -32,10 +32,10 @@ import msgspec
 import orjson
 import sqlalchemy as sa
 
-from ... import payloads
-from ...errors import Refused
-from ...schema import EVENT, EVENT_ALIAS, SESSION
-from ...store import Store
+from sessionscope.errors import Refused
+from sessionscope.store import payloads
+from sessionscope.store.api import Store
+from sessionscope.store.schema import EVENT, EVENT_ALIAS, SESSION
 
 # What Claude Code writes when the user interrupts a tool call (seen in the corpus).
 CANCEL_MESSAGE = ("The user doesn't want to take this action right now. STOP what you are doing and "

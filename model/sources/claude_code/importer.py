@@ -20,11 +20,11 @@ from pathlib import Path
 import orjson
 import sqlalchemy as sa
 
-from ...ingest import ingest
-from ...schema import EVENT, SESSION, SOURCE_FILE
-from ...store import Store
-from .. import jsonl
-from ..scan import (  # noqa: F401 (re-exported)
+from sessionscope.sources import jsonl
+from sessionscope.sources.claude_code import checkpoints as claude_checkpoints
+from sessionscope.sources.claude_code import reader
+from sessionscope.sources.claude_code.lines import TITLE_RANK, FileContext
+from sessionscope.sources.scan import (  # noqa: F401 (re-exported)
     ImportReport,
     SharedCommits,
     as_file_problem,
@@ -36,9 +36,9 @@ from ..scan import (  # noqa: F401 (re-exported)
     store_failure,
     unchanged,
 )
-from . import checkpoints as claude_checkpoints
-from . import reader
-from .lines import TITLE_RANK, FileContext
+from sessionscope.store.api import Store
+from sessionscope.store.ingest import ingest
+from sessionscope.store.schema import EVENT, SESSION, SOURCE_FILE
 
 KIND = "claude_code"
 

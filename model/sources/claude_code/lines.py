@@ -16,11 +16,11 @@ from typing import Any
 
 import orjson
 
-from ...incoming import NewEvent, SessionInfo
-from ...richtext import CONTEXT_TAGS
-from ...titles import from_prompt
-from ...untrusted import is_safe_id
-from ..records import add_fact, parse_ts
+from sessionscope.history.richtext import CONTEXT_TAGS
+from sessionscope.history.titles import from_prompt
+from sessionscope.safety.untrusted import is_safe_id
+from sessionscope.sources.records import add_fact, parse_ts
+from sessionscope.store.incoming import NewEvent, SessionInfo
 
 NS = uuid.UUID("3b0c6d9e-2f4a-4f0e-9a61-1c1d7e0c2b55")
 

@@ -1,11 +1,11 @@
-"""Claude Code's turn from its last lines (#35, sessionscope.live): who spoke last, as every tool, and two things
+"""Claude Code's turn from its last lines (#35, sessionscope.live.states): who spoke last, as every tool, and two things
 only its lines say — Esc (a user line "[Request interrupted by user…]": the turn stopped, Claude waits for you)
 and thinking (the reply is on its way). A reply's `stop_reason` is null on most of its split lines, so the last
 reply ends the turn unless a tool call follows it (FORMATS.md §1)."""
 
 from __future__ import annotations
 
-from ...live import Turn, by_kinds
+from sessionscope.live.states import Turn, by_kinds
 
 INTERRUPTED = "[Request interrupted by user"
 

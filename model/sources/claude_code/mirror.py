@@ -20,10 +20,10 @@ import time
 
 import sqlalchemy as sa
 
-from ... import untrusted
-from ...db import sql
-from ...schema import SOURCE, SOURCE_FILE
-from ..scan import ImportReport
+from sessionscope.safety import untrusted
+from sessionscope.sources.scan import ImportReport
+from sessionscope.store.db import sql
+from sessionscope.store.schema import SOURCE, SOURCE_FILE
 
 SDK = "claude"
 LOCATION = "claude-agent-sdk://"  # + the SDK's project key: the source the mirrored sessions belong to
@@ -48,7 +48,7 @@ class Reading:
     the newest row read; `unfinished` while a transaction that read on has not been seen to commit."""
 
     def __init__(self, key: Key, source_id: int):
-        from .lines import FileContext
+        from sessionscope.sources.claude_code.lines import FileContext
         _sdk, project, session, subpath = key
         agent = _AGENT.search(subpath)
         self.ctx = FileContext(file_key=f"{project}/{session}/{subpath}.jsonl" if subpath else f"{project}/{session}.jsonl",
@@ -77,10 +77,10 @@ def _mark(conn, source_id: int, key: Key) -> tuple[int, int]:
 def show(conn, key: Key, readings: dict) -> int:
     """Build the events of the key's rows not shown yet, in the caller's write transaction, and move its
     mark; the events added. `readings` keeps each key's Reading between calls (a fresh dict reads whole)."""
-    from ...db import upsert
-    from ..scan import source_row
-    from .importer import ingest_converted
-    from .lines import convert
+    from sessionscope.sources.claude_code.importer import ingest_converted
+    from sessionscope.sources.claude_code.lines import convert
+    from sessionscope.sources.scan import source_row
+    from sessionscope.store.db import upsert
 
     reading = readings.get(key)
     if reading is None or reading.unfinished:  # (a retried or failed transaction: read everything again)

@@ -25,10 +25,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ... import payloads
-from .. import jsonl
-from . import backups
-from .lines import FileContext, convert
+from sessionscope.sources import jsonl
+from sessionscope.sources.claude_code import backups
+from sessionscope.sources.claude_code.lines import FileContext, convert
+from sessionscope.store import payloads
 
 # Below this many bytes to read, starting a process costs more than it saves (the watcher's rescans
 # read a few KB). The tests lower it to run the reader process on small homes.
@@ -67,7 +67,7 @@ class FileJob:
     ctx: FileContext
     source_id: int
     # Work the reader process takes off the importing one: compress the payloads as SQLite keeps them
-    # (sessionscope.payloads), read and compress the checkpoint backups the lines name
+    # (sessionscope.store.payloads), read and compress the checkpoint backups the lines name
     compress: bool = False
     prepare_backups: bool = False
     number: int = 0  # its place in the reader's queue

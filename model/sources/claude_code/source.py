@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..base import Source, ToolFormat
-from . import actions
-from .importer import KIND, default_roots, import_paths
-from .lines import CHAIN_TYPES, CHECKPOINT_TYPES, META_TYPES
+from sessionscope.sources.base import Source, ToolFormat
+from sessionscope.sources.claude_code import actions
+from sessionscope.sources.claude_code.importer import KIND, default_roots, import_paths
+from sessionscope.sources.claude_code.lines import CHAIN_TYPES, CHECKPOINT_TYPES, META_TYPES
 
 LINE_TYPES = CHAIN_TYPES | CHECKPOINT_TYPES | META_TYPES  # a line of one of these types is Claude Code's
 
@@ -53,11 +53,11 @@ class ClaudeCodeSource(Source):
         return import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, only=only)
 
     def catch_up(self, store, settle: float = 0.0):
-        from .mirror import catch_up
+        from sessionscope.sources.claude_code.mirror import catch_up
         return catch_up(store, settle)
 
     def turn(self, tail):
-        from .live import turn
+        from sessionscope.sources.claude_code.live import turn
         return turn(tail)
 
     def resume_command(self, session) -> list[str]:
@@ -79,7 +79,7 @@ class ClaudeCodeSource(Source):
 
     def tag(self, store, session_id, tags):
         if len(tags) > 1:
-            from ...errors import InvalidInput
+            from sessionscope.errors import InvalidInput
             raise InvalidInput("a Claude Code session has one tag (claude-agent-sdk's tag_session)")
         return actions.tag(store, session_id, tags[0] if tags else None)
 
@@ -95,16 +95,16 @@ class ClaudeCodeSource(Source):
             "so claude --resume no longer lists it.")
 
     def changed_files(self, store, session_id):
-        from . import checkpoints
+        from sessionscope.sources.claude_code import checkpoints
         with store.reader() as conn:
             return checkpoints.changed_files(conn, session_id)
 
     def files_at(self, store, session_id, event_id):
-        from . import checkpoints
+        from sessionscope.sources.claude_code import checkpoints
         return checkpoints.files_at(store, session_id, event_id)
 
     def restore_plan(self, store, session_id, event_id, into=None):
-        from . import checkpoints
+        from sessionscope.sources.claude_code import checkpoints
         return checkpoints.restore_plan(store, session_id, event_id, into)
 
 

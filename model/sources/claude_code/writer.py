@@ -29,11 +29,11 @@ from typing import Any
 
 import orjson
 
-from ...errors import InvalidInput
-from ...export.core import EventStream, new_file
-from ...export.render import describe
-from ...read_models import EventView
-from ...untrusted import child
+from sessionscope.errors import InvalidInput
+from sessionscope.export.core import EventStream, new_file
+from sessionscope.export.render import describe
+from sessionscope.history.read_models import EventView
+from sessionscope.safety.untrusted import child
 
 CLAUDE = "claude_code"
 VERSION = "2.0.0"  # the transcript version stamped on converted lines
@@ -50,7 +50,7 @@ def export_cwd(session) -> str:
 
 def default_folder(session) -> Path:
     """Where `claude --resume` finds a transcript of this session's project."""
-    from .places import project_dir_name, projects_dir
+    from sessionscope.sources.claude_code.places import project_dir_name, projects_dir
     return projects_dir() / project_dir_name(export_cwd(session))
 
 
@@ -100,7 +100,7 @@ def _is_uuid(text: str | None) -> bool:
 
 def _not_a_stored_session(store, sid: str) -> None:
     """A file named after a session in the store would be read back into it on the next scan."""
-    from ...errors import NotFound, Refused
+    from sessionscope.errors import NotFound, Refused
     try:
         store.session(sid)
     except NotFound:

@@ -19,9 +19,9 @@ from typing import Any
 
 import orjson
 
-from .. import jsonl
-from ..documents import Transcript, load_json, read_whole
-from ..scan import importer
+from sessionscope.sources import jsonl
+from sessionscope.sources.documents import Transcript, load_json, read_whole
+from sessionscope.sources.scan import importer
 
 KIND = "cline"
 NS = uuid.UUID("6d1f3a8e-2c5b-4f7e-9a0d-b3c4e5f6a7b8")

@@ -3,8 +3,8 @@ history in VS Code (no command does it); fork and rewind are the store's own."""
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.cline.importer import KIND
 
 
 class ClineSource(ToolSource):

@@ -12,11 +12,11 @@ from pathlib import Path
 import orjson
 import sqlalchemy as sa
 
-from ...ingest import ingest
-from ...schema import EVENT, SESSION, SOURCE
-from .. import jsonl
-from ..scan import ImportReport, importer, resume_state, save_state, unchanged
-from .lines import NS, CodexFile, convert, event_id, sniff, spawned_by_thread
+from sessionscope.sources import jsonl
+from sessionscope.sources.codex.lines import NS, CodexFile, convert, event_id, sniff, spawned_by_thread
+from sessionscope.sources.scan import ImportReport, importer, resume_state, save_state, unchanged
+from sessionscope.store.ingest import ingest
+from sessionscope.store.schema import EVENT, SESSION, SOURCE
 
 KIND = "codex"
 Progress = Callable[[int, int, str], None]

@@ -27,10 +27,10 @@ from typing import Any
 
 import orjson
 
-from ...incoming import NewEvent, SessionInfo
-from ...titles import from_prompt
-from ...untrusted import is_safe_id
-from ..records import add_fact, parse_ts
+from sessionscope.history.titles import from_prompt
+from sessionscope.safety.untrusted import is_safe_id
+from sessionscope.sources.records import add_fact, parse_ts
+from sessionscope.store.incoming import NewEvent, SessionInfo
 
 NS = uuid.UUID("0c7d3f62-5b8e-4c1a-9d2e-7a4b6e1f0c33")
 ENVELOPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state",

@@ -1,4 +1,4 @@
-"""Codex's turn from its last lines (#35, sessionscope.live): its own task events say it exactly —
+"""Codex's turn from its last lines (#35, sessionscope.live.states): its own task events say it exactly —
 `event_msg/task_complete` (the turn ended), `turn_aborted` (stopped), `task_started` (working on a prompt);
 else who spoke last, as every tool (FORMATS.md §2)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import orjson
 
-from ...live import Turn, by_kinds
+from sessionscope.live.states import Turn, by_kinds
 
 TASK = {"task_complete": Turn("ended", "Codex finished the task"),
         "turn_aborted": Turn("aborted", "the turn was aborted"),

@@ -3,8 +3,8 @@ store's own (a new session referencing the rollout's branch; the rollout is neve
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.codex.importer import KIND
 
 
 class CodexSource(ToolSource):
@@ -15,7 +15,7 @@ class CodexSource(ToolSource):
     resume_args = ("codex", "resume")
 
     def turn(self, tail):
-        from .live import turn
+        from sessionscope.sources.codex.live import turn
         return turn(tail)
 
 

@@ -14,8 +14,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..documents import Transcript, is_document, load_json, oldest_first, read_whole
-from ..scan import importer
+from sessionscope.sources.documents import Transcript, is_document, load_json, oldest_first, read_whole
+from sessionscope.sources.scan import importer
 
 KIND = "continue_dev"
 NS = uuid.UUID("9a0f6d3c-2e81-4b57-a4c9-6f1e8d2b7c05")

@@ -3,8 +3,8 @@ history view in the editor (no command names one); fork and rewind are the store
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.continue_dev.importer import KIND
 
 
 class ContinueSource(ToolSource):

@@ -8,4 +8,4 @@ importer  finding and recognising them
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.copilot.importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401

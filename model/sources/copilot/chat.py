@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
-from ..documents import Transcript, load_json
-from ..vscode import workspace_folder
+from sessionscope.sources.documents import Transcript, load_json
+from sessionscope.sources.vscode import workspace_folder
 
 NS = uuid.UUID("a4e1c9d7-3b2f-4f60-8c15-7e9d2b6a0f31")
 EDITOR = "vscode-chat"  # meta copilot_kind

@@ -16,9 +16,9 @@ from typing import Any
 
 import orjson
 
-from .. import jsonl
-from ..appended import Log
-from ..records import parse_ts
+from sessionscope.sources import jsonl
+from sessionscope.sources.appended import Log
+from sessionscope.sources.records import parse_ts
 
 NS = uuid.UUID("c2d85f1a-64e7-4b9a-a3f0-5e81d7c94b26")
 CLI = "cli"  # meta copilot_kind: a Copilot CLI session (it resumes from a terminal)

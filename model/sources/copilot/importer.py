@@ -10,12 +10,12 @@ from typing import Any
 
 import orjson
 
-from .. import jsonl
-from ..appended import read_appended
-from ..documents import read_whole
-from ..scan import importer
-from ..vscode import user_dirs
-from . import chat, cli, traces
+from sessionscope.sources import jsonl
+from sessionscope.sources.appended import read_appended
+from sessionscope.sources.copilot import chat, cli, traces
+from sessionscope.sources.documents import read_whole
+from sessionscope.sources.scan import importer
+from sessionscope.sources.vscode import user_dirs
 
 KIND = "copilot"
 

@@ -4,9 +4,9 @@ history; fork and rewind are the store's own (Copilot's files are never touched)
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .cli import CLI
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.copilot.cli import CLI
+from sessionscope.sources.copilot.importer import KIND
 
 
 class CopilotSource(ToolSource):

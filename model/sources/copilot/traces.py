@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from ..documents import Transcript
+from sessionscope.sources.documents import Transcript
 
 NS = uuid.UUID("e7a3b915-0c4d-4e28-9f6b-1d8c2a5e7f40")
 TRACES = "visual-studio"  # meta copilot_kind

@@ -5,4 +5,4 @@ importer  sessions and messages → sessions, a sub-agent's session nested under
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, claims, default_roots, import_paths, session_files  # noqa: F401
+from sessionscope.sources.crush.importer import KIND, claims, default_roots, import_paths, session_files  # noqa: F401

@@ -20,9 +20,9 @@ from typing import Any
 
 import orjson
 
-from .. import databases
-from ..documents import Transcript, parsed, read_whole
-from ..scan import importer
+from sessionscope.sources import databases
+from sessionscope.sources.documents import Transcript, parsed, read_whole
+from sessionscope.sources.scan import importer
 
 KIND = "crush"
 NS = uuid.UUID("7d2e9a41-5c38-4f1b-8e06-b3a9c4d7e521")

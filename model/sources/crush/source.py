@@ -4,8 +4,8 @@ from their own session list, in the project; no command names one. Fork and rewi
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.crush.importer import KIND
 
 
 class CrushSource(ToolSource):

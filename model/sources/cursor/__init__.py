@@ -6,4 +6,4 @@ importer  finding them, recognising them, reading each kind of file
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, claims, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.cursor.importer import KIND, claims, default_roots, import_paths, session_files, sniff  # noqa: F401

@@ -18,11 +18,11 @@ from typing import Any
 
 import orjson
 
-from .. import databases, jsonl
-from ..documents import Transcript, read_whole
-from ..scan import importer
-from ..vscode import user_dirs
-from . import state
+from sessionscope.sources import databases, jsonl
+from sessionscope.sources.cursor import state
+from sessionscope.sources.documents import Transcript, read_whole
+from sessionscope.sources.scan import importer
+from sessionscope.sources.vscode import user_dirs
 
 KIND = "cursor"
 NS = state.NS

@@ -4,8 +4,8 @@ the store's own (Cursor's databases are never written)."""
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import CLI, KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.cursor.importer import CLI, KIND
 
 
 class CursorSource(ToolSource):

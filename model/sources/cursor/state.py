@@ -23,10 +23,10 @@ from typing import Any
 
 import orjson
 
-from .. import databases
-from ..documents import Transcript, load_json, parsed
-from ..records import parse_ts
-from ..vscode import workspace_folder
+from sessionscope.sources import databases
+from sessionscope.sources.documents import Transcript, load_json, parsed
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.vscode import workspace_folder
 
 NS = uuid.UUID("3b7f0c2e-5a19-4d8e-b6c1-9e2a4f7d0b58")
 CHAT_TABS = "workbench.panel.aichat.view.aichat.chatdata"

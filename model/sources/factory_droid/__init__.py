@@ -5,4 +5,4 @@ importer  lines → events: Claude-like content blocks in a parentId tree (the s
 source    `droid --resume ID`; the operations every source offers (registered in model/sources/__init__.py)
 """
 
-from .importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.factory_droid.importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401

@@ -15,11 +15,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .. import jsonl
-from ..appended import Log, read_appended
-from ..documents import blocks_text
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources import jsonl
+from sessionscope.sources.appended import Log, read_appended
+from sessionscope.sources.documents import blocks_text
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "factory_droid"
 NS = uuid.UUID("8a1d4e7f-2b3c-4d5e-9f60-7a8b9c0d1e2f")

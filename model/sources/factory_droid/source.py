@@ -3,8 +3,8 @@ resumes a stored session; fork and rewind are the store's own (Droid's files are
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.factory_droid.importer import KIND
 
 
 class FactoryDroidSource(ToolSource):

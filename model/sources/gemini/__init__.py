@@ -5,5 +5,5 @@ lines     chat records → store events: messages, thoughts, tool calls and resu
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, default_roots, import_paths, session_files  # noqa: F401
-from .lines import sniff  # noqa: F401
+from sessionscope.sources.gemini.importer import KIND, default_roots, import_paths, session_files  # noqa: F401
+from sessionscope.sources.gemini.lines import sniff  # noqa: F401

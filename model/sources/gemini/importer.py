@@ -11,12 +11,12 @@ from pathlib import Path
 import orjson
 import sqlalchemy as sa
 
-from ...ingest import ingest
-from ...schema import EVENT, SESSION
-from ...untrusted import is_safe_id
-from .. import jsonl
-from ..scan import ImportReport, importer, resume_state, save_state, unchanged
-from .lines import NS, GeminiChat, flush, metadata, record, sniff
+from sessionscope.safety.untrusted import is_safe_id
+from sessionscope.sources import jsonl
+from sessionscope.sources.gemini.lines import NS, GeminiChat, flush, metadata, record, sniff
+from sessionscope.sources.scan import ImportReport, importer, resume_state, save_state, unchanged
+from sessionscope.store.ingest import ingest
+from sessionscope.store.schema import EVENT, SESSION
 
 KIND = "gemini"
 Progress = Callable[[int, int, str], None]

@@ -25,9 +25,9 @@ from typing import Any
 
 import orjson
 
-from ...incoming import NewEvent, SessionInfo
-from ...titles import from_prompt
-from ..records import add_fact, parse_ts
+from sessionscope.history.titles import from_prompt
+from sessionscope.sources.records import add_fact, parse_ts
+from sessionscope.store.incoming import NewEvent, SessionInfo
 
 NS = uuid.UUID("5e0d1a7b-9c3f-4b62-8e1d-2f6a9b4c7d10")
 TEXT_MAX = 16_384

@@ -3,8 +3,8 @@ the store's own (the chat file is never touched)."""
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.gemini.importer import KIND
 
 
 class GeminiSource(ToolSource):

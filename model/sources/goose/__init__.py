@@ -4,4 +4,4 @@ importer  sessions and their messages → sessions
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, claims, default_roots, import_paths, session_files  # noqa: F401
+from sessionscope.sources.goose.importer import KIND, claims, default_roots, import_paths, session_files  # noqa: F401

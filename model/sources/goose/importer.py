@@ -17,10 +17,10 @@ from typing import Any
 
 import orjson
 
-from .. import databases
-from ..documents import Transcript, read_whole
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources import databases
+from sessionscope.sources.documents import Transcript, read_whole
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "goose"
 NS = uuid.UUID("d1c07a5e-3f92-4b8d-a6e1-0b5c9f2e8d47")

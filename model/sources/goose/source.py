@@ -3,8 +3,8 @@ session; fork and rewind are the store's own (Goose's database is never written)
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.goose.importer import KIND
 
 
 class GooseSource(ToolSource):

@@ -4,4 +4,4 @@ importer  lines → events (prompts, replies with their usage and cost, tool out
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.gptme.importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401

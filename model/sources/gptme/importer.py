@@ -15,10 +15,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .. import jsonl
-from ..appended import Log, read_appended
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources import jsonl
+from sessionscope.sources.appended import Log, read_appended
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "gptme"
 NS = uuid.UUID("b4c1e7d2-5a93-4f6e-8d20-3e9a7c1b5f84")

@@ -5,4 +5,4 @@ importer  lines → events (prompts, reasoning summaries, replies with tool call
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.grok.importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401

@@ -17,11 +17,11 @@ from typing import Any
 
 import orjson
 
-from .. import jsonl
-from ..appended import Log, read_appended
-from ..documents import blocks_text, parsed
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources import jsonl
+from sessionscope.sources.appended import Log, read_appended
+from sessionscope.sources.documents import blocks_text, parsed
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "grok"
 NS = uuid.UUID("6e2f9a14-3b7c-4d8e-a1f2-0c5b7d9e3a61")

@@ -4,4 +4,4 @@ importer  the document → events (OpenAI chat shape: prompts, reasoning, replie
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.hermes.importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401

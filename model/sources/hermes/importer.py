@@ -14,9 +14,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..documents import Transcript, blocks_text, is_document, load_json, oldest_first, read_whole
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources.documents import Transcript, blocks_text, is_document, load_json, oldest_first, read_whole
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "hermes"
 NS = uuid.UUID("d7e3a9c1-4b2f-4e58-9a6d-1c8f0b3e5a27")

@@ -3,8 +3,8 @@ here takes its id: the CLI's and the chat platforms' ways differ); fork and rewi
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.hermes.importer import KIND
 
 
 class HermesSource(ToolSource):

@@ -5,4 +5,4 @@ importer  the UI's event stream → events (prompts, thinking, replies, calls, r
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.kimi.importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401

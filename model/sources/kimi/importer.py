@@ -18,11 +18,11 @@ from typing import Any
 
 import orjson
 
-from .. import jsonl
-from ..appended import Log, read_appended
-from ..documents import Transcript, load_json, parsed, read_whole
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources import jsonl
+from sessionscope.sources.appended import Log, read_appended
+from sessionscope.sources.documents import Transcript, load_json, parsed, read_whole
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "kimi"
 NS = uuid.UUID("8e3c1b70-4d29-4a6f-b5e8-9f0d2c7a1e34")

@@ -3,8 +3,8 @@ resumes a Kimi CLI session; fork and rewind are the store's own (Kimi's files ar
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.kimi.importer import KIND
 
 
 class KimiSource(ToolSource):

@@ -5,4 +5,4 @@ importer  a conversation's history → events (prompts, replies, tool uses paire
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, claims, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.kiro.importer import KIND, claims, default_roots, import_paths, session_files, sniff  # noqa: F401

@@ -24,10 +24,10 @@ from typing import Any
 
 import orjson
 
-from .. import databases
-from ..documents import Transcript, load_json, oldest_first, read_whole
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources import databases
+from sessionscope.sources.documents import Transcript, load_json, oldest_first, read_whole
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "kiro"
 NS = uuid.UUID("e1f3a5c7-9b2d-4f6e-8a0c-2d4f6a8c0e13")

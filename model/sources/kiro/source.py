@@ -4,8 +4,8 @@ own (Kiro's database is never written)."""
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.kiro.importer import KIND
 
 
 class KiroSource(ToolSource):

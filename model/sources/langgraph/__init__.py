@@ -8,4 +8,12 @@ actions   fork (a new thread) and rewind (update_state's copy) in the user's dat
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, claims, claims_server, default_roots, import_paths, import_server, session_key  # noqa: F401
+from sessionscope.sources.langgraph.importer import (  # noqa: F401
+    KIND,
+    claims,
+    claims_server,
+    default_roots,
+    import_paths,
+    import_server,
+    session_key,
+)

@@ -20,11 +20,11 @@ from pathlib import Path
 
 import orjson
 
-from ...errors import MissingExtra, NotFound, Refused, failure
-from ...read_models import Action, Changes
-from ..server_databases import is_address
-from . import reader
-from .importer import import_paths, session_key, step_id
+from sessionscope.errors import MissingExtra, NotFound, Refused, failure
+from sessionscope.history.read_models import Action, Changes
+from sessionscope.sources.langgraph import reader
+from sessionscope.sources.langgraph.importer import import_paths, session_key, step_id
+from sessionscope.sources.server_databases import is_address
 
 
 def target(store, session_id: str, event_id: str) -> tuple[reader.Place, str, str]:
@@ -84,7 +84,7 @@ def _write(path: reader.Place, action: str, do):
 def _read_again(store, path: reader.Place):
     """What the action added, read back as an import of the database does."""
     if is_address(path):
-        from ..server_databases import import_address
+        from sessionscope.sources.server_databases import import_address
         return import_address(store, path)
     return import_paths(store, [path])
 

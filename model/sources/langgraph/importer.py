@@ -23,14 +23,23 @@ from pathlib import Path
 import orjson
 import sqlalchemy as sa
 
-from ...errors import MissingExtra
-from ...incoming import NewEvent, SessionInfo
-from ...ingest import ingest
-from ...schema import SESSION
-from .. import jsonl
-from ..scan import ImportReport, importer, save_state
-from . import reader
-from .thread_events import INTERNAL_WRITES, NAME_KEYS, NS, _ThreadEvents, _where, _written, session_key, step_id  # noqa: F401 (said here too: mirror, actions and the tests take them from here)
+from sessionscope.errors import MissingExtra
+from sessionscope.sources import jsonl
+from sessionscope.sources.langgraph import reader
+from sessionscope.sources.langgraph.thread_events import (  # noqa: F401 (said here too: mirror, actions and the tests take them from here)
+    INTERNAL_WRITES,
+    NAME_KEYS,
+    NS,
+    _ThreadEvents,
+    _where,
+    _written,
+    session_key,
+    step_id,
+)
+from sessionscope.sources.scan import ImportReport, importer, save_state
+from sessionscope.store.incoming import NewEvent, SessionInfo
+from sessionscope.store.ingest import ingest
+from sessionscope.store.schema import SESSION
 
 KIND = "langgraph"
 
@@ -50,7 +59,7 @@ def session_files(root: Path) -> list[Path]:
 def _name(place: reader.Place) -> str:
     """The project a database's threads are filed under: a file's name, a server database's."""
     if isinstance(place, str):
-        from ..server_databases import name
+        from sessionscope.sources.server_databases import name
         return name(place)
     return place.stem
 
@@ -151,8 +160,8 @@ def catch_up(store, settle: float = 0.0) -> ImportReport:
     process is shown so too). A thread is read whole, only when its mark moved and has not moved for `settle`
     seconds (a graph still running shows its own saves); nothing is read when no row was added since everything
     was last found shown (two queries)."""
-    from ...locations import sqlite_path
-    from ...schema import SOURCE
+    from sessionscope.store.locations import sqlite_path
+    from sessionscope.store.schema import SOURCE
     report = ImportReport()
     own: reader.Place | None = sqlite_path(store.url)
     if own is None:
@@ -242,8 +251,8 @@ def claims_server(conn) -> bool:
 def import_server(store, address: str, conn, report: ImportReport) -> None:
     """A PostgresSaver's database (sessionscope.sources.server_databases): its threads that changed since the last
     read, as a SqliteSaver file's are read."""
-    from ..scan import source_row
-    from ..server_databases import shown, stat
+    from sessionscope.sources.scan import source_row
+    from sessionscope.sources.server_databases import shown, stat
     where = shown(address)
     source_id = store.write(source_row, KIND, where)
     state = jsonl.ReadState()

@@ -13,9 +13,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from ...incoming import NewEvent
-from . import reader
-from .importer import INTERNAL_WRITES, _ThreadEvents, session_key
+from sessionscope.sources.langgraph import reader
+from sessionscope.sources.langgraph.importer import INTERNAL_WRITES, _ThreadEvents, session_key
+from sessionscope.store.incoming import NewEvent
 
 KEEP = 16  # decoded checkpoint states kept in memory: a new checkpoint almost always hangs under a recent one
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import MissingExtra
-from .. import databases
-from ..databases import columns
+from sessionscope.errors import MissingExtra
+from sessionscope.sources import databases
+from sessionscope.sources.databases import columns
 
 # langgraph < 0.2 wrote checkpoints(thread_id, thread_ts, parent_ts, …): its current saver cannot read them
 LEGACY_COLUMN = "thread_ts"
@@ -33,7 +33,7 @@ Place = Path | str  # a SQLite file, or a database's address on a server (sessio
 def connect(place: Place, write: bool = False):
     """Read only (sessionscope.sources.databases, server_databases), or read-write only to fork."""
     if isinstance(place, str):
-        from .. import server_databases
+        from sessionscope.sources import server_databases
         return server_databases.connect(place, write=write)
     return sqlite3.connect(place, check_same_thread=False) if write else databases.open_readonly(place)
 
@@ -44,7 +44,7 @@ def _on_server(con) -> bool:
 
 def claims_server(conn) -> bool:
     """Whether a database on a server holds PostgresSaver's tables."""
-    from ..server_databases import tables
+    from sessionscope.sources.server_databases import tables
     return {"checkpoints", "checkpoint_writes", "checkpoint_blobs"} <= tables(conn)
 
 

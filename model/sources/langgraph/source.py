@@ -4,8 +4,8 @@ into the user's database, after the app has named the file."""
 
 from __future__ import annotations
 
-from ..base import LibrarySource
-from .importer import KIND
+from sessionscope.sources.base import LibrarySource
+from sessionscope.sources.langgraph.importer import KIND
 
 
 class LangGraphSource(LibrarySource):
@@ -20,7 +20,7 @@ class LangGraphSource(LibrarySource):
         return super().refusal(action, status)
 
     def resume_line(self, session) -> str:
-        from .actions import resume_line
+        from sessionscope.sources.langgraph.actions import resume_line
         meta = session.meta if isinstance(session.meta, dict) else {}
         return resume_line(meta.get("database", "checkpoints.sqlite"), session.tool_id or session.id)
 
@@ -34,15 +34,15 @@ class LangGraphSource(LibrarySource):
                 "stays in the thread's history as a branch.")
 
     def catch_up(self, store, settle: float = 0.0):
-        from .importer import catch_up
+        from sessionscope.sources.langgraph.importer import catch_up
         return catch_up(store, settle)
 
     def fork(self, store, session_id, at, title=None):
-        from .actions import fork
+        from sessionscope.sources.langgraph.actions import fork
         return fork(store, session_id, at, title)
 
     def rewind(self, store, session_id, to):
-        from .actions import rewind
+        from sessionscope.sources.langgraph.actions import rewind
         return rewind(store, session_id, to)
 
     @staticmethod

@@ -10,11 +10,11 @@ from typing import Any
 
 import orjson
 
-from ...incoming import NewEvent
-from ...titles import from_prompt
-from ..records import add_fact, parse_ts
-from . import reader
-from . import values as v
+from sessionscope.history.titles import from_prompt
+from sessionscope.sources.langgraph import reader
+from sessionscope.sources.langgraph import values as v
+from sessionscope.sources.records import add_fact, parse_ts
+from sessionscope.store.incoming import NewEvent
 
 NS = uuid.UUID("3f0c1d52-7b4e-4a8f-b1d6-92e5c0a4f718")
 INTERNAL_WRITES = dict(zip(reader.SHOWN_WRITES, ("interrupt", "resume", "error")))  # channel → what it shows
@@ -24,7 +24,7 @@ NAME_KEYS = ("title", "thread_title", "thread_name", "name")  # a thread's name 
 def _where(place: reader.Place) -> str:
     """What a database is known by: a file's absolute path, a server database's address without its password."""
     if isinstance(place, str):
-        from ..server_databases import shown
+        from sessionscope.sources.server_databases import shown
         return shown(place)
     return str(place.absolute())
 

@@ -8,5 +8,5 @@ importer  a workspace's sessions and their event streams, incrementally
 source    archive, delete, send a message, interrupt: through the API (registered in sources/__init__.py)
 """
 
-from .client import DEFAULT_BASE_URL, KIND, connect, location_of  # noqa: F401
-from .importer import sync  # noqa: F401
+from sessionscope.sources.managed_agents.client import DEFAULT_BASE_URL, KIND, connect, location_of  # noqa: F401
+from sessionscope.sources.managed_agents.importer import sync  # noqa: F401

@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from ...errors import MissingExtra, Refused
-from .. import remote
-from ..remote import ApiUnavailable, set_api_key, split_location  # noqa: F401 (this source's API)
+from sessionscope.errors import MissingExtra, Refused
+from sessionscope.sources import remote
+from sessionscope.sources.remote import ApiUnavailable, set_api_key, split_location  # noqa: F401 (this source's API)
 
 KIND = "managed_agents"
 DEFAULT_BASE_URL = "https://api.anthropic.com"

@@ -3,7 +3,7 @@ list's tooltip, and whether the session is only the copy kept here."""
 
 from __future__ import annotations
 
-from ..describe import Line, Section, moment, seconds
+from sessionscope.sources.describe import Line, Section, moment, seconds
 
 
 def managed(session) -> dict:

@@ -13,9 +13,9 @@ from typing import Any
 
 import orjson
 
-from ...incoming import NewEvent
-from ..records import parse_ts
-from ..remote import count
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.remote import count
+from sessionscope.store.incoming import NewEvent
 
 MAX_EVENT_CHARS = 8 << 20  # an event's JSON longer than this is stored truncated, with a note
 

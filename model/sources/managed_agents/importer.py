@@ -16,17 +16,17 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from ... import lifecycle
-from ...incoming import SessionInfo
-from ...ingest import ingest
-from ...schema import EVENT, SESSION
-from ...titles import from_prompt
-from ...untrusted import shown
-from .. import api_workspaces, remote, remote_pull
-from ..remote import count, plain
-from ..scan import ImportReport, source_row
-from .client import api_errors, connect
-from .events import to_new_event
+from sessionscope.history import lifecycle
+from sessionscope.history.titles import from_prompt
+from sessionscope.safety.untrusted import shown
+from sessionscope.sources import api_workspaces, remote, remote_pull
+from sessionscope.sources.managed_agents.client import api_errors, connect
+from sessionscope.sources.managed_agents.events import to_new_event
+from sessionscope.sources.remote import count, plain
+from sessionscope.sources.scan import ImportReport, source_row
+from sessionscope.store.incoming import SessionInfo
+from sessionscope.store.ingest import ingest
+from sessionscope.store.schema import EVENT, SESSION
 
 PAGE = 100
 THREAD_CREATED = "thread-created:"  # a placeholder parent: the stored event that created a thread
@@ -220,7 +220,7 @@ def _cache_writes(usage: dict) -> int:
 
 
 def _created_at(s: dict) -> float | None:
-    from ..records import parse_ts
+    from sessionscope.sources.records import parse_ts
     return parse_ts(s.get("created_at"))
 
 

@@ -10,15 +10,15 @@ compacting the API's log is not ours to do.
 
 from __future__ import annotations
 
-from ... import lifecycle
-from ...errors import InvalidInput
-from ...read_models import Action, Changes
-from ..api_workspaces import Workspaces
-from ..remote_source import RemoteSource
-from . import client as vendor
-from . import describe, importer
-from .client import ENV_KEY, KIND, api_errors, location_of
-from .importer import sync
+from sessionscope.errors import InvalidInput
+from sessionscope.history import lifecycle
+from sessionscope.history.read_models import Action, Changes
+from sessionscope.sources.api_workspaces import Workspaces
+from sessionscope.sources.managed_agents import client as vendor
+from sessionscope.sources.managed_agents import describe, importer
+from sessionscope.sources.managed_agents.client import ENV_KEY, KIND, api_errors, location_of
+from sessionscope.sources.managed_agents.importer import sync
+from sessionscope.sources.remote_source import RemoteSource
 
 
 class ManagedAgentsSource(RemoteSource):

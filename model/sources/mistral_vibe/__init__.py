@@ -4,4 +4,4 @@ importer  the folder's messages and meta → events (prompts, replies with tool 
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.mistral_vibe.importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401

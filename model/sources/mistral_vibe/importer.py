@@ -13,10 +13,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .. import jsonl
-from ..documents import Transcript, blocks_text, load_json, oldest_first, read_whole
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources import jsonl
+from sessionscope.sources.documents import Transcript, blocks_text, load_json, oldest_first, read_whole
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "mistral_vibe"
 NS = uuid.UUID("f2a8c4e6-1d3b-4a7f-8e95-2b6d0c9a7e13")

@@ -3,8 +3,8 @@ command here takes its id); fork and rewind are the store's own (Vibe's files ar
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.mistral_vibe.importer import KIND
 
 
 class MistralVibeSource(ToolSource):

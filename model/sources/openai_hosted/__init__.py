@@ -8,5 +8,5 @@ describe  the Session tab's section, the list's tooltip
 source    delete, send a message, cancel the turn: through the API (registered in sources/__init__.py)
 """
 
-from .client import DEFAULT_BASE_URL, KIND, connect, location_of  # noqa: F401
-from .importer import sync  # noqa: F401
+from sessionscope.sources.openai_hosted.client import DEFAULT_BASE_URL, KIND, connect, location_of  # noqa: F401
+from sessionscope.sources.openai_hosted.importer import sync  # noqa: F401

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from ...errors import MissingExtra, Refused
-from .. import remote
+from sessionscope.errors import MissingExtra, Refused
+from sessionscope.sources import remote
 
 KIND = "openai_hosted"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"

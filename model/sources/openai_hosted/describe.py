@@ -3,7 +3,7 @@ tooltip, what it waits for (its required actions), and whether the session is on
 
 from __future__ import annotations
 
-from ..describe import Line, Section, moment
+from sessionscope.sources.describe import Line, Section, moment
 
 
 def hosted(session) -> dict:

@@ -23,17 +23,17 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from ... import lifecycle
-from ...incoming import NewEvent, SessionInfo
-from ...ingest import ingest
-from ...schema import EVENT, SESSION
-from ...titles import from_prompt
-from ...untrusted import is_safe_id, shown
-from .. import api_workspaces, remote, remote_pull
-from ..remote import count, plain
-from ..scan import ImportReport, source_row
-from . import items as api_items
-from .client import KIND, api_errors, connect
+from sessionscope.history import lifecycle
+from sessionscope.history.titles import from_prompt
+from sessionscope.safety.untrusted import is_safe_id, shown
+from sessionscope.sources import api_workspaces, remote, remote_pull
+from sessionscope.sources.openai_hosted import items as api_items
+from sessionscope.sources.openai_hosted.client import KIND, api_errors, connect
+from sessionscope.sources.remote import count, plain
+from sessionscope.sources.scan import ImportReport, source_row
+from sessionscope.store.incoming import NewEvent, SessionInfo
+from sessionscope.store.ingest import ingest
+from sessionscope.store.schema import EVENT, SESSION
 
 PAGE = 100
 TERMINAL_TURNS = ("completed", "failed", "cancelled")

@@ -2,7 +2,7 @@
 
 An item is a message, a reasoning summary, or one step the agent took. A step the API reports whole — a command
 it ran with its output, an MCP call with its answer, a subagent call and whether it went through — becomes two
-events, the call and its result, so the timeline pairs them as it pairs every tool's (sessionscope.pairing, by
+events, the call and its result, so the timeline pairs them as it pairs every tool's (sessionscope.history.pairing, by
 `call_id`): the call keeps the item as the API sent it, without the output, with `call_id` = the item's id; the
 result keeps the output, and `is_error` (the store's mark of an error result) when the step failed. A function
 call and its `function_call_output` are two items already, paired by their own `call_id`.
@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from ..remote import count
+from sessionscope.sources.remote import count
 
 MAX_ITEM_CHARS = 8 << 20  # an item's JSON longer than this (a screenshot's data URL) is stored truncated, saying so
 DONE = ("completed", "failed", "incomplete")

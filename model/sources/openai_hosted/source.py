@@ -9,15 +9,15 @@ the store's own; rewinding or compacting the API's log is not ours to do.
 
 from __future__ import annotations
 
-from ... import lifecycle
-from ...errors import InvalidInput
-from ...read_models import Changes
-from ..api_workspaces import Workspaces
-from ..remote_source import RemoteSource
-from . import client as vendor
-from . import describe, importer
-from .client import ENV_KEY, KIND, location_of
-from .importer import sync
+from sessionscope.errors import InvalidInput
+from sessionscope.history import lifecycle
+from sessionscope.history.read_models import Changes
+from sessionscope.sources.api_workspaces import Workspaces
+from sessionscope.sources.openai_hosted import client as vendor
+from sessionscope.sources.openai_hosted import describe, importer
+from sessionscope.sources.openai_hosted.client import ENV_KEY, KIND, location_of
+from sessionscope.sources.openai_hosted.importer import sync
+from sessionscope.sources.remote_source import RemoteSource
 
 
 class OpenAIHostedSource(RemoteSource):

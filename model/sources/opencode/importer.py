@@ -18,9 +18,9 @@ from typing import Any
 
 import orjson
 
-from .. import databases
-from ..documents import Transcript, is_document, load_json, oldest_first, read_whole
-from ..scan import importer
+from sessionscope.sources import databases
+from sessionscope.sources.documents import Transcript, is_document, load_json, oldest_first, read_whole
+from sessionscope.sources.scan import importer
 
 KIND = "opencode"
 NS = uuid.UUID("b5a7e3c1-0f4d-4a92-8c6b-d3e1f9a02b75")

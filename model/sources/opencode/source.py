@@ -3,8 +3,8 @@ folder resumes a session; fork and rewind are the store's own (OpenCode's files 
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND, LAYOUT
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.opencode.importer import KIND, LAYOUT
 
 
 class OpenCodeSource(ToolSource):

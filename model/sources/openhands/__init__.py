@@ -4,4 +4,4 @@ importer  a trajectory (or each output line) → one session, read again whole w
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, default_roots, import_paths, session_files, session_key, sniff  # noqa: F401
+from sessionscope.sources.openhands.importer import KIND, default_roots, import_paths, session_files, session_key, sniff  # noqa: F401

@@ -17,10 +17,10 @@ from typing import Any
 
 import orjson
 
-from .. import jsonl
-from ..documents import Transcript, load_json, read_whole
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources import jsonl
+from sessionscope.sources.documents import Transcript, load_json, read_whole
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "openhands"
 NS = uuid.UUID("0a7e5c3b-9d14-4b62-8f0e-c1d2e3f4a5b6")

@@ -4,8 +4,8 @@ store's own."""
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.openhands.importer import KIND
 
 
 class OpenHandsSource(ToolSource):

@@ -5,4 +5,4 @@ importer  entries → events, the tree by parentId (a rewound branch stays), com
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.pi.importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401

@@ -17,11 +17,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .. import jsonl
-from ..appended import Log, read_appended
-from ..documents import blocks_text
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources import jsonl
+from sessionscope.sources.appended import Log, read_appended
+from sessionscope.sources.documents import blocks_text
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "pi"
 NS = uuid.UUID("3f6b2a1c-8e4d-4c7b-9a15-6d2e8f0b7c44")

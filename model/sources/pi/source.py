@@ -3,8 +3,8 @@ session picker (`pi -r`, OpenClaw's session list: no command takes an id); fork 
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.pi.importer import KIND
 
 
 class PiSource(ToolSource):

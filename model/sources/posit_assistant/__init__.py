@@ -5,4 +5,4 @@ importer  the tree and its model messages → events (every branch kept, the act
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.posit_assistant.importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401

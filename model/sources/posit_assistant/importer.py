@@ -22,8 +22,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from ..documents import Transcript, is_document, load_json, oldest_first, read_whole
-from ..scan import importer
+from sessionscope.sources.documents import Transcript, is_document, load_json, oldest_first, read_whole
+from sessionscope.sources.scan import importer
 
 KIND = "posit_assistant"
 NS = uuid.UUID("a3c5e7f9-0b2d-4e6f-8a1c-3e5a7c9e1b4d")

@@ -3,8 +3,8 @@ itself (no command takes its id); fork and rewind are the store's own (Posit's f
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.posit_assistant.importer import KIND
 
 
 class PositAssistantSource(ToolSource):

@@ -4,4 +4,4 @@ importer  lines → events (Claude-like records around Gemini-like parts), the s
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.qwen_code.importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401

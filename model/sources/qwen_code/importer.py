@@ -19,10 +19,10 @@ from typing import Any
 
 import orjson
 
-from .. import jsonl
-from ..appended import Log, read_appended
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources import jsonl
+from sessionscope.sources.appended import Log, read_appended
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "qwen_code"
 NS = uuid.UUID("0c9e3b52-7d41-4f8a-9b6e-2a5d8c1f4e73")

@@ -3,8 +3,8 @@ folder resumes a chat; fork and rewind are the store's own (Qwen's files are nev
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.qwen_code.importer import KIND
 
 
 class QwenCodeSource(ToolSource):

@@ -5,4 +5,4 @@ importer  the memory's messages → events (prompts, thinking, replies, tool use
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401
+from sessionscope.sources.qwenpaw.importer import KIND, default_roots, import_paths, session_files, sniff  # noqa: F401

@@ -15,9 +15,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..documents import Transcript, blocks_text, is_document, load_json, oldest_first, read_whole
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources.documents import Transcript, blocks_text, is_document, load_json, oldest_first, read_whole
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "qwenpaw"
 NS = uuid.UUID("c6e8a0b2-4d1f-4a3c-9e57-0b2d4f6a8c91")

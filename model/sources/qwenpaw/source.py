@@ -3,8 +3,8 @@ it came from (no command takes its id); fork and rewind are the store's own (Qwe
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.qwenpaw.importer import KIND
 
 
 class QwenPawSource(ToolSource):

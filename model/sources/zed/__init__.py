@@ -4,4 +4,4 @@ importer  each thread (zstd-compressed JSON) → one session, read again when th
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from .importer import KIND, claims, default_roots, import_paths, session_files  # noqa: F401
+from sessionscope.sources.zed.importer import KIND, claims, default_roots, import_paths, session_files  # noqa: F401

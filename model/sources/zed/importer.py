@@ -15,10 +15,10 @@ from typing import Any
 
 import orjson
 
-from .. import databases
-from ..documents import Transcript, load_json, read_whole
-from ..records import parse_ts
-from ..scan import importer
+from sessionscope.sources import databases
+from sessionscope.sources.documents import Transcript, load_json, read_whole
+from sessionscope.sources.records import parse_ts
+from sessionscope.sources.scan import importer
 
 KIND = "zed"
 NS = uuid.UUID("2b6e4a19-8d73-4c05-9f2e-71a3c8d5b604")

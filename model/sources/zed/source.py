@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from ..base import ToolSource
-from .importer import KIND
+from sessionscope.sources.base import ToolSource
+from sessionscope.sources.zed.importer import KIND
 
 
 class ZedSource(ToolSource):

@@ -1,0 +1,1 @@
+"""The main window and what it is built from: the action table and menus, layout, theme, the sidebar, startup."""

@@ -1,0 +1,339 @@
+"""Token usage and cost: input, output, cache reads and cache writes, per day, model, project and source.
+
+Each event that spent tokens carries them as `tokens_in` / `tokens_out` (counted once per
+reply, whatever the tool writes); the split of the input into fresh input, cache reads
+and cache writes, and the model, are read from the event's own line:
+
+- Claude Code / Anthropic: `message.usage{input_tokens, cache_read_input_tokens,
+  cache_creation_input_tokens}`, `message.model`
+- Codex CLI: `token_count.info.last_token_usage.cached_input_tokens` (reads; Codex has no writes)
+- Gemini CLI: `tokens.cached`, `model`
+
+A line copied from another session (a Claude Code fork's `forkedFrom`) cost nothing here:
+its tokens are its origin's. A session's split is folded once and cached by its last seq
+(`usage_cache`); prices are applied when read, so a newer price table changes every figure.
+
+Prices come from `genai-prices` (Pydantic's maintained table: per model and token kind,
+with the providers' cache prices and dated price changes); a model it does not know has
+no cost, and its tokens are reported as unpriced rather than guessed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from sessionscope.store import db
+from sessionscope.store.schema import EVENT, SESSION, SOURCE, USAGE_CACHE
+
+KINDS = ("input", "output", "cache_read", "cache_write")
+
+
+def _load(payload: str) -> Any:
+    if not payload or payload[0] != "{":
+        return None
+    try:
+        return orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def split(payload: str, tokens_in: int, tokens_out: int) -> tuple[str, int, int, int, int]:
+    """(model, input, output, cache_read, cache_write) of one event; the parts sum to its tokens."""
+    p = _load(payload) if ('usage' in payload or '"tokens"' in payload or '"model"' in payload) else None
+    model, read, write = "", 0, 0
+    if isinstance(p, dict):
+        msg = p.get("message") if isinstance(p.get("message"), dict) else None
+        usage = msg.get("usage") if msg and isinstance(msg.get("usage"), dict) else None
+        if usage is not None:  # Claude Code, Anthropic
+            model = str(msg.get("model") or "")
+            read = int(usage.get("cache_read_input_tokens") or 0)
+            write = int(usage.get("cache_creation_input_tokens") or 0)
+        elif isinstance(p.get("tokens"), dict):  # Gemini CLI, and the tools read as documents (documents.Transcript)
+            model = str(p.get("model") or "")
+            read = int(p["tokens"].get("cached") or 0)
+            write = int(p["tokens"].get("cache_write") or 0)
+        else:
+            inner = p.get("payload") if isinstance(p.get("payload"), dict) else p
+            info = inner.get("info") if isinstance(inner.get("info"), dict) else None
+            last = info.get("last_token_usage") if info else None
+            if isinstance(last, dict):  # Codex CLI
+                read = int(last.get("cached_input_tokens") or 0)
+                model = str(info.get("model") or "")
+            elif isinstance(inner.get("model"), str):
+                model = inner["model"]
+    if not tokens_in or read + write > tokens_in:  # a later line of a reply counted already, or an odd split
+        read = write = 0
+    return model if model != "<synthetic>" else "", tokens_in - read - write, tokens_out, read, write
+
+
+def fold(conn: Connection, session_id: str) -> list[list]:
+    """The session's usage, [[day, model, input, output, cache_read, cache_write], …], from its events."""
+    fallback = conn.execute(sa.select(SESSION.c.model).where(SESSION.c.id == session_id)).scalar() or ""
+    q = (sa.select(EVENT.c.ts, EVENT.c.tokens_in, EVENT.c.tokens_out, EVENT.c.payload)
+         .where(EVENT.c.session_id == session_id, sa.or_(EVENT.c.tokens_in > 0, EVENT.c.tokens_out > 0)))
+    rows: dict[tuple[str, str], list[int]] = {}
+    for ts, t_in, t_out, payload in conn.execute(q):
+        if '"forkedFrom"' in payload:
+            continue  # a copy of the origin's line: its tokens were spent there
+        if not ts or ts <= 0:
+            continue  # a line with no time of its own has no day to count on
+        model, *parts = split(payload, t_in or 0, t_out or 0)
+        day = dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d")
+        acc = rows.setdefault((day, model or fallback), [0, 0, 0, 0])
+        for i, n in enumerate(parts):
+            acc[i] += n
+    return [[day, model, *acc] for (day, model), acc in sorted(rows.items())]
+
+
+def cached_rows(conn: Connection, session_ids: list[str] | None = None,
+                folded: dict | None = None) -> dict[str, list[list]]:
+    """Every session's usage rows, folding the sessions that changed since they were cached. Only reads: what was
+    folded now goes into `folded` ({session id: (its last seq, its rows)}) for `save` to cache in one short write,
+    so folding a big store never holds the store's write lock (a team store's importers would wait on it)."""
+    have = sa.select(SESSION.c.id, SESSION.c.last_seq, USAGE_CACHE.c.last_seq, USAGE_CACHE.c.rows).select_from(
+        SESSION.outerjoin(USAGE_CACHE, USAGE_CACHE.c.session_id == SESSION.c.id))
+    if session_ids is not None:
+        have = have.where(SESSION.c.id.in_(session_ids))
+    out: dict[str, list[list]] = {}
+    for sid, last_seq, cached_seq, blob in conn.execute(have).all():
+        if cached_seq == last_seq and blob is not None:
+            out[sid] = orjson.loads(blob)
+            continue
+        out[sid] = fold(conn, sid)
+        if folded is not None:
+            folded[sid] = (last_seq or 0, out[sid])
+    return out
+
+
+def save(conn: Connection, folded: dict[str, tuple[int, list[list]]]) -> None:
+    """Cache the sessions `cached_rows` folded, in one short write."""
+    from sessionscope.safety.team import changeable
+    folded = {sid: v for sid, v in folded.items() if sid in changeable(conn, folded)}  # (a team store: one's own)
+    if not folded:
+        return
+    conn.execute(USAGE_CACHE.delete().where(USAGE_CACHE.c.session_id.in_(list(folded))))
+    conn.execute(USAGE_CACHE.insert(), [{"session_id": sid, "last_seq": seq, "rows": orjson.dumps(rows)}
+                                        for sid, (seq, rows) in folded.items()])
+
+
+# -- prices ---------------------------------------------------------------------------
+
+_prices: dict[tuple[str, str], tuple[float, ...] | None] = {}
+
+
+def unit_prices(model: str, day: str = "") -> tuple[float, float, float, float] | None:
+    """Dollars per token of input, output, cache read and cache write for `model` (None: not priced)."""
+    key = (model, day[:7])
+    if key not in _prices:
+        _prices[key] = _lookup(model, day)
+    return _prices[key]
+
+
+def _lookup(model: str, day: str):
+    if not model:
+        return None
+    from genai_prices import Usage, calc_price  # 0.2 s to import: only when a cost is asked for
+    when = dt.datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=dt.timezone.utc) if day else None
+    try:
+        # per token, measured on a small request: a long-context tier (Sonnet over 200k tokens of prompt)
+        # applies per request, which a day's sum no longer knows; the base tier is what most requests pay
+        def price(**kw) -> float:
+            return float(calc_price(Usage(**kw), model, genai_request_timestamp=when).total_price) / m
+        m = 1000
+        return (price(input_tokens=m), price(output_tokens=m), price(input_tokens=m, cache_read_tokens=m),
+                price(input_tokens=m, cache_write_tokens=m))
+    except (LookupError, ValueError):
+        return None
+
+
+def cost(model: str, day: str, parts) -> float | None:
+    prices = unit_prices(model, day)
+    return None if prices is None else sum(n * p for n, p in zip(parts, prices))
+
+
+# -- the report ------------------------------------------------------------------------
+
+@dataclass
+class Report:
+    """What the Usage view draws: buckets (day or week) × a group (project, model, source or person)."""
+
+    buckets: list[str] = field(default_factory=list)
+    groups: list[str] = field(default_factory=list)  # costliest first
+    tokens: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (bucket, group) → 4 kinds
+    costs: dict[tuple[str, str], float] = field(default_factory=dict)
+    sessions_in: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # who spent it
+    totals: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    total_cost: float = 0.0
+    unpriced: dict[str, int] = field(default_factory=dict)  # model → tokens with no price
+    session_costs: list[tuple[float, int, str]] = field(default_factory=list)  # (cost, tokens, session id), costliest first
+    # what the range cost by project, by model and by source at once (whatever the bars are stacked by),
+    # costliest first: the "at a glance" lists
+    top: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+
+    @property
+    def cache_hit_ratio(self) -> float:
+        """Of all the input the models read, the share read from the cache."""
+        inp, _out, read, write = self.totals
+        return read / (inp + read + write) if inp + read + write else 0.0
+
+
+def bucket_of(day: str, by: str) -> str:
+    if by == "week":
+        d = dt.date.fromisoformat(day)
+        return (d - dt.timedelta(days=d.weekday())).isoformat()  # the week's Monday
+    if by == "month":
+        return day[:8] + "01"  # the month's first day
+    return day
+
+
+def _next(d: dt.date, by: str) -> dt.date:
+    if by == "month":
+        return (d.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
+    return d + dt.timedelta(days=7 if by == "week" else 1)
+
+
+def _continuous(seen: list[str], since: str, until: str, by: str) -> list[str]:
+    """Every day (or week) of the range, spent in or not: a quiet week is a gap, not a squeezed axis."""
+    if not seen:
+        return []
+    first = bucket_of(since, by) if since else seen[0]
+    last = bucket_of(until or dt.date.today().isoformat(), by) if since else seen[-1]
+    out, d = [], dt.date.fromisoformat(min(first, seen[0]))
+    while d.isoformat() <= max(last, seen[-1]):
+        out.append(d.isoformat())
+        d = _next(d, by)
+    return out
+
+
+def _rows_and_sessions(conn: Connection, session_ids: list[str] | None, folded: dict | None):
+    """({session: its usage rows}, {session: (project, source kind, person)}) of the sessions asked for (all by
+    default). A person: the session's owner in a team store (the database login), else who brought it in. A
+    team store's member asks for all of them through the owner's function (sessionscope.safety.team): under the row
+    rules each cache row was checked against its session one by one (a quarter of a second for 35,000)."""
+    if session_ids is None and db.rules_apply(conn, "usage_cache"):
+        out, info, cached = {}, {}, []
+        for sid, last_seq, cached_seq, blob, project, kind, person in conn.exec_driver_sql(
+                "SELECT * FROM sessionscope_usage()").all():
+            info[sid] = (project, kind or "native", person)
+            if cached_seq == last_seq and blob is not None:
+                cached.append((sid, blob))
+            else:
+                out[sid] = fold(conn, sid)
+                if folded is not None:
+                    folded[sid] = (last_seq or 0, out[sid])
+        # (the cached rows parsed as one document: a parse a session cost a tenth of the report)
+        out.update(zip((sid for sid, _ in cached), orjson.loads(b"[" + b",".join(bytes(b) for _, b in cached) + b"]")))
+        return out, info
+    usage = cached_rows(conn, session_ids, folded)
+    info = {sid: (project, kind or "native", owner or by) for sid, project, kind, owner, by in conn.execute(
+        sa.select(SESSION.c.id, SESSION.c.project, SOURCE.c.kind, SESSION.c.owner, SESSION.c.imported_by).select_from(
+            SESSION.outerjoin(SOURCE, SOURCE.c.id == SESSION.c.source_id))).all()}
+    return usage, info
+
+
+def report(conn: Connection, *, since: str = "", until: str = "", by: str = "day", group: str = "project",
+           session_ids: list[str] | None = None, folded: dict | None = None) -> Report:
+    """Usage between two days (inclusive, 'YYYY-MM-DD'; empty: unbounded) by day, week or month, grouped
+    by project, model, source or person (a team store's owner, else who brought the session in)."""
+    usage, info = _rows_and_sessions(conn, session_ids, folded)
+    r = Report()
+    per_session: dict[str, list[float]] = {}
+    by_dimension: dict[str, dict[str, list[float]]] = {"project": {}, "model": {}, "source": {}, "person": {}}
+    buckets: dict[str, str] = {}  # day → its bucket (a year of days, for 600,000 rows)
+    totals = r.totals
+    for sid, rows in usage.items():
+        project, source, person = info.get(sid, ("", "native", ""))
+        fixed = {"project": project or "(no project)", "source": source, "person": person or "(unknown)"}
+        s_cost, s_tokens, spent_in_range = 0.0, 0, False
+        for day, model, *parts in rows:
+            if (since and day < since) or (until and day > until):
+                continue
+            spent_in_range = True
+            named = model or "(unknown model)"
+            bucket = buckets.get(day)
+            if bucket is None:
+                bucket = buckets[day] = bucket_of(day, by)
+            key = (bucket, named if group == "model" else fixed[group])
+            acc = r.tokens.get(key)
+            if acc is None:
+                acc = r.tokens[key] = [0, 0, 0, 0]
+                r.sessions_in[key] = set()
+            n = 0
+            for i, x in enumerate(parts):
+                acc[i] += x
+                totals[i] += x
+                n += x
+            r.sessions_in[key].add(sid)
+            prices = unit_prices(model, day)
+            if prices is None:
+                if n:
+                    r.unpriced[named] = r.unpriced.get(named, 0) + n
+                c = 0.0
+            else:
+                c = parts[0] * prices[0] + parts[1] * prices[1] + parts[2] * prices[2] + parts[3] * prices[3]
+            r.costs[key] = r.costs.get(key, 0.0) + c
+            r.total_cost += c
+            spent = by_dimension["model"].setdefault(named, [0.0, 0])
+            spent[0] += c
+            spent[1] += n
+            s_cost += c
+            s_tokens += n
+        if spent_in_range:  # (what a session spent counts once for its project, source and person)
+            per_session[sid] = [s_cost, s_tokens]
+            for dimension, name in fixed.items():
+                spent = by_dimension[dimension].setdefault(name, [0.0, 0])
+                spent[0] += s_cost
+                spent[1] += s_tokens
+    r.buckets = _continuous(sorted({b for b, _g in r.tokens}), since, until, by)
+    by_group: dict[str, float] = defaultdict(float)
+    for (_b, g), c in r.costs.items():
+        by_group[g] += c + 1e-12 * sum(r.tokens[(_b, g)])  # ties (no prices) go by tokens
+    r.groups = sorted(by_group, key=lambda g: -by_group[g])
+    r.session_costs = sorted(((c, int(t), sid) for sid, (c, t) in per_session.items() if t), reverse=True)
+    r.top = {d: [(n, c) for n, (c, _t) in sorted(spent.items(), key=lambda kv: (-kv[1][0], -kv[1][1]))]
+             for d, spent in by_dimension.items()}
+    return r
+
+
+def running(conn: Connection, session_id: str, order: list[str]) -> list[tuple[int, int, float | None]]:
+    """Tokens and cost so far along a branch (`order`: its event ids, in reading order): [(position, tokens so far,
+    dollars so far or None while nothing priced), …], one an event that spent tokens, for a replay to look up by
+    position (bisect). A copied origin's line (a fork's) spent nothing here, as in the session's cost."""
+    position = {eid: i for i, eid in enumerate(order)}
+    fallback = conn.execute(sa.select(SESSION.c.model).where(SESSION.c.id == session_id)).scalar() or ""
+    q = (sa.select(EVENT.c.id, EVENT.c.ts, EVENT.c.tokens_in, EVENT.c.tokens_out, EVENT.c.payload)
+         .where(EVENT.c.session_id == session_id, sa.or_(EVENT.c.tokens_in > 0, EVENT.c.tokens_out > 0)))
+    spent = []
+    for eid, ts, t_in, t_out, payload in conn.execute(q):
+        if eid not in position or '"forkedFrom"' in payload:
+            continue
+        model, *parts = split(payload, t_in or 0, t_out or 0)
+        day = dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d") if ts and ts > 0 else ""
+        spent.append((position[eid], (t_in or 0) + (t_out or 0), cost(model or fallback, day, parts)))
+    out, tokens, dollars = [], 0, None
+    for pos, n, c in sorted(spent):
+        tokens += n
+        if c is not None:
+            dollars = (dollars or 0.0) + c
+        out.append((pos, tokens, dollars))
+    return out
+
+
+def session_cost(conn: Connection, session_id: str, folded: dict | None = None) -> tuple[float | None, list[int]]:
+    """A session's cost (None when none of its models has a price) and its tokens by kind."""
+    rows = cached_rows(conn, [session_id], folded).get(session_id, [])
+    total, priced, kinds = 0.0, False, [0, 0, 0, 0]
+    for day, model, *parts in rows:
+        for i, n in enumerate(parts):
+            kinds[i] += n
+        c = cost(model, day, parts)
+        if c is not None:
+            total, priced = total + c, True
+    return (total if priced else None), kinds

@@ -1,0 +1,511 @@
+"""Opening a store: the engine, SQLite pragmas, write transactions, migrations.
+
+SQLite is opened in WAL mode so readers never wait for the writer. Every write
+runs in `BEGIN IMMEDIATE`, which takes the write lock up front: a transaction
+that starts as a reader and later writes can fail with "database is locked"
+without waiting, an immediate one waits up to the busy timeout instead. On top
+of that, `write()` retries a transaction that still met a lock, so concurrent
+processes never see that error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import re
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy import event as sa_event
+from sqlalchemy.engine import Connection, Engine
+
+from sessionscope.errors import MissingExtra, Refused, SchemaTooNew, StoreUnavailable
+from sessionscope.store.revision import HEAD_REVISION
+
+BUSY_TIMEOUT_S = 30.0
+WRITE_RETRY_S = 120.0
+
+
+def default_url() -> str:
+    """The store in the platform's user data dir, or $SESSIONSCOPE_STORE."""
+    env = os.environ.get("SESSIONSCOPE_STORE")
+    if env:
+        return as_url(env)
+    from sessionscope.store.locations import default_store_file
+
+    path = default_store_file()
+    from sessionscope.safety.privacy import private_dir
+    private_dir(path.parent)  # the data dir holds transcripts: its user's alone
+    return f"sqlite:///{path}"
+
+
+def as_url(location: str | os.PathLike) -> str:
+    """Accept a SQLAlchemy URL or a plain file path. A plain `postgresql://` (or `postgres://`, as
+    servers print it) URL is read with psycopg 3, the driver the `postgres` extra installs."""
+    text = os.fspath(location)
+    for plain in ("postgresql://", "postgres://"):
+        if text.startswith(plain):
+            return "postgresql+psycopg://" + text[len(plain):]
+    return text if "://" in text else f"sqlite:///{Path(text).expanduser().absolute()}"
+
+
+def split_address(address: str) -> tuple[str, str | None]:
+    """(a database's address without its password, as a person writes it; the password or None). What is shown,
+    stored and recorded of an address is the first: a password goes to the keyring or ~/.pgpass, never a file."""
+    from sqlalchemy.engine import make_url
+
+    from sessionscope.errors import InvalidInput
+    try:
+        parsed = make_url(as_url(address))
+    except Exception as exc:  # (sqlalchemy.exc.ArgumentError and friends: the words are what matters)
+        raise InvalidInput(f"{address!r} is not a database address (postgresql://user@host/database): {exc}") from None
+    bare = parsed._replace(password=None).render_as_string(hide_password=False)  # (set(password=None) keeps it)
+    # as a person writes it (the driver is ours to choose: as_url puts it back)
+    return bare.replace("postgresql+psycopg://", "postgresql://", 1), parsed.password
+
+
+def create_store_engine(url: str) -> Engine:
+    """An engine with our pragmas; SQLite transactions are begun by us, not pysqlite."""
+    if url.startswith("sqlite"):
+        engine = sa.create_engine(
+            url,
+            connect_args={"timeout": BUSY_TIMEOUT_S, "check_same_thread": False},
+        )
+        sa_event.listen(engine, "connect", _on_sqlite_connect)
+        sa_event.listen(engine, "begin", _on_sqlite_begin)
+        return engine
+    if url.startswith("postgresql+psycopg"):
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            raise MissingExtra("a store on PostgreSQL", "postgres", "psycopg") from None
+    return sa.create_engine(url, pool_pre_ping=True)
+
+
+def _on_sqlite_connect(dbapi_conn: sqlite3.Connection, _record) -> None:
+    dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (see _on_sqlite_begin)
+    cur = dbapi_conn.cursor()
+    cur.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+    mode = cur.execute("PRAGMA journal_mode").fetchone()[0]
+    if mode != "wal" and not _is_memory(dbapi_conn):
+        cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across app crashes
+    cur.execute("PRAGMA foreign_keys=ON")
+    # An import writes hundreds of MB through indexes keyed by random uuids. Checkpointing the WAL every
+    # 1,000 pages (the default) copies the same index pages back again and again, and a 2 MB page cache
+    # rereads them: a 64 MB WAL between checkpoints and a 64 MB cache (allocated only as pages are
+    # touched) cut a 50 MB import by a third (python -m tests.benchmarks). A 32 MB cache imports 500 MB
+    # and 2 GB as fast and keeps the importer's peak ~30 MB lower (under 300 MB with its reader at 2 GB).
+    cur.execute("PRAGMA wal_autocheckpoint=16384")
+    cur.execute("PRAGMA cache_size=-32768")
+    cur.close()
+
+
+def _is_memory(dbapi_conn: sqlite3.Connection) -> bool:
+    row = dbapi_conn.execute("PRAGMA database_list").fetchone()
+    return not row or not row[2]
+
+
+def _on_sqlite_begin(conn: Connection) -> None:
+    immediate = conn.get_execution_options().get("sessionscope_write", False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def driver(conn: Connection) -> sqlite3.Connection | None:
+    """The SQLite connection under `conn`, in the same transaction, or None on another engine. The small
+    statements a write makes run on it directly: SQLAlchemy's result machinery costs more than SQLite's
+    own work on a one-row statement (~40 µs against ~5), which an agent's backend pays on every append.
+    Its errors are sqlite3's own (run_write handles both)."""
+    return conn.connection.driver_connection if conn.dialect.name == "sqlite" else None
+
+
+def sql(conn, statement: str, params: tuple):
+    """One small statement with `?` placeholders, on SQLite's own driver (see `driver`), or on another
+    engine with its own; `conn` may also be a plain sqlite3 connection."""
+    if isinstance(conn, sqlite3.Connection):
+        return conn.execute(statement, params)
+    raw = driver(conn)
+    if raw is not None:
+        return raw.execute(statement, params)
+    return conn.exec_driver_sql(statement.replace("?", "%s"), params)
+
+
+def reserve_keys(conn, table: str, column: str, n: int) -> int:
+    """The first of `n` new consecutive keys of `table.column` for rows the caller numbers itself (a bulk
+    insert), inside the store's write lock. SQLite: after the largest stored. PostgreSQL: taken from the
+    column's sequence, which every writer moves (one statement), never from max(): a team store's
+    row-level security hides other members' rows from max(), and a key below one of theirs would collide."""
+    raw = driver(conn)
+    if raw is not None:
+        return (raw.execute(f"SELECT max({column}) FROM {table}").fetchone()[0] or 0) + 1
+    if conn.dialect.name != "postgresql":
+        return (conn.exec_driver_sql(f"SELECT max({column}) FROM {table}").scalar() or 0) + 1
+    if _key_functions(conn):  # a team store: a member moves no sequence but through the owner's functions
+        return conn.exec_driver_sql("SELECT sessionscope_take_keys(%s, %s, %s)", (table, column, n)).scalar()
+    return conn.exec_driver_sql(f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "
+                                f"nextval(pg_get_serial_sequence('{table}', '{column}')) + %s) - %s",
+                                (n - 1, n - 1)).scalar()
+
+
+_KEY_FUNCTIONS: dict[str, bool] = {}
+
+
+def _key_functions(conn) -> bool:
+    """Whether the store hands out keys through sessionscope.safety.team's functions (made by `team init`): asked once a
+    store (a member's process starts after init; the owner's may keep its own rights until it is restarted)."""
+    url = str(conn.engine.url)
+    if url not in _KEY_FUNCTIONS:
+        _KEY_FUNCTIONS[url] = conn.exec_driver_sql(
+            "SELECT to_regprocedure('sessionscope_take_keys(text,text,integer)') IS NOT NULL").scalar()
+    return _KEY_FUNCTIONS[url]
+
+
+def last_key_sql(conn, table: str, column: str) -> str:
+    """SQL for the largest key of `table.column` given so far, for a caller that numbers its rows after it
+    (then `insert_numbered` moves the sequence past them): SQLite's largest row; PostgreSQL's sequence, as a
+    team store's row rules hide other members' rows from max() (see `reserve_keys`)."""
+    if conn.dialect.name == "postgresql":
+        if _key_functions(conn):
+            return f"(SELECT sessionscope_last_key('{table}', '{column}'))"
+        return f"(SELECT last_value FROM {table}_{column}_seq)"  # (the name SQLAlchemy gives a serial's sequence)
+    return f"(SELECT {column} FROM {table} ORDER BY {column} DESC LIMIT 1)"
+
+
+def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[tuple], *,
+                    reserved: bool = False) -> None:
+    """Insert rows whose key (the first of `columns`: `id`, the event's `pk`) the caller numbered under the store's
+    write lock: on SQLite one executemany on the driver; elsewhere one multi-row statement (a round trip, not one
+    a row), then the key's sequence moved past them, so an insert that takes its key from it cannot collide (not
+    needed when they came from `reserve_keys`)."""
+    if not rows:
+        return
+    raw = driver(conn)
+    if raw is not None:
+        raw.executemany(f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows)
+        return
+    if conn.dialect.name != "postgresql":
+        conn.execute(table.insert(), [dict(zip(columns, r)) for r in rows])
+        return
+    # COPY, in the same transaction: SQLAlchemy sends a psycopg executemany as a statement a row (pipelined,
+    # ~45 µs a row here); a VALUES list is parsed anew each time (~4 ms for 50), arrays escaped in Python
+    names = ", ".join(columns)
+    # a team store's member is under its row rules, which COPY refuses to check: their rows go by COPY into a
+    # table of the connection's own first, then into the table by one INSERT, which the rules check row by row
+    target = _staging(conn, table.name) if rules_apply(conn, table.name) else table.name
+    with conn.connection.driver_connection.cursor() as cur:
+        with cur.copy(f"COPY {target} ({names}) FROM STDIN") as copy:
+            for r in rows:
+                copy.write_row(r)
+        if target != table.name:
+            cur.execute(f"INSERT INTO {table.name} ({names}) SELECT {names} FROM {target}")
+            cur.execute(f"TRUNCATE {target}")
+    if reserved:  # the keys came from reserve_keys: the sequence is past them already
+        return
+    if _key_functions(conn):
+        conn.exec_driver_sql("SELECT sessionscope_keys_past(%s, %s, %s)", (table.name, columns[0], max(r[0] for r in rows)))
+        return
+    conn.execute(sa.text(f"SELECT setval(pg_get_serial_sequence('{table.name}', '{columns[0]}'), :key)"),
+                 {"key": max(r[0] for r in rows)})
+
+
+def _q(column: str) -> str:
+    """A column's name quoted: some are SQL words (`offset`), which PostgreSQL refuses bare."""
+    return f'"{column}"'
+
+
+def rules_apply(conn: Connection, table: str) -> bool:
+    """Whether row-level security applies to this login on `table` (sessionscope.safety.team; never on SQLite). Asked
+    each time (a round trip beside a COPY): a pooled connection may outlive `team init`."""
+    if conn.dialect.name != "postgresql":
+        return False
+    return bool(conn.exec_driver_sql("SELECT row_security_active(%s)", (table,)).scalar())
+
+
+def _staging(conn: Connection, table: str) -> str:
+    """A temporary table shaped as `table`, this connection's alone (no log, no rules)."""
+    name = f"sessionscope_staging_{table}"
+    # (asked each time, not remembered: a transaction rolled back takes the table it made with it)
+    conn.exec_driver_sql(f"CREATE TEMP TABLE IF NOT EXISTS {name} (LIKE {table})")
+    return name
+
+
+def update(conn: Connection, table: sa.Table, values: dict, **where) -> int:
+    """`UPDATE table SET values WHERE column = value AND …`; the rows changed. As plain SQL on the driver (see
+    `sql`): an import runs these once a batch, and SQLAlchemy would build the statement anew each time."""
+    sets, cond = ", ".join(f"{_q(k)} = ?" for k in values), " AND ".join(f"{_q(k)} = ?" for k in where)
+    return sql(conn, f"UPDATE {table.name} SET {sets} WHERE {cond}", (*values.values(), *where.values())).rowcount
+
+
+def insert(conn: Connection, table: sa.Table, values: dict) -> None:
+    """`INSERT INTO table` one row, as plain SQL (as `update`), so `values` names every column that has no
+    default in the database (a model's Python-side defaults are not applied)."""
+    sql(conn, f"INSERT INTO {table.name} ({', '.join(map(_q, values))}) VALUES ({', '.join('?' * len(values))})",
+        tuple(values.values()))
+
+
+def upsert(conn: Connection, table: sa.Table, key: dict, values: dict) -> None:
+    """The row whose unique `key` columns have these values gets `values`, made if there is none: one
+    statement (SQLite and PostgreSQL both have INSERT … ON CONFLICT), as plain SQL (as `update`)."""
+    row = {**key, **values}
+    sets = ", ".join(f"{_q(k)} = excluded.{_q(k)}" for k in values)
+    sql(conn, f"INSERT INTO {table.name} ({', '.join(map(_q, row))}) VALUES ({', '.join('?' * len(row))}) "
+              f"ON CONFLICT ({', '.join(map(_q, key))}) DO UPDATE SET {sets}", tuple(row.values()))
+
+
+def row(conn: Connection, table: sa.Table, **where) -> dict | None:
+    """The row whose columns have these values (the first, if several), as a dict, read as plain SQL (as
+    `update`)."""
+    names = [c.name for c in table.columns]
+    found = sql(conn, f"SELECT {', '.join(map(_q, names))} FROM {table.name} "
+                      f"WHERE {' AND '.join(f'{_q(k)} = ?' for k in where)} LIMIT 1", tuple(where.values())).fetchone()
+    return None if found is None else dict(zip(names, found))
+
+
+PG_WRITE_LOCK = 0x5E551095  # the advisory lock key of the store's writers on PostgreSQL ("sessions")
+
+
+ANALYZE_AFTER = 5_000  # new events after which an import refreshes PostgreSQL's planner statistics
+
+
+def after_bulk_import(engine: Engine, events_added: int) -> None:
+    """After a big import on PostgreSQL, refresh the planner's statistics of the tables it grew.
+    Without them a fresh team store plans a search for a rare word as a walk down the newest rows
+    (57 ms on a 628 MB store) instead of asking the text index first. SQLite needs nothing."""
+    if engine.dialect.name != "postgresql" or events_added < ANALYZE_AFTER:
+        return
+    with engine.connect() as conn:
+        conn.execute(sa.text("ANALYZE event"))
+        conn.execute(sa.text("ANALYZE session"))
+        conn.commit()
+
+
+def _is_lock_error(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "database is locked" in text or "database is busy" in text
+
+
+@contextlib.contextmanager
+def write_connection(engine: Engine) -> Iterator[Connection]:
+    """One write transaction, holding the write lock from its first statement."""
+    with engine.connect() as conn:
+        conn = conn.execution_options(sessionscope_write=True)
+        with conn.begin():
+            if conn.dialect.name == "postgresql":
+                # Writers take turns, as SQLite's one write lock makes them: every write reads what it
+                # builds on (the session's last seq and hash, the events already stored) inside its
+                # transaction, so two machines importing the same session can neither double an event
+                # nor fork a hash chain. Readers never wait; the lock ends with the transaction.
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_WRITE_LOCK})
+            yield conn
+
+
+def _pg_try_lock(conn: sa.Connection, wait_s: float) -> bool:
+    """The PostgreSQL write lock within `wait_s`, or False (a skippable write gives up, as on SQLite)."""
+    deadline = time.monotonic() + wait_s
+    while not conn.execute(sa.text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": PG_WRITE_LOCK}).scalar():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def run_write(engine: Engine, work, *args, **kwargs):
+    """Run `work(conn, ...)` in a write transaction, retrying on lock contention.
+
+    `work` must be safe to run again from the start: it reads what it needs inside
+    the transaction. Disk-full and other I/O errors surface as StoreUnavailable,
+    after the transaction rolled back (nothing stored is damaged).
+    """
+    deadline = time.monotonic() + WRITE_RETRY_S
+    delay = 0.01
+    while True:
+        try:
+            with write_connection(engine) as conn:
+                return work(conn, *args, **kwargs)
+        except (sa.exc.OperationalError, sqlite3.OperationalError) as exc:  # (sqlite3's: see `driver`)
+            if _is_lock_error(exc) and time.monotonic() < deadline:
+                time.sleep(delay * (1 + random.random()))
+                delay = min(delay * 2, 0.5)
+                continue
+            raise StoreUnavailable(_describe_operational(exc)) from exc
+        except (sa.exc.DatabaseError, sqlite3.DatabaseError) as exc:
+            if "malformed" in str(exc):
+                raise StoreUnavailable(DAMAGED_ADVICE.format(problem=exc.orig)) from exc
+            refused = team_refusal(exc)
+            if refused:
+                raise Refused(refused) from exc
+            raise
+
+
+def sqlstate(exc: BaseException) -> str | None:
+    """PostgreSQL's code for the error under a SQLAlchemy one (42501: refused by a right or a row rule; 23505: a
+    unique key taken); None on SQLite or for any other error."""
+    return getattr(getattr(exc, "orig", None), "sqlstate", None)
+
+
+def team_refusal(exc: BaseException) -> str | None:
+    """A team store's rules refusing a write (PostgreSQL's insufficient_privilege: a row rule or a missing
+    right, sessionscope.safety.team), in words; None for any other error."""
+    if sqlstate(exc) != "42501":
+        return None
+    first = str(exc.orig).strip().splitlines()[0]
+    return (f"the team store's rules refuse this ({first}): only a session's owner or an admin changes it, "
+            "and the audit log takes inserts only")
+
+
+DAMAGED_ADVICE = ("the store file is damaged ({problem}): nothing was written into it. `sessionscope verify` names "
+                  "what is damaged; `sessionscope repair` rebuilds a sound store from every row it can read "
+                  "(the damaged file is kept)")
+
+
+def try_write(engine: Engine, work, *args, wait_s: float = 0.1):
+    """One short attempt at a write that may be skipped (a cache): None when the store is busy.
+
+    A reader on the UI's worker thread must not wait out another process's long import
+    just to store something it can compute again next time."""
+    with engine.connect() as conn:
+        raw = conn.connection.driver_connection if conn.dialect.name == "sqlite" else None
+        if raw is not None:
+            raw.execute(f"PRAGMA busy_timeout={int(wait_s * 1000)}")
+        try:
+            conn = conn.execution_options(sessionscope_write=True)
+            with conn.begin():
+                if conn.dialect.name == "postgresql" and not _pg_try_lock(conn, wait_s):
+                    return None
+                return work(conn, *args)
+        except (sa.exc.OperationalError, sqlite3.OperationalError) as exc:
+            if _is_lock_error(exc):
+                return None
+            raise StoreUnavailable(_describe_operational(exc)) from exc
+        finally:
+            if raw is not None:
+                raw.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+
+
+def _describe_operational(exc: sa.exc.OperationalError) -> str:
+    text = str(exc.orig) if getattr(exc, "orig", None) else str(exc)
+    if "disk is full" in text or "disk I/O" in text:
+        return f"the store could not be written: {text}; free some disk space and try again (nothing was changed)"
+    if _is_lock_error(exc):
+        return f"the store stayed locked by another process for {WRITE_RETRY_S:.0f} s: {text}"
+    return f"the store could not be used: {text}"
+
+
+DAMAGED_MARK = "⚠ damaged: "  # before a title read from a damaged row (its bad bytes shown as �)
+
+
+def replacing(data: bytes) -> str:
+    """A text factory for rows whose text may not be UTF-8 (its bad bytes shown as U+FFFD)."""
+    return data.decode("utf-8", "replace")
+
+
+def undecodable(exc: BaseException) -> bool:
+    """Whether a read failed on text that is not UTF-8 (bytes of the store file flipped, or edited in SQL)."""
+    return isinstance(exc, (sa.exc.OperationalError, sqlite3.OperationalError)) and "decode" in str(exc).lower()
+
+
+@contextlib.contextmanager
+def tolerant_text(conn: Connection) -> Iterator[None]:
+    """Within: text that is not UTF-8 reads with its bad bytes replaced (U+FFFD) instead of failing the whole
+    query. Only after a read failed: a Python decoder on every value costs a third more on big reads."""
+    raw = conn.connection.dbapi_connection
+    if not isinstance(raw, sqlite3.Connection):
+        yield
+        return
+    before = raw.text_factory
+    raw.text_factory = replacing
+    try:
+        yield
+    finally:
+        raw.text_factory = before
+
+
+def integrity(engine: Engine, quick: bool = False) -> list[str]:
+    """SQLite's own check of the file's structure (every page, index and row; `quick`: without comparing
+    indexes to their tables), as its messages; [] when sound, and on PostgreSQL (whose server keeps its pages
+    checked)."""
+    if engine.dialect.name != "sqlite":
+        return []
+    try:
+        with engine.connect() as conn:
+            rows = conn.exec_driver_sql(f"PRAGMA {'quick_check' if quick else 'integrity_check'}(100)").scalars().all()
+    except sa.exc.DatabaseError as exc:
+        return [f"the file cannot be checked: {exc.orig}"]
+    return [] if rows == ["ok"] else list(rows)
+
+
+def include_name(name, type_, _parents) -> bool:
+    """Autogenerate ignores the FTS5 table and its shadow tables (made by raw SQL)."""
+    return not (type_ == "table" and name and name.startswith("event_fts"))
+
+
+def migrate(engine: Engine, url: str) -> None:
+    """Create or upgrade the schema; refuse a store newer than this code."""
+    current = _read_revision(engine)
+    if current == HEAD_REVISION:
+        return
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
+    scripts = ScriptDirectory.from_config(cfg)
+    if current is not None and not _known(scripts, current):
+        raise SchemaTooNew(
+            f"the store at {url} has schema revision {current}, newer than this "
+            f"Sessionscope knows (up to {HEAD_REVISION}); install a newer Sessionscope"
+        )
+    from alembic import command
+
+    if current is not None:  # an existing store changes shape: a copy of it as it was comes first
+        _backup_before_migration(url, current)
+    try:
+        with write_connection(engine) as conn:
+            # Re-read under the write lock: another process may have migrated meanwhile.
+            if _read_revision_conn(conn) != HEAD_REVISION:
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, "head")
+    except sa.exc.DatabaseError as exc:
+        if sqlstate(exc) != "42501":
+            raise
+        # a team store's member: only the tables' owner changes their shape (sessionscope.safety.team)
+        raise StoreUnavailable(f"the store at {url} is at schema revision {current}, and this Sessionscope needs "
+                               f"{HEAD_REVISION}: only the owner of its tables may upgrade it — ask them to open it "
+                               "once with this version (then `sessionscope team init` again)") from exc
+
+
+def _backup_before_migration(url: str, current: str) -> None:
+    from sessionscope.safety import backup
+    try:
+        path = backup.store_file(url)
+    except Exception:
+        return  # PostgreSQL: its server's own backups
+    if path.is_file():
+        backup.make(path, "before-" + re.sub(r"[^a-z0-9]", "", HEAD_REVISION.lower())[:16])
+
+
+def _known(scripts, revision: str) -> bool:
+    try:
+        return scripts.get_revision(revision) is not None
+    except Exception:
+        return False
+
+
+def _read_revision(engine: Engine) -> str | None:
+    try:
+        with engine.connect() as conn:
+            return _read_revision_conn(conn)
+    except sa.exc.OperationalError as exc:
+        raise StoreUnavailable(_describe_operational(exc)) from exc
+    except sa.exc.DatabaseError as exc:
+        raise StoreUnavailable(f"the store is not a database Sessionscope can read: {exc.orig}") from exc
+
+
+def _read_revision_conn(conn: Connection) -> str | None:
+    if not sa.inspect(conn).has_table("alembic_version"):
+        return None
+    return conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()

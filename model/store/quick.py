@@ -1,0 +1,221 @@
+"""A read-only view of a SQLite store through the standard library's sqlite3 alone.
+
+`sessionscope list` and `show` answer in a fraction of the 0.4 s that importing SQLAlchemy and
+SQLModel costs, so the command line reads through this when it can: the store is a SQLite file that
+exists and is at the schema this code knows. Anything else (no file yet, an older schema to migrate,
+PostgreSQL) opens the full Store. The methods are the Store's of the same name and return the same
+views; tests/model/test_quick.py holds the two to the same answers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import sqlite3
+
+from sessionscope.errors import InvalidInput, NotFound
+from sessionscope.history.read_models import EventView, SessionView
+from sessionscope.store.locations import sqlite_path
+from sessionscope.store.revision import HEAD_REVISION
+
+_SESSIONS = ("SELECT session.*, source.kind AS source_kind, star.session_id IS NOT NULL AS starred FROM session "
+             "LEFT OUTER JOIN source ON session.source_id = source.id "
+             "LEFT OUTER JOIN star ON star.session_id = session.id")
+_SORT = {"updated": "session.updated_at", "created": "session.created_at", "title": "session.title",
+         "events": "session.event_count", "tokens": "session.tokens_in + session.tokens_out",
+         "status": "session.status", "project": "session.project"}
+_EVENT_COLUMNS = ", ".join(EventView.__dataclass_fields__)
+_SIDECHAIN = list(EventView.__dataclass_fields__).index("sidechain")  # stored as 0/1
+_PAYLOAD = list(EventView.__dataclass_fields__).index("payload")  # big ones compressed (sessionscope.store.payloads)
+# A listing's line: the columns stored before the text and payload, the start of the text, then sidechain (a
+# column past the payload: reading it walks the payload's overflow pages, the one cost kept)
+_BRIEF_COLUMNS = "id, seq, ts, kind, role, substr(text, 1, 600), sidechain"
+
+
+# the filters `sessions` takes (a list filtered otherwise, by its live state say, waits for the Store)
+FILTERS = frozenset({"status", "include_archived", "source_kind", "project", "person", "text", "starred", "pinned",
+                     "tag"})
+MIN_PREFIX = 3  # an id prefix shorter than this is too easy to mistype into another session
+
+
+def unique_prefix(full: str, neighbours: list[str], least: int = 8) -> str:
+    """The shortest prefix of `full` (≥ `least` characters) that none of its sorted neighbours shares,
+    as git shortens hashes (ids.short_ids asks the same of any store)."""
+    need = least
+    for other in neighbours:
+        common = next((i for i, (a, b) in enumerate(zip(full, other)) if a != b), min(len(full), len(other)))
+        need = max(need, common + 1)
+    return full[:need]
+
+
+NEIGHBOUR_QUERIES = 32  # more ids than this to shorten: one read of every id beats two queries an id
+
+
+def prefixes_among(every_id: list[str], ids: list[str], least: int = 8) -> dict[str, str]:
+    """unique_prefix of each of `ids` against its neighbours in `every_id` (all the ids, sorted)."""
+    out = {}
+    for full in ids:
+        i = bisect.bisect_left(every_id, full)
+        j = i + 1 if i < len(every_id) and every_id[i] == full else i
+        out[full] = unique_prefix(full, every_id[max(i - 1, 0):i] + every_id[j:j + 1], least)
+    return out
+
+
+def open_reader(location: str | None) -> "QuickReader | None":
+    """A reader for the store at `location`, or None when the full Store must open it."""
+    path = sqlite_path(location)
+    if path is None or not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=30.0)
+        revision = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+    except sqlite3.Error:
+        return None  # not a store, or locked, or damaged: the Store says what is wrong
+    if revision is None or revision[0] != HEAD_REVISION:
+        conn.close()
+        return None
+    return QuickReader(conn)
+
+
+class QuickReader:
+    """Store's reading methods for list and show, over one read-only sqlite3 connection."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> "QuickReader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.conn.close()
+
+    def _rows(self, sql: str, params: list) -> tuple[list[str], list[tuple], bool]:
+        """(column names, rows, False); a row whose text is not UTF-8 (a damaged store) is read again with its bad
+        bytes replaced instead of failing the whole listing: (…, True)."""
+        try:
+            cur = self.conn.execute(sql, params)
+            return [d[0] for d in cur.description], cur.fetchall(), False
+        except sqlite3.OperationalError as exc:
+            if "decode" not in str(exc).lower():
+                raise
+        self.conn.text_factory = lambda data: data.decode("utf-8", "replace")
+        try:
+            cur = self.conn.execute(sql, params)
+            return [d[0] for d in cur.description], cur.fetchall(), True
+        finally:
+            self.conn.text_factory = str
+
+    def _sessions(self, where: str, params: list) -> list[SessionView]:
+        import dataclasses
+        names, rows, damaged = self._rows(f"{_SESSIONS} {where}", params)
+        views = SessionView.from_tuples(names, rows)
+        if not damaged:
+            return views
+        return [dataclasses.replace(s, title="⚠ damaged: " + (s.title or "")) if "\ufffd" in (s.title or "") else s
+                for s in views]
+
+    def sessions(self, *, status: str | None = None, include_archived: bool = False, source_kind: str | None = None,
+                 project: str | None = None, person: str | None = None, text: str | None = None, sort: str = "updated",
+                 descending: bool = True, limit: int | None = None, offset: int = 0,
+                 starred: bool = False, pinned: bool = False, tag: str | None = None) -> list[SessionView]:
+        if sort not in _SORT:
+            raise InvalidInput(f"cannot sort by {sort!r}; use one of {', '.join(_SORT)}")
+        clauses, params = [], []
+        if status:
+            clauses.append("session.status = ?")
+            params.append(status)
+        elif not include_archived:
+            clauses.append("session.status != 'archived'")
+        if source_kind:
+            clauses.append("coalesce(source.kind, 'native') = ?")
+            params.append(source_kind)
+        if project:
+            clauses.append("session.project = ?")
+            params.append(project)
+        if person:
+            clauses.append("session.imported_by = ?")
+            params.append(person)
+        if starred:
+            clauses.append("star.session_id IS NOT NULL")
+        if pinned:
+            clauses.append("session.id IN (SELECT session_id FROM pin)")
+        if tag:  # as reading.session_query: the tag's JSON string, quotes included, in the JSON list
+            clauses.append("instr(session.tags, ?) > 0")
+            params.append(json.dumps(tag.strip()))
+        if text:
+            like = f"%{text.replace('%', '').replace('_', '')}%"
+            clauses.append("(lower(session.title) LIKE lower(?) OR lower(session.id) LIKE lower(?) "
+                           "OR lower(session.project) LIKE lower(?))")
+            params += [like] * 3
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        order = f"ORDER BY {_SORT[sort]} {'DESC' if descending else 'ASC'}, session.id"
+        page = f"LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
+        return self._sessions(f"{where} {order} {page}", params)
+
+    def session(self, session_id: str) -> SessionView:
+        found = self._sessions("WHERE session.id = ?", [session_id])
+        if not found:
+            raise NotFound(f"no session with id {session_id!r} in this store")
+        return found[0]
+
+    def fork_counts(self) -> dict[str, int]:
+        """How many sessions fork from each session (Store.fork_counts)."""
+        return dict(self.conn.execute("SELECT forked_from_session, count(*) FROM session "
+                                      "WHERE forked_from_session IS NOT NULL GROUP BY forked_from_session"))
+
+    def same_tool_id(self, session: SessionView) -> list[SessionView]:
+        """As Store.same_tool_id."""
+        if not session.tool_id:
+            return []
+        return self._sessions("WHERE session.tool_id = ? AND session.id != ?", [session.tool_id, session.id])
+
+    def resolve_session(self, key: str) -> str:
+        """A full session id from an id or an unambiguous prefix (≥ MIN_PREFIX characters)."""
+        if not key:
+            raise InvalidInput("no session id given")
+        if self.conn.execute("SELECT 1 FROM session WHERE id = ?", [key]).fetchone():
+            return key
+        if len(key) < MIN_PREFIX:
+            raise InvalidInput(f"session id {key!r} is too short: give at least {MIN_PREFIX} characters of it")
+        if len(key) >= MIN_PREFIX:
+            rows = self.conn.execute("SELECT id FROM session WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
+                                     [key, key + "\uffff"]).fetchall()
+            if len(rows) == 1:
+                return rows[0][0]
+            if len(rows) > 1:
+                raise InvalidInput(f"session id {key!r} is ambiguous: give more characters")
+        raise NotFound(f"no session with id {key!r} in this store")
+
+    def short_ids(self, session_ids: list[str], least: int = 8) -> dict[str, str]:
+        """{session id: its shortest prefix (≥ `least` characters) that names it alone in this store}."""
+        if len(session_ids) > NEIGHBOUR_QUERIES:
+            every = [row[0] for row in self.conn.execute("SELECT id FROM session ORDER BY id")]
+            return prefixes_among(every, session_ids, least)
+        neighbours = ("SELECT id FROM session WHERE id < ? ORDER BY id DESC LIMIT 1",
+                      "SELECT id FROM session WHERE id > ? ORDER BY id LIMIT 1")
+        return {full: unique_prefix(full, [row[0] for sql in neighbours
+                                           for row in self.conn.execute(sql, [full]).fetchall()], least)
+                for full in session_ids}
+
+    def events(self, session_id: str, *, from_seq: int | None = None, to_seq: int | None = None,
+               since: float | None = None, until: float | None = None, limit: int | None = None,
+               brief: bool = False) -> list[EventView]:
+        """With `brief`, each event is what a one-line listing shows: id, seq, ts, kind, role, sidechain and the
+        first 600 characters of its text (a line shows 100 of them, spaces folded); its payload, parent, hash
+        and tokens are left empty, so a 10,000-event session is not read whole."""
+        from sessionscope.store.payloads import unpack
+        self.session(session_id)
+        clauses, params = ["session_id = ?"], [session_id]
+        for value, clause in ((from_seq, "seq >= ?"), (to_seq, "seq <= ?"), (since, "ts >= ?"), (until, "ts <= ?")):
+            if value is not None:
+                clauses.append(clause)
+                params.append(value)
+        page = f"LIMIT {int(limit)}" if limit is not None else ""
+        columns = _BRIEF_COLUMNS if brief else _EVENT_COLUMNS
+        _names, rows, _damaged = self._rows(f"SELECT {columns} FROM event WHERE {' AND '.join(clauses)} "
+                                  f"ORDER BY seq {page}", params)
+        if brief:  # no payload to unpack; sidechain stays 0/1 (a listing's line asks only whether it is one)
+            return [EventView(i, session_id, None, seq, 0, ts, kind, role, text, "", 0, 0, side, None, "")
+                    for i, seq, ts, kind, role, text, side in rows]
+        return [EventView(*r[:_PAYLOAD], unpack(r[_PAYLOAD]), *r[_PAYLOAD + 1:_SIDECHAIN], bool(r[_SIDECHAIN]),
+                          *r[_SIDECHAIN + 1:]) for r in rows]

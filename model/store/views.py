@@ -1,0 +1,132 @@
+"""The store's derived views: the reports folded from every session (usage and cost, tool outcomes) and a session's
+place among the others (its branch tree, the forks of it, its lineage). A part of sessionscope.store.api.Store, kept
+apart so each file stays one subject; these only read the store, or write its caches."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import sqlalchemy as sa
+
+from sessionscope.errors import SessionscopeError
+from sessionscope.history import reading
+from sessionscope.history.read_models import SessionView
+from sessionscope.store import db
+from sessionscope.store.schema import SESSION
+
+
+class StoreViews:
+    """Needs the Store's `engine`, `reader()`, `write()` and `session()`."""
+
+    def usage(self, **query: Any):
+        """Token usage and cost by day or week and project, model or source (sessionscope.insight.usage.report);
+        folds the sessions that changed since the last report into the usage cache."""
+        from sessionscope.insight import usage
+        folded: dict = {}
+        with self.reader() as conn:  # folding a big store takes seconds: never under the write lock
+            r = usage.report(conn, folded=folded, **query)
+        self._keep(usage.save, folded)
+        return r
+
+    def tool_outcomes(self, **query: Any):
+        """How the tool calls went, by tool, model, project or source (sessionscope.insight.outcomes.report); folds the
+        sessions that changed since the last report, then caches them in one short write."""
+        from sessionscope.insight import outcomes
+        folded: dict = {}
+        with self.reader() as conn:  # folding a big store takes seconds: never under the write lock
+            rows = outcomes.report(conn, folded=folded, **query)
+        self._keep(outcomes.save, folded)
+        return rows
+
+    def _keep(self, save, folded: dict) -> None:
+        """Cache what a read folded, in one short write; when the store is busy, it is folded again next time."""
+        if folded:
+            with contextlib.suppress(SessionscopeError):
+                db.try_write(self.engine, save, folded)
+
+    def vitals(self, session_ids: list[str]):
+        """Each session's vital signs ({id: sessionscope.insight.vitals.Vitals}); folds those that changed since they were
+        last asked for, then caches them in one short write."""
+        from sessionscope.insight import vitals
+        with self.reader() as conn:
+            out, fresh = vitals.cached(conn, list(session_ids))
+        if fresh:
+            with contextlib.suppress(SessionscopeError):  # a cache: when the store is busy, folded again next time
+                db.try_write(self.engine, vitals.save, fresh)
+        return out
+
+    def blame(self, path: str, text: str | None = None):
+        """Which session wrote each line of the file at `path` (sessionscope.insight.blame.Blame); the sessions that changed
+        since they were last folded are folded first, so every edit is in the index."""
+        from sessionscope.insight import blame
+        self.fold_changed()
+        with self.reader() as conn:
+            return blame.blame(conn, path, text)
+
+    def commit_sessions(self, shas: set[str]) -> dict[str, tuple[str, str]]:
+        """{commit: (session, event)} for the commits an agent's shell call made (`git commit` in its command)."""
+        from sessionscope.insight import blame
+        self.fold_changed()
+        with self.reader() as conn:
+            return blame.commits_of(conn, shas)
+
+    def fold_changed(self) -> None:
+        """Fold the sessions whose vital signs (and blame's index) are older than their events."""
+        from sessionscope.insight import blame
+        with self.reader() as conn:
+            stale = blame.stale_sessions(conn)
+        for start in range(0, len(stale), 500):  # (a first blame over a big store folds it: in batches)
+            self.vitals(stale[start:start + 500])
+
+    def running_usage(self, session_id: str, head: str | None = None):
+        """Along the branch through `head` (the head branch by default), as it is read: (its event ids, and the
+        tokens and dollars spent so far at each event that spent some; sessionscope.insight.usage.running)."""
+        from sessionscope.insight import usage
+        order = self.branch_outline(session_id, head, include_subagents=True).ids
+        with self.reader() as conn:
+            return order, usage.running(conn, session_id, order)
+
+    def session_costs(self, session_ids: list[str]) -> dict[str, float | None]:
+        """Each session's cost in dollars (None where no model it used has a price)."""
+        from sessionscope.insight import usage
+        folded: dict = {}
+        with self.reader() as conn:  # (the list asks for every page it paints: never under the write lock)
+            costs = {sid: usage.session_cost(conn, sid, folded)[0] for sid in session_ids}
+        self._keep(usage.save, folded)
+        return costs
+
+    def tree(self, session_id: str):
+        """The session's branch tree, compressed and laid out in lanes (sessionscope.history.tree_reading)."""
+        from sessionscope.history import tree_reading
+        from sessionscope.store import gcpause
+        with self.reader() as conn, gcpause.paused():
+            return tree_reading.session_tree(conn, session_id)
+
+    def forks_of(self, session_id: str) -> list[str]:
+        """The sessions forked (or, for a tool that writes one, rewound) from this one, oldest first."""
+        with self.reader() as conn:
+            return list(conn.execute(sa.select(SESSION.c.id).where(SESSION.c.forked_from_session == session_id)
+                                     .order_by(SESSION.c.created_at, SESSION.c.id)).scalars())
+
+    def lineage(self, session_id: str) -> list[SessionView]:
+        """The session and the sessions it was forked from, oldest origin first."""
+        out, seen = [], set()
+        cur: str | None = session_id
+        while cur and cur not in seen:
+            seen.add(cur)
+            s = self.session(cur)
+            out.append(s)
+            cur = s.forked_from_session
+        return list(reversed(out))
+
+    def branch_points(self, session_id: str) -> dict[str, list[str]]:
+        """Where other branches leave the session's tree (its origins' too): {event id: notes}."""
+        from sessionscope.history import tree_reading
+        ids = [s.id for s in self.lineage(session_id)]
+        with self.reader() as conn:
+            return tree_reading.branch_points(conn, ids)
+
+    def leaves(self, session_id: str) -> list[str]:
+        with self.reader() as conn:
+            return reading.leaves(conn, session_id)
