@@ -1,6 +1,9 @@
 """What the session actions do: each asks what it needs (a title, a yes), runs its operation
 (sessionscope.ops) off the UI thread, reports a failure with what to do, and hands the operation's
 Changes to the window (`sig_changes`), which fans them out to the parts that show them.
+
+Two parts act through the same `run` and `fail`: `batch` (the list's selection at once) and `restores` (files put
+back from checkpoints).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from sessionscope.safety.untrusted import printable
 DEFAULT_TERMINAL = "x-terminal-emulator -e {command}"
 
 
-class SessionActions(BatchActions, RestoreActions, QObject):
+class SessionActions(QObject):
     sig_changes = Signal(object)  # sessionscope.history.read_models.Changes
     sig_message = Signal(str)
     sig_busy = Signal(str)  # an action started ("" when it ended): a fork of a big transcript takes seconds
@@ -32,10 +35,12 @@ class SessionActions(BatchActions, RestoreActions, QObject):
         super().__init__(window)
         self.window = window
         self.store = None
+        self.batch = BatchActions(self)
+        self.restores = RestoreActions(self)
 
     # -- helpers ----------------------------------------------------------------
 
-    def _fail(self, what: str):
+    def fail(self, what: str):
         def show(exc: BaseException) -> None:
             from sessionscope.errors import IllegalTransition, InvalidInput, NotFound, Refused
             # refusals are decided before anything is written; any other failure may come after a write
@@ -44,7 +49,7 @@ class SessionActions(BatchActions, RestoreActions, QObject):
             QMessageBox.warning(self.window, f"Could not {what}", f"{exc}" + ("\n\nNothing was changed." if settled else ""))
         return show
 
-    def _run(self, what: str, fn, done=None) -> None:
+    def run(self, what: str, fn, done=None) -> None:
         def finished(changes):
             self.sig_busy.emit("")
             self.sig_changes.emit(changes)
@@ -53,7 +58,7 @@ class SessionActions(BatchActions, RestoreActions, QObject):
 
         def failed(exc):
             self.sig_busy.emit("")
-            self._fail(what)(exc)
+            self.fail(what)(exc)
         self.sig_busy.emit(what)
         run_task(fn, finished, failed, owner=self)
 
@@ -79,7 +84,7 @@ class SessionActions(BatchActions, RestoreActions, QObject):
             self.start_in_terminal("Resume in a terminal", session, command, "Resuming in a terminal")
             return
         store = self.store
-        self._run("resume", lambda: ops.resume(store, session.id, actor=ACTOR),
+        self.run("resume", lambda: ops.resume(store, session.id, actor=ACTOR),
                   lambda ch: self.sig_message.emit(f"{session.title or session.id[:8]} is active again"))
 
     def start_in_terminal(self, what: str, session, command: list[str], said: str) -> bool:
@@ -113,7 +118,7 @@ class SessionActions(BatchActions, RestoreActions, QObject):
         are read on a worker first."""
         store = self.store
         run_task(lambda: store.notes(session.id), lambda notes: self._fork_continue(session, event, notes, chosen_note),
-                 self._fail("read the notes"), owner=self)
+                 self.fail("read the notes"), owner=self)
 
     def _fork_continue(self, session, event, notes, chosen_note) -> None:
         from sessionscope.gui.dialogs.continue_dialog import ContinueDialog
@@ -121,7 +126,7 @@ class SessionActions(BatchActions, RestoreActions, QObject):
         if not dialog.exec():
             return
         store, prompt, title = self.store, dialog.prompt(), dialog.fork_title()
-        self._run("fork and continue", lambda: ops.fork_and_continue(store, session.id, event.id, prompt, title,
+        self.run("fork and continue", lambda: ops.fork_and_continue(store, session.id, event.id, prompt, title,
                                                                      actor=ACTOR), self._continued)
 
     def _continued(self, ch) -> None:
@@ -176,7 +181,7 @@ class SessionActions(BatchActions, RestoreActions, QObject):
 
         def done(ch):
             self.sig_message.emit(f"Forked into {ch.session.title}" + (f" ({ch.note})" if ch.note else ""))
-        self._run("fork", lambda: ops.fork(store, session.id, event.id, title, end_of_turn=end_of_turn, actor=ACTOR),
+        self.run("fork", lambda: ops.fork(store, session.id, event.id, title, end_of_turn=end_of_turn, actor=ACTOR),
                   done)
 
     def rewind(self, session, event) -> None:
@@ -191,25 +196,25 @@ class SessionActions(BatchActions, RestoreActions, QObject):
                 != QMessageBox.StandardButton.Yes:
             return
         store = self.store
-        self._run("rewind", lambda: ops.rewind(store, session.id, event.id, actor=ACTOR), lambda ch: self.sig_message.emit(
+        self.run("rewind", lambda: ops.rewind(store, session.id, event.id, actor=ACTOR), lambda ch: self.sig_message.emit(
             "Rewound" + (f" ({ch.note})" if ch.note else "")))
 
     def compact(self, session) -> None:
         summary, ok = QInputDialog.getMultiLineText(self.window, "Compact", "Summary of the session so far:")
         if ok and summary.strip():
             store = self.store
-            self._run("compact", lambda: ops.compact(store, session.id, summary.strip(), actor=ACTOR))
+            self.run("compact", lambda: ops.compact(store, session.id, summary.strip(), actor=ACTOR))
 
     def rename(self, session) -> None:
         title, ok = QInputDialog.getText(self.window, "Rename", "New title:", text=session.title)
         if ok and title.strip():
             store = self.store
-            self._run("rename", lambda: ops.rename(store, session.id, title.strip(), actor=ACTOR))
+            self.run("rename", lambda: ops.rename(store, session.id, title.strip(), actor=ACTOR))
 
     def tag(self, session) -> None:
         from sessionscope import sources
         from sessionscope.gui.sessions.tag_edit import TagsDialog
-        dialog = TagsDialog([session], self.known_tags(), single_tag=sources.of(session.source_kind).single_tag,
+        dialog = TagsDialog([session], self.batch.known_tags(), single_tag=sources.of(session.source_kind).single_tag,
                             parent=self.window)
         if dialog.exec():
             self.set_tags(session, dialog.added())
@@ -219,7 +224,7 @@ class SessionActions(BatchActions, RestoreActions, QObject):
         if sorted(set(tags)) == sorted(session.tags):
             return
         store = self.store
-        self._run("tag", lambda: ops.tag(store, session.id, tags, actor=ACTOR),
+        self.run("tag", lambda: ops.tag(store, session.id, tags, actor=ACTOR),
                   lambda ch: self.sig_message.emit(f"Tagged {', '.join(tags)}" if tags else "Tags cleared"))
 
     def write_back(self, session) -> None:
@@ -232,30 +237,30 @@ class SessionActions(BatchActions, RestoreActions, QObject):
                 "existing file is never replaced)?") != QMessageBox.StandardButton.Yes:
             return
         store = self.store
-        self._run("write back", lambda: ops.write_back(store, session.id, actor=ACTOR),
+        self.run("write back", lambda: ops.write_back(store, session.id, actor=ACTOR),
                   lambda ch: self.sig_message.emit(f"Written back: {ch.files[0]}"))
 
     def archive(self, session) -> None:
         store = self.store
-        self._run("archive", lambda: ops.archive(store, session.id, actor=ACTOR),
+        self.run("archive", lambda: ops.archive(store, session.id, actor=ACTOR),
                   lambda ch: self.sig_message.emit(f"Archived {session.title or session.id[:8]} (Unarchive brings it back)"))
 
     def star(self, session, on: bool) -> None:
         store = self.store
-        self._run("star", lambda: ops.star(store, session.id, on, actor=ACTOR),
+        self.run("star", lambda: ops.star(store, session.id, on, actor=ACTOR),
                   lambda ch: self.sig_message.emit(f"{'Starred' if on else 'Took the star from'} "
                                                    f"{session.title or session.id[:8]}"))
 
     def share(self, session, on: bool) -> None:
         store = self.store
-        self._run("share" if on else "unshare", lambda: ops.share(store, session.id, on, actor=ACTOR),
+        self.run("share" if on else "unshare", lambda: ops.share(store, session.id, on, actor=ACTOR),
                   lambda ch: self.sig_message.emit(f"{'Shared' if on else 'Stopped sharing'} "
                                                    f"{session.title or session.id[:8]} with the team"))
 
     def pin(self, session, event, on: bool) -> None:
         # (the tree's menu gives the event's id alone; a search result, the session's too)
         store, event_id, session_id = self.store, getattr(event, "id", event), getattr(session, "id", session)
-        self._run("pin", lambda: ops.pin(store, session_id, event_id, on, actor=ACTOR),
+        self.run("pin", lambda: ops.pin(store, session_id, event_id, on, actor=ACTOR),
                   lambda ch: self.sig_message.emit("Pinned the event (View ▸ Pins lists them)" if on
                                                    else "Took the pin away"))
 
@@ -266,7 +271,7 @@ class SessionActions(BatchActions, RestoreActions, QObject):
         if text is None:
             return
         store = self.store
-        self._run("write a note", lambda: ops.note_add(store, session.id, text, event_id, actor=ACTOR),
+        self.run("write a note", lambda: ops.note_add(store, session.id, text, event_id, actor=ACTOR),
                   lambda ch: self.sig_message.emit("Note written (View ▸ Notes lists them; search finds them)"))
 
     def note_edit(self, note) -> None:
@@ -275,7 +280,7 @@ class SessionActions(BatchActions, RestoreActions, QObject):
         if text is None or text == note.text:
             return
         store = self.store
-        self._run("change the note", lambda: ops.note_edit(store, note.id, text, actor=ACTOR))
+        self.run("change the note", lambda: ops.note_edit(store, note.id, text, actor=ACTOR))
 
     def note_remove(self, note) -> None:
         first = " ".join(note.text.split())[:80]
@@ -283,18 +288,18 @@ class SessionActions(BatchActions, RestoreActions, QObject):
                                 "keeps what it said.)") != QMessageBox.StandardButton.Yes:
             return
         store = self.store
-        self._run("remove the note", lambda: ops.note_remove(store, note.id, actor=ACTOR))
+        self.run("remove the note", lambda: ops.note_remove(store, note.id, actor=ACTOR))
 
     def unarchive(self, session) -> None:
         store = self.store
-        self._run("unarchive", lambda: ops.unarchive(store, session.id, actor=ACTOR))
+        self.run("unarchive", lambda: ops.unarchive(store, session.id, actor=ACTOR))
 
     def delete(self, session) -> None:
         """Asks first (naming a transcript Sessionscope wrote for it, which may go too); the files are looked
         up on a worker."""
         store = self.store
         run_task(lambda: ops.written_files(store, session), lambda written: self._delete(session, written),
-                 self._fail("delete"), owner=self)
+                 self.fail("delete"), owner=self)
 
     def _delete(self, session, written) -> None:
         from PySide6.QtWidgets import QCheckBox
@@ -317,7 +322,7 @@ class SessionActions(BatchActions, RestoreActions, QObject):
                                          QMessageBox.StandardButton.Cancel)
         if answer == QMessageBox.StandardButton.Yes:
             store = self.store
-            self._run("delete", lambda: ops.delete(store, session.id, remove_files=remove_files, actor=ACTOR),
+            self.run("delete", lambda: ops.delete(store, session.id, remove_files=remove_files, actor=ACTOR),
                       lambda ch: self.sig_message.emit(
                           f"Deleted {session.title or session.id[:8]}" if ch.action == Action.DELETE else
                           f"Deleted {session.title or session.id[:8]} at {src.remote_home or 'its tool'}; "

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from PySide6.QtGui import QKeySequence
@@ -62,7 +63,8 @@ class Row:
     checkable: bool = False
     scope: str = "window"  # where the shortcut works: the window, or only the widget it is in ("widget", "children")
     gesture: str = ""  # a mouse gesture listed with the shortcuts
-    # with several sessions selected in the list: the SessionActions method run on them all instead
+    # with several sessions selected in the list: the SessionActions method (or its part's: "batch.star_many") run on
+    # them all instead
     # (`method(sessions, checked)`), or "selection" for a row whose own run already takes the selection
     many: str = ""
     places: tuple[str, ...] = field(init=False, default=())
@@ -126,8 +128,9 @@ DEMO_READ_ONLY = "the demo store is read-only: File ▸ Back to My Store first"
 
 
 def _a(name: str, *args) -> Callable[[Any, Context], None]:
-    """Run the window's session action `name` on the context's session (and event)."""
-    return lambda w, c: getattr(w.actions_, name)(c.session, *(c.event if a == "event" else a for a in args))
+    """Run the window's session action `name` (a method of SessionActions or of one of its parts: "batch.summarize")
+    on the context's session (and event)."""
+    return lambda w, c: attrgetter(name)(w.actions_)(c.session, *(c.event if a == "event" else a for a in args))
 
 
 _THEMES = tuple(Row(f"view.theme.{name}", name.title(), lambda w, c, name=name: theme.apply(name, remember=True),
@@ -254,22 +257,22 @@ TABLE: tuple[Row, ...] = (
                                                                           c.event.id),
         tip="The file this event changed: each line with the session that wrote it, its history, and the file as "
             "this event left it", where="session timeline reader", needs="edit"),
-    Row("session.restore_files", "Restore &Code to Here…", _a("restore_files", "event"), "Ctrl+Alt+R",
+    Row("session.restore_files", "Restore &Code to Here…", _a("restores.restore_files", "event"), "Ctrl+Alt+R",
         tip="Put the files back as they were when this turn's prompt was sent (a preview first)",
         where="|session timeline reader tree", rule="restore_files", needs="event"),
-    Row("session.restore_all", "Restore Code and Con&versation…", _a("restore_files", "event", True), "Ctrl+Alt+Shift+R",
+    Row("session.restore_all", "Restore Code and Con&versation…", _a("restores.restore_files", "event", True), "Ctrl+Alt+Shift+R",
         tip="Restore the files and rewind the conversation to this turn's prompt", where="session timeline",
         rule="restore_files", needs="event"),
-    Row("session.undo_restore", "&Undo Last Restore…", _a("undo_restore"),
+    Row("session.undo_restore", "&Undo Last Restore…", _a("restores.undo_restore"),
         tip="Put back what the last restore of this session changed", where="session", rule="undo_restore",
         needs="session"),
-    Row("session.redo_restore", "Redo Last Undo…", lambda w, c: w.actions_.undo_restore(c.session, redo=True),
+    Row("session.redo_restore", "Redo Last Undo…", lambda w, c: w.actions_.restores.undo_restore(c.session, redo=True),
         tip="Take back the last undo: put back what it overwrote", where="session", rule="redo_restore",
         needs="session"),
     Row("session.compact", "Co&mpact…", _a("compact"), where="|session", rule="compact", needs="session"),
     Row("session.star", "S&tar", lambda w, c: w.actions_.star(c.session, c.checked), "S", "star",
         tip="Star the session, or take its star away (the sidebar's Starred lists them)",
-        where="|session toolbar sessions", rule="star", needs="session", checkable=True, many="star_many"),
+        where="|session toolbar sessions", rule="star", needs="session", checkable=True, many="batch.star_many"),
     Row("session.share", "S&hare with the Team", lambda w, c: w.actions_.share(c.session, c.checked),
         tip="Share it with your team: in a team store its members read it (they cannot change it); in your own "
             "store it goes to the team store at each sync, secrets redacted (File ▸ Sync with Team Store)",
@@ -280,10 +283,10 @@ TABLE: tuple[Row, ...] = (
     Row("event.note", "Add &Note…", lambda w, c: w.actions_.note_add(c.session, c.event), "N",
         tip="Write a note (Markdown) on the event chosen, or on the session: it stays yours, searchable and exported",
         where="session timeline reader sessions", rule="note", needs="session"),
-    Row("session.summarize", "Summari&ze…", _a("summarize"),
+    Row("session.summarize", "Summari&ze…", _a("batch.summarize"),
         tip="Ask a model at Anthropic for a title and a short summary, kept as a generated note (what is sent is "
         "shown first; needs the managed extra and a key)", where="session sessions", rule="summarize",
-        needs="session", many="summarize_many"),
+        needs="session", many="batch.summarize_many"),
     Row("session.similar", "Find Sessions &Like This…", lambda w, c: w.show_similar(c.session), "Ctrl+Shift+L",
         tip="The sessions nearest in meaning to this one (search by meaning, a local model: turn it on in Settings)",
         where="session sessions", needs="session"),
@@ -291,7 +294,7 @@ TABLE: tuple[Row, ...] = (
     Row("session.tag", "&Tags…", _a("tag"), "Ctrl+T",
         tip="Set the session's tags (in the tool's own file where it keeps one); with several sessions selected, "
         "add and take away tags on all of them", where="session sessions", rule="tag", needs="session",
-        many="tag_many", gesture="Double-click a session's Tags cell"),
+        many="batch.tag_many", gesture="Double-click a session's Tags cell"),
     Row("session.write_back", "Write &Back to Its Tool…", _a("write_back"),
         tip="Write a session kept here back where its tool finds it (after the tool deleted it)", where="session",
         rule="write_back", needs="session"),
@@ -310,9 +313,9 @@ TABLE: tuple[Row, ...] = (
         tip="Export the branch from the root to the selected event", where="session timeline reader", rule="export",
         needs="event"),
     Row("session.archive", "&Archive", _a("archive"), "Ctrl+E", Px.SP_DirClosedIcon,
-        where="|session |toolbar sessions", rule="archive", needs="session", many="archive_many"),
+        where="|session |toolbar sessions", rule="archive", needs="session", many="batch.archive_many"),
     Row("session.unarchive", "&Unarchive", _a("unarchive"), "Ctrl+Shift+E", where="session sessions",
-        rule="unarchive", needs="session", many="unarchive_many"),
+        rule="unarchive", needs="session", many="batch.unarchive_many"),
     Row("session.delete", "&Delete…", _a("delete"), Std.Delete, Px.SP_TrashIcon, where="session toolbar sessions",
         rule="delete", needs="session"),
     # the composer's (a managed-agent session)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+from operator import attrgetter
 
 import shiboken6
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
@@ -63,7 +64,7 @@ class MainWindow(WindowCommands, QMainWindow):
         # several sessions selected: the actions that take a selection say how many ("Archive (5 sessions)")
         self.sessions.view.selectionModel().selectionChanged.connect(lambda *_: self._update_action_states())
         self.sessions.sig_tags_edited.connect(self.actions_.set_tags)
-        self.sessions.known_tags = self.actions_.known_tags
+        self.sessions.known_tags = self.actions_.batch.known_tags
         self.branch = BranchPane(cost_of=self.sessions.model.cost_of)
         self.branch.sig_chosen.connect(self._update_actions)
         self.branch.sig_ready.connect(self._update_actions)  # (the branch's pins came with it: Pin's check)
@@ -155,7 +156,7 @@ class MainWindow(WindowCommands, QMainWindow):
         """Run a row of the action table in `ctx`; an event known by its id alone (a tree node's) is read first,
         on a worker."""
         if row.acts_on_many(ctx) and row.many != "selection":
-            getattr(self.actions_, row.many)(ctx.selected, ctx.checked)
+            attrgetter(row.many)(self.actions_)(ctx.selected, ctx.checked)
             return
         if row.needs == "event" and isinstance(ctx.event, str):
             store = self.store
