@@ -78,8 +78,8 @@ def window_shots(store, sid: str, out: Path) -> list[Path]:
                     grab = w.grab
                 elif name == "usage":
                     w.layout_.set_reading(False)
-                    w.show_usage()
-                    u = w.usage_view
+                    w.openers.show_usage()
+                    u = w.openers.usage_view
                     u.resize(width, height)
                     u.range.setCurrentText("All time")  # the corpus is older than the default 30 days
                     u.by.setCurrentText("per month")
@@ -91,8 +91,8 @@ def window_shots(store, sid: str, out: Path) -> list[Path]:
                 path = out / f"{name}-{width}-{look}.png"
                 grab().save(str(path))
                 written.append(path)
-            if w.usage_view is not None:
-                w.usage_view.close()
+            if w.openers.usage_view is not None:
+                w.openers.usage_view.close()
             w.close()
             _settle(app, 0.3)
     return written

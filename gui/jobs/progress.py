@@ -19,7 +19,7 @@ SERVER_TICKS = 30  # a LangGraph or Agents SDK database on a server is looked at
 HOT_S = 3600.0  # a transcript written this recently is watched by the system (inotify): its lines show at once
 HOT_FILES = 200
 CATCH_UP_SETTLE_S = 5.0  # a thread an agent is writing now is shown by its own process
-LIVE_TICK_MS = 250  # how often the window looks at what a user's import has committed (window_commands)
+LIVE_TICK_MS = 250  # how often the window looks at what a user's import has committed (gui/window/import_commands.py)
 
 
 class ImportJob(QObject):

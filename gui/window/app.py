@@ -79,7 +79,7 @@ def main(args) -> int:
     def opened(store) -> None:
         window.set_store(store, first_run=not demo and not paths, demo=demo)
         if paths:  # `sessionscope FILE…`: import them (an export or a transcript) and show what came in
-            window.open_paths(paths)
+            window.import_commands.open_paths(paths)
     # the store opens once the window has painted: its import (SQLAlchemy, ~0.6 s) on a worker would hold the
     # interpreter while the window waits to paint
     def load() -> None:

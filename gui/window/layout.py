@@ -10,7 +10,7 @@ Ctrl+plus / Ctrl+minus (Ctrl+0: the default size).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -205,3 +205,25 @@ class PaneLayout(QObject):
             self.set_two_lines(True)
         if s.value("layout/reading", False, type=bool):
             self.set_reading(True)
+
+
+def restore_geometry(window: QWidget, splits: dict) -> None:
+    """The window's size and place, and its splitters' sizes, as the user left them (`splits`: by the names they were
+    always saved under); a first start is 1440×860."""
+    s = QSettings()
+    geometry = s.value("window/geometry")
+    if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+        window.restoreGeometry(geometry)
+    else:
+        window.resize(1440, 860)
+    for name, split in splits.items():
+        state = s.value(f"window/{name}")
+        if isinstance(state, QByteArray):
+            split.restoreState(state)
+
+
+def save_geometry(window: QWidget, splits: dict) -> None:
+    s = QSettings()
+    s.setValue("window/geometry", window.saveGeometry())
+    for name, split in splits.items():
+        s.setValue(f"window/{name}", split.saveState())

@@ -10,7 +10,7 @@ import time
 from operator import attrgetter
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QToolButton
 
@@ -21,12 +21,13 @@ from sessionscope.gui.sessions.session_actions import SessionActions
 from sessionscope.gui.sessions.session_list import SessionListPane
 from sessionscope.gui.window import menus
 from sessionscope.gui.window.action_table import BY_ID, Context
-from sessionscope.gui.window.layout import PaneLayout
+from sessionscope.gui.window.import_commands import ImportCommands
+from sessionscope.gui.window.layout import PaneLayout, restore_geometry, save_geometry
+from sessionscope.gui.window.openers import Openers
 from sessionscope.gui.window.sidebar import Sidebar
-from sessionscope.gui.window.window_commands import WindowCommands
 
 
-class MainWindow(WindowCommands, QMainWindow):
+class MainWindow(QMainWindow):
     """Threading: everything here runs on the UI thread; store work goes through run_task."""
 
     def __init__(self):
@@ -36,16 +37,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.is_demo = False
         self._closed = False  # closeEvent ran: what start-up still had waiting (the live pass, the chores) stays undone
         self.own_store_url: str | None = None  # where File ▸ Back to Your Store goes (--store), set by the app
-        self.usage_view = None  # View ▸ Usage and Cost, once opened
-        self.outcomes_view = None  # View ▸ Tool Outcomes, once opened
-        self.blame_view = None  # File ▸ Who Wrote This, once opened
-        self.pins_view = None  # View ▸ Pins, once opened
-        self.notes_view = None  # View ▸ Notes, once opened
-        self.compare_view = None  # the newest comparison opened (a second Compare opens another beside it)
-        self.shortcuts_dialog = None  # Help ▸ Keyboard Shortcuts, once opened (raised again, not opened twice)
         self.tree_menu = None  # the tree's context menu, while it is up
-        self._live_reload_at = 0.0  # when a running import last listed what it committed
-        self._live_mark: tuple | None = None  # the store's change mark then
         self._said_damaged = False  # a damaged store is said once, with what to do
         self._own_filters: dict | None = None  # the list's filters in the user's store, kept while the demo shows
         self.actions_ = SessionActions(self)
@@ -92,7 +84,6 @@ class MainWindow(WindowCommands, QMainWindow):
 
         self.imports = ImportController(self.statusBar(), self)
         self.imports.sig_changes.connect(self.apply_changes)
-        self.imports.sig_tick.connect(self._import_tick)
         self.imports.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
         # sessions on their way: the list, not "No sessions yet"
         self.imports.sig_first_run.connect(lambda: self.sessions.setCurrentWidget(self.sessions.listed))
@@ -105,14 +96,13 @@ class MainWindow(WindowCommands, QMainWindow):
         from sessionscope.gui.jobs.sync_job import SyncJob
         self.syncs = SyncJob(self.statusBar(), self)  # the shared sessions pushed to the team store (File ▸ Sync)
         self.syncs.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
-        self.sync_dialog = None  # File ▸ Sync with Team Store, once opened
         from sessionscope.gui.jobs.live_tracker import LiveTracker
         self.live = LiveTracker(self)  # which sessions work, wait for you, were cut off (the list's Status)
         self.live.sig_states.connect(lambda states: self.sessions.model.set_live(states, self.live.changed))
         self.waiting_label = QToolButton()  # how many sessions wait for you, in the status bar: opens Needs You
         self.waiting_label.setObjectName("waiting-label")
         self.waiting_label.setAutoRaise(True)
-        self.waiting_label.clicked.connect(self.show_needs_you)
+        self.waiting_label.clicked.connect(lambda: self.openers.show_needs_you())
         self.waiting_label.hide()
         self.statusBar().addPermanentWidget(self.waiting_label)
         self.live.sig_states.connect(lambda states: self._show_waiting(states, self.live.needing))
@@ -120,18 +110,26 @@ class MainWindow(WindowCommands, QMainWindow):
         self.notifier = Notifier(self)  # desktop notifications and the tray icon, from the same states
         self.live.sig_states.connect(lambda states: self.notifier.on_states(states, self.live.needing))
         self.notifier.sig_open.connect(lambda sid: (self.bring_forward(), self.open_session(sid)))
-        self.notifier.sig_needs_you.connect(lambda: (self.bring_forward(), self.show_needs_you()))
+        self.notifier.sig_needs_you.connect(lambda: (self.bring_forward(), self.openers.show_needs_you()))
         self.notifier.sig_show.connect(self.bring_forward)
         self.notifier.sig_quit.connect(self.quit_app)
-        self.needs_you_view = None  # View ▸ Needs You, once opened
         self._quitting = False
         self.live.sig_states.connect(lambda _states: self.sidebar.set_live_counts(self.live.counts))
         self.live.sig_states.connect(self.branch.set_live)
         self.imports.sig_changes.connect(lambda changes: self.live.refresh(changes.session_ids))
+        self.openers = Openers(self, sessions=self.sessions, branch=self.branch, actions=self.actions_, live=self.live,
+                               imports=self.imports, embeds=self.embeds, syncs=self.syncs)  # the views and dialogs
+        self.openers.sig_open.connect(lambda sid, eid: self.open_session(sid, eid or None))
+        self.openers.sig_forward.connect(self.bring_forward)
+        self.openers.sig_filter.connect(self.filter_sessions)
+        self.openers.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
+        self.import_commands = ImportCommands(self, imports=self.imports, sessions=self.sessions, sidebar=self.sidebar)
+        self.import_commands.sig_open.connect(lambda sid: self.open_session(sid))
+        self.import_commands.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
         self._build_menus()
         self.layout_ = PaneLayout(self, {"sidebar": self.sidebar, "list": self.sessions, "tree": self.branch.bottom},
                                   self.toolbar, self.branch, self.qactions, sessions=self.sessions, center=self.center)
-        self._restore_layout()
+        restore_geometry(self, self._splits())
         self.layout_.restore()
         self._update_actions()
 
@@ -194,17 +192,68 @@ class MainWindow(WindowCommands, QMainWindow):
             self.sessions.model.reload()
             self.sidebar.refresh()
         shown = self.session
-        if self.pins_view is not None and changes.action in (Action.PIN, Action.UNPIN, Action.DELETE, Action.PURGE):
-            self.pins_view.refresh()
-        if self.notes_view is not None and changes.action in (Action.NOTE_ADD, Action.NOTE_EDIT, Action.NOTE_REMOVE,
+        if self.openers.pins_view is not None and changes.action in (Action.PIN, Action.UNPIN, Action.DELETE, Action.PURGE):
+            self.openers.pins_view.refresh()
+        if self.openers.notes_view is not None and changes.action in (Action.NOTE_ADD, Action.NOTE_EDIT, Action.NOTE_REMOVE,
                                                               Action.SUMMARIZE, Action.DELETE, Action.PURGE):
-            self.notes_view.refresh()
+            self.openers.notes_view.refresh()
         if shown is not None and changes.action in (Action.DELETE, Action.PURGE) and shown.id in changes.session_ids:
             self.clear_panes()  # the list reloads and picks what to show next
         elif shown is not None and shown.id in changes.session_ids:
             store, sid = self.store, shown.id
             run_task(lambda: store.session(sid), self.branch.refreshed, self._refresh_failed, owner=self)
         self._update_actions()
+
+    def filter_sessions(self, filters: dict, words: str) -> None:
+        """List only some sessions (the Usage view's bar, project or source); All Sessions lists all again."""
+        self.sidebar.blockSignals(True)
+        self.sidebar.clearSelection()
+        self.sidebar.setCurrentItem(None)
+        self.sidebar.blockSignals(False)
+        self.sessions.sidebar_filters = dict(filters)
+        self.qactions["view.show_archived"].setChecked(True)  # what was spent in archived sessions too
+        self.sessions.refilter()
+        n = len(filters["session_ids"]) if "session_ids" in filters else None
+        self.statusBar().showMessage(f"Listing {f'the {n} sessions of ' if n is not None else ''}{words}; "
+                                     "All sessions in the sidebar lists everything again", 15000)
+
+    def _tree_menu(self, event_id: str, pos) -> None:
+        """A branch node's menu, from the action table's tree rows with the clicked node as the context."""
+        from sessionscope.gui.window import menus
+        if self.session is None:
+            return
+        layout = self.branch.tree.tree_model.layout_
+        node = next((n for n in (layout.nodes if layout else ()) if n.id == event_id and not n.fork_session), None)
+        # Pin Event there toggles: its new state is the opposite of the node's (menus.popup shows the current)
+        pinned = event_id in self.branch.timeline_model.pinned
+        self._popup(menus.popup(self, "tree", self.context(event=event_id, node=node, checked=not pinned),
+                                self.run_action), pos)
+
+    def _tree_fork_menu(self, session_id: str, pos) -> None:
+        """A fork node's menu: the fork is another session."""
+        from sessionscope.gui.window import menus
+        self._popup(menus.popup(self, "fork_node", self.context(fork_session=session_id), self.run_action), pos)
+
+    def _popup(self, menu, pos) -> None:
+        """One tree menu at a time: the one before is let go (each click makes its own)."""
+        if self.tree_menu is not None:
+            self.tree_menu.deleteLater()
+        self.tree_menu = menu
+        menu.popup(pos)
+
+    def open_demo(self) -> None:
+        from sessionscope.gui.window.stores import open_demo_store
+
+        run_task(open_demo_store, lambda store: self.set_store(store, first_run=False, demo=True),
+                 self._error("open the demo store"), owner=self)
+
+    def open_own_store(self) -> None:
+        """From the demo back to the user's store (the default one, or --store / $SESSIONSCOPE_STORE)."""
+        from sessionscope.gui.window.stores import open_user_store
+
+        url = self.own_store_url
+        run_task(lambda: open_user_store(url), lambda store: self.set_store(store, first_run=True),
+                 self._error("open your store"), owner=self)
 
     def _refresh_failed(self, exc: BaseException) -> None:
         from sessionscope.errors import NotFound
@@ -269,16 +318,8 @@ class MainWindow(WindowCommands, QMainWindow):
         self.syncs.watch(store, demo=demo)
         self.live.stop()  # (its first pass waits for the list: _after_first_list)
         self.notifier.watch(store)
-        if self.needs_you_view is not None:
-            self.needs_you_view.store = store
-        for view in (self.usage_view, self.outcomes_view, self.blame_view):
-            if view is not None:
-                view.store = store
-                view.refresh()
-        for view in (self.pins_view, self.notes_view):
-            if view is not None:
-                view.store = store
-                view.set_session(None)
+        self.openers.set_store(store)
+        self.import_commands.set_store(store, demo)
         self._after_first_list(store, first_run, demo)
 
     # the start-up work waits for a pause of QUIET_S in what the user waits for (a session's rows, a reader's cards):
@@ -347,8 +388,9 @@ class MainWindow(WindowCommands, QMainWindow):
         approvals = sum(st.state == "needs_approval" for st in needing.values())
         self.waiting_label.setText(f"◆ {len(ids)} waiting for you" if not approvals else
                                    f"⚠ {len(ids)} need{'s' * (len(ids) == 1)} you ({approvals} to approve)")
-        if self.needs_you_view is not None and self.needs_you_view.isVisible():
-            self.needs_you_view.set_states(states)
+        view = self.openers.needs_you_view
+        if view is not None and view.isVisible():
+            view.set_states(states)
         titles = [s.title or s.id[:8] for sid in ids[:12] if (s := self.sessions.model.session_at(
             self.sessions.model.row_of(sid))) is not None]
         self.waiting_label.setToolTip("\n".join(titles))
@@ -414,25 +456,9 @@ class MainWindow(WindowCommands, QMainWindow):
     def _error(self, what: str):
         return lambda exc: QMessageBox.warning(self, f"Could not {what}", str(exc))
 
-    # -- layout memory ----------------------------------------------------------------
-
-    def _restore_layout(self) -> None:
-        s = QSettings()
-        geometry = s.value("window/geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1440, 860)
-        for name, split in self._splits().items():
-            state = s.value(f"window/{name}")
-            if isinstance(state, QByteArray):
-                split.restoreState(state)
-
     def closeEvent(self, event) -> None:
         s = QSettings()
-        s.setValue("window/geometry", self.saveGeometry())
-        for name, split in self._splits().items():
-            s.setValue(f"window/{name}", split.saveState())
+        save_geometry(self, self._splits())
         if not self._quitting and self.notifier.keeps_running():  # the tray keeps watching the agents
             QApplication.setQuitOnLastWindowClosed(False)
             event.ignore()

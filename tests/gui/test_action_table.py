@@ -55,10 +55,10 @@ def test_every_action_of_every_menu_comes_from_the_table(window, qtbot):
     assert {p for row in TABLE for p in row.places} <= places
     window.qactions["app.shortcuts"].trigger()
     from PySide6.QtWidgets import QTableWidget
-    table = window.shortcuts_dialog.findChild(QTableWidget)
+    table = window.openers.shortcuts_dialog.findChild(QTableWidget)
     listed = {table.item(r, 0).text() for r in range(table.rowCount())}
     assert {"Send to the Agent", "Show This Branch", "Copy"} <= listed
-    window.shortcuts_dialog.close()
+    window.openers.shortcuts_dialog.close()
 
 
 # each rule the command line can be asked to break, as its command (S: the session, E: its first event)

@@ -30,7 +30,7 @@ def test_who_wrote_each_line_and_its_history(window, qtbot, tmp_path, monkeypatc
     path, (a, w), (b, e) = _edited(window.store, tmp_path)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(path), "")))
     window.qactions["app.blame"].trigger()  # Ctrl+Shift+W: a file is asked for
-    view = window.blame_view
+    view = window.openers.blame_view
     qtbot.waitUntil(lambda: view.result is not None, timeout=10000)
     rows = {view.model.index(r, 4).data(): r for r in range(view.model.rowCount())}
     assert view.model.change_at(rows["def add(a, b):"]).event_id == w
@@ -68,7 +68,7 @@ def test_from_an_edit_in_the_timeline_its_file_as_it_left_it(window, qtbot, tmp_
     action = window.qactions["session.file_history"]
     qtbot.waitUntil(action.isEnabled, timeout=5000)
     action.trigger()
-    view = window.blame_view
+    view = window.openers.blame_view
     qtbot.waitUntil(lambda: view.result is not None, timeout=10000)
     assert "not on this machine" in view.summary.text() and view.tabs.currentIndex() == 1
     assert view.history.currentItem().data(0, Qt.ItemDataRole.UserRole).event_id == w

@@ -134,9 +134,9 @@ def test_a_fork_of_an_old_session_did_not_run_until_today_and_compare_finds_it(c
     assert max(times) <= max(origin_times) + 1  # (the originals are from 2026-03-01; none is stamped today)
     with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
         window.open_session(t.session_id)
-    window.compare()
-    qtbot.waitUntil(lambda: getattr(window, "compare_view", None) is not None, timeout=10000)
-    assert {window.compare_view.a[0], window.compare_view.b[0]} == {t.session_id, fork.id}
+    window.openers.compare()
+    qtbot.waitUntil(lambda: window.openers.compare_view is not None, timeout=10000)
+    assert {window.openers.compare_view.a[0], window.openers.compare_view.b[0]} == {t.session_id, fork.id}
 
 
 def test_deleting_a_fork_offers_to_remove_the_transcript_sessionscope_wrote(claude_window, qtbot, monkeypatch):

@@ -19,9 +19,9 @@ def _demo_pair(window):
 
 
 def _wait_compared(window, qtbot):
-    qtbot.waitUntil(lambda: getattr(window, "compare_view", None) is not None
-                    and window.compare_view.result is not None, timeout=10000)
-    return window.compare_view
+    qtbot.waitUntil(lambda: window.openers.compare_view is not None
+                    and window.openers.compare_view.result is not None, timeout=10000)
+    return window.openers.compare_view
 
 
 def test_two_sessions_selected_compare_from_the_fork_point(window, qtbot):
@@ -62,7 +62,7 @@ def test_a_fork_alone_compares_with_its_origin_and_the_tree_offers_it(window, qt
     view = _wait_compared(window, qtbot)
     assert (view.result.a.session_id, view.result.b.session_id) == (main.id, fork.id)
     view.close()
-    window.compare_view = None
+    window.openers.compare_view = None
     with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
         window.open_session(main.id)
     qtbot.waitUntil(lambda: window.branch.tree.tree_model.layout_ is not None and any(

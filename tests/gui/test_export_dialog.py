@@ -128,7 +128,7 @@ def test_search_dialog_exports_its_sessions(window, qtbot, opened):
 
     dialog = SearchDialog(window.store, window)
     qtbot.addWidget(dialog)
-    dialog.sig_export.connect(lambda q: window.export_sessions(search=q))
+    dialog.sig_export.connect(lambda q: window.openers.export_sessions(search=q))
     dialog.run("cookie")
     qtbot.waitUntil(lambda: dialog.export_button.isEnabled(), timeout=5000)
     qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)

@@ -74,16 +74,16 @@ def test_a_tick_lists_again_only_when_the_import_committed(qtbot, tmp_path):
         w.sessions.model.sig_loaded.connect(reads.append)
         job = w.imports.job
         job.start_mark = job.mark = store.change_mark()  # the import's process said where it starts
-        w._import_tick()
+        w.import_commands.import_tick()
         qtbot.wait(300)
         assert reads == []
         store.open_session(title="two")  # what the import committed
         job.mark = store.change_mark()
-        w._import_tick()
+        w.import_commands.import_tick()
         qtbot.waitUntil(lambda: w.sessions.model.rowCount() == 2, timeout=5000)
         assert len(reads) == 1
-        w._live_reload_at = 0.0  # (past the pause between two reads)
-        w._import_tick()  # the same mark again: read already
+        w.import_commands._live_reload_at = 0.0  # (past the pause between two reads)
+        w.import_commands.import_tick()  # the same mark again: read already
         qtbot.wait(300)
         assert len(reads) == 1
     finally:

@@ -90,7 +90,7 @@ def test_sessions_like_this_one(window, qtbot, model):
     window.open_session(a.id)
     qtbot.waitUntil(lambda: window.session is not None and window.session.id == a.id, timeout=10000)
     window.qactions["session.similar"].trigger()
-    dialog = window.similar_dialog
+    dialog = window.openers.similar_dialog
     qtbot.waitUntil(lambda: dialog.results.topLevelItemCount() > 0, timeout=10000)
     first = dialog.results.topLevelItem(0)
     assert first.text(0) == "parser speed" and first.text(1).endswith("%")

@@ -55,7 +55,7 @@ def test_needs_you_lists_the_sessions_waiting_and_opens_one_in_its_tool(window, 
     assert window.live.states[t.session_id].pid == child.pid
     qtbot.waitUntil(lambda: window.waiting_label.isVisible(), timeout=5000)
     window.waiting_label.click()  # the status bar's count opens the view
-    view = window.needs_you_view
+    view = window.openers.needs_you_view
     qtbot.waitUntil(lambda: len(_cards(view)) >= 2, timeout=10000)
     cards = _cards(view)
     ids = [c.session_id for c in cards]

@@ -34,7 +34,7 @@ def test_a_note_is_written_shown_found_changed_and_removed(window, qtbot, monkey
     assert store.search("jitter")[0].kind == "note"
 
     window.qactions["view.notes"].trigger()
-    view = window.notes_view
+    view = window.openers.notes_view
     qtbot.waitUntil(lambda: view.table.rowCount() == 1, timeout=10000)
     assert view.table.item(0, 2).text() == f"event {event.id[:8]}"
     view.table.setCurrentCell(0, 0)

@@ -33,7 +33,7 @@ def test_the_outcomes_view_lists_tools_and_opens_a_failure(window, qtbot, store)
     sid = _calls(store)
     window.set_store(store, first_run=False)
     window.qactions["view.outcomes"].trigger()
-    v = window.outcomes_view
+    v = window.openers.outcomes_view
     qtbot.waitUntil(lambda: v.table.rowCount() == 2, timeout=10000)
     rows = {v.table.item(r, 0).text(): r for r in range(2)}
     bash = rows["Bash"]

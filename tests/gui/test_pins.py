@@ -27,7 +27,7 @@ def test_an_event_is_pinned_marked_listed_and_opened_where_it_is(window, qtbot):
     with qtbot.waitSignal(window.branch.sig_ready, timeout=10000):
         window.open_session(other.id)
     window.qactions["view.pins"].trigger()
-    view = window.pins_view
+    view = window.openers.pins_view
     qtbot.waitUntil(lambda: view.table.rowCount() == 1, timeout=10000)
     assert view.table.item(0, 0).text() == s.title and "message" in view.table.item(0, 2).text()
     view.only_this.setChecked(True)  # the session shown now has none
@@ -80,7 +80,7 @@ def test_an_event_is_pinned_from_the_tree_and_from_a_search_result(window, qtbot
     qtbot.waitUntil(lambda: store.pins(s.id) == [], timeout=10000)
     window.tree_menu.close()
 
-    window.open_search()
+    window.openers.open_search()
     dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, SearchDialog) and w.isVisible())
     dialog.run("cookie")
     qtbot.waitUntil(lambda: dialog.results.topLevelItemCount() > 0, timeout=10000)

@@ -71,11 +71,11 @@ def test_toolbar_buttons_are_labelled_and_shortcuts_are_listed(window, qtbot):
     assert labels[:6] == ["Rescan", "Search", "Reader", "Usage", "Resume", "Fork"]
     from PySide6.QtWidgets import QTableWidget
     window.qactions["app.shortcuts"].trigger()
-    table = window.shortcuts_dialog.findChild(QTableWidget)
+    table = window.openers.shortcuts_dialog.findChild(QTableWidget)
     listed = {table.item(r, 0).text(): table.item(r, 1).text() for r in range(table.rowCount())}
     assert listed["Fork at Event"] == "Ctrl+Shift+K" and listed["Rescan Sources"] == "F5"
     assert listed["Keyboard Shortcuts"] == "F1"
-    window.shortcuts_dialog.close()
+    window.openers.shortcuts_dialog.close()
 
 
 def test_slash_commands_read_as_typed(qapp):
@@ -134,7 +134,7 @@ def test_the_demo_store_takes_no_import_and_import_folder_starts_at_home(window,
     t = Transcript()
     t.user("a real session of mine")
     t.write(tmp_path / "mine")
-    window.open_paths([str(tmp_path / "mine")])  # a file manager's Open With, a drop: refused the same
+    window.import_commands.open_paths([str(tmp_path / "mine")])  # a file manager's Open With, a drop: refused the same
     assert "read-only" in window.statusBar().currentMessage()
     assert not window.imports.job.running
     assert store.count_sessions(include_archived=True) == before

@@ -21,7 +21,7 @@ def _sessions(store):
 
 def _dialog(window, qtbot):
     window.qactions["app.sync"].trigger()
-    dialog = window.sync_dialog
+    dialog = window.openers.sync_dialog
     qtbot.waitUntil(lambda: dialog.projects.rowCount() > 0, timeout=10000)
     return dialog
 
@@ -109,9 +109,9 @@ def test_waiting_sessions_get_a_yes_or_no_and_the_session_tab_says_so(window, qt
 
 def test_sync_now_without_a_team_store_opens_the_dialog(window, qtbot):
     window.qactions["app.sync_now"].trigger()
-    qtbot.waitUntil(lambda: window.sync_dialog is not None and window.sync_dialog.isVisible(), timeout=10000)
+    qtbot.waitUntil(lambda: window.openers.sync_dialog is not None and window.openers.sync_dialog.isVisible(), timeout=10000)
     assert not window.syncs.running
-    window.sync_dialog.close()
+    window.openers.sync_dialog.close()
 
 
 def test_a_team_copy_says_where_it_came_from(tmp_path):

@@ -121,7 +121,7 @@ def test_the_usage_view_filters_the_list(window, qtbot, usage_store):
     window.set_store(store, first_run=False)
     qtbot.waitUntil(lambda: window.sessions.model.row_of(a.session_id) >= 0, timeout=10000)
     window.qactions["view.usage"].trigger()
-    u = window.usage_view
+    u = window.openers.usage_view
     qtbot.waitUntil(lambda: u.report is not None and u.top.rowCount() == 2, timeout=10000)
     assert "$" in u.totals.text() and "cache hit ratio 62%" in u.totals.text()
     assert u.top.item(0, 4).text() == a.session_id  # the costliest first
@@ -189,7 +189,7 @@ def test_the_usage_view_answers_at_a_glance_and_remembers_its_range(window, qtbo
     store, a, b = usage_store
     window.set_store(store, first_run=False)
     window.qactions["view.usage"].trigger()
-    u = window.usage_view
+    u = window.openers.usage_view
     qtbot.waitUntil(lambda: u.report is not None and u.top.rowCount() == 2, timeout=10000)
     r = u.report
     assert u.cards["sessions"].text() == "2" and u.cards["cache"].text() == "62%"
@@ -228,7 +228,7 @@ def test_a_custom_range_is_the_days_between_two_dates_and_is_remembered(window, 
     store, a, b = usage_store
     window.set_store(store, first_run=False)
     window.qactions["view.usage"].trigger()
-    u = window.usage_view
+    u = window.openers.usage_view
     qtbot.waitUntil(lambda: u.report is not None, timeout=10000)
     assert not u.since_edit.isVisibleTo(u)  # only for a custom range
     u.range.setCurrentIndex(u.range.findText("Custom range"))

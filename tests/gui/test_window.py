@@ -163,7 +163,7 @@ def test_search_opens_the_hit(window, qtbot):
 
     dialog = SearchDialog(window.store, window)
     qtbot.addWidget(dialog)
-    dialog.sig_open.connect(lambda sid, eid: window.open_hit(sid, eid, dialog.needle()))
+    dialog.sig_open.connect(lambda sid, eid: window.openers.open_hit(sid, eid, dialog.needle()))
     dialog.run("retried")
     qtbot.waitUntil(lambda: dialog.results.topLevelItemCount() == 1, timeout=5000)
     group = dialog.results.topLevelItem(0)

@@ -117,15 +117,15 @@ def test_the_panes_show_the_highlighted_session(window, qtbot):
 
     ctrl_click(1)  # adds row 1: it is current, highlighted and shown
     qtbot.waitUntil(lambda: window.session.id == rows[1].id, timeout=5000)
-    qtbot.waitUntil(lambda: window.selected_session_ids() == [rows[0].id, rows[1].id], timeout=5000)
+    qtbot.waitUntil(lambda: window.openers.selected_session_ids() == [rows[0].id, rows[1].id], timeout=5000)
     ctrl_click(1)  # takes row 1 out again: the panes go back to what stays highlighted
     qtbot.waitUntil(lambda: window.session.id == rows[0].id, timeout=5000)
-    assert window.selected_session_ids() == [rows[0].id]
+    assert window.openers.selected_session_ids() == [rows[0].id]
     last = window.sessions.model.rowCount() - 1
     # Ctrl+End moves the current row only: it joins the selection, so an export offers what is shown
     sm.setCurrentIndex(window.sessions.model.index(last, 0), Sel.SelectionFlag.NoUpdate)
     qtbot.waitUntil(lambda: window.session.id == rows[last].id, timeout=5000)
-    qtbot.waitUntil(lambda: rows[last].id in window.selected_session_ids(), timeout=5000)
+    qtbot.waitUntil(lambda: rows[last].id in window.openers.selected_session_ids(), timeout=5000)
 
 
 def test_deleting_the_shown_session_moves_on_without_an_error(window, qtbot, monkeypatch):
@@ -226,7 +226,7 @@ def test_sessionscope_file_opens_the_window_on_it(window, qtbot, tmp_path):
     files, rest = file_arguments([str(tmp_path / "brought.jsonl"), "--store", "x.db"])
     assert files == [str(tmp_path / "brought.jsonl")] and rest == ["--store", "x.db"]
     assert file_arguments(["list"]) == ([], ["list"])  # a command is never taken for a file
-    window.open_paths(files)
+    window.import_commands.open_paths(files)
     qtbot.waitUntil(lambda: window.session is not None and window.session.id == s.id, timeout=30000)
     assert window.session.title == "brought over"
 
