@@ -21,7 +21,7 @@ def test_generated_home_imports_cleanly(store, tmp_path):
 
 def test_the_team_scale_benchmark_runs(postgres_server, capsys):
     """`python -m tests.benchmarks.team_scale`, tiny: it fills a team store, measures as a member and prints its
-    table (the numbers are not judged here; README's are a full run)."""
+    table (the numbers are not judged here; tests/benchmarks/RESULTS.md quotes full runs)."""
     from tests.benchmarks import team_scale
     assert team_scale.main(["--sessions", "40", "--events", "4000", "--people", "3", "--big", "1000",
                             "--appends", "5"]) == 0

@@ -1,4 +1,4 @@
-"""Every command's --json output has one shape, whatever the input (README, "JSON output")."""
+"""Every command's --json output has one shape, whatever the input (the manual: "JSON output")."""
 
 from __future__ import annotations
 

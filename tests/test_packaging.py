@@ -59,6 +59,7 @@ def test_the_wheel_installs_only_the_sessionscope_import_name(dists):
                and f"{target}/{path.relative_to(REPO / folder).as_posix()}" not in ours]
     assert not missing, f"modules left out of the wheel (add their package to pyproject): {missing}"
     assert "sessionscope/store/migrations/script.py.mako" in ours
+    assert "sessionscope/resources/manual/command-line.md" in ours  # Help ▸ Manual reads it from the package
     assert any(n.startswith("sessionscope/resources/icons/") and n.endswith(".svg") for n in names)
     assert {f"sessionscope/packaging/{APP_ID}.desktop", f"sessionscope/packaging/{APP_ID}.metainfo.xml"} <= set(names)
     assert not any("/screenshots/" in n for n in names)  # README's pictures stay in the sdist

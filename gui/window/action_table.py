@@ -322,7 +322,9 @@ TABLE: tuple[Row, ...] = (
     Row("composer.send", "Send to the Agent", lambda w, c: w.branch.composer.send(), "Ctrl+Return",
         tip="Send this message to the agent at Anthropic", where="composer", scope="widget"),
     # Help
-    Row("app.shortcuts", "&Keyboard Shortcuts", lambda w, c: w.openers.show_shortcuts(), Std.HelpContents,
+    Row("app.manual", "&Manual", lambda w, c: w.openers.show_manual(), Std.HelpContents,
+        tip="What Sessionscope does, the command line, a team store: the manual, chapter by chapter", where="help"),
+    Row("app.shortcuts", "&Keyboard Shortcuts", lambda w, c: w.openers.show_shortcuts(), "Ctrl+/",
         tip="Every shortcut of the window", where="help"),
     Row("app.about", "&About Sessionscope", lambda w, c: w.openers.show_about(), tip="Version, store and licence",
         where="|help"),

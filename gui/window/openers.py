@@ -1,5 +1,5 @@
 """The views and dialogs the window opens (usage, tool outcomes, blame, pins, notes, Needs You, similar sessions,
-compare, facts, export, search, settings, sync, about, the shortcuts, the problems): a part of the window, each
+compare, facts, export, search, settings, sync, about, the manual, the shortcuts, the problems): a part of the window, each
 view made once and raised again, over the parts it reads (the list's selection, the session and event shown).
 What it asks of the rest of the window goes out as signals: a session to open, the list to filter, a message."""
 
@@ -44,6 +44,7 @@ class Openers(QObject):
         self.shortcuts_dialog = None  # Help ▸ Keyboard Shortcuts, once opened (raised again, not opened twice)
         self.sync_dialog = None  # File ▸ Sync with Team Store, once opened
         self.similar_dialog = None  # Sessions Like This, while it is up
+        self.manual_dialog = None  # Help ▸ Manual, once opened
 
     def set_store(self, store) -> None:
         """The views made so far show `store` from now on."""
@@ -361,6 +362,13 @@ class Openers(QObject):
         QMessageBox.about(self.window, "About Sessionscope",
                           f"<h3>Sessionscope {version()}</h3><p>See, audit and steer your AI agents' sessions.</p>"
                           f"<p>Store: {where}</p><p>MIT licence.</p>")
+
+    def show_manual(self) -> None:
+        """Help ▸ Manual: one dialog, raised again when open."""
+        from sessionscope.gui.dialogs.manual_dialog import ManualDialog
+        if self.manual_dialog is None:
+            self.manual_dialog = ManualDialog(self.window)
+        present(self.manual_dialog)
 
     def show_shortcuts(self) -> None:
         """Help ▸ Keyboard Shortcuts: every action that has one, from the one table they come from."""

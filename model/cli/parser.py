@@ -101,7 +101,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="sessionscope", description="See, audit and steer AI-agent sessions. With no command, opens the "
         "window; `sessionscope FILE…` opens it on those files.",
         epilog="Exit codes: 0 done, 1 failed or refused, 2 a usage mistake (or an id that names nothing). "
-               "With --json a command prints one JSON document, of the shape README gives for it; errors go "
+               "With --json a command prints one JSON document, of the shape the manual gives for it (JSON output); errors go "
                "to stderr either way.")
     p.add_argument("--store", metavar="URL", default=None,
                    help="SQLAlchemy URL or SQLite file (default: $SESSIONSCOPE_STORE or the user data dir)")
@@ -303,7 +303,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("--disallow", action="append", metavar="PLACEHOLDER", help="take an --allow back")
 
     c = cmd("search", "search every session: words, \"a phrase\", OR, -word, and kind: tool: source: project: "
-            "session: since: until: has:error is:starred is:pinned note: (README, Search); the best hits first")
+            "session: since: until: has:error is:starred is:pinned note: (the manual: Search); the best hits first")
     c.add_argument("query", nargs="+")
     c.add_argument("--limit", type=int, default=50)
     c.add_argument("--session")
@@ -311,7 +311,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="the best hits first (default), or the newest")
 
     c = cmd("semantic", "search by meaning (off until turned on): show its state, turn it on or off, choose its "
-            "local model; the app and `embed` embed prompts, replies, facts and notes (README, Search by meaning)")
+            "local model; the app and `embed` embed prompts, replies, facts and notes (the manual: Search by meaning)")
     c.add_argument("state", nargs="?", choices=("on", "off", "status"), default="status")
     c.add_argument("--model", metavar="REPO|FOLDER", help="a model2vec model: a Hugging Face repository "
                    "(default minishlab/potion-base-8M, fetched once) or a folder here; another model embeds all again")

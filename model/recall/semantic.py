@@ -8,7 +8,7 @@ and a scale (`pack`): 260 bytes for the default model's 256 dimensions.
 
 A search reads the vectors once into a compact array in memory (`Index`, refreshed with what is new) and scores
 it exactly against the query's vector: a matrix product over one byte a dimension, fast enough for the few
-hundred thousand texts a person's store holds (README's benchmark), on SQLite and PostgreSQL alike.
+hundred thousand texts a person's store holds (the benchmark), on SQLite and PostgreSQL alike.
 sessionscope.recall.search fuses the nearest with its keyword ranking (reciprocal rank fusion).
 """
 

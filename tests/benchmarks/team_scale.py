@@ -8,7 +8,7 @@ brought in: sessions of sizes from a heavy-tailed spread (one of 200,000 events)
 results of the benchmark generator's sizes (tests/benchmarks/generate.py's words), facts, tokens by model, each
 event hashed and chained as the store chains them, a third of the sessions shared and two projects a person shared.
 Then, as one member (under the row rules), it measures what the window and the command line do, and 50 people
-importing at once. Not a test: a person reads the table (README, "The team store at scale").
+importing at once. Not a test: a person reads the table (the manual, resources/manual/team-store.md: "The team store at scale").
 """
 
 from __future__ import annotations

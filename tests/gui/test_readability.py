@@ -74,7 +74,7 @@ def test_toolbar_buttons_are_labelled_and_shortcuts_are_listed(window, qtbot):
     table = window.openers.shortcuts_dialog.findChild(QTableWidget)
     listed = {table.item(r, 0).text(): table.item(r, 1).text() for r in range(table.rowCount())}
     assert listed["Fork at Event"] == "Ctrl+Shift+K" and listed["Rescan Sources"] == "F5"
-    assert listed["Keyboard Shortcuts"] == "F1"
+    assert listed["Manual"] == "F1" and listed["Keyboard Shortcuts"] == "Ctrl+/"
     window.openers.shortcuts_dialog.close()
 
 

@@ -176,7 +176,7 @@ def test_import_problems_are_shown_where_the_status_bar_says(window, qtbot, monk
 
 
 def test_an_export_the_watcher_picks_up_is_a_fork_never_part_of_its_origin(window, qtbot, monkeypatch, tmp_path):
-    """README: exports never change the store. With the window's watcher running over Claude Code's folder,
+    """The manual: exports never change the store. With the window's watcher running over Claude Code's folder,
     a Claude-format export written there comes in as a session of its own, forked from its origin."""
     from pathlib import Path
 

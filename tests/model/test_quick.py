@@ -104,7 +104,7 @@ def test_it_steps_aside_for_what_the_store_must_open(stores, tmp_path):
 
 
 def test_list_and_show_import_no_sqlalchemy(stores):
-    """What makes `sessionscope list` and `show` whole-process times ~0.1 s (README's benchmark row)."""
+    """What makes `sessionscope list` and `show` whole-process times ~0.1 s (the benchmark's row)."""
     _, _, sid, path = stores
     script = ("import sys\nfrom sessionscope.cli import main\n"
               f"assert main(['--store', {str(path)!r}, 'list']) == 0\n"
