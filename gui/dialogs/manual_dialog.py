@@ -36,6 +36,8 @@ class ManualDialog(QDialog):
         self.text = QTextBrowser()
         self.text.setOpenLinks(False)  # chapters open here, the web in the browser
         self.text.anchorClicked.connect(self._follow)
+        self.text.document().setDocumentMargin(18)  # room to read, as the reader's cards have
+        self.chapters.setSpacing(3)
         row = QHBoxLayout(self)
         row.addWidget(self.chapters)
         row.addWidget(self.text, 1)
