@@ -264,7 +264,6 @@ def _write(store, loaded: dict, patterns: list[str], policy, added: list[str] = 
     window after (a place stopped before is watched again first); a place removed is rescanned no more."""
     from sessionscope import ops
     from sessionscope.gui.jobs.workers import ACTOR
-    from sessionscope.safety import audit
     ops.unwatch(store, list(removed), actor=ACTOR)
     ops.watch(store, list(added), actor=ACTOR)
     if patterns != loaded["patterns"]:
@@ -272,5 +271,4 @@ def _write(store, loaded: dict, patterns: list[str], policy, added: list[str] = 
     if meaning is not None and meaning != loaded["meaning"].config:
         ops.set_semantic(store, meaning, actor=ACTOR)
     if policy != loaded["policy"]:
-        with audit.acting_as(ACTOR):
-            store.set_retention_policy(policy)
+        ops.set_retention(store, policy, actor=ACTOR)

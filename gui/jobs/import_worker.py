@@ -13,8 +13,7 @@ import sys
 
 
 def main(argv: list[str]) -> int:
-    from sessionscope import open_store
-    from sessionscope.sources.importing import import_paths
+    from sessionscope import open_store, ops
 
     store = open_store(argv[0])
     last = [0.0]
@@ -29,7 +28,7 @@ def main(argv: list[str]) -> int:
         if now - last[0] >= 0.1 or done == total:
             last[0] = now
             print(json.dumps({"progress": [done, total, path], "mark": store.change_mark()}), flush=True)
-    report = import_paths(store, argv[1:], progress=progress)
+    report = ops.import_paths(store, argv[1:], progress=progress, actor="app")
     print(json.dumps({"report": report.as_dict()}), flush=True)
     return 0
 

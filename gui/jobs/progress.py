@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QProcess, QTimer, Signal
 
-from sessionscope.gui.jobs.workers import report_error, run_cancellable, run_task
+from sessionscope.gui.jobs.workers import ACTOR, report_error, run_cancellable, run_task
 from sessionscope.store import gcpause
 
 WATCH_MS = 2000
@@ -59,10 +59,11 @@ class ImportJob(QObject):
         if not quiet:
             self._start_process(store, paths)
             return True
-        from sessionscope.sources.importing import import_paths
+        from sessionscope import ops
 
         self.cancel_event = run_cancellable(
-            lambda progress, cancel: import_paths(store, paths, progress=progress, cancel=cancel, warm=False),
+            lambda progress, cancel: ops.import_paths(store, paths, progress=progress, cancel=cancel, warm=False,
+                                                      watcher=True, actor=ACTOR),
             self.sig_progress.emit, self._done, self._failed, self)
         return True
 

@@ -234,7 +234,8 @@ class WorkspacesBox(QGroupBox):
         if not dialog.exec():
             return
         store, workspaces, (base, workspace, key) = self.store, self.workspaces, dialog.values()
-        run_task(lambda: workspaces.add(store, base, workspace, key), lambda _loc: (self.reload(), self.sig_added.emit()),
+        run_task(lambda: ops.add_workspace(store, workspaces, base, workspace, key, actor=ACTOR),
+                 lambda _loc: (self.reload(), self.sig_added.emit()),
                  lambda exc: QMessageBox.warning(self, "Add workspace", str(exc)), owner=self)
 
     def _set_key(self) -> None:
@@ -249,7 +250,7 @@ class WorkspacesBox(QGroupBox):
     def _stop(self) -> None:
         loc = self.list.currentItem().data(Qt.ItemDataRole.UserRole)
         store, workspaces = self.store, self.workspaces
-        run_task(lambda: workspaces.stop(store, loc), lambda _: self.reload(),
+        run_task(lambda: ops.stop_workspace(store, workspaces, loc, actor=ACTOR), lambda _: self.reload(),
                  lambda exc: QMessageBox.warning(self, "Workspace", str(exc)), owner=self)
 
 

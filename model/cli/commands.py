@@ -36,24 +36,27 @@ def event_or_head(store, key: str) -> str:
 
 
 def new(store, args):
-    s = store.open_session(title=args.title, agent=args.agent, metadata=args.meta, budget=args.budget,
-                           project=args.project, cwd=args.cwd, model=args.model, tags=args.tag)
+    from sessionscope import ops
+    s = ops.open_session(store, title=args.title, agent=args.agent, metadata=args.meta, budget=args.budget,
+                         project=args.project, cwd=args.cwd, model=args.model, tags=args.tag, actor=ACTOR).session
     out(args, s.as_dict(), s.id)
 
 
 def append(store, args):
+    from sessionscope import ops
     sid = store.resolve_session(args.session)
-    e = store.append(sid, args.kind, role=args.role, text=args.text, payload=args.payload,
-                     ts=args.ts, tokens_in=args.tokens_in, tokens_out=args.tokens_out)
+    e = ops.append(store, sid, args.kind, role=args.role, text=args.text, payload=args.payload,
+                   ts=args.ts, tokens_in=args.tokens_in, tokens_out=args.tokens_out, actor=ACTOR).event
     out(args, event_json(e), f"{e.id}  seq {e.seq}")
 
 
 def fact(store, args):
+    from sessionscope import ops
     sid = store.resolve_session(args.session)
     if args.fact_command == "set":
-        e = store.set_fact(sid, args.key, args.value)
+        e = ops.set_fact(store, sid, args.key, args.value, actor=ACTOR).event
     else:
-        e = store.delete_fact(sid, args.key)
+        e = ops.delete_fact(store, sid, args.key, actor=ACTOR).event
     out(args, event_json(e), f"{e.id}  seq {e.seq}  {e.text}")
 
 
@@ -243,8 +246,8 @@ def mcp(store, args):
 
 
 def retention(store, args):
+    from sessionscope import ops
     from sessionscope.errors import InvalidInput
-    from sessionscope.safety.audit import acting_as as audit_as
     from sessionscope.safety.retention import RetentionPolicy
 
     def days(text, current):
@@ -264,8 +267,7 @@ def retention(store, args):
     if args.archive_after is not None or args.purge_after is not None:
         policy = RetentionPolicy(days(args.archive_after, policy.archive_after_days),
                                  days(args.purge_after, policy.purge_after_days))
-        with audit_as(ACTOR):
-            store.set_retention_policy(policy)
+        ops.set_retention(store, policy, actor=ACTOR)
     describe = (f"archive after {policy.archive_after_days or 'never'} idle days; "
                 f"purge archived after {policy.purge_after_days or 'never'} days")
     data = {"archive_after_days": policy.archive_after_days, "purge_after_days": policy.purge_after_days,
@@ -274,8 +276,7 @@ def retention(store, args):
     if not args.run:
         out(args, data, describe)
         return 0
-    with audit_as(ACTOR):
-        result = store.run_retention(dry_run=args.dry_run)
+    result = ops.run_retention(store, dry_run=args.dry_run, actor=ACTOR)
     verb = "would be" if args.dry_run else "were"
     text = [describe, f"{len(result['archived'])} {verb} archived, {len(result['purged'])} {verb} purged, "
                       f"{len(result['skipped'])} skipped"]

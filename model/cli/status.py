@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 import time
 
-from sessionscope.cli.output import out, terminal
+from sessionscope.cli.output import ACTOR, out, terminal
 
 WATCH_S = 2.0
 
@@ -15,11 +15,12 @@ WATCH_S = 2.0
 def _rows(store, everything: bool):
     from pathlib import Path
 
+    from sessionscope import ops
     from sessionscope.live import states as live
-    from sessionscope.sources.importing import import_paths
     places = [p for p in store.source_locations() if Path(p).exists()]
     if places:
-        import_paths(store, places, warm=False)  # incremental: only what was appended (stat-only when idle)
+        # incremental: only what was appended (stat-only when idle)
+        ops.import_paths(store, places, warm=False, watcher=True, actor=ACTOR)
     else:
         from sessionscope.live.signals import drain
         drain(store)  # (import_paths brings in what the hooks spooled; with nothing to import, this does)

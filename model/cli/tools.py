@@ -245,11 +245,12 @@ def note(store, args):
 
 def _import_report(store, args, paths, extra: dict) -> int:
     """Import `paths` and print the report: {files_seen, …, problems, …} plus `extra`."""
-    from sessionscope.sources.importing import catch_up, import_paths, merge
+    from sessionscope import ops
+    from sessionscope.sources.importing import catch_up, merge
     from sessionscope.sources.scan import ImportReport
 
     shown = progress(args, lambda done, total, _: f"{done >> 20} of {total >> 20} MB")
-    report = import_paths(store, paths, progress=shown) if paths else ImportReport()
+    report = ops.import_paths(store, paths, progress=shown, actor=ACTOR) if paths else ImportReport()
     done_line(shown)
     if "roots" in extra:  # a scan also shows what agents wrote into this store and no session shows yet
         merge(report, catch_up(store))

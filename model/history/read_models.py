@@ -189,6 +189,7 @@ class Action(StrEnum):
     """What an operation was: the name the audit log records it under (kept as the log always had it)."""
 
     OPEN = "open"
+    APPEND = "append"  # an event written by hand (`sessionscope append`, `fact`); an SDK's appends are not entries
     FORK = "fork"
     CONTINUE = "fork.continue"  # a fork's next message: given to its tool to start with, or appended here
     REWIND = "rewind"

@@ -14,29 +14,33 @@ The Store below is persistence and reading; it never calls a source.
     ops.sync_now(store, "postgresql://me@team/db")           # the shared sessions pushed there, redacted
 """
 
-from typing import TYPE_CHECKING
+from typing import Any
 
-# Each function is imported from its module when first asked for (PEP 562): the window imports `ops` at
-# start, and what the actions need (SQLAlchemy, the sources) loads after its first paint, not before it.
-_WHERE = {
-    "hooks": "admin", "team_add_member": "admin", "team_init": "admin",
-    "continue_prompt": "continuing", "fork_and_continue": "continuing", "export": "exporting",
-    "set_allowed_values": "exporting", "set_redaction_patterns": "exporting", "changed_files": "files",
-    "files_at": "files", "restore_files": "files", "restore_plan": "files", "undo_plan": "files",
-    "undo_restore": "files", "Batch": "many", "each": "many", "retag": "many", "embed": "meaning",
-    "set_semantic": "meaning", "unwatch": "places", "watch": "places", "RULES": "rules", "check": "rules",
-    "refusal": "rules", "archive": "sessions", "close": "sessions", "compact": "sessions", "delete": "sessions",
-    "fork": "sessions", "interrupt": "sessions", "note_add": "sessions", "note_edit": "sessions",
-    "note_remove": "sessions", "pause": "sessions", "pin": "sessions", "rename": "sessions", "resume": "sessions",
-    "rewind": "sessions", "send": "sessions", "share": "sessions", "share_project": "sessions", "star": "sessions",
-    "tag": "sessions", "unarchive": "sessions", "write_back": "sessions", "written_files": "sessions",
-    "summarize": "summarizing", "summary_request": "summarizing", "decide": "syncing", "set_default_rule": "syncing",
-    "set_project_rule": "syncing", "set_sync_every": "syncing", "set_target": "syncing", "sync_now": "syncing",
-    "sync_plan": "syncing",
+# The one list of actions, by the module each lives in. Each is imported from its module when first asked for
+# (PEP 562): the window imports `ops` at start, and what the actions need (SQLAlchemy, the sources) loads after its
+# first paint, not before it.
+_MODULES = {
+    "admin": "hooks team_add_member team_init",
+    "continuing": "continue_prompt fork_and_continue",
+    "exporting": "export set_allowed_values set_redaction_patterns",
+    "files": "changed_files files_at restore_files restore_plan undo_plan undo_restore",
+    "importing": "import_paths",
+    "many": "Batch each retag",
+    "meaning": "embed set_semantic",
+    "native": "open_session append set_fact delete_fact",
+    "places": "add_workspace stop_workspace unwatch watch",
+    "retention": "run_retention set_retention",
+    "rules": "RULES check refusal",
+    "sessions": "archive close compact delete fork interrupt note_add note_edit note_remove pause pin rename resume "
+                "rewind send share share_project star tag unarchive write_back written_files",
+    "summarizing": "summarize summary_request",
+    "syncing": "decide set_default_rule set_project_rule set_sync_every set_target sync_now sync_plan",
 }
+_WHERE = {name: module for module, names in _MODULES.items() for name in names.split()}
+__all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -56,60 +60,3 @@ def preload() -> None:
 
 def __dir__() -> list[str]:
     return sorted(__all__)
-
-
-if TYPE_CHECKING:  # what a type checker and an editor see: the same names, imported
-    from sessionscope.ops.admin import hooks, team_add_member, team_init
-    from sessionscope.ops.continuing import continue_prompt, fork_and_continue
-    from sessionscope.ops.exporting import export, set_allowed_values, set_redaction_patterns
-    from sessionscope.ops.files import changed_files, files_at, restore_files, restore_plan, undo_plan, undo_restore
-    from sessionscope.ops.many import Batch, each, retag
-    from sessionscope.ops.meaning import embed, set_semantic
-    from sessionscope.ops.places import unwatch, watch
-    from sessionscope.ops.rules import RULES, check, refusal
-    from sessionscope.ops.sessions import (
-        archive,
-        close,
-        compact,
-        delete,
-        fork,
-        interrupt,
-        note_add,
-        note_edit,
-        note_remove,
-        pause,
-        pin,
-        rename,
-        resume,
-        rewind,
-        send,
-        share,
-        share_project,
-        star,
-        tag,
-        unarchive,
-        write_back,
-        written_files,
-    )
-    from sessionscope.ops.summarizing import summarize, summary_request
-    from sessionscope.ops.syncing import (
-        decide,
-        set_default_rule,
-        set_project_rule,
-        set_sync_every,
-        set_target,
-        sync_now,
-        sync_plan,
-    )
-
-__all__ = [
-    "hooks", "team_add_member", "team_init",
-    "RULES", "Batch", "archive", "changed_files", "check", "close", "compact", "continue_prompt", "delete", "each",
-    "embed", "export", "files_at", "fork", "fork_and_continue", "interrupt", "note_add", "note_edit", "note_remove", "pause",
-    "pin", "refusal", "rename", "restore_files", "restore_plan", "resume", "retag", "rewind", "send",
-    "set_allowed_values", "set_redaction_patterns", "set_semantic", "share", "share_project", "star",
-    "summarize", "summary_request", "sync_now", "decide", "set_project_rule", "set_default_rule", "set_target",
-    "set_sync_every", "sync_plan",
-    "tag", "unarchive",
-    "undo_plan", "undo_restore", "unwatch", "watch", "write_back", "written_files",
-]

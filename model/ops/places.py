@@ -1,5 +1,6 @@
 """The places a store watches: a folder or file the user stops watching is never rescanned again, and its
-sessions stay; watching it again rescans it. Each change is recorded in the audit log."""
+sessions stay; watching it again rescans it. And the workspaces a source behind an API pulls (`Source.workspaces`):
+added, or pulled no more (their sessions stay). Each change is recorded in the audit log."""
 
 from __future__ import annotations
 
@@ -15,6 +16,20 @@ def unwatch(store, locations: list[str], *, actor: str | None = None) -> list[st
 def watch(store, locations: list[str], *, actor: str | None = None) -> list[str]:
     """Rescan `locations` again (a place stopped before); the ones that were not watched."""
     return _set(store, list(locations), True, actor)
+
+
+def add_workspace(store, workspaces, base_url: str | None, scope: str | None, key: str | None, *,
+                  actor: str | None = None) -> str:
+    """A workspace for `workspaces` (a Source's) to pull, its key kept in the system keyring when given (never
+    recorded); its location."""
+    with audit.acting_as(actor):
+        return workspaces.add(store, base_url, scope, key)
+
+
+def stop_workspace(store, workspaces, location: str, *, actor: str | None = None) -> None:
+    """No more pulls from `location` (its sessions stay)."""
+    with audit.acting_as(actor):
+        workspaces.stop(store, location)
 
 
 def _set(store, locations: list[str], watched: bool, actor: str | None) -> list[str]:

@@ -1,7 +1,9 @@
 """The retention policy: archive sessions idle for N days, purge archived after M days.
 
-Off by default. The policy lives in the store (every client shares it); each run
-is recorded in the audit log with what it archived, purged and skipped.
+Off by default. The policy lives in the store (every client shares it). This module keeps the policy and says what
+it reaches (`plan`); sessionscope.ops.run_retention does it, each session through its tool's own rules (a managed
+agent's archive at Anthropic first; a fork other sessions hang from is kept), with each session's audit entry and
+one for the run.
 """
 
 from __future__ import annotations
@@ -13,8 +15,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from sessionscope.errors import Refused
-from sessionscope.history import lifecycle, sessions
+from sessionscope.history import lifecycle
 from sessionscope.store import settings
 from sessionscope.store.schema import SESSION
 
@@ -42,35 +43,33 @@ def set_policy(conn: Connection, policy: RetentionPolicy) -> None:
     settings.put(conn, _KEY, value)
 
 
-def run(conn: Connection, policy: RetentionPolicy, now: float | None = None, dry_run: bool = False) -> dict:
-    """Apply the policy once; returns {archived, purged, skipped} session ids."""
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a policy asks for now: sessions idle long enough to archive, archived long enough to purge, and those the
+    lifecycle keeps out of it (with why). Each is then done by sessionscope.ops, through its tool's own rules."""
+
+    archive: list[str]
+    purge: list[str]
+    skipped: list[dict]
+
+
+def plan(conn: Connection, policy: RetentionPolicy, now: float | None = None) -> Plan:
+    """The sessions the policy reaches at `now`. A session archived in this same run is never purged in it: its
+    purge clock starts when it is archived."""
     now = time.time() if now is None else now
-    archived, purged, skipped = [], [], []
+    archive, purge, skipped = [], [], []
     if policy.archive_after_days is not None:
         cutoff = now - policy.archive_after_days * DAY
         idle = conn.execute(sa.select(SESSION.c.id, SESSION.c.status).where(
-            SESSION.c.updated_at < cutoff, SESSION.c.status != lifecycle.ARCHIVED)).all()
+            SESSION.c.updated_at < cutoff, SESSION.c.status != lifecycle.ARCHIVED).order_by(SESSION.c.id)).all()
         for sid, status in idle:
-            if not lifecycle.allows(status, "archive"):
+            if lifecycle.allows(status, "archive"):
+                archive.append(sid)
+            else:
                 skipped.append({"session": sid, "why": f"it is {status}"})
-                continue
-            if not dry_run:
-                sessions.transition(conn, sid, "archive")
-            archived.append(sid)
     if policy.purge_after_days is not None:
         cutoff = now - policy.purge_after_days * DAY
-        old = conn.execute(sa.select(SESSION.c.id).where(
-            SESSION.c.status == lifecycle.ARCHIVED, SESSION.c.status_changed_at < cutoff)).scalars().all()
-        for sid in old:
-            if sid in archived:
-                continue  # archived in this very run: its purge clock starts now
-            try:
-                if dry_run:
-                    if sessions.dependents(conn, sid):
-                        raise Refused("other sessions fork from it")
-                else:
-                    sessions.delete(conn, sid)
-                purged.append(sid)
-            except Refused as exc:
-                skipped.append({"session": sid, "why": str(exc)})
-    return {"archived": archived, "purged": purged, "skipped": skipped}
+        purge = list(conn.execute(sa.select(SESSION.c.id).where(
+            SESSION.c.status == lifecycle.ARCHIVED, SESSION.c.status_changed_at < cutoff)
+            .order_by(SESSION.c.id)).scalars())
+    return Plan(archive, purge, skipped)

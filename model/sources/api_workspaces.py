@@ -50,7 +50,8 @@ class Workspaces:
         loc = self._location_of(base_url or None, scope or None)
         if key:
             remote.set_api_key(loc, key)
-        store.write(source_row, self.kind, loc)
+        store.audited("managed.workspace", lambda conn: source_row(conn, self.kind, loc),
+                      detail={"location": loc, "enabled": True, "added": True, "key_given": bool(key)})
         return loc
 
     def set_key(self, location: str, key: str | None) -> None:

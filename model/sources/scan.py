@@ -7,9 +7,11 @@ produced, so a crash or a cancel halfway leaves a store the next run completes.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,11 +70,27 @@ class ImportReport:
         if bulk and not self.cancelled:
             db.after_bulk_import(store.engine, self.events_added)
         self.seconds = time.monotonic() - started
-        if (self.files_read or self.problems) if audit_if is None else audit_if:
+        if _RECORDED_BY_CALLER.get():
+            pass  # the caller records the whole import (ops.import_paths)
+        elif (self.files_read or self.problems) if audit_if is None else audit_if:
             entry = {k: v for k, v in self.as_dict().items() if k not in ("sessions", "problems")}
             audit.audited(store, Action.IMPORT, outcome="cancelled" if self.cancelled else "ok",
                           detail=entry | detail | {"problems": len(self.problems)})
         return self
+
+
+_RECORDED_BY_CALLER: contextvars.ContextVar[bool] = contextvars.ContextVar("import_recorded_by_caller", default=False)
+
+
+@contextlib.contextmanager
+def recorded_by_caller() -> Iterator[None]:
+    """Within it, an import's tools record no entry of their own: the caller (sessionscope.ops.import_paths)
+    records the whole import once."""
+    token = _RECORDED_BY_CALLER.set(True)
+    try:
+        yield
+    finally:
+        _RECORDED_BY_CALLER.reset(token)
 
 
 def source_row(conn, kind: str, location: Path | str, enabled: bool = True) -> int:

@@ -459,16 +459,7 @@ class Store(StoreViews):
         with self.reader() as conn:
             return retention.get_policy(conn)
 
-    def set_retention_policy(self, policy: retention.RetentionPolicy) -> None:
-        self.audited("retention.policy", lambda conn: retention.set_policy(conn, policy),
-                     detail={"archive_after_days": policy.archive_after_days,
-                                    "purge_after_days": policy.purge_after_days})
-
-    def run_retention(self, now: float | None = None, dry_run: bool = False) -> dict:
-        """Apply the stored policy once; recorded in the audit log (a dry run too)."""
-        def work(conn):
-            return retention.run(conn, retention.get_policy(conn), now, dry_run)
-        return self.audited("retention.dry_run" if dry_run else "retention", work, detail=lambda r: r)
+    # (set and run through sessionscope.ops: each session it reaches by its tool's own rules)
 
 
 __all__ = ["open_store", "Store", "HEAD"]

@@ -131,7 +131,8 @@ def test_settings_add_a_workspace_and_stop_pulling_it(qtbot, store, monkeypatch)
     box._stop()
     qtbot.waitUntil(lambda: box.list.count() == 0, timeout=5000)
     assert importer.workspaces(store) == []
-    assert [a["detail"]["enabled"] for a in store.audit_log() if a["action"] == "managed.workspace"] == [False]
+    # stopped, after it was added (newest first)
+    assert [a["detail"]["enabled"] for a in store.audit_log() if a["action"] == "managed.workspace"] == [False, True]
 
 
 def test_settings_lists_openai_projects_beside_anthropic_workspaces(qtbot, store, monkeypatch):

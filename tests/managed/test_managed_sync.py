@@ -301,3 +301,23 @@ def test_an_unknown_status_or_event_type_loses_nothing(store, api):
     last = store.branch(sid)[-1]
     assert (last.kind, last.text) == ("meta", "agent.daydream")
     assert json.loads(last.payload)["content"][0]["text"] == "a new kind of event"  # kept as the API sent it
+
+
+def test_retention_archives_a_managed_agent_at_anthropic_as_archive_would(store, api):
+    """#59: retention goes through each session's own action: an idle managed session is archived at Anthropic
+    first (the API's archive called, as Archive does), a running one is left with the lifecycle's reason, and
+    each archive has its own audit entry beside the run's."""
+    import time
+
+    from sessionscope.safety.retention import DAY, RetentionPolicy
+    ws, ids, loc = api
+    sync(store, loc)
+    ops.set_retention(store, RetentionPolicy(archive_after_days=30))
+    result = ops.run_retention(store, now=time.time() + 400 * DAY)
+    assert ids["idle"] in result["archived"] and ws.sessions[ids["idle"]]["archived_at"]
+    assert store.session(ids["idle"]).status == "archived"
+    assert {"session": ids["running"], "why": "it is running"} in result["skipped"]
+    assert not ws.sessions[ids["running"]].get("archived_at")
+    log = store.audit_log(ids["idle"])
+    assert [e["action"] for e in log][:1] == ["archive"] and log[0]["detail"].get("at") == "anthropic"
+    assert store.audit_log()[0]["action"] == "retention"

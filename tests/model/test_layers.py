@@ -213,3 +213,34 @@ def test_no_import_cycle_lazy_or_not():
         if v not in index:
             visit(v)
     assert cycles == [], cycles
+
+
+def _store_writers() -> set[str]:
+    """The Store's methods that write (their body opens a write transaction), read from its source."""
+    import ast
+    src = (REPO / "model" / "store" / "api.py").read_text()
+    store = next(n for n in ast.parse(src).body if isinstance(n, ast.ClassDef) and n.name == "Store")
+    return {f.name for f in store.body if isinstance(f, ast.FunctionDef)
+            and any(w in ast.get_source_segment(src, f) for w in ("self.write(", "self.audited("))} | {"write", "audited"}
+
+
+def test_the_front_ends_write_only_through_ops():
+    """#59: the window, the command line and the MCP server change the store only through sessionscope.ops (its
+    rule, its audit entry, its Changes): none calls a Store writer, writes a setting, a retention policy, a
+    workspace or a watched place itself, or imports without ops.import_paths. Walked over every module."""
+    import re
+    writers = _store_writers()
+    assert {"open_session", "append", "fork", "delete", "audited"} <= writers  # (the walk reads what it should)
+    calls = re.compile(r"\b(?:store|self\.store|window\.store|self\._store)\.(" + "|".join(sorted(writers)) + r")\(")
+    raw = re.compile(r"\bsettings\.put\(|\bretention\.(?:set_policy|plan)\(|\bset_watched\(|\bset_enabled\(|"
+                     r"\bworkspaces\.(?:add|stop)\(|sources\.importing import[^\n]*\bimport_paths\b|\bsource_row\(|"
+                     r"\baudit\.(?:audited|failed|within)\(")
+    fronts = [*(REPO / "gui").rglob("*.py"), *(REPO / "model" / "cli").rglob("*.py"),
+              REPO / "model" / "recall" / "mcp_server.py"]
+    found = {}
+    for path in fronts:
+        text = path.read_text(encoding="utf-8")
+        hits = calls.findall(text) + raw.findall(text)
+        if hits:
+            found[str(path.relative_to(REPO))] = hits
+    assert len(fronts) > 80 and not found, found

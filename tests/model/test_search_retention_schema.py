@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from sessionscope import InvalidInput, SchemaTooNew, open_store
+from sessionscope import InvalidInput, SchemaTooNew, open_store, ops
 from sessionscope.history.read_models import MARK_END, MARK_START
 from sessionscope.safety.retention import DAY, RetentionPolicy
 
@@ -40,17 +40,17 @@ def test_retention_archives_and_purges_and_is_recorded(store):
     store.append(running.id, "message", ts=time.time() - 40 * DAY)
     store.report_status(running.id, "start")
     assert not store.retention_policy().enabled
-    assert store.run_retention() == {"archived": [], "purged": [], "skipped": []}
+    assert ops.run_retention(store) == {"archived": [], "purged": [], "skipped": []}
 
-    store.set_retention_policy(RetentionPolicy(archive_after_days=30, purge_after_days=60))
-    dry = store.run_retention(dry_run=True)
+    ops.set_retention(store, RetentionPolicy(archive_after_days=30, purge_after_days=60))
+    dry = ops.run_retention(store, dry_run=True)
     assert dry["archived"] == [old.id] and store.session(old.id).status == "active"
-    result = store.run_retention()
+    result = ops.run_retention(store)
     assert result["archived"] == [old.id]
     assert result["skipped"] == [{"session": running.id, "why": "it is running"}]
     assert store.session(old.id).status == "archived"
     assert result["purged"] == []  # archived just now
-    result = store.run_retention(now=time.time() + 61 * DAY)
+    result = ops.run_retention(store, now=time.time() + 61 * DAY)
     assert old.id in result["purged"]
     assert {s.id for s in store.sessions(include_archived=True)} >= {fresh.id, running.id}
     runs = [e for e in store.audit_log() if e["action"].startswith("retention")]
