@@ -7,6 +7,7 @@ import dataclasses
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from sessionscope import sources
 from sessionscope.errors import InvalidInput
@@ -135,13 +136,22 @@ def tag(store, session_id: str, tags: list[str], *, actor: str | None = None) ->
     return act(store, "tag", session_id, lambda src, s: src.tag(store, s.id, clean), actor=actor)
 
 
+def _with_entry(store, action: Action, write: Callable, *args, session_id: str, event_id: str | None = None,
+                detail: Callable[[Any], dict]):
+    """`write(conn, *args)` and its audit entry in one write transaction; write's result."""
+    return audit.audited(store, action, lambda conn: write(conn, *args), session_id=session_id, event_id=event_id,
+                         detail=detail)
+
+
 def star(store, session_id: str, on: bool = True, *, actor: str | None = None) -> Changes:
     """Star the session, or (`on` False) take its star away: the user's own mark, kept by the store alone."""
+    action = Action.STAR if on else Action.UNSTAR
+
     def work(_src, s):
-        changed = store.write(sessions.star, s.id, on)
-        return Changes(Action.STAR if on else Action.UNSTAR, session_ids=frozenset({s.id}), session_list=True,
-                       session=store.session(s.id),
-                       detail={"changed": changed})
+        changed = _with_entry(store, action, sessions.star, s.id, on, session_id=s.id,
+                              detail=lambda changed: {"changed": changed})
+        return Changes(action, session_ids=frozenset({s.id}), session_list=True, session=store.session(s.id),
+                       detail={"changed": changed}, recorded=True)
     return act(store, "star", session_id, work, actor=actor)
 
 
@@ -149,11 +159,13 @@ def share(store, session_id: str, on: bool = True, *, actor: str | None = None) 
     """Share the session with a team store's members, or (`on` False) stop (sessionscope.safety.team). In a store of one's
     own (SQLite) the same choice says what a sync pushes (sessionscope.sync): shared, it goes at the next sync; not
     shared, it is not asked about again and its team copy, if any, is no longer shared."""
+    action = Action.SHARE if on else Action.UNSHARE
+
     def work(_src, s):
-        changed = store.write(team.share if s.owner else sync_choices.decide, s.id if s.owner else [s.id], on)
-        return Changes(Action.SHARE if on else Action.UNSHARE, session_ids=frozenset({s.id}), session_list=True,
-                       session=store.session(s.id),
-                       detail={"changed": changed})
+        changed = _with_entry(store, action, team.share if s.owner else sync_choices.decide,
+                              s.id if s.owner else [s.id], on, session_id=s.id, detail=lambda changed: {"changed": changed})
+        return Changes(action, session_ids=frozenset({s.id}), session_list=True, session=store.session(s.id),
+                       detail={"changed": changed}, recorded=True)
     return act(store, "share" if on else "unshare", session_id, work, actor=actor)
 
 
@@ -161,31 +173,35 @@ def share_project(store, project: str, on: bool = True, *, actor: str | None = N
     """Share every session of `project` this login owns in a team store, now and to come, or stop."""
     with audit.acting_as(actor):
         try:
-            changed = store.write(team.share_project, project, on)
+            changed = audit.audited(store, Action.SHARE if on else Action.UNSHARE,
+                                    lambda conn: team.share_project(conn, project, on),
+                                    detail=lambda changed: {"project": project, "changed": changed})
         except Exception as exc:
-            audit.failed(store, Action.SHARE if on else Action.UNSHARE, exc)
+            audit.failed(store, Action.SHARE if on else Action.UNSHARE, exc)  # (once: a refusal is recorded already)
             raise
-        audit.audited(store, Action.SHARE if on else Action.UNSHARE, detail={"project": project, "changed": changed})
     return Changes(Action.SHARE if on else Action.UNSHARE, session_ids=frozenset(), session_list=True, session=None,
                    detail={"project": project, "changed": changed}, recorded=True)
 
 
 def pin(store, session_id: str, event_id: str, on: bool = True, *, actor: str | None = None) -> Changes:
     """Pin an event of the session's history, or (`on` False) take its pin away: the user's own mark."""
+    action = Action.PIN if on else Action.UNPIN
+
     def work(_src, s):
-        changed = store.write(sessions.pin, s.id, event_id, on)
-        return Changes(Action.PIN if on else Action.UNPIN, session_ids=frozenset({s.id}), session_list=False,
-                       session=store.session(s.id),
-                       detail={"changed": changed})
+        changed = _with_entry(store, action, sessions.pin, s.id, event_id, on, session_id=s.id, event_id=event_id,
+                              detail=lambda changed: {"changed": changed})
+        return Changes(action, session_ids=frozenset({s.id}), session_list=False, session=store.session(s.id),
+                       detail={"changed": changed}, recorded=True)
     return act(store, "pin", session_id, work, event_id=event_id, actor=actor)
 
 
 def note_add(store, session_id: str, text: str, event_id: str | None = None, *, actor: str | None = None) -> Changes:
     """A note on the session, or on `event_id` of its history (`changes.detail["note"]` is it)."""
     def work(_src, s):
-        made = store.write(notes.add, s.id, text, event_id)
+        made = _with_entry(store, Action.NOTE_ADD, notes.add, s.id, text, event_id, session_id=s.id, event_id=event_id,
+                           detail=lambda made: {"note": made.as_dict()})
         return Changes(Action.NOTE_ADD, session_ids=frozenset({s.id}), session_list=False, session=s,
-                       detail={"note": made.as_dict()})
+                       detail={"note": made.as_dict()}, recorded=True)
     return act(store, "note", session_id, work, event_id=event_id, actor=actor)
 
 
@@ -195,9 +211,10 @@ def note_edit(store, note_id: str, text: str, *, actor: str | None = None) -> Ch
         was = notes.get(conn, note_id)
 
     def work(_src, s):
-        now = store.write(notes.edit, note_id, text)
+        now = _with_entry(store, Action.NOTE_EDIT, notes.edit, note_id, text, session_id=s.id, event_id=was.event_id,
+                          detail=lambda now: {"note": now.as_dict(), "was": was.text})
         return Changes(Action.NOTE_EDIT, session_ids=frozenset({s.id}), session_list=False, session=s,
-                       detail={"note": now.as_dict(), "was": was.text})
+                       detail={"note": now.as_dict(), "was": was.text}, recorded=True)
     return act(store, "note", was.session_id, work, event_id=was.event_id, actor=actor)
 
 
@@ -207,9 +224,10 @@ def note_remove(store, note_id: str, *, actor: str | None = None) -> Changes:
         was = notes.get(conn, note_id)
 
     def work(_src, s):
-        gone = store.write(notes.remove, note_id)
+        gone = _with_entry(store, Action.NOTE_REMOVE, notes.remove, note_id, session_id=s.id, event_id=was.event_id,
+                           detail=lambda gone: {"note": gone.as_dict()})
         return Changes(Action.NOTE_REMOVE, session_ids=frozenset({s.id}), session_list=False, session=s,
-                       detail={"note": gone.as_dict()})
+                       detail={"note": gone.as_dict()}, recorded=True)
     return act(store, "note", was.session_id, work, event_id=was.event_id, actor=actor)
 
 

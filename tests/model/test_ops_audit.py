@@ -1,5 +1,6 @@
-"""#59: an import the user asked for is recorded once, always (even with nothing new to read, and across
-several tools); the watcher's passes are recorded only when they read something."""
+"""#59: the audit entries of ops. An import the user asked for is recorded once, always (even with nothing new to
+read, and across several tools); the watcher's passes only when they read something. A mark (star, pin, share, a
+note) and its entry are one transaction."""
 
 from __future__ import annotations
 
@@ -61,3 +62,28 @@ def test_a_failed_import_is_recorded_as_failed(store, tmp_path, monkeypatch):
         pass
     entry = _imports(store)[0]
     assert entry["outcome"] == "error" and "the disk went away" in entry["detail"]["error"]
+
+
+def test_a_mark_and_its_entry_are_one_transaction(store, monkeypatch):
+    """#59: star, pin, share and notes write the change and its audit entry together: an entry that cannot be
+    written takes the change back with it (they were two transactions: a star could stand unrecorded)."""
+    import pytest
+
+    from sessionscope.errors import StoreUnavailable
+    from sessionscope.safety import audit
+    s = store.open_session(title="marked")
+    e = store.append(s.id, "message", role="user", text="pin me")
+    real = audit._record
+
+    def refusing(conn, action, *a, **k):
+        if action in ("star", "pin", "note.add", "team.share"):
+            raise StoreUnavailable("the audit log could not be written")
+        return real(conn, action, *a, **k)
+    monkeypatch.setattr(audit, "_record", refusing)
+    for attempt in (lambda: ops.star(store, s.id), lambda: ops.pin(store, s.id, e.id),
+                    lambda: ops.note_add(store, s.id, "a note"), lambda: ops.share(store, s.id)):
+        with pytest.raises(StoreUnavailable):
+            attempt()
+    monkeypatch.setattr(audit, "_record", real)
+    after = store.session(s.id)
+    assert not after.starred and not after.shared and store.pins(s.id) == [] and store.notes(s.id) == []
