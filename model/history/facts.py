@@ -25,8 +25,8 @@ SNAPSHOT_EVERY = 200
 EXTRACTED = "extracted"  # role of facts an importer attached beside the chain
 
 
-def fact_payload(kind: str, key: str, value: Any = None) -> dict[str, Any]:
-    """The payload of a fact event, validated."""
+def fact_payload(kind: str, key: object, value: Any = None) -> dict[str, Any]:
+    """The payload of a fact event, validated (`key` as given: checked to be a non-empty string here)."""
     if not isinstance(key, str) or not key:
         raise InvalidInput("a fact needs a non-empty key")
     if kind == FACT_SET:

@@ -39,6 +39,7 @@ def fork_and_continue(store, session_id: str, at: str, prompt: str, title: str |
                            f"{PROMPT_LIMIT:,}")
     changes = fork(store, session_id, at, title, end_of_turn=end_of_turn, actor=actor)
     new = changes.session
+    assert new is not None  # (a fork's Changes name the new session)
     src = sources.of(new.source_kind)
     command = src.continue_command(new, prompt)
     appended = None

@@ -18,7 +18,7 @@ def export(store, request: core.ExportRequest, path: str | os.PathLike | None, *
         try:
             report = core.export(store, request, path, progress=progress, cancel=cancel)
         except Exception as exc:
-            sessions = getattr(exc, "audit_detail", {}).get("sessions") or ()
+            sessions: tuple | list = getattr(exc, "audit_detail", {}).get("sessions") or ()
             audit.failed(store, "export", exc, session_id=sessions[0] if len(sessions) == 1 else None)
             raise
         audit.audited(store, "export", session_id=report.session_ids[0] if len(report.session_ids) == 1 else None,

@@ -44,7 +44,8 @@ def each(session_ids: Iterable[str], one: Callable[[str], Changes], *,
     keeps one tag) is noted and the next is tried; any other failure (the store locked or full) stops the
     batch there: the sessions before it are done and recorded, those after it untouched. `progress(done,
     total, session id)` before each; `cancelled()` is asked before each too."""
-    done, failed = [], []
+    done: list[Changes] = []
+    failed: list[tuple[str, str]] = []
     ids = list(dict.fromkeys(session_ids))
     for i, sid in enumerate(ids):
         if cancelled():

@@ -12,6 +12,7 @@ Methods return frozen views (sessionscope.history.read_models); a Store may be u
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -42,7 +43,7 @@ from sessionscope.store.views import StoreViews
 COMPACTION = "compaction"
 
 
-def open_store(url: str | None = None) -> "Store":
+def open_store(url: str | os.PathLike[str] | None = None) -> "Store":
     """Open (creating or migrating) the store at `url`, a SQLAlchemy URL or file path.
 
     Without a url: $SESSIONSCOPE_STORE, else SQLite in the user data directory.

@@ -81,7 +81,9 @@ def append_event(
     row["hash"] = chain.link(s["last_hash"], row)
     if conn.execute(sa.select(EVENT.c.seq).where(EVENT.c.id == row["id"])).first():
         raise InvalidInput(f"event id {row['id']!r} is already in this store")
-    pk = conn.execute(EVENT.insert().values(**row)).inserted_primary_key[0]
+    inserted = conn.execute(EVENT.insert().values(**row)).inserted_primary_key
+    assert inserted is not None  # (a single-row insert names its key)
+    pk = inserted[0]
     search.index_range(conn, pk, pk)
     values = {
         "last_seq": seq, "last_hash": row["hash"],

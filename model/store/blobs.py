@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from typing import Any
 
 import sqlalchemy as sa
 import zstandard
@@ -38,7 +39,7 @@ def put_prepared(conn: Connection, items: list[Prepared], compressed: bool = Tru
     unique = sorted({p.hash for p in items})
     for i in range(0, len(unique), 500):
         known.update(conn.execute(sa.select(FILE_BLOB.c.hash).where(FILE_BLOB.c.hash.in_(unique[i:i + 500]))).scalars())
-    rows = []
+    rows: list[dict[str, Any]] = []
     for p in items:
         if p.hash not in known:
             known.add(p.hash)
@@ -47,7 +48,7 @@ def put_prepared(conn: Connection, items: list[Prepared], compressed: bool = Tru
     if rows and conn.dialect.name == "postgresql" and conn.exec_driver_sql(
             "SELECT row_security_active('file_blob')").scalar():  # a team store's member: checked by the server
         for r in rows:
-            raw = zstandard.ZstdDecompressor().decompress(r["data"])
+            raw = zstandard.ZstdDecompressor().decompress(bytes(r["data"]))
             conn.exec_driver_sql("SELECT sessionscope_put_blob(%s, %s, %s)", (r["hash"], r["size"], raw))
     elif rows:
         conn.execute(FILE_BLOB.insert(), rows)

@@ -334,7 +334,8 @@ def run_write(engine: Engine, work, *args, **kwargs):
             raise StoreUnavailable(_describe_operational(exc)) from exc
         except (sa.exc.DatabaseError, sqlite3.DatabaseError) as exc:
             if "malformed" in str(exc):
-                raise StoreUnavailable(DAMAGED_ADVICE.format(problem=exc.orig)) from exc
+                # (sqlite3's own error, raised on `driver`'s connection, has no `orig`: it is the driver's)
+                raise StoreUnavailable(DAMAGED_ADVICE.format(problem=getattr(exc, "orig", exc))) from exc
             refused = team_refusal(exc)
             if refused:
                 raise Refused(refused) from exc
@@ -352,7 +353,7 @@ def team_refusal(exc: BaseException) -> str | None:
     right, sessionscope.safety.team), in words; None for any other error."""
     if sqlstate(exc) != "42501":
         return None
-    first = str(exc.orig).strip().splitlines()[0]
+    first = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
     return (f"the team store's rules refuse this ({first}): only a session's owner or an admin changes it, "
             "and the audit log takes inserts only")
 
@@ -386,8 +387,9 @@ def try_write(engine: Engine, work, *args, wait_s: float = 0.1):
                 raw.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
 
 
-def _describe_operational(exc: sa.exc.OperationalError) -> str:
-    text = str(exc.orig) if getattr(exc, "orig", None) else str(exc)
+def _describe_operational(exc: BaseException) -> str:
+    """(SQLAlchemy's error names the driver's as `orig`; sqlite3's own, raised on `driver`'s connection, is it.)"""
+    text = str(getattr(exc, "orig", None) or exc)
     if "disk is full" in text or "disk I/O" in text:
         return f"the store could not be written: {text}; free some disk space and try again (nothing was changed)"
     if _is_lock_error(exc):

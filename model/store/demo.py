@@ -80,7 +80,9 @@ def build_demo(store: Store, now: float | None = None) -> list[str]:
                "Created tests/helpers.py"))
     store.set_fact(main, "decision", "explicit wait_for_cookie() helper", ts=t)
     store.set_fact(main, "file:tests/helpers.py", "write", ts=t + 1)
-    fork = store.fork(main, before_fix.id, title="Try retry-on-failure instead").session.id
+    forked = store.fork(main, before_fix.id, title="Try retry-on-failure instead").session
+    assert forked is not None  # (a fork's Changes name the new session)
+    fork = forked.id
     _turn(store, fork, t - 1800, "What if we just retried flaky tests?",
           "Retries would hide real failures; I would not recommend it.", tokens=(900, 120))
 

@@ -44,6 +44,7 @@ def _lookup(conn: Connection, key, value, values: list[str]) -> dict[str, Any]:
         # one JSON parameter instead of hundreds of bound literals (SQLAlchemy coerces each)
         sql = f"SELECT {key.name}, {value.name} FROM {key.table.name} WHERE {key.name} IN (SELECT value FROM json_each(?))"
         raw = db.driver(conn)
+        assert raw is not None  # (SQLite's, as the dialect said)
         for i in range(0, len(values), 20_000):
             found.update(dict(raw.execute(sql, (json.dumps(values[i:i + 20_000]),)).fetchall()))
         return found
@@ -93,6 +94,7 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
                                 forked_from_session=info.forked_from_session,
                                 forked_from_event=info.forked_from_event)
         s = db.row(conn, SESSION, id=info.id)
+        assert s is not None  # (made just now, in this transaction)
     # An archived session still takes imported events: the tool kept writing it,
     # and nothing is dropped on import. Only appends through Sessionscope are refused.
 
@@ -116,7 +118,8 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
         if not fresh:
             return 0
         for e in fresh:
-            e.parent_id = copied.get(e.parent_id, e.parent_id)
+            if e.parent_id is not None:
+                e.parent_id = copied.get(e.parent_id, e.parent_id)
         depth.update(_existing(conn, sorted(set(copied.values()))))
     _resolve_logical_parents(conn, fresh, batch_ids, depth, s["head_event_id"])
     waiting = meta.get(links.WAITING_KEY) or {}
@@ -189,7 +192,9 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
     if conn.dialect.name == "sqlite":
         # plain executemany: SQLAlchemy's insertmanyvalues costs ~30 µs a row here; big payloads
         # compressed (sessionscope.store.payloads): fewer pages to write than bytes to compress
-        db.driver(conn).executemany(INSERT_SQL, [_BEFORE_PAYLOAD(r) + (_packed(r),) + _AFTER_PAYLOAD(r) for r in rows])
+        raw = db.driver(conn)
+        assert raw is not None  # (SQLite's, as the dialect said)
+        raw.executemany(INSERT_SQL, [_BEFORE_PAYLOAD(r) + (_packed(r),) + _AFTER_PAYLOAD(r) for r in rows])
     else:
         # numbered by the caller (db.reserve_keys): on PostgreSQL one COPY, an executemany being a statement a
         # row over the socket (it kept an import at a quarter of SQLite's rate)

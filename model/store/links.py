@@ -17,7 +17,7 @@ The session's head follows Claude Code's leaf: the last-written main-chain line 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -54,7 +54,8 @@ def cut_loops(fresh: list[NewEvent], waiting: dict[str, str], parent_of_stored: 
     for child, parent in waiting.items():
         if parent not in in_batch:
             continue
-        cur, steps, mine = parent, 0, []
+        cur: str | None = parent
+        steps, mine = 0, cast(list[str], [])  # (mine: the batch's ids walked up, in order)
         while cur is not None and steps < _WALK_MOST:  # up from the parent: does the stored child lie above it?
             if cur == child:  # a loop: its last-written line's link is cut (a fresh one: the stored came first)
                 _cut(in_batch[max(mine, key=place.__getitem__)], problems)

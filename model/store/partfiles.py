@@ -29,7 +29,8 @@ def temporary(path: Path) -> tuple[int, str]:
 
 def sweep(folder: Path) -> list[str]:
     """Remove the temporary files of writers that are gone (and quiet for QUIET_S); returns their names."""
-    removed, now = [], time.time()
+    removed: list[str] = []
+    now = time.time()
     try:
         entries = list(os.scandir(folder))
     except OSError:

@@ -205,7 +205,8 @@ class QuickReader:
         and tokens are left empty, so a 10,000-event session is not read whole."""
         from sessionscope.store.payloads import unpack
         self.session(session_id)
-        clauses, params = ["session_id = ?"], [session_id]
+        clauses = ["session_id = ?"]
+        params: list[object] = [session_id]
         for value, clause in ((from_seq, "seq >= ?"), (to_seq, "seq <= ?"), (since, "ts >= ?"), (until, "ts <= ?")):
             if value is not None:
                 clauses.append(clause)
@@ -217,5 +218,5 @@ class QuickReader:
         if brief:  # no payload to unpack; sidechain stays 0/1 (a listing's line asks only whether it is one)
             return [EventView(i, session_id, None, seq, 0, ts, kind, role, text, "", 0, 0, side, None, "")
                     for i, seq, ts, kind, role, text, side in rows]
-        return [EventView(*r[:_PAYLOAD], unpack(r[_PAYLOAD]), *r[_PAYLOAD + 1:_SIDECHAIN], bool(r[_SIDECHAIN]),
-                          *r[_SIDECHAIN + 1:]) for r in rows]
+        return [EventView(*[*r[:_PAYLOAD], unpack(r[_PAYLOAD]), *r[_PAYLOAD + 1:_SIDECHAIN], bool(r[_SIDECHAIN]),
+                            *r[_SIDECHAIN + 1:]]) for r in rows]

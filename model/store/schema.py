@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from sqlalchemy import Boolean, Column, Float, Index, Integer, Text, UniqueConstraint, false, text
+from sqlalchemy import Boolean, Column, Float, Index, Integer, Table, Text, UniqueConstraint, false, text
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
@@ -407,27 +407,33 @@ class ProjectShare(SQLModel, table=True):
 
 
 # Core table handles for the bulk and read paths, which skip the ORM for speed.
-SOURCE = Source.__table__
-SOURCE_FILE = SourceFile.__table__
-SESSION = AgentSession.__table__
-EVENT = Event.__table__
-EVENT_ALIAS = EventAlias.__table__
-FACT_SNAPSHOT = FactSnapshot.__table__
-AUDIT = AuditEntry.__table__
-SETTING = Setting.__table__
-OUTLINE_CACHE = OutlineCache.__table__
-USAGE_CACHE = UsageCache.__table__
-TOOL_CACHE = ToolCache.__table__
-VITALS_CACHE = VitalsCache.__table__
-FILE_TOUCH = FileTouch.__table__
-COMMIT_LINK = CommitLink.__table__
-MIRROR_ENTRY = MirrorEntry.__table__
-MIRROR_SUMMARY = MirrorSummary.__table__
-STAR = Star.__table__
-PIN = Pin.__table__
-NOTE = Note.__table__
-FILE_BLOB = FileBlob.__table__
-CHECKPOINT_BACKUP = CheckpointBackup.__table__
-EMBEDDING = Embedding.__table__
-LIVE_SIGNAL = LiveSignal.__table__
-PROJECT_SHARE = ProjectShare.__table__
+def _table(model: type[SQLModel]) -> Table:
+    """The Core table SQLModel made for `model` (declared on the class at run time, which a type checker does not
+    see)."""
+    return getattr(model, "__table__")
+
+
+SOURCE = _table(Source)
+SOURCE_FILE = _table(SourceFile)
+SESSION = _table(AgentSession)
+EVENT = _table(Event)
+EVENT_ALIAS = _table(EventAlias)
+FACT_SNAPSHOT = _table(FactSnapshot)
+AUDIT = _table(AuditEntry)
+SETTING = _table(Setting)
+OUTLINE_CACHE = _table(OutlineCache)
+USAGE_CACHE = _table(UsageCache)
+TOOL_CACHE = _table(ToolCache)
+VITALS_CACHE = _table(VitalsCache)
+FILE_TOUCH = _table(FileTouch)
+COMMIT_LINK = _table(CommitLink)
+MIRROR_ENTRY = _table(MirrorEntry)
+MIRROR_SUMMARY = _table(MirrorSummary)
+STAR = _table(Star)
+PIN = _table(Pin)
+NOTE = _table(Note)
+FILE_BLOB = _table(FileBlob)
+CHECKPOINT_BACKUP = _table(CheckpointBackup)
+EMBEDDING = _table(Embedding)
+LIVE_SIGNAL = _table(LiveSignal)
+PROJECT_SHARE = _table(ProjectShare)

@@ -5,7 +5,7 @@ apart so each file stays one subject; these only read the store, or write its ca
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
@@ -17,7 +17,19 @@ from sessionscope.store.schema import SESSION
 
 
 class StoreViews:
-    """Needs the Store's `engine`, `reader()`, `write()` and `session()`."""
+    """Needs the Store's `engine`, `reader()`, `write()`, `session()` and `branch_outline()` (declared here for the
+    type checker; sessionscope.store.api.Store defines them)."""
+
+    if TYPE_CHECKING:
+        from sqlalchemy.engine import Connection, Engine
+
+        engine: Engine
+
+        def reader(self) -> contextlib.AbstractContextManager[Connection]: ...
+        def write(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
+        def session(self, session_id: str) -> SessionView: ...
+        def branch_outline(self, session_id: str, head: str | None = None, skip_kinds: tuple[str, ...] = (),
+                           include_subagents: bool = False) -> Any: ...
 
     def usage(self, **query: Any):
         """Token usage and cost by day or week and project, model or source (sessionscope.insight.usage.report);
