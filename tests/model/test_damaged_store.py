@@ -196,3 +196,16 @@ def test_repair_rebuilds_broken_chains_from_the_files_on_disk_and_leaves_no_orph
                                         ).scalar() == 0
     with open_store(path) as store:
         assert import_paths(store, [project]).events_added == 0  # whole already: nothing left for a later import
+
+
+def test_damage_met_on_sqlites_own_connection_is_said_as_damage(tmp_path):
+    """The small writes run on SQLite's own connection (db.driver), whose errors are sqlite3's, without SQLAlchemy's
+    `orig`: a malformed page met there is the same "store is damaged" advice, not an AttributeError (mypy found it)."""
+    from sessionscope.errors import StoreUnavailable
+    store = open_store(tmp_path / "s.db")
+
+    def damaged(conn):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+    with pytest.raises(StoreUnavailable, match="damaged.*malformed"):
+        store.write(damaged)
+    store.close()
