@@ -10,41 +10,12 @@ import os
 import sys
 
 from sessionscope.cli import output
-from sessionscope.cli.parser import COMMANDS, build_parser, command_word, file_arguments
-
-# command → "module:function" of this package, imported only when that command runs
-_HANDLERS = {
-    **{name: f"commands:{name}" for name in (
-        "new", "append", "show", "facts", "diff", "compact", "close", "pause", "archive",
-        "unarchive", "delete", "verify", "search", "retention", "audit", "mcp")},
-    "fact": "commands:fact", "list": "commands:list_sessions",
-    **{name: f"tools:{name}" for name in ("fork", "rewind", "resume", "rename", "tag", "tags", "summarize", "star", "pin", "pins",
-                                          "note", "scan")},
-    "write-back": "tools:write_back", "restore": "tools:write_back",
-    "import": "tools:import_",
-    "export": "export:export", "redaction": "export:redaction",
-    "restore-files": "restore_files:restore_files",
-    **{name: f"managed:{name}" for name in ("pull", "send", "interrupt", "key")},
-    "install-desktop": "desktop:install_desktop",
-    **{name: f"meaning:{name}" for name in ("semantic", "embed", "similar")},
-    "status": "status:status",
-    "drift": "problems:drift",
-    "stats": "stats:stats",
-    "blame": "blame:blame", "commits": "blame:commits",
-    "team": "team:team",
-    "sync": "sync:sync",
-    "hooks": "hooks:hooks", "hook": "hooks:hook",
-    "backup": "backup:backup",
-    "repair": "backup:repair",
-}
-
-
-# these never open the store (nor create one): backup copies the file, and --restore must work on a damaged one
-NO_STORE = {"install-desktop", "key", "backup", "repair", "hook", "hooks"}  # (hooks: status opens one if it is there)
+from sessionscope.cli.parser import COMMANDS, SPEC, build_parser, command_word, file_arguments
 
 
 def handler(command: str):
-    module, _, name = _HANDLERS[command].partition(":")
+    """The function that runs `command`, as its grammar declares it (parser.SPEC: filled by build_parser)."""
+    module, _, name = SPEC[command].run.partition(":")
     mod = importlib.import_module(f"{__package__}.{module}")
     return getattr(mod, name)
 
@@ -71,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         return _open_window(args, parser)
     try:
         run = handler(args.command)
-        with (contextlib.nullcontext() if args.command in NO_STORE else _open_store(args)) as store:
+        with (contextlib.nullcontext() if SPEC[args.command].no_store else _open_store(args)) as store:
             return run(store, args) or output.EXIT_OK
     except KeyboardInterrupt:
         print("sessionscope: interrupted", file=sys.stderr)
@@ -81,11 +52,6 @@ def main(argv: list[str] | None = None) -> int:
         return 141
     except Exception as exc:  # the one place a stray error becomes one line
         return output.report(exc)
-
-
-# commands that only read: a --store path with no store there is a mistake to say, not an empty store to make
-READ_ONLY = {"list", "show", "facts", "diff", "verify", "search", "audit", "export", "resume", "restore-files", "pins",
-             "tags", "similar"}
 
 
 def _check_store_path(args) -> None:
@@ -98,7 +64,7 @@ def _check_store_path(args) -> None:
     path = sqlite_path(args.store)
     if path is None or path.exists():
         return
-    if args.command in READ_ONLY:
+    if SPEC[args.command].reads:
         raise InvalidInput(f"no store at {path} (a mistyped --store?); a command that adds to it makes a new one")
     print(f"sessionscope: note: no store was at {path}: a new, empty one is made there", file=sys.stderr)
 

@@ -7,7 +7,9 @@ import argparse
 import datetime as dt
 import json
 import re
+import textwrap
 import time
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -55,6 +57,19 @@ class _Version(argparse.Action):
 
 
 COMMANDS: set[str] = set()  # filled by build_parser: a path named like a command is not a file to open
+
+
+@dataclass(frozen=True)
+class Command:
+    """What the grammar declares of a command beside its options: who runs it and how it is used."""
+
+    run: str  # "module:function" of sessionscope.cli, imported only when the command runs
+    example: str  # one real use, shown under its --help (a test runs each through the parser)
+    reads: bool = False  # only reads: a --store path with no store there is a mistake to say, not a store to make
+    no_store: bool = False  # never opens the store (nor makes one): it works on files, or on a damaged one
+
+
+SPEC: dict[str, Command] = {}  # filled by build_parser, with COMMANDS: every command and alias, built or not
 
 # the top-level options that take a value: the word after them is not the command
 _VALUED = ("--store", "--screenshot", "--theme")
@@ -116,13 +131,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="the window's look for this run (View ▸ Theme sets it for good)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    def cmd(name, help_, parents=(), **kw):
+    def cmd(name, help_, parents=(), *, run: str, example: str, reads: bool = False, no_store: bool = False, **kw):
         COMMANDS.add(name)
+        for word in (name, *kw.get("aliases", ())):
+            SPEC[word] = Command(run, example, reads, no_store)
         if only is not None and only != name and only not in kw.get("aliases", ()):
             return _Unbuilt()
-        return sub.add_parser(name, help=help_, parents=[common, *parents], description=help_, **kw)
+        # the description wrapped here, the example kept on its own line (it is copied, not read as prose)
+        return sub.add_parser(name, help=help_, parents=[common, *parents], description=textwrap.fill(help_, 78),
+                              epilog=f"example:\n  {example}", formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
 
-    c = cmd("new", "open a new native session and print its id")
+    c = cmd("new", "open a new native session and print its id",
+            run="commands:new",
+            example='S=$(sessionscope new --title "fix login" --agent my-bot --budget \'{"tokens": 200000}\')')
     c.add_argument("--title", default="")
     c.add_argument("--agent", default="")
     c.add_argument("--project", default="")
@@ -132,7 +153,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("--budget", type=json_arg, default=None, help='budget as JSON, e.g. {"tokens": 200000}')
     c.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
 
-    c = cmd("append", "append one event to a session")
+    c = cmd("append", "append one event to a session",
+            run="commands:append", example='sessionscope append $S --kind message --role user --text "the login page 500s"')
     c.add_argument("session")
     c.add_argument("--kind", required=True, help="message, tool_call, tool_result, thinking, …")
     c.add_argument("--role")
@@ -142,7 +164,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("--tokens-in", type=int, default=0)
     c.add_argument("--tokens-out", type=int, default=0)
 
-    c = cmd("fact", "set or delete a durable fact")
+    c = cmd("fact", "set or delete a durable fact",
+            run="commands:fact", example='sessionscope fact set $S plan \'["reproduce", "fix", "test"]\'')
     fact_sub = c.add_subparsers(dest="fact_command", metavar="set|delete", required=True)
     f = fact_sub.add_parser("set", parents=[common], help="set KEY to VALUE (JSON or text)")
     f.add_argument("session")
@@ -152,7 +175,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     f.add_argument("session")
     f.add_argument("key")
 
-    c = cmd("list", "list sessions, newest activity first")
+    c = cmd("list", "list sessions, newest activity first",
+            run="commands:list_sessions", example='sessionscope list --source claude_code --tag release --limit 20', reads=True)
     c.add_argument("--all", action="store_true", help="include archived sessions")
     c.add_argument("--status")
     c.add_argument("--source", help="native, claude_code, codex, …")
@@ -164,7 +188,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("--sort", default="updated", help="updated, created, title, events, tokens, status, project")
     c.add_argument("--limit", type=int, default=None)
 
-    c = cmd("show", "show a session's events (its log in append order)")
+    c = cmd("show", "show a session's events (its log in append order)",
+            run="commands:show", example='sessionscope show 3f2a9c1e --since 2h', reads=True)
     c.add_argument("session")
     c.add_argument("--from-seq", type=int)
     c.add_argument("--to-seq", type=int)
@@ -174,14 +199,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("--all", action="store_true", help="include the lines that are not the conversation (progress, "
                    "metadata, checkpoints), hidden by default in text (--json has every event)")
 
-    c = cmd("facts", "the durable facts at an event (or at a session's head)")
+    c = cmd("facts", "the durable facts at an event (or at a session's head)",
+            run="commands:facts", example='sessionscope facts 3f2a9c1e', reads=True)
     c.add_argument("event", help="an event id, or a session id for its head")
 
-    c = cmd("diff", "how the facts changed from A to B (events or sessions' heads)")
+    c = cmd("diff", "how the facts changed from A to B (events or sessions' heads)",
+            run="commands:diff", example='sessionscope diff 3f2a9c1e 7b41d0aa', reads=True)
     c.add_argument("a")
     c.add_argument("b")
 
-    c = cmd("fork", "start a new session from an event of this one: it ends at that event")
+    c = cmd("fork", "start a new session from an event of this one: it ends at that event",
+            run="tools:fork", example='sessionscope fork 3f2a9c1e --at 9d0c --continue "now try the other fix"')
     c.add_argument("session")
     c.add_argument("--at", required=True, metavar="EVENT")
     c.add_argument("--title")
@@ -194,65 +222,77 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("--note", dest="notes", action="append", default=[], metavar="NOTE",
                    help="continue with this note's text (repeatable, in order; before --continue's TEXT)")
 
-    c = cmd("rewind", "move a session's head back to an earlier event")
+    c = cmd("rewind", "move a session's head back to an earlier event",
+            run="tools:rewind", example='sessionscope rewind 3f2a9c1e --to 9d0c --end-of-turn')
     c.add_argument("session")
     c.add_argument("--to", required=True, metavar="EVENT")
     c.add_argument("--end-of-turn", action="store_true",
                    help="rewind to the last event of EVENT's turn (before the next prompt) instead")
 
-    c = cmd("resume", "make a session active and print its resume context")
+    c = cmd("resume", "make a session active and print its resume context",
+            run="tools:resume", example='sessionscope resume 3f2a9c1e', reads=True)
     c.add_argument("session")
 
-    c = cmd("compact", "append a summary; earlier messages leave the resume context")
+    c = cmd("compact", "append a summary; earlier messages leave the resume context",
+            run="commands:compact", example='sessionscope compact $S --summary "login fixed; tests pending"')
     c.add_argument("session")
     c.add_argument("--summary", required=True)
 
     for name, help_ in (("close", "close a session"), ("pause", "pause a session"),
                         ("archive", "archive a session: read-only and hidden from the list"),
                         ("unarchive", "bring an archived session back")):
-        cmd(name, help_).add_argument("session")
+        cmd(name, help_, run=f"commands:{name}", example=f"sessionscope {name} 3f2a9c1e").add_argument("session")
 
-    c = cmd("delete", "delete a session and its events for good (recorded in the audit log)")
+    c = cmd("delete", "delete a session and its events for good (recorded in the audit log)",
+            run="commands:delete", example='sessionscope delete 3f2a9c1e --remove-files')
     c.add_argument("session")
     c.add_argument("--yes", "-y", action="store_true", help="do not ask")
     c.add_argument("--remove-files", action="store_true", help="also remove the transcript Sessionscope wrote for it "
                    "(a Claude Code fork or rewind), so claude --resume no longer lists it")
 
-    c = cmd("rename", "give a session a new title")
+    c = cmd("rename", "give a session a new title",
+            run="tools:rename", example='sessionscope rename 3f2a9c1e "login 500: root cause"')
     c.add_argument("session")
     c.add_argument("title")
 
     c = cmd("tag", "set a session's tags (tag SESSION [TAG…]), or add and take away some, keeping the others "
-            "(tag SESSION --add TAG --remove TAG)")
+            "(tag SESSION --add TAG --remove TAG)",
+            run="tools:tag", example='sessionscope tag 3f2a9c1e --add release --remove wip')
     c.add_argument("session")
     c.add_argument("tags", nargs="*", help="the session's tags, all of them (none: clears them)")
     c.add_argument("--add", action="append", default=[], metavar="TAG", help="add TAG (repeatable)")
     c.add_argument("--remove", action="append", default=[], metavar="TAG", help="take TAG away (repeatable)")
 
-    c = cmd("tags", "every tag in use, with how many sessions carry it (list --tag TAG lists them)")
+    c = cmd("tags", "every tag in use, with how many sessions carry it (list --tag TAG lists them)",
+            run="tools:tags", example='sessionscope tags', reads=True)
     c.add_argument("--all", action="store_true", help="count archived sessions too")
 
     c = cmd("summarize", "ask a model (Anthropic's API: the [managed] extra and a key) for a title and a short "
-            "summary of a session, kept as a generated note; what is sent is shown (redacted) and asked about first")
+            "summary of a session, kept as a generated note; what is sent is shown (redacted) and asked about first",
+            run="tools:summarize", example='sessionscope summarize 3f2a9c1e')
     c.add_argument("session")
     c.add_argument("--show", action="store_true", help="only print what would be sent (redacted), send nothing")
     c.add_argument("--yes", "-y", action="store_true", help="send without asking (what is sent is still printed "
                    "on stderr)")
     c.add_argument("--model", default=None, help="the model to ask (default: claude-haiku-4-5)")
 
-    c = cmd("star", "star a session (list --starred lists them), or with --off take its star away")
+    c = cmd("star", "star a session (list --starred lists them), or with --off take its star away",
+            run="tools:star", example='sessionscope star 3f2a9c1e')
     c.add_argument("session")
     c.add_argument("--off", action="store_true", help="take the star away")
 
-    c = cmd("pin", "pin an event of a session's history (pins lists them), or with --off take its pin away")
+    c = cmd("pin", "pin an event of a session's history (pins lists them), or with --off take its pin away",
+            run="tools:pin", example='sessionscope pin 3f2a9c1e 9d0c')
     c.add_argument("session")
     c.add_argument("event")
     c.add_argument("--off", action="store_true", help="take the pin away")
 
-    c = cmd("pins", "list the events you pinned, newest first: of one session, or of all")
+    c = cmd("pins", "list the events you pinned, newest first: of one session, or of all",
+            run="tools:pins", example='sessionscope pins 3f2a9c1e', reads=True)
     c.add_argument("session", nargs="?")
 
-    c = cmd("note", "your notes (Markdown) on a session or one of its events: add, edit, rm, list")
+    c = cmd("note", "your notes (Markdown) on a session or one of its events: add, edit, rm, list",
+            run="tools:note", example='sessionscope note add 3f2a9c1e "ask about the retry budget" --event 9d0c')
     note_sub = c.add_subparsers(dest="note_command", metavar="add|edit|rm|list", required=True)
     n = note_sub.add_parser("add", parents=[common], help="a note on SESSION (with --event, on one of its events)")
     n.add_argument("session")
@@ -267,20 +307,24 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     n.add_argument("session", nargs="?")
 
     c = cmd("repair", "rebuild a damaged SQLite store from every row it can still read, then import the tools' files "
-            "again; the damaged file is kept beside it")
+            "again; the damaged file is kept beside it",
+            run="backup:repair",
+            example='sessionscope --store ~/.local/share/sessionscope/store.db repair', no_store=True)
     c.add_argument("--yes", "-y", action="store_true", help="do not ask")
 
     c = cmd("backup", "copy the store (SQLite's online backup: it stays in use) into the backups folder beside it; "
-            "--list them, or --restore one")
+            "--list them, or --restore one", run="backup:backup", example='sessionscope backup --list', no_store=True)
     c.add_argument("--list", action="store_true", help="list the backups, newest first, without making one")
     c.add_argument("--restore", metavar="FILE", help="put FILE (a backup) in place of the store, after checking it; "
                    "the store as it is now is kept as a backup first")
     c.add_argument("--yes", "-y", action="store_true", help="do not ask before --restore")
 
-    c = cmd("verify", "check hash chains (of the store, or of an exported .jsonl FILE); exit 1 naming the first break")
+    c = cmd("verify", "check hash chains (of the store, or of an exported .jsonl FILE); exit 1 naming the first break",
+            run="commands:verify", example='sessionscope verify export.jsonl', reads=True)
     c.add_argument("session", nargs="?", metavar="SESSION|FILE")
 
-    c = cmd("export", "export sessions, a branch or a search's sessions (md, html, jsonl, claude)")
+    c = cmd("export", "export sessions, a branch or a search's sessions (md, html, jsonl, claude)",
+            run="export:export", example='sessionscope export 3f2a9c1e -f html -o login.html --redact', reads=True)
     c.add_argument("sessions", nargs="*", metavar="SESSION")
     c.add_argument("--format", "-f", required=True, choices=("md", "html", "jsonl", "claude"))
     c.add_argument("-o", "--output", metavar="PATH",
@@ -294,7 +338,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                      help="replace secrets with placeholders (the review list is printed first)")
     red.add_argument("--no-redact", dest="redact", action="store_false", help="export secrets as they are")
 
-    c = cmd("redaction", "your own redaction patterns (regular expressions), shared by the app and the CLI")
+    c = cmd("redaction", "your own redaction patterns (regular expressions), shared by the app and the CLI",
+            run="export:redaction", example="sessionscope redaction --add 'ACME-[0-9]{6}'")
     c.add_argument("--add", action="append", metavar="REGEX")
     c.add_argument("--remove", action="append", metavar="REGEX")
     c.add_argument("--clear", action="store_true")
@@ -303,7 +348,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("--disallow", action="append", metavar="PLACEHOLDER", help="take an --allow back")
 
     c = cmd("search", "search every session: words, \"a phrase\", OR, -word, and kind: tool: source: project: "
-            "session: since: until: has:error is:starred is:pinned note: (the manual: Search); the best hits first")
+            "session: since: until: has:error is:starred is:pinned note: (the manual: Search); the best hits first",
+            run="commands:search", example="sessionscope search 'deploy* -flaky tool:Bash since:7d'", reads=True)
     c.add_argument("query", nargs="+")
     c.add_argument("--limit", type=int, default=50)
     c.add_argument("--session")
@@ -311,41 +357,48 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="the best hits first (default), or the newest")
 
     c = cmd("semantic", "search by meaning (off until turned on): show its state, turn it on or off, choose its "
-            "local model; the app and `embed` embed prompts, replies, facts and notes (the manual: Search by meaning)")
+            "local model; the app and `embed` embed prompts, replies, facts and notes (the manual: Search by meaning)",
+            run="meaning:semantic", example='sessionscope semantic on')
     c.add_argument("state", nargs="?", choices=("on", "off", "status"), default="status")
     c.add_argument("--model", metavar="REPO|FOLDER", help="a model2vec model: a Hugging Face repository "
                    "(default minishlab/potion-base-8M, fetched once) or a folder here; another model embeds all again")
     tool = c.add_mutually_exclusive_group()
     tool.add_argument("--tool-output", dest="tool_output", action="store_true", default=None,
                       help="embed tool results too (more to embed, mostly noise to a question)")
-    tool.add_argument("--no-tool-output", dest="tool_output", action="store_false")
+    tool.add_argument("--no-tool-output", dest="tool_output", action="store_false",
+                      help="leave tools' output out of what is embedded")
 
     cmd("embed", "fetch the model if it is not here, then embed every text without a vector (Ctrl+C stops; the "
-        "next run goes on from there)")
+        "next run goes on from there)", run="meaning:embed", example='sessionscope embed')
 
-    c = cmd("similar", "the sessions nearest in meaning to one (search by meaning must be on)")
+    c = cmd("similar", "the sessions nearest in meaning to one (search by meaning must be on)",
+            run="meaning:similar", example='sessionscope similar 3f2a9c1e', reads=True)
     c.add_argument("session")
     c.add_argument("--limit", type=int, default=10)
 
     c = cmd("status", "which agents are working, which wait for you (like ps for agents): the watched places read "
-            "first, then each session's state from its last lines, its tool's process and the time")
+            "first, then each session's state from its last lines, its tool's process and the time",
+            run="status:status", example='sessionscope status --watch')
     c.add_argument("--all", action="store_true", help="the ended sessions too")
     c.add_argument("--watch", action="store_true", help="redraw every two seconds until Ctrl+C")
 
     c = cmd("hooks", "exact live states from the agents' own hooks (opt-in): add Sessionscope's hooks to Claude "
-            "Code's, Codex's or Gemini CLI's settings, take them out, or show what is installed")
+            "Code's, Codex's or Gemini CLI's settings, take them out, or show what is installed",
+            run="hooks:hooks", example='sessionscope hooks install --tool claude --dry-run', no_store=True)
     c.add_argument("action", nargs="?", choices=("install", "uninstall", "status"), default="status")
     c.add_argument("--tool", choices=("claude", "codex", "gemini", "all"), default=None,
                    help="one tool (default: install for each tool found here, uninstall from all)")
     c.add_argument("--dry-run", action="store_true", help="say what would change; write nothing")
 
     c = cmd("hook", "what an agent's hook runs (installed by `hooks install`): reads the hook's JSON on stdin and "
-            "keeps the session's live state; silent, exit 0 always")
+            "keeps the session's live state; silent, exit 0 always",
+            run="hooks:hook", example="sessionscope hook --tool claude < hook-input.json", no_store=True)
     c.add_argument("--tool", choices=("claude", "codex", "gemini"), default=None)
     c.add_argument("payload", nargs="*", help=argparse.SUPPRESS)  # Codex's notify passes the JSON as an argument
 
     c = cmd("mcp", "serve every session to agents over the Model Context Protocol (stdio): search, transcripts, "
-            "facts, notes, a project's handoff; read-only unless --allow-write; redacted as an export is")
+            "facts, notes, a project's handoff; read-only unless --allow-write; redacted as an export is",
+            run="commands:mcp", example='claude mcp add sessionscope -- sessionscope mcp')
     c.add_argument("--allow-write", action="store_true", help="let agents add notes, pins and tags (never fork, "
                    "rewind, delete or restore)")
     c.add_argument("--no-redact", action="store_true", help="hand out secrets as they are (redacted by default: "
@@ -353,22 +406,27 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of "
                    "stdio, every request with the bearer token (printed on stderr, or SESSIONSCOPE_MCP_TOKEN's)")
 
-    c = cmd("retention", "show, set or run the retention policy (off by default)")
+    c = cmd("retention", "show, set or run the retention policy (off by default)",
+            run="commands:retention", example='sessionscope retention --archive-after 30 --purge-after 180 --run --dry-run')
     c.add_argument("--archive-after", metavar="DAYS|off", help="archive sessions idle this many days")
     c.add_argument("--purge-after", metavar="DAYS|off", help="delete archived sessions after this many days")
     c.add_argument("--run", action="store_true", help="apply the policy now")
     c.add_argument("--dry-run", action="store_true", help="with --run: only say what would happen")
 
-    c = cmd("import", "import Claude Code transcripts (files or folders, incremental) or a Sessionscope .jsonl export")
+    c = cmd("import", "import Claude Code transcripts (files or folders, incremental) or a Sessionscope .jsonl export",
+            run="tools:import_", example='sessionscope import ~/Downloads/transcripts')
     c.add_argument("paths", nargs="+", metavar="PATH")
 
-    cmd("scan", "find and import the known places (~/.claude/projects, $CLAUDE_CONFIG_DIR, …)")
+    cmd("scan", "find and import the known places (~/.claude/projects, $CLAUDE_CONFIG_DIR, …)",
+            run="tools:scan", example='sessionscope scan')
 
     cmd("drift", "what the readers met and did not understand, by tool and the tool's version (a format newer or "
-                 "older than this Sessionscope knows): kept lines and document parts said as not known")
+                 "older than this Sessionscope knows): kept lines and document parts said as not known",
+                         run="problems:drift", example='sessionscope drift')
 
     c = cmd("stats", "how the agents' tool calls went (tools: calls, failures, time per call, output, retries, the "
-                     "calls right before a correction) and how sessions went (sessions: their vital signs)")
+                     "calls right before a correction) and how sessions went (sessions: their vital signs)",
+                             run="stats:stats", example='sessionscope stats tools --by model --since 30d')
     c.add_argument("what", choices=("tools", "sessions"),
                    help="tools: the tool outcomes; sessions: each session's vital signs (time, turns, failures, "
                         "interruptions, compactions, loops, files changed, tests)")
@@ -380,15 +438,18 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("--limit", type=int, default=20, metavar="N", help="sessions: at most N, latest first (default 20)")
 
     c = cmd("blame", "which session, and which of its events, wrote each line of a file (every tool's edits, "
-                     "replayed; a line changed by hand since is said so)")
+                     "replayed; a line changed by hand since is said so)",
+                             run="blame:blame", example='sessionscope blame src/login.py')
     c.add_argument("file", metavar="FILE[:LINE[-LINE]]", help="the file, and the lines to show (default: all)")
 
-    c = cmd("commits", "the repository's git log, each commit an agent's shell made named with its session")
+    c = cmd("commits", "the repository's git log, each commit an agent's shell made named with its session",
+            run="blame:commits", example='sessionscope commits --limit 20')
     c.add_argument("folder", nargs="?", default=None, metavar="FOLDER", help="a folder in the repository (default: .)")
     c.add_argument("--limit", type=int, default=50, metavar="N", help="the newest N commits (default 50)")
 
     c = cmd("team", "a team store's rules on PostgreSQL (owners, sharing, members): status; init (once, by the "
-                    "store's owner); add-member NAME [--admin]; share / unshare SESSION or --project P")
+                    "store's owner); add-member NAME [--admin]; share / unshare SESSION or --project P",
+                            run="team:team", example='sessionscope --store postgresql://me@db/team team add-member bob')
     c.add_argument("what", choices=("status", "init", "add-member", "share", "unshare"))
     c.add_argument("name", nargs="?", metavar="NAME|SESSION", help="add-member: the login; share: the session")
     c.add_argument("--project", metavar="P", help="share / unshare: every session of yours in this project")
@@ -398,7 +459,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     c = cmd("sync", "push the sessions you share to a team store, secrets redacted first (only what is new; a cut "
                     "connection goes on from where it got): sync [--to URL] [--dry-run]; status; rule PROJECT "
-                    "always|ask|never|default; share / skip SESSION…; target URL [--every MIN] | --forget")
+                    "always|ask|never|default; share / skip SESSION…; target URL [--every MIN] | --forget",
+                            run="sync:sync", example='sessionscope sync --dry-run')
     c.add_argument("what", nargs="?", choices=("push", "status", "rule", "share", "skip", "target"), default="push")
     c.add_argument("names", nargs="*", metavar="ARG", help="rule: PROJECT RULE; share, skip: sessions; target: URL")
     c.add_argument("--to", metavar="URL", help="the team store for this sync (default: the one `sync target` keeps)")
@@ -411,13 +473,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("--forget", action="store_true", help="target: forget the team store (and its kept password)")
 
     c = cmd("write-back", "write a kept Claude Code session back so `claude --resume` finds it again "
-            "(also: restore, its first name)", aliases=["restore"])
+            "(also: restore, its first name)", aliases=["restore"],
+            run="tools:write_back", example='sessionscope write-back 3f2a9c1e')
     COMMANDS.add("restore")
     c.add_argument("session")
     c.add_argument("--to", metavar="FOLDER", help="the folder to write the transcript into (default: Claude Code's "
                    "projects folder for the session's cwd, ~/.claude/projects/<cwd as Claude names it>)")
 
-    c = cmd("restore-files", "put a session's files back as they were at a prompt (Claude Code's checkpoints)")
+    c = cmd("restore-files", "put a session's files back as they were at a prompt (Claude Code's checkpoints)",
+            run="restore_files:restore_files", example='sessionscope restore-files 3f2a9c1e --to 9d0c --dry-run', reads=True)
     c.add_argument("session")
     c.add_argument("--to", metavar="EVENT", help="a prompt, or any event of its turn")
     c.add_argument("--dry-run", action="store_true", help="show what would change, with diffs; write nothing")
@@ -440,28 +504,68 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                            help="the workspace (with --openai: the project), for a key that reaches several")
     c = cmd("pull", "pull sessions that live behind an API: Anthropic managed agents and OpenAI hosted agents (every "
             "workspace or project added; the first time, Anthropic's default, or OpenAI's with --openai)",
-            parents=[workspace])
+            parents=[workspace], run="managed:pull", example='sessionscope pull --workspace wrkspc_01ABC')
     c.add_argument("--session", action="append", metavar="ID", help="only this session (repeatable)")
-    c = cmd("send", "send a user message to a session behind an API (a managed or hosted agent: it runs)")
+    c = cmd("send", "send a user message to a session behind an API (a managed or hosted agent: it runs)",
+            run="managed:send", example='sessionscope send 3f2a9c1e "now draft the postmortem"')
     c.add_argument("session")
     c.add_argument("text")
-    c = cmd("interrupt", "interrupt a running managed or hosted agent session (OpenAI: its turn is cancelled)")
+    c = cmd("interrupt", "interrupt a running managed or hosted agent session (OpenAI: its turn is cancelled)",
+            run="managed:interrupt", example='sessionscope interrupt 3f2a9c1e')
     c.add_argument("session")
     c = cmd("key", "keep a workspace's Anthropic API key (--openai: a project's OpenAI key) in the system keyring "
             "(never in Sessionscope's files)",
-            parents=[workspace])
+            parents=[workspace], run="managed:key", example='sessionscope key --set', no_store=True)
     what = c.add_mutually_exclusive_group()
     what.add_argument("--set", action="store_true", help="read the key from stdin (asked without echo at a terminal)")
     what.add_argument("--forget", action="store_true", help="remove it from the keyring")
 
     c = cmd("install-desktop", "put Sessionscope in the desktop's menus (.desktop entry, AppStream metainfo, icon "
-            "under $XDG_DATA_HOME)")
+            "under $XDG_DATA_HOME)", run="desktop:install_desktop", example='sessionscope install-desktop', no_store=True)
     c.add_argument("--uninstall", action="store_true", help="remove them again")
 
-    c = cmd("audit", "the audit log, newest first")
+    c = cmd("audit", "the audit log, newest first", run="commands:audit", example='sessionscope audit --limit 20', reads=True)
     c.add_argument("session", nargs="?")
     c.add_argument("--limit", type=int, default=50)
+    _explain(sub)
     return p
+
+
+# What an argument means where its command does not say more: one sentence for each name used across commands
+_MEANING = {
+    "session": "the session: its id, or any prefix of it that names one session",
+    "sessions": "the sessions: ids or prefixes",
+    "event": "the event: its id or a prefix of it (show prints both)",
+    "note": "the note: its id or a prefix of it",
+    "title": "the session's title", "agent": "the agent that runs it (a name you choose)",
+    "project": "the project it belongs to", "cwd": "the folder it works in", "model": "the model it uses",
+    "role": "who said it: user, assistant, tool or system", "text": "the text",
+    "tokens_in": "the input tokens it cost", "tokens_out": "the output tokens it cost",
+    "key": "the fact's name", "value": "the fact's value: JSON, or plain text",
+    "status": "only sessions in this status (active, idle, paused, closed, archived, running, …)",
+    "limit": "at most this many", "from_seq": "from this event number (show's first column)",
+    "to_seq": "up to this event number", "since": "from this time on: ISO 8601, epoch seconds, or an age (30m, 2h, 7d)",
+    "until": "up to this time: ISO 8601, epoch seconds, or an age (30m, 2h, 7d)",
+    "a": "the first point: an event, or a session for its head", "b": "the second point: an event, or a session",
+    "at": "the event to fork at", "to": "the event to go back to", "summary": "the summary's text",
+    "format": "md, html, jsonl (verifiable, re-importable) or claude (Claude Code's own transcript)",
+    "add": "add this pattern (repeatable)", "remove": "take this pattern away (repeatable)",
+    "clear": "take every pattern away",
+    "query": 'what to find: words, "a phrase", OR, -word, tool:, source:, project:, since:, is:starred, … (the manual: '
+             "Search)",
+    "state": "on or off (nothing: show the state)", "no_tool_output": "leave tools' output out of what is embedded",
+    "action": "what to do", "what": "what to do", "tool": "the agent whose hook this is",
+    "paths": "folders or files of transcripts (any tool's), or a PostgreSQL address",
+}
+
+
+def _explain(sub) -> None:
+    """Every argument of every command built says what it is: its own help, or the sentence for its name."""
+    for parser in {id(p): p for p in sub.choices.values()}.values():
+        nested = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        for action in parser._actions + [a for n in nested for p in n.choices.values() for a in p._actions]:
+            if action.help is None and action.dest in _MEANING:
+                action.help = _MEANING[action.dest]
 
 
 def file_arguments(argv: list[str]) -> tuple[list[str], list[str]]:
