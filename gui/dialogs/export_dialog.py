@@ -68,31 +68,7 @@ class ExportDialog(QDialog):
         self.report = None
         settings = QSettings()
 
-        self.what = QButtonGroup(self)
-        what_box = QWidget()
-        what_lay = QVBoxLayout(what_box)
-        what_lay.setContentsMargins(0, 0, 0, 0)
-        n = len(self.session_ids)
-        choices = []
-        if n:  # named, so what is written is what the user meant
-            names = [f"“{_short((titles or {}).get(i) or i[:8])}”" for i in self.session_ids[:3]]
-            more = f" and {n - 3} more" if n > 3 else ""
-            choices.append(("sessions", f"The session {names[0]}" if n == 1 else
-                            f"The {n} selected sessions: {', '.join(names)}{more}"))
-        if head and n == 1:
-            choices.append(("branch", f"This branch only: root → {head_label or head[:8]}"))
-        if search:
-            choices.append(("search", f"The sessions of the search “{search}”"))
-        # what it was opened for is chosen: "Export This Branch" (a branch's head given) the branch
-        wanted = "branch" if any(k == "branch" for k, _ in choices) else choices[0][0] if choices else None
-        for i, (key, text) in enumerate(choices):
-            b = QRadioButton(text)
-            b.setObjectName(f"what-{key}")
-            b.setChecked(key == wanted)
-            self.what.addButton(b, i)
-            what_lay.addWidget(b)
-        self._what_keys = [k for k, _ in choices]
-        self.what.idToggled.connect(self._changed)
+        what_box = self._what_choices(head, head_label, search, titles)
 
         self.format = QComboBox()
         self.tool_formats = _tool_formats()  # a tool's own format goes to a folder, or the tool's own place
@@ -120,6 +96,53 @@ class ExportDialog(QDialog):
         form.addRow("", self.redact)
         form.addRow("To", path_row)
 
+        buttons = self._review_and_buttons()
+
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        self.review_label = QLabel("Secrets found (reviewed before anything is written):")
+        lay.addWidget(self.review_label)
+        lay.addWidget(self.review, 1)
+        lay.addWidget(self.status)
+        lay.addLayout(buttons)
+        for w in (self.format, self.detail):
+            w.currentIndexChanged.connect(self._changed)
+        self.redact.toggled.connect(self._changed)
+        self._suggest_path()
+        self._changed()
+
+    def _what_choices(self, head, head_label, search, titles) -> QWidget:
+        """What to export, as radio buttons: the sessions named, a branch of one, a search's sessions."""
+        self.what = QButtonGroup(self)
+        what_box = QWidget()
+        what_lay = QVBoxLayout(what_box)
+        what_lay.setContentsMargins(0, 0, 0, 0)
+        n = len(self.session_ids)
+        choices = []
+        if n:  # named, so what is written is what the user meant
+            names = [f"“{_short((titles or {}).get(i) or i[:8])}”" for i in self.session_ids[:3]]
+            more = f" and {n - 3} more" if n > 3 else ""
+            choices.append(("sessions", f"The session {names[0]}" if n == 1 else
+                            f"The {n} selected sessions: {', '.join(names)}{more}"))
+        if head and n == 1:
+            choices.append(("branch", f"This branch only: root → {head_label or head[:8]}"))
+        if search:
+            choices.append(("search", f"The sessions of the search “{search}”"))
+        # what it was opened for is chosen: "Export This Branch" (a branch's head given) the branch
+        wanted = "branch" if any(k == "branch" for k, _ in choices) else choices[0][0] if choices else None
+        for i, (key, text) in enumerate(choices):
+            b = QRadioButton(text)
+            b.setObjectName(f"what-{key}")
+            b.setChecked(key == wanted)
+            self.what.addButton(b, i)
+            what_lay.addWidget(b)
+        self._what_keys = [k for k, _ in choices]
+        self.what.idToggled.connect(self._changed)
+        return what_box
+
+    def _review_and_buttons(self) -> QHBoxLayout:
+        """The review of the secrets found, the status line, and the row of buttons (progress, cancel, open,
+        show, not a secret, export, close)."""
         self.review = QTreeWidget()
         self.review.setObjectName("export-review")
         self.review.setHeaderLabels(["Secret", "In context (masked)", "Times", "Where", "Replaced by"])
@@ -161,19 +184,7 @@ class ExportDialog(QDialog):
         buttons.addStretch()
         buttons.addWidget(self.go)
         buttons.addWidget(close)
-
-        lay = QVBoxLayout(self)
-        lay.addLayout(form)
-        self.review_label = QLabel("Secrets found (reviewed before anything is written):")
-        lay.addWidget(self.review_label)
-        lay.addWidget(self.review, 1)
-        lay.addWidget(self.status)
-        lay.addLayout(buttons)
-        for w in (self.format, self.detail):
-            w.currentIndexChanged.connect(self._changed)
-        self.redact.toggled.connect(self._changed)
-        self._suggest_path()
-        self._changed()
+        return buttons
 
     # -- the request ------------------------------------------------------------------
 

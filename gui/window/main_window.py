@@ -96,24 +96,8 @@ class MainWindow(QMainWindow):
         from sessionscope.gui.jobs.sync_job import SyncJob
         self.syncs = SyncJob(self.statusBar(), self)  # the shared sessions pushed to the team store (File ▸ Sync)
         self.syncs.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
-        from sessionscope.gui.jobs.live_tracker import LiveTracker
-        self.live = LiveTracker(self)  # which sessions work, wait for you, were cut off (the list's Status)
-        self.live.sig_states.connect(lambda states: self.sessions.model.set_live(states, self.live.changed))
-        self.waiting_label = QToolButton()  # how many sessions wait for you, in the status bar: opens Needs You
-        self.waiting_label.setObjectName("waiting-label")
-        self.waiting_label.setAutoRaise(True)
-        self.waiting_label.clicked.connect(lambda: self.openers.show_needs_you())
-        self.waiting_label.hide()
-        self.statusBar().addPermanentWidget(self.waiting_label)
-        self.live.sig_states.connect(lambda states: self._show_waiting(states, self.live.needing))
-        from sessionscope.gui.jobs.notifier import Notifier
-        self.notifier = Notifier(self)  # desktop notifications and the tray icon, from the same states
-        self.live.sig_states.connect(lambda states: self.notifier.on_states(states, self.live.needing))
-        self.notifier.sig_open.connect(lambda sid: (self.bring_forward(), self.open_session(sid)))
-        self.notifier.sig_needs_you.connect(lambda: (self.bring_forward(), self.openers.show_needs_you()))
-        self.notifier.sig_show.connect(self.bring_forward)
-        self.notifier.sig_quit.connect(self.quit_app)
         self._quitting = False
+        self._build_live()
         self.live.sig_states.connect(lambda _states: self.sidebar.set_live_counts(self.live.counts))
         self.live.sig_states.connect(self.branch.set_live)
         self.imports.sig_changes.connect(lambda changes: self.live.refresh(changes.session_ids))
@@ -132,6 +116,27 @@ class MainWindow(QMainWindow):
         restore_geometry(self, self._splits())
         self.layout_.restore()
         self._update_actions()
+
+    def _build_live(self) -> None:
+        """Which sessions work, wait for you or were cut off (the list's Status), the status bar's count of those
+        waiting, and the desktop notifications and tray icon, all from the one tracker's states."""
+        from sessionscope.gui.jobs.live_tracker import LiveTracker
+        self.live = LiveTracker(self)  # which sessions work, wait for you, were cut off (the list's Status)
+        self.live.sig_states.connect(lambda states: self.sessions.model.set_live(states, self.live.changed))
+        self.waiting_label = QToolButton()  # how many sessions wait for you, in the status bar: opens Needs You
+        self.waiting_label.setObjectName("waiting-label")
+        self.waiting_label.setAutoRaise(True)
+        self.waiting_label.clicked.connect(lambda: self.openers.show_needs_you())
+        self.waiting_label.hide()
+        self.statusBar().addPermanentWidget(self.waiting_label)
+        self.live.sig_states.connect(lambda states: self._show_waiting(states, self.live.needing))
+        from sessionscope.gui.jobs.notifier import Notifier
+        self.notifier = Notifier(self)  # desktop notifications and the tray icon, from the same states
+        self.live.sig_states.connect(lambda states: self.notifier.on_states(states, self.live.needing))
+        self.notifier.sig_open.connect(lambda sid: (self.bring_forward(), self.open_session(sid)))
+        self.notifier.sig_needs_you.connect(lambda: (self.bring_forward(), self.openers.show_needs_you()))
+        self.notifier.sig_show.connect(self.bring_forward)
+        self.notifier.sig_quit.connect(self.quit_app)
 
     # -- what is shown -----------------------------------------------------------------
 

@@ -141,6 +141,24 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         return sub.add_parser(name, help=help_, parents=[common, *parents], description=textwrap.fill(help_, 78),
                               epilog=f"example:\n  {example}", formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
 
+    _writing(cmd, common)
+    _reading(cmd, common)
+    _acting(cmd, common)
+    _marking(cmd, common)
+    _keeping(cmd, common)
+    _recalling(cmd, common)
+    _live(cmd, common)
+    _bringing_in(cmd, common)
+    _insight(cmd, common)
+    _team(cmd, common)
+    _tools(cmd, common)
+
+    _explain(sub)
+    return p
+
+
+def _writing(cmd, common) -> None:
+    """The commands of a native session written by hand: new, append, fact."""
     c = cmd("new", "open a new native session and print its id",
             run="commands:new",
             example='S=$(sessionscope new --title "fix login" --agent my-bot --budget \'{"tokens": 200000}\')')
@@ -175,6 +193,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     f.add_argument("session")
     f.add_argument("key")
 
+def _reading(cmd, common) -> None:
+    """The commands of what a session holds: list, show, facts, diff."""
     c = cmd("list", "list sessions, newest activity first",
             run="commands:list_sessions", example='sessionscope list --source claude_code --tag release --limit 20', reads=True)
     c.add_argument("--all", action="store_true", help="include archived sessions")
@@ -208,6 +228,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("a")
     c.add_argument("b")
 
+def _acting(cmd, common) -> None:
+    """The commands of what is done to a session: fork, rewind, resume, compact, close, pause, archive, delete,
+    rename, tags, summarize."""
     c = cmd("fork", "start a new session from an event of this one: it ends at that event",
             run="tools:fork", example='sessionscope fork 3f2a9c1e --at 9d0c --continue "now try the other fix"')
     c.add_argument("session")
@@ -276,6 +299,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    "on stderr)")
     c.add_argument("--model", default=None, help="the model to ask (default: claude-haiku-4-5)")
 
+def _marking(cmd, common) -> None:
+    """The commands of the user's own marks: stars, pins, notes."""
     c = cmd("star", "star a session (list --starred lists them), or with --off take its star away",
             run="tools:star", example='sessionscope star 3f2a9c1e')
     c.add_argument("session")
@@ -306,6 +331,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     n = note_sub.add_parser("list", parents=[common], help="one session's notes in its order, or every note, newest first")
     n.add_argument("session", nargs="?")
 
+def _keeping(cmd, common) -> None:
+    """The commands of the store kept sound and shared out: repair, backup, verify, export, redaction."""
     c = cmd("repair", "rebuild a damaged SQLite store from every row it can still read, then import the tools' files "
             "again; the damaged file is kept beside it",
             run="backup:repair",
@@ -347,6 +374,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="a finding that is no secret, by the placeholder the review shows: left as it is from now on")
     c.add_argument("--disallow", action="append", metavar="PLACEHOLDER", help="take an --allow back")
 
+def _recalling(cmd, common) -> None:
+    """The commands of finding again: search, by meaning, the MCP server."""
     c = cmd("search", "search every session: words, \"a phrase\", OR, -word, and kind: tool: source: project: "
             "session: since: until: has:error is:starred is:pinned note: (the manual: Search); the best hits first",
             run="commands:search", example="sessionscope search 'deploy* -flaky tool:Bash since:7d'", reads=True)
@@ -376,6 +405,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("session")
     c.add_argument("--limit", type=int, default=10)
 
+def _live(cmd, common) -> None:
+    """The commands of who is working or waiting (status, hooks, hook), and the MCP server for agents."""
     c = cmd("status", "which agents are working, which wait for you (like ps for agents): the watched places read "
             "first, then each session's state from its last lines, its tool's process and the time",
             run="status:status", example='sessionscope status --watch')
@@ -406,6 +437,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of "
                    "stdio, every request with the bearer token (printed on stderr, or SESSIONSCOPE_MCP_TOKEN's)")
 
+def _bringing_in(cmd, common) -> None:
+    """The commands that bring sessions in and let them go: retention, import, scan, drift."""
     c = cmd("retention", "show, set or run the retention policy (off by default)",
             run="commands:retention", example='sessionscope retention --archive-after 30 --purge-after 180 --run --dry-run')
     c.add_argument("--archive-after", metavar="DAYS|off", help="archive sessions idle this many days")
@@ -424,6 +457,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                  "older than this Sessionscope knows): kept lines and document parts said as not known",
                          run="problems:drift", example='sessionscope drift')
 
+def _insight(cmd, common) -> None:
+    """The commands of what the sessions add up to: stats, blame, commits."""
     c = cmd("stats", "how the agents' tool calls went (tools: calls, failures, time per call, output, retries, the "
                      "calls right before a correction) and how sessions went (sessions: their vital signs)",
                              run="stats:stats", example='sessionscope stats tools --by model --since 30d')
@@ -447,6 +482,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c.add_argument("folder", nargs="?", default=None, metavar="FOLDER", help="a folder in the repository (default: .)")
     c.add_argument("--limit", type=int, default=50, metavar="N", help="the newest N commits (default 50)")
 
+def _team(cmd, common) -> None:
+    """The commands of a team store: its rules, sync."""
     c = cmd("team", "a team store's rules on PostgreSQL (owners, sharing, members): status; init (once, by the "
                     "store's owner); add-member NAME [--admin]; share / unshare SESSION or --project P",
                             run="team:team", example='sessionscope --store postgresql://me@db/team team add-member bob')
@@ -472,6 +509,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="target: minutes between the app's background syncs (0: only when asked)")
     c.add_argument("--forget", action="store_true", help="target: forget the team store (and its kept password)")
 
+def _tools(cmd, common) -> None:
+    """The commands of a tool's own files and APIs (write-back, restore-files, pull, send, interrupt, key), the
+    desktop entry, and the audit log."""
     c = cmd("write-back", "write a kept Claude Code session back so `claude --resume` finds it again "
             "(also: restore, its first name)", aliases=["restore"],
             run="tools:write_back", example='sessionscope write-back 3f2a9c1e')
@@ -527,8 +567,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     c = cmd("audit", "the audit log, newest first", run="commands:audit", example='sessionscope audit --limit 20', reads=True)
     c.add_argument("session", nargs="?")
     c.add_argument("--limit", type=int, default=50)
-    _explain(sub)
-    return p
 
 
 # What an argument means where its command does not say more: one sentence for each name used across commands

@@ -277,14 +277,7 @@ def steps(store, stream, index: int, detail: str):
         if e.session_id != state["current"] and not e.sidechain:
             state["current"] = e.session_id
             yield Step("boundary", text=e.session_id)
-        item = describe(e)
-        if e.kind == "tool_call":
-            for cid in pairing.call_ids(e.payload):
-                called[cid] = item.label.removeprefix("Tool call · ")
-        elif e.kind == "tool_result":
-            name = next((called[c] for c in pairing.answered(e.payload) if c in called), None)
-            if name and name != "Tool call":
-                item = replace(item, label=f"{item.label} · {name}")
+        item = _labelled(e, called)
         if not shown(item, detail) or (detail == "prompts" and e.sidechain):
             return
         run = e.agent_id or "?" if e.sidechain else None
@@ -332,6 +325,20 @@ def steps(store, stream, index: int, detail: str):
     yield from thought()  # (thinking nothing followed: its own card)
     if state["agent"] is not None:
         yield Step("run_end", text=state["agent"])
+
+
+def _labelled(e: EventView, called: dict[str, str]) -> Item:
+    """An event's item, a tool result labelled with the call it answers (`called`: each call's id → its label, kept
+    up as the calls go by)."""
+    item = describe(e)
+    if e.kind == "tool_call":
+        for cid in pairing.call_ids(e.payload):
+            called[cid] = item.label.removeprefix("Tool call · ")
+    elif e.kind == "tool_result":
+        name = next((called[c] for c in pairing.answered(e.payload) if c in called), None)
+        if name and name != "Tool call":
+            item = replace(item, label=f"{item.label} · {name}")
+    return item
 
 
 def titled_lineage(store, stream, part) -> list[tuple[str, str]]:

@@ -177,8 +177,14 @@ def _walk(conn: Connection, head: str, skip_kinds: tuple[str, ...] = (),
     runs = _subagent_runs(conn, start, position, path, until) if include_subagents else []
     if not artifacts and not runs:
         return [(r[0], r[4], r[5], r[7], False) for r in path if r[4] not in skip]
-    # A side line goes after the last path line of its response (as claude-agent-sdk
-    # places recovered parallel tool calls and results); a result follows its call.
+    return _in_reading_order(path, position, artifacts, runs, skip)
+
+
+def _in_reading_order(path: list[tuple], position: dict[str, int], artifacts: list[tuple[int, tuple]],
+                      runs: list[tuple], skip: set[str]) -> list[tuple]:
+    """The path with its side lines and subagent runs placed among it. A side line goes after the last path line
+    of its response (as claude-agent-sdk places recovered parallel tool calls and results); a result follows its
+    call; a subagent's run after the event that spawned it."""
     last_of_response = {r[6]: pos for pos, r in enumerate(path) if r[6]}
     placed: dict[str, int] = {}
     keyed = [(pos, 0, r[3], (r[0], r[4], r[5], r[7], False)) for pos, r in enumerate(path) if r[4] not in skip]

@@ -160,15 +160,7 @@ def fold(conn: Connection, session_id: str, cwd: str = "", aider: bool = False) 
     """The session's vital signs, from its events in the order they were written. On the way, what blame needs:
     `v.touches`, each file operation that went through ([path, name, call id, seq, ts, op, other path]; paths made
     absolute from `cwd`), a transient attribute of a fresh fold that `save` indexes (sessionscope.insight.blame)."""
-    wanted = sa.or_(EVENT.c.kind.in_((pairing.CALL, pairing.RESULT)),
-                    sa.and_(EVENT.c.kind == "message", EVENT.c.role == "user"))
-    if aider:  # its edits are blocks in its replies, its commits lines of its output
-        wanted = sa.or_(wanted, sa.and_(EVENT.c.kind == "message", EVENT.c.role == "assistant"),
-                        sa.and_(EVENT.c.kind == "system", EVENT.c.role == "tool"))
-    q = (sa.select(EVENT.c.id, EVENT.c.seq, EVENT.c.ts, EVENT.c.kind, EVENT.c.role, EVENT.c.sidechain,
-                   sa.case((wanted, EVENT.c.text), else_=None),
-                   sa.case((EVENT.c.kind.in_((pairing.CALL, pairing.RESULT)), EVENT.c.payload), else_=None))
-         .where(EVENT.c.session_id == session_id).order_by(EVENT.c.seq))
+    q = _events_read(session_id, aider)
     v = Vitals()
     stamps: list[float] = []
     spans: list[tuple[float, float]] = []
@@ -254,16 +246,36 @@ def fold(conn: Connection, session_id: str, cwd: str = "", aider: bool = False) 
                 v.turns += 1
                 _keep(v.ids, "turns", eid)
                 interrupted_now = False
+    for eid, ops in pending.items():  # no result came (or the tool pairs none): asked for, so counted
+        applied(eid, ops)
+    v.touches = touches  # (not a field: the cache keeps the signs; blame's index keeps these)
+    return _summed(v, stamps, spans, files, failed_by_sig, label_of)
+
+
+def _events_read(session_id: str, aider: bool):
+    """The session's events in the order written, with the text and payload only of those a sign reads."""
+    wanted = sa.or_(EVENT.c.kind.in_((pairing.CALL, pairing.RESULT)),
+                    sa.and_(EVENT.c.kind == "message", EVENT.c.role == "user"))
+    if aider:  # its edits are blocks in its replies, its commits lines of its output
+        wanted = sa.or_(wanted, sa.and_(EVENT.c.kind == "message", EVENT.c.role == "assistant"),
+                        sa.and_(EVENT.c.kind == "system", EVENT.c.role == "tool"))
+    return (sa.select(EVENT.c.id, EVENT.c.seq, EVENT.c.ts, EVENT.c.kind, EVENT.c.role, EVENT.c.sidechain,
+                      sa.case((wanted, EVENT.c.text), else_=None),
+                      sa.case((EVENT.c.kind.in_((pairing.CALL, pairing.RESULT)), EVENT.c.payload), else_=None))
+            .where(EVENT.c.session_id == session_id).order_by(EVENT.c.seq))
+
+
+def _summed(v: Vitals, stamps: list[float], spans: list[tuple[float, float]], files: dict[str, str],
+            failed_by_sig: dict[str, list[str]], label_of: dict[str, str]) -> Vitals:
+    """What the walk found, summed up: the session's span and active time, the files it changed, the events each
+    sign points at, and the loops (a call failing LOOP times or more), the worst first."""
     stamps.sort()
     if stamps:
         v.first_ts, v.last_ts = stamps[0], stamps[-1]
     v.active_s = _active(stamps, spans)
-    for eid, ops in pending.items():  # no result came (or the tool pairs none): asked for, so counted
-        applied(eid, ops)
     v.files = [[p, e] for p, e in files.items()]
     for c in v.commits:
         _keep(v.ids, "commits", c["event"])
-    v.touches = touches  # (not a field: the cache keeps the signs; blame's index keeps these)
     for _p, e in v.files:
         _keep(v.ids, "files", e)
     for sig, ids in failed_by_sig.items():

@@ -244,3 +244,16 @@ def test_the_front_ends_write_only_through_ops():
         if hits:
             found[str(path.relative_to(REPO))] = hits
     assert len(fronts) > 80 and not found, found
+
+
+def test_no_function_is_over_a_hundred_lines():
+    """#59: a function of model/ or gui/ fits on a screen or two; a longer one is split where its steps part."""
+    import ast
+    long = []
+    for path in _python_files("model", "gui"):
+        if "migrations" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 100:
+                long.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1})")
+    assert long == []
