@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -10,79 +11,13 @@ import pytest
 
 from sessionscope.cli.main import main
 from sessionscope.cli.parser import COMMANDS, build_parser
+from sessionscope.cli.shapes import SHAPES, SessionVerified, keys
+from sessionscope.history.read_models import EventView, SessionView
 from tests.sources import checkpoint_home
 from tests.sources.codex_factory import Rollout
 
-SESSION = {"id", "tool_id", "title", "source_kind", "status", "project", "cwd", "git_branch", "model", "agent",
-           "created_at", "updated_at", "event_count", "tokens_in", "tokens_out", "tags", "meta", "budget",
-           "head_event_id", "forked_from_session", "forked_from_event", "imported_by", "starred", "owner", "shared", "yours"}
-EVENT = {"id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload", "tokens_in",
-         "tokens_out", "sidechain", "agent_id", "hash"}
-IMPORT = {"files_seen", "files_read", "bytes_read", "events_added", "bad_lines", "sessions", "problems",
-          "cancelled", "seconds"}
-SEMANTIC = {"enabled", "model", "tool_output", "embedded", "pending", "bytes", "fetched"}
-NOTE = {"id", "session_id", "event_id", "text", "created_at", "updated_at", "session_title", "generated_by"}
-PIN = {"event_id", "session_id", "session_title", "pinned_at", "kind", "role", "ts", "text"}
-MADE = {"session", "file", "note", "extended", "interrupted", "resume"}  # fork, and rewind with "moved"
-
-# command: (a list of objects or one object, its keys)
-SHAPES = {
-    "new": ("object", SESSION), "append": ("object", EVENT), "fact": ("object", EVENT),
-    "compact": ("object", EVENT),
-    "list": ("list", SESSION), "show": ("object", {"session", "events", "same_tool_id"}),
-    "facts": ("object", {"event", "facts"}), "diff": ("object", {"a", "b", "added", "removed", "changed"}),
-    "fork": ("object", MADE | {"continue"}), "rewind": ("object", MADE | {"moved"}),
-    "resume": ("object", {"session", "command", "cwd", "resume", "facts", "transcript", "budget_left"}),
-    "close": ("object", SESSION), "pause": ("object", SESSION), "archive": ("object", SESSION),
-    "unarchive": ("object", SESSION), "rename": ("object", SESSION), "tag": ("object", SESSION),
-    "tags": ("list", {"tag", "sessions"}),
-    "summarize": ("object", {"session", "sent", "note", "title", "renamed", "model", "sent_chars"}),
-    "star": ("object", SESSION), "pin": ("object", {"session", "pins"}),
-    "pins": ("list", PIN),
-    "note": ("object", NOTE), "note list": ("list", NOTE),
-    "delete": ("object", {"session", "events_removed", "files_removed"}),
-    "verify": ("object", {"ok", "file", "redacted", "problem", "sessions", "blobs"}),
-    "export": ("object", {"format", "path", "sessions", "events", "bytes", "seconds", "redacted", "files",
-                          "findings"}),
-    "redaction": ("object", {"patterns", "allowed"}),
-    "search": ("list", {"session_id", "session_title", "event_id", "seq", "kind", "role", "ts", "snippet",
-                        "matches", "match", "note_id"}),
-    "semantic": ("object", SEMANTIC), "embed": ("object", SEMANTIC | {"embedded_now"}),
-    "similar": ("list", {"session_id", "title", "score", "updated_at"}),
-    "status": ("list", {"session", "title", "tool", "label", "state", "why", "written", "pid"}),
-    "drift": ("list", {"tool", "label", "version", "shape", "lines", "sessions", "example", "kept"}),
-    "stats": ("list", {"name", "calls", "failures", "errors", "refused", "interrupted", "failure_rate", "p50_s", "p90_s",
-                       "retries", "before_correction", "mean_output_chars", "sessions"}),
-    "stats sessions": ("list", {"session", "title", "tool", "first_ts", "last_ts", "active_s", "duration_s", "turns",
-                                "calls", "failures", "failure_rate", "interruptions", "compactions", "loops", "files",
-                                "files_changed", "tests", "test_runs", "commits", "ids", "tokens_in", "tokens_out",
-                                "cost"}),
-    "blame": ("object", {"path", "repository", "lines", "changes"}),
-    "commits": ("list", {"sha", "ts", "subject", "session", "event", "title"}),
-    "team": ("object", {"login", "admin", "rules_on", "owner", "members", "projects", "done"}),
-    "hooks": ("list", {"tool", "label", "settings", "events", "commands", "problem", "last_signal", "last_event",
-                       "sessions"}),
-    "hooks change": ("list", {"tool", "settings", "events", "command", "removed", "written", "note", "backup", "problem",
-                              "removed_file"}),
-    "retention": ("object", {"archive_after_days", "purge_after_days", "ran", "dry_run", "archived", "purged",
-                             "skipped"}),
-    "import": ("object", IMPORT | {"exports", "embedded"}), "scan": ("object", IMPORT | {"roots", "embedded"}),
-    "write-back": ("object", {"session", "written", "resume"}),
-    "restore": ("object", {"session", "written", "resume"}),  # write-back's first name
-    "restore-files": ("object", {"session", "prompt", "prompt_text", "folder", "files", "restored", "undone",
-                                 "rewind"}),
-    "audit": ("list", {"id", "ts", "action", "actor", "outcome", "session_id", "event_id", "detail"}),
-    "pull": ("object", IMPORT | {"workspaces"}),
-    "send": ("object", {"session", "events_added", "problems"}),
-    "interrupt": ("object", {"session", "events_added", "problems"}),
-    "key": ("object", {"workspace", "key_from"}),
-    "sync": ("object", {"target", "every", "default", "rules", "plan", "last", "report"}),
-    "install-desktop": ("object", {"files", "uninstalled"}),
-    "backup": ("object", {"store", "folder", "made", "restored", "kept", "backups"}),
-    "repair": ("object", {"store", "kept_damaged", "copied", "lost", "replaced_text", "events_reimported",
-                          "broken_sessions", "seconds"}),
-}
-VERIFIED = {"session_id", "events", "ok", "broken_event_id", "broken_seq", "broken_line", "reason", "redacted_copy"}
+SESSION, EVENT = keys(SessionView), keys(EventView)
+VERIFIED = keys(SessionVerified)
 
 
 @pytest.fixture
@@ -107,11 +42,11 @@ def run(tmp_path, monkeypatch, capsys):
 
 
 def _check(command: str, data) -> None:
-    kind, keys = SHAPES[command]
-    items = data if kind == "list" else [data]
-    assert isinstance(data, list if kind == "list" else dict), (command, data)
+    shape = SHAPES[command]
+    items = data if shape.many else [data]
+    assert isinstance(data, list if shape.many else dict), (command, data)
     for item in items:
-        assert set(item) == keys, (command, set(item) ^ keys)
+        assert set(item) == shape.keys(), (command, set(item) ^ shape.keys())
         if isinstance(item.get("session"), dict):
             assert set(item["session"]) == SESSION, command
         for e in item.get("events", []) if command == "show" else item.get("transcript", []):
@@ -315,3 +250,43 @@ def test_errors_go_to_stderr_and_stdout_stays_empty(run, capsys, tmp_path):
     rc = main(["--store", str(tmp_path / "s.db"), "show", "no-such-session", "--json"])
     got = capsys.readouterr()
     assert rc == 2 and got.out == "" and got.err.startswith("sessionscope: error: ")
+
+
+def _first_braces(text: str) -> set[str] | None:
+    """The keys of the first `{…}` of a manual's row (nested parts left out), or None."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    depth, inner, i = 0, [], start
+    for i, ch in enumerate(text[start:], start):
+        depth += ch in "{[" and 1 or ch in "}]" and -1 or 0
+        if depth == 1 and ch not in "{":
+            inner.append(ch)
+        if depth == 0:
+            break
+    return {part.split(":")[0].strip() for part in "".join(inner).split(",") if part.strip()}
+
+
+def test_the_manual_gives_each_command_the_keys_of_its_declared_shape():
+    """The manual's "JSON output" table comes from the same shapes: each row's keys are its command's."""
+    from tests.conftest import REPO
+    text = (REPO / "resources" / "manual" / "command-line.md").read_text()
+    section = text[text.index("## JSON output"):]
+    said_session = re.search(r"A \*session\* is `\{([^}]*)\}`", section.replace("\n", " "))
+    assert said_session and {k.strip() for k in said_session.group(1).split(",")} == SESSION
+    said_event = re.search(r"an\s+\*event\* is `\{([^}]*)\}`", section.replace("\n", " "))
+    assert said_event and {k.strip() for k in said_event.group(1).split(",")} == EVENT
+    names = {"stats tools": "stats", "hooks status": "hooks", "hooks install": "hooks change",
+             "hooks uninstall": "hooks change", "note add": "note", "note edit": "note", "note rm": "note",
+             "fact set": "fact", "fact delete": "fact"}
+    checked = set()
+    for row in re.findall(r"^\| (`[^|]+) \| (.+) \|$", section, flags=re.M):
+        commands = [names.get(c, c) for c in re.findall(r"`([a-z -]+)`", row[0])]
+        said = _first_braces(row[1])
+        for command in commands:
+            if command not in SHAPES or said is None:
+                continue
+            declared = SHAPES[command].keys()
+            assert said <= declared if "plus" in row[1] else said == declared, (command, said ^ declared)
+            checked.add(command)
+    assert len(checked) >= 35, sorted(set(SHAPES) - checked)
