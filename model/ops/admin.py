@@ -4,16 +4,21 @@ install` rewrote other tools' settings, with no entry)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from sessionscope.safety import audit, team
 
+if TYPE_CHECKING:
+    from sessionscope.store.api import Store
 
-def team_init(store, *, actor: str | None = None) -> list[str]:
+
+def team_init(store: Store, *, actor: str | None = None) -> list[str]:
     """Turn a team store's rules on (the tables' owner only); what was done, in words, recorded with it."""
     with audit.acting_as(actor):
         return store.audited("team.init", team.init, detail=lambda done: {"done": done})
 
 
-def team_add_member(store, name: str, *, admin: bool = False, password: str | None = None,
+def team_add_member(store: Store, name: str, *, admin: bool = False, password: str | None = None,
                     actor: str | None = None) -> str:
     """Make `name` a member (an admin with `admin`); the password is never recorded."""
     with audit.acting_as(actor):
@@ -21,8 +26,8 @@ def team_add_member(store, name: str, *, admin: bool = False, password: str | No
                              detail={"member": name, "admin": admin, "password_set": password is not None})
 
 
-def hooks(store, action: str, tools: list, location: str | None, *, dry_run: bool = False,
-          actor: str | None = None) -> list:
+def hooks(store: Store | None, action: str, tools: list[Any], location: str | None, *, dry_run: bool = False,
+          actor: str | None = None) -> list[Any]:
     """Install or uninstall the agents' hooks (sessionscope.live.hook_install), each tool's settings done or refused on
     its own; recorded in `store` when one is given (a dry run changes nothing and records nothing)."""
     from sessionscope.errors import InvalidInput

@@ -9,6 +9,7 @@ pastes), and the front end shows it first, then starts it in a terminal (the app
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 from sessionscope import sources
 from sessionscope.errors import InvalidInput
@@ -16,6 +17,9 @@ from sessionscope.history.read_models import Action, Changes
 from sessionscope.ops.sessions import fork
 from sessionscope.safety import audit
 from sessionscope.sources.base import command_line
+
+if TYPE_CHECKING:
+    from sessionscope.store.api import Store
 
 PROMPT_LIMIT = 100_000  # characters: a note is a prompt, not a file dump (an argv has its limits too)
 
@@ -26,7 +30,7 @@ def continue_prompt(note_texts: list[str], extra: str = "") -> str:
     return "\n\n".join(parts)
 
 
-def fork_and_continue(store, session_id: str, at: str, prompt: str, title: str | None = None, *,
+def fork_and_continue(store: Store, session_id: str, at: str, prompt: str, title: str | None = None, *,
                       end_of_turn: bool = False, actor: str | None = None) -> Changes:
     """Fork `session_id` at `at` (as ops.fork) and make `prompt` the fork's next message. `changes.session` is
     the fork; `changes.detail["continue"]` is {prompt, command (argv or None), cwd, line (to paste), appended

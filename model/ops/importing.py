@@ -5,16 +5,23 @@ record an entry only when they read something: sessionscope.sources.scan.ImportR
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from sessionscope.history.read_models import Action
 from sessionscope.safety import audit
 from sessionscope.sources import importing, scan
 
+if TYPE_CHECKING:
+    from sessionscope.store.api import Store
+
 PATHS_SAID = 20  # the places an entry names; the rest are counted
 
 
-def import_paths(store, paths: Iterable[str | os.PathLike], *, progress=None, cancel=None, warm: bool = True,
+def import_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *,
+                 progress: Callable[[int, int, str], None] | None = None, cancel: threading.Event | None = None,
+                 warm: bool = True,
                  watcher: bool = False, actor: str | None = None) -> scan.ImportReport:
     """Import what `paths` hold, each file by its tool (sessionscope.sources.importing.import_paths), recorded once
     for the whole import: the tools' own entries give way to it. A `watcher`'s pass (the window's every few

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sessionscope.errors import SessionscopeError
 from sessionscope.history.read_models import Action, Changes
+
+if TYPE_CHECKING:
+    from sessionscope.store.api import Store
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ def each(session_ids: Iterable[str], one: Callable[[str], Changes], *,
     return Batch(done, failed)
 
 
-def retag(store, session_id: str, add: Iterable[str] = (), remove: Iterable[str] = (), *,
+def retag(store: Store, session_id: str, add: Iterable[str] = (), remove: Iterable[str] = (), *,
           actor: str | None = None) -> Changes:
     """Add and take away tags, keeping the session's others (what a selection of sessions is tagged with:
     each keeps its own tags). Through ops.tag, so a tool that keeps one tag refuses a second."""

@@ -4,14 +4,19 @@ only what the user could have done to it by hand, and the run itself is one more
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from sessionscope.history.read_models import Action, Changes
-from sessionscope.ops.many import each
+from sessionscope.ops.many import Batch, each
 from sessionscope.ops.rules import refusal
 from sessionscope.ops.sessions import archive, delete
 from sessionscope.safety import audit, retention
 
+if TYPE_CHECKING:
+    from sessionscope.store.api import Store
 
-def set_retention(store, policy: retention.RetentionPolicy, *, actor: str | None = None) -> Changes:
+
+def set_retention(store: Store, policy: retention.RetentionPolicy, *, actor: str | None = None) -> Changes:
     """Keep `policy` for the whole store (every client shares it), recorded with its values."""
     with audit.acting_as(actor):
         store.audited("retention.policy", lambda conn: retention.set_policy(conn, policy),
@@ -20,7 +25,7 @@ def set_retention(store, policy: retention.RetentionPolicy, *, actor: str | None
     return Changes(Action.RETENTION, note="The retention policy is kept", recorded=True)
 
 
-def run_retention(store, *, dry_run: bool = False, now: float | None = None, actor: str | None = None) -> dict:
+def run_retention(store: Store, *, dry_run: bool = False, now: float | None = None, actor: str | None = None) -> dict[str, Any]:
     """Apply the stored policy once: {archived, purged, skipped}, each skipped session with why. A dry run asks
     each session's rule and changes nothing; both are recorded (retention.dry_run, retention)."""
     with store.reader() as conn:
@@ -38,14 +43,14 @@ def run_retention(store, *, dry_run: bool = False, now: float | None = None, act
     return result
 
 
-def _done(batch, skipped: list[dict]) -> list[str]:
+def _done(batch: Batch, skipped: list[dict[str, Any]]) -> list[str]:
     skipped += [{"session": sid, "why": why} for sid, why in batch.failed]
     if batch.stopped:
         skipped.append({"session": None, "why": f"stopped: {batch.stopped}"})
     return [sid for c in batch.done for sid in sorted(c.session_ids)]
 
 
-def _allowed(store, ids: list[str], action: str, skipped: list[dict]) -> list[str]:
+def _allowed(store: Store, ids: list[str], action: str, skipped: list[dict[str, Any]]) -> list[str]:
     """What the action's rule allows of `ids` (a dry run: nothing is done)."""
     allowed = []
     for sid in ids:
@@ -57,7 +62,7 @@ def _allowed(store, ids: list[str], action: str, skipped: list[dict]) -> list[st
     return allowed
 
 
-def _no_dependents(store, session_id: str, skipped: list[dict]) -> bool:
+def _no_dependents(store: Store, session_id: str, skipped: list[dict[str, Any]]) -> bool:
     from sessionscope.history import sessions
     with store.reader() as conn:
         if sessions.dependents(conn, session_id):

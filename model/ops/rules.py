@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sessionscope import sources
 from sessionscope.errors import IllegalTransition, Refused
 from sessionscope.history import lifecycle
-from sessionscope.history.read_models import Action
+from sessionscope.history.read_models import Action, SessionView
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ RULES: dict[str, Rule] = {r.rule if name is None else name: r for name, r in (
 _ANYONE_MAY = frozenset({"copy_resume", "fork", "export"})
 
 
-def refusal(session, name: str) -> str | None:
+def refusal(session: SessionView | None, name: str) -> str | None:
     """Why the action `name` (a key of RULES) does not apply to `session` (a SessionView, or None when none
     is chosen), in words a user can act on; None when it applies."""
     rule = RULES[name]
@@ -67,13 +67,15 @@ def refusal(session, name: str) -> str | None:
     return sources.of(session.source_kind).refusal(rule.rule, session.status)
 
 
-def check(session, name: str) -> None:
+def check(session: SessionView | None, name: str) -> None:
     """Raise the refusal of `name` for `session`, if any: IllegalTransition where the session's status is what
     forbids it (the lifecycle's own words), Refused where its tool does."""
     why = refusal(session, name)
     if why is None:
         return
     rule = RULES[name]
+    if session is None:  # (none chosen: said, never an AttributeError)
+        raise Refused(f"cannot {rule.verb}: {why}")
     if rule.rule in lifecycle.TRANSITIONS and why == lifecycle.why_not(session.status):
         raise IllegalTransition(session.id, session.status, rule.verb, lifecycle.hint(session.status))
     raise Refused(f"cannot {rule.verb} session {session.id}: {why}")

@@ -14,12 +14,18 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
 from sessionscope.errors import InvalidInput, Refused
 from sessionscope.history.cards import calls, summary
 from sessionscope.history.read_models import Action, Changes
 from sessionscope.ops.sessions import act, rename
 from sessionscope.recall import notes
+
+if TYPE_CHECKING:
+    from sessionscope.history.read_models import SessionView
+    from sessionscope.sources.base import Source
+    from sessionscope.store.api import Store
 
 DEFAULT_MODEL = "claude-haiku-4-5"
 SEND_BUDGET = 40_000  # characters of the session sent at most: its start and its end when it is longer
@@ -34,7 +40,7 @@ SYSTEM = (
 )
 
 
-def summary_request(store, session_id: str, budget: int = SEND_BUDGET) -> str:
+def summary_request(store: Store, session_id: str, budget: int = SEND_BUDGET) -> str:
     """The text Summarize would send for the session, redacted; show it to the user before `summarize`."""
     from sessionscope.export.core import redactor_for
 
@@ -73,13 +79,13 @@ def _parsed(reply: str) -> tuple[str, str]:
     return " ".join(first.strip("# *").split())[:120], rest.strip()
 
 
-def user_named(store, session_id: str) -> bool:
+def user_named(store: Store, session_id: str) -> bool:
     """Whether the user renamed the session (a rename recorded by anyone but Summarize)."""
     return any(a["action"] == Action.RENAME and a["outcome"] == "ok"
                and not (a.get("actor") or "").endswith(f" via {SUMMARIZER}") for a in store.audit_log(session_id))
 
 
-def summarize(store, session_id: str, sent: str, *, model: str = DEFAULT_MODEL, location: str | None = None,
+def summarize(store: Store, session_id: str, sent: str, *, model: str = DEFAULT_MODEL, location: str | None = None,
               actor: str | None = None) -> Changes:
     """Send `sent` (what `summary_request` gave and the user saw) to Anthropic's Messages API; the answer
     becomes a generated note on the session (`changes.detail["note"]`) and, unless the user named the session,
@@ -89,7 +95,7 @@ def summarize(store, session_id: str, sent: str, *, model: str = DEFAULT_MODEL, 
     if not sent.strip():
         raise InvalidInput("there is nothing to send: the session has no prompt or reply yet")
 
-    def work(_src, s):
+    def work(_src: Source, s: SessionView) -> Changes:
         client = connect(location or location_of(None))
         with api_errors("summarize the session"):
             reply = client.messages.create(model=model, max_tokens=REPLY_TOKENS, system=SYSTEM,

@@ -4,7 +4,9 @@ push (or a dry run's review), a project's rule, a session's yes or no, the team 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sessionscope import sync
 from sessionscope.errors import InvalidInput
@@ -13,8 +15,14 @@ from sessionscope.safety import audit
 from sessionscope.store import db
 from sessionscope.sync import choices, pushing
 
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
 
-def sync_now(store, url: str | None = None, *, dry_run: bool = False, progress=None,
+    from sessionscope.store.api import Store
+
+
+def sync_now(store: Store, url: str | None = None, *, dry_run: bool = False,
+             progress: Callable[..., None] | None = None,
              cancel: threading.Event | None = None, actor: str | None = None) -> pushing.SyncReport:
     """Push what the user shares to the team store at `url` (else the remembered one); the report. A dry run
     writes nothing there and reviews what would be redacted. Recorded here (and, per session, in the team
@@ -55,7 +63,7 @@ def _shown(address: str | None) -> str | None:
         return None
 
 
-def _open_team(store, address: str):
+def _open_team(store: Store, address: str) -> Store:
     from sessionscope import open_store
     url = db.as_url(address)
     if url == store.url:
@@ -68,27 +76,27 @@ def _open_team(store, address: str):
     return open_store(address)
 
 
-def sync_plan(store) -> sync.SyncPlan:
+def sync_plan(store: Store) -> sync.SyncPlan:
     """What a sync would push now (nothing is written)."""
     with store.reader() as conn:
         return choices.plan(conn)
 
 
-def set_project_rule(store, project: str, rule: str | None, *, actor: str | None = None) -> None:
+def set_project_rule(store: Store, project: str, rule: str | None, *, actor: str | None = None) -> None:
     """A project's sharing rule: always, ask, never (None: the default rule again)."""
     with audit.acting_as(actor):
         store.audited(Action.SYNC_RULE, lambda conn: choices.set_project_rule(conn, project, rule),
                       detail={"project": project, "rule": rule})
 
 
-def set_default_rule(store, rule: str, *, actor: str | None = None) -> None:
+def set_default_rule(store: Store, rule: str, *, actor: str | None = None) -> None:
     """The rule of every project without one of its own."""
     with audit.acting_as(actor):
         store.audited(Action.SYNC_RULE, lambda conn: choices.set_default_rule(conn, rule),
                       detail={"default": rule})
 
 
-def decide(store, session_ids: list[str], share: bool, *, actor: str | None = None) -> int:
+def decide(store: Store, session_ids: list[str], share: bool, *, actor: str | None = None) -> int:
     """Yes (share at each sync) or no (never ask again; its team copy, if any, is unshared at the next sync) for
     each session; how many changed."""
     with audit.acting_as(actor):
@@ -98,16 +106,19 @@ def decide(store, session_ids: list[str], share: bool, *, actor: str | None = No
                              detail={"sessions": session_ids, "for": "sync"})
 
 
-def set_target(store, url: str | None, *, actor: str | None = None) -> str | None:
+def set_target(store: Store, url: str | None, *, actor: str | None = None) -> str | None:
     """Remember the team store's address (a password in it goes to the system keyring), or forget it (None); the
     address kept, without its password."""
-    def work(conn):
-        return choices.remember_target(conn, url) if url else choices.forget_target(conn)
+    def work(conn: Connection) -> str | None:
+        if url:
+            return choices.remember_target(conn, url)
+        choices.forget_target(conn)
+        return None
     with audit.acting_as(actor):
         return store.audited(Action.SYNC_TARGET, work, detail=lambda kept: {"target": kept})
 
 
-def set_sync_every(store, minutes: int, *, actor: str | None = None) -> None:
+def set_sync_every(store: Store, minutes: int, *, actor: str | None = None) -> None:
     """Minutes between the app's background syncs (0: only when asked)."""
     with audit.acting_as(actor):
         store.audited(Action.SYNC_TARGET, lambda conn: choices.set_every_minutes(conn, minutes),

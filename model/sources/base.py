@@ -239,6 +239,14 @@ class Source:
         """Write a kept session back where the tool finds it (as new files; returns them)."""
         raise Refused(f"a {self.label} session has no file of a tool's to write back")
 
+    def send(self, store, session_id: str, text: str) -> Changes:
+        """A user message to an agent that runs elsewhere (sources behind an API override it)."""
+        raise Refused(f"only an agent that runs elsewhere takes messages from here, and this is a {self.label} session")
+
+    def interrupt(self, store, session_id: str) -> Changes:
+        """Stop an agent that runs elsewhere (sources behind an API override it)."""
+        raise Refused(f"only an agent that runs elsewhere is interrupted from here, and this is a {self.label} session")
+
     # -- file checkpoints -----------------------------------------------------------
 
     def changed_files(self, store, session_id: str) -> dict[str, list[str]]:

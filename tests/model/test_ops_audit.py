@@ -87,3 +87,12 @@ def test_a_mark_and_its_entry_are_one_transaction(store, monkeypatch):
     monkeypatch.setattr(audit, "_record", real)
     after = store.session(s.id)
     assert not after.starred and not after.shared and store.pins(s.id) == [] and store.notes(s.id) == []
+
+
+def test_no_session_chosen_is_a_refusal_in_words():
+    """ops.check with no session says so (mypy found it raising AttributeError on None's status instead)."""
+    import pytest
+
+    from sessionscope.errors import Refused
+    with pytest.raises(Refused, match="cannot archive: no session is chosen"):
+        ops.check(None, "archive")
