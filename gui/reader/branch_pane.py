@@ -88,6 +88,7 @@ class BranchPane(QWidget):
         # the reader is the same branch as cards; the table keeps the selection both follow
         self.reader = ReaderView(self.timeline_model)
         self.reader.sig_event_chosen.connect(self._reader_chose)
+        self.reader.sig_typed.connect(self._type_to_find)
         self.timeline.selectionModel().currentRowChanged.connect(lambda index: self.reader.follow(index.row()))
         self.timeline_stack = QStackedWidget()
         self.timeline_stack.addWidget(self.timeline)
@@ -480,6 +481,13 @@ class BranchPane(QWidget):
             self.reader.setFocus()
         else:
             self.timeline.setFocus()
+
+    def _type_to_find(self, text: str) -> None:
+        """Typing while reading finds: the find box takes the focus and the character (as a browser's
+        type-to-find), so no letter reaches a one-key action."""
+        self.find_edit.setFocus()
+        self.find_edit.selectAll()  # a new find: the character replaces the last one's words
+        self.find_edit.insert(text)
 
     def _reader_chose(self, event_id: str) -> None:
         row = self.timeline_model.row_of(event_id)

@@ -3,7 +3,7 @@ line, selecting text inside a card, copying, links, and moving by card, page and
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, Qt, QUrl
+from PySide6.QtCore import QEvent, QPoint, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QTextCursor
 
 from sessionscope.gui.reader import reader_cards as rc
@@ -12,8 +12,23 @@ BAR, PAD = 4, 8  # a card's colour bar, and the room around its text
 PAD_X = BAR + PAD  # from a card's left edge to its text
 
 
+def typed(event) -> bool:
+    """A key that types a character (no Ctrl, Alt or Meta; Space aside: it opens and closes a card)."""
+    held = event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
+                                | Qt.KeyboardModifier.MetaModifier)
+    return not held and bool(event.text()) and event.text().isprintable() and event.key() != Qt.Key.Key_Space
+
+
 class ReaderInput:
-    """Needs ReaderView's cards, visible(), doc(), toggle(), scroll_by() and its signal."""
+    """Needs ReaderView's cards, visible(), doc(), toggle(), scroll_by() and its signals."""
+
+    def event(self, event) -> bool:
+        # A character typed while reading is text, never a one-key action: typing "Mobile schema" here took the
+        # session's star away (S), and P and N pin and note the same way. It goes to the find box (sig_typed).
+        if event.type() == QEvent.Type.ShortcutOverride and typed(event):
+            event.accept()
+            return True
+        return super().event(event)  # type: ignore[misc]
 
     # -- mouse and keys ---------------------------------------------------------------
 
@@ -119,5 +134,7 @@ class ReaderInput:
             self.choose(len(self.cards) - 1)
         elif key in (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self.toggle(self.current)
+        elif typed(event):
+            self.sig_typed.emit(event.text())
         else:
             super().keyPressEvent(event)

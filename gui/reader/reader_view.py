@@ -53,6 +53,7 @@ TINT = {False: {"user": "#eef3fb", "tool": "#f7f5f2", "run": "#f3effa"},
 
 class ReaderView(ReaderInput, QAbstractScrollArea):
     sig_event_chosen = Signal(str)  # the user moved to a card: its event's id
+    sig_typed = Signal(str)  # a character typed while reading: the start of a find
 
     def __init__(self, timeline_model, parent=None):
         super().__init__(parent)

@@ -57,6 +57,7 @@ class SessionListPane(QStackedWidget):
         self.view.selectionModel().currentRowChanged.connect(self._current_changed)
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
         header = self.view.horizontalHeader()  # its menu: which columns the list shows (remembered)
+        header.sortIndicatorChanged.connect(self._sort_shown)
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._columns_menu)
         self.narrow = False  # the layout's narrow column of titles hides the rest, whatever is chosen here
@@ -228,6 +229,18 @@ class SessionListPane(QStackedWidget):
                 sm.setCurrentIndex(self.model.index(selected[-1], 0), QItemSelectionModel.SelectionFlag.NoUpdate)
             else:
                 sm.select(current, QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
+
+    def _sort_shown(self, column: int, _order) -> None:
+        """A column the store cannot sort by (cost, source, the vital signs, …) keeps the arrow on the order the
+        rows are in: it moved to Cost while the rows kept their order."""
+        if COLUMNS[column][2] is not None:
+            return
+        header = self.view.horizontalHeader()
+        keys = [c[2] for c in COLUMNS]
+        order = Qt.SortOrder.DescendingOrder if self.model.descending else Qt.SortOrder.AscendingOrder
+        header.blockSignals(True)
+        header.setSortIndicator(keys.index(self.model.sort_key), order)
+        header.blockSignals(False)
 
     def _current_changed(self, current, _previous=None) -> None:
         s = self.model.session_at(current.row())

@@ -168,7 +168,7 @@ TABLE: tuple[Row, ...] = (
     # View
     Row("view.search", "&Search Everything", lambda w, c: w.openers.open_search(), Std.Find, Px.SP_FileDialogContentsView,
         short="Search", where="view toolbar"),
-    Row("view.filter", "&Filter Sessions", lambda w, c: w.sessions.filter.setFocus(), "Ctrl+L", where="view"),
+    Row("view.filter", "&Filter Sessions", lambda w, c: w.layout_.focus_filter(), "Ctrl+L", where="view"),
     Row("view.show_archived", "Show &Archived", lambda w, c: w.sessions.refilter(), where="view", checkable=True),
     Row("timeline.next_prompt", "&Next Prompt", lambda w, c: w.branch.jump_prompt(1), "Ctrl+Down", Px.SP_ArrowDown,
         where="|view", needs="rows"),

@@ -46,6 +46,14 @@ class PaneLayout(QObject):
     def shown(self, name: str) -> bool:
         return not self.panes[name].isHidden()
 
+    def focus_filter(self) -> None:
+        """Ctrl+L: the session list's filter, shown first when it is not (in reading mode it typed into the hidden
+        box, and the list it filtered switched the session under the reader)."""
+        if self.reading or not self.shown("list"):
+            self.set_pane("list", True)
+        self.sessions.filter.setFocus()
+        self.sessions.filter.selectAll()
+
     def set_pane(self, name: str, shown: bool) -> None:
         """Show or hide one pane (a pane shown during reading mode ends it: the user wants the panes back;
         but the tree, there, floats over the conversation instead, so reading goes on)."""

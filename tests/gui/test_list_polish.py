@@ -106,3 +106,23 @@ def test_a_paged_table_fits_its_columns_to_the_first_page_read_and_to_marks(qtbo
     model.text = ["a mark on every row, wider than any page before it was"] * 50
     model.dataChanged.emit(model.index(0, 0), model.index(49, 0))
     qtbot.waitUntil(lambda: view.columnWidth(0) > first, timeout=2000)
+
+
+def test_a_column_that_cannot_sort_keeps_the_arrow_on_the_order_shown(window, qtbot):
+    """#60: Sort by Cost did nothing while its arrow moved there. The arrow stays on the order the rows are in;
+    a column that sorts reorders the rows and takes the arrow."""
+    from PySide6.QtCore import Qt
+
+    from sessionscope.gui.sessions.session_model import COLUMNS
+    view, model = window.sessions.view, window.sessions.model
+    header = view.horizontalHeader()
+    column = {c[0]: i for i, c in enumerate(COLUMNS)}
+    qtbot.waitUntil(lambda: model.rowCount() > 1, timeout=5000)
+    before = [s.id for s in model.rows]
+    view.sortByColumn(column["cost"], Qt.SortOrder.AscendingOrder)
+    assert header.sortIndicatorSection() == column["updated"]
+    assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder and [s.id for s in model.rows] == before
+    with qtbot.waitSignal(model.sig_loaded, timeout=5000):
+        view.sortByColumn(column["title"], Qt.SortOrder.AscendingOrder)
+    titles = [s.title.lower() for s in model.rows]
+    assert header.sortIndicatorSection() == column["title"] and titles == sorted(titles)

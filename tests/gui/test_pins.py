@@ -39,7 +39,8 @@ def test_an_event_is_pinned_marked_listed_and_opened_where_it_is(window, qtbot):
     qtbot.waitUntil(lambda: window.session is not None and window.session.id == s.id, timeout=10000)
     qtbot.waitUntil(lambda: window.branch.kept_event() == event.id, timeout=10000)
 
-    # the reader marks it too; P there takes the pin away
+    # the reader marks it too; Pin Event there (its context menu) takes the pin away: a typed P is the start of a
+    # find in the reader, never an action (#60)
     view.close()
     window.activateWindow()
     window.branch.set_reader(True)
@@ -47,7 +48,7 @@ def test_an_event_is_pinned_marked_listed_and_opened_where_it_is(window, qtbot):
     card = r.card_for(event.id)
     qtbot.waitUntil(lambda: r.doc(card) is not None and r.doc(card).toPlainText().startswith("⚑ "), timeout=10000)
     r.setFocus()
-    qtbot.keyClick(r, Qt.Key.Key_P)
+    window.qactions["event.pin"].trigger()
     qtbot.waitUntil(lambda: store.pins() == [] and not pin.isChecked(), timeout=10000)
     qtbot.waitUntil(lambda: r.doc(r.card_for(event.id)) is not None
                     and not r.doc(r.card_for(event.id)).toPlainText().startswith("⚑ "), timeout=10000)

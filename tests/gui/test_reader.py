@@ -374,3 +374,33 @@ def test_a_session_with_no_conversation_empties_every_pane(window, qtbot, tmp_pa
     assert window.branch.tree.tree_model.layout_ is None
     assert window.branch.detail.current_event is None
     assert not window.branch.vitals_strip.signs
+
+
+def test_letters_typed_while_reading_find_and_never_act(reader, qtbot):
+    """#60: typing "Mobile schema" with the reader focused took the session's star away (S); P and N pin and note
+    the same way. A character typed in the reader goes to the find box; no one-key action fires."""
+    window, r, _t = reader
+    session = window.session
+    starred, pins = session.starred, set(window.branch.timeline_model.pinned)
+    r.setFocus()
+    qtbot.waitUntil(r.hasFocus, timeout=2000)
+    busy = []
+    window.actions_.sig_busy.connect(busy.append)
+    qtbot.keyClicks(r, "s")  # (the first letter moves the focus to the find box; the rest is typed there)
+    qtbot.keyClicks(window.branch.find_edit, "pn")
+    qtbot.wait(300)
+    assert window.branch.find_edit.text() == "spn" and window.branch.find_edit.hasFocus()
+    assert busy == [] and window.session.starred == starred and set(window.branch.timeline_model.pinned) == pins
+    window.qactions["session.star"].trigger()  # the action itself still works, from its menu or button
+    qtbot.waitUntil(lambda: window.session.starred != starred, timeout=5000)
+
+
+def test_ctrl_l_in_reading_mode_shows_the_list_before_its_filter(reader, qtbot):
+    """#60: Ctrl+L in reading mode typed into the hidden filter, whose list then switched the session under the
+    reader. Now the list comes back first, its filter focused."""
+    window, _r, _t = reader
+    window.qactions["view.reading"].trigger()
+    assert window.layout_.reading and not window.sessions.isVisible()
+    window.qactions["view.filter"].trigger()
+    assert not window.layout_.reading and window.sessions.isVisible()
+    qtbot.waitUntil(window.sessions.filter.hasFocus, timeout=2000)
