@@ -20,6 +20,7 @@ from pygments.util import ClassNotFound
 
 from sessionscope.export.core import EventStream
 from sessionscope.export.render import Item, steps, titled_lineage, tool_name, when
+from sessionscope.history.richtext import markdown_html
 from sessionscope.safety.untrusted import printable
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -52,6 +53,8 @@ nav.toc { border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem
 .head { font-size: .8rem; color: var(--muted); margin-bottom: .25rem; }
 .head b { color: var(--fg); }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.md { overflow-wrap: anywhere; } .md p { margin: .3rem 0; }
+.md code { background-color: rgba(127, 127, 127, .18) !important; color: inherit; }  /* light and dark alike */
 pre { margin: .3rem 0; padding: .5rem; overflow-x: auto; border-radius: 4px; font-size: 13px;
   background: rgba(127,127,127,.08); white-space: pre-wrap; overflow-wrap: anywhere; }
 details > summary { cursor: pointer; color: var(--muted); font-size: .85rem; }
@@ -176,7 +179,10 @@ def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) ->
         elif step.what == "mark":
             fh.write(f'<p class="mark">⎇ {_esc(step.text)}</p>\n')
         elif step.what == "note":
-            fh.write(f'<div class="note"><div class="head"><b>✍ {_esc(step.by)}</b></div>{prose_html(step.text)}</div>\n')
+            # a note is the user's Markdown, shown as the app shows it (raw HTML in it stays text, a picture too;
+            # markdown-it refuses javascript: and data: links)
+            fh.write(f'<div class="note"><div class="head"><b>✍ {_esc(step.by)}</b></div>'
+                     f'<div class="md">{markdown_html(step.text, images=False)}</div></div>\n')
         elif step.what == "pair_start":  # a tool call and its results: one card, as in the app
             fh.write('<div class="pair">\n')
         elif step.what == "pair_end":

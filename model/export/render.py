@@ -100,7 +100,8 @@ def describe(e: EventView) -> Item:
         if e.role == "user":
             chips, rest = editor_context(e.text)  # the IDE's context and reminders: a line of labels, not tags
             said = " ".join(f"[{label}]" for label, _body in chips)
-            return Item("prompt", "User", f"{said}\n\n{rest.strip()}" if chips else e.text)
+            # "You", as the app's reader says it (the export is the user's own record)
+            return Item("prompt", "You", f"{said}\n\n{rest.strip()}" if chips else e.text)
         return Item("reply", "Assistant" if e.role == "assistant" else (e.role or "Message").title(), e.text)
     if k == "thinking":
         return Item("thinking", "Thinking", e.text)

@@ -44,22 +44,25 @@ def code_html(code: str, language: str = "text", dark: bool = False) -> str:
     return f'<pre style="background-color:{CODE_BG[dark]}; font-family:monospace; white-space:pre-wrap">{body}</pre>'
 
 
-@lru_cache(maxsize=2)
-def _parser(dark: bool):
+@lru_cache(maxsize=4)
+def _parser(dark: bool, images: bool = True):
     from markdown_it import MarkdownIt
 
     def fence(code: str, language: str, _attrs) -> str:
         return code_html(code, language.split()[0] if language else "text", dark)
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": fence})
     md.enable(["table", "strikethrough"])
+    if not images:
+        md.disable("image")  # ![…](url) stays text: a page opened elsewhere fetches nothing a note names
     return md
 
 
-def markdown_html(text: str, dark: bool = False) -> str:
-    """A message's Markdown as HTML: headings, lists, tables, links, inline and fenced code."""
+def markdown_html(text: str, dark: bool = False, images: bool = True) -> str:
+    """A message's Markdown as HTML: headings, lists, tables, links, inline and fenced code (and, with `images`,
+    pictures)."""
     if not text.strip():
         return ""
-    out = _parser(dark).render(text)
+    out = _parser(dark, images).render(text)
     # Qt draws a bare <table> without borders or padding; code spans get the code block's background
     return (out.replace("<table>", '<table border="1" cellspacing="0" cellpadding="4" '
                                    'style="border-collapse:collapse; border-color:#999">')

@@ -12,6 +12,7 @@ import pytest
 
 from sessionscope.export.core import ExportRequest
 from sessionscope.ops import export
+from sessionscope.ops import note_add as note
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
@@ -72,6 +73,8 @@ def _hostile_export(store, tmp_path, url) -> str:
         store.append(sid, "tool_call", role="assistant", payload={"name": a, "input": {"file_path": a, "content": a}})
         store.append(sid, "tool_result", role="tool", text=a * 40, payload={"output": a * 40})  # long: folded
         store.append(sid, "message", role="assistant", text=a, event_id=f"x\"><script>{a}")
+        note(store, sid, a)  # a note is Markdown, rendered: its raw HTML stays text
+    note(store, sid, f"![seen]({url}/note-img) [go](javascript:fetch('{url}/note-js')) <img src={url}/note-raw>")
     path = tmp_path / "hostile.html"
     export(store, ExportRequest("html", (sid,)), path)
     return str(path)
@@ -149,3 +152,15 @@ def test_terminal_escapes_and_bidi_overrides_show_as_escapes_in_html(store, tmp_
     head = page.split("</head>", 1)[0]
     assert "<title>title\\e]0;pwned\\x07invoice\\u202egnp.exe" in head
     assert "\\e]52;c;cm0gLXJmIH4=\\x07" in page and "\\e[2J\\e[H" in page
+
+
+def test_a_note_reads_as_in_the_app_and_the_prompt_is_yours(store, tmp_path):
+    """#60: the export showed a note's Markdown raw and called the user "User" where the app says "You"."""
+    sid = store.open_session(title="notes").id
+    e = store.append(sid, "message", role="user", text="why does the login fail?")
+    note(store, sid, "We chose **retries**, see `wait_for_cookie()`", event_id=e.id)
+    path = tmp_path / "notes.html"
+    export(store, ExportRequest("html", (sid,)), path)
+    page = path.read_text(encoding="utf-8")
+    assert "<strong>retries</strong>" in page and "<code" in page and "**retries**" not in page
+    assert "<b>You</b>" in page and "<b>User</b>" not in page
