@@ -23,6 +23,8 @@ from sessionscope.history.richtext import chips_html, code_html, editor_context,
 from sessionscope.safety.untrusted import printable
 from sessionscope.store import gcpause
 
+RUN_LOOKBACK = 40  # events before a subagent run searched for the call that spawned it (parallel Tasks are near)
+
 BODY_MAX = 20_000  # characters of a message drawn in its card (the detail pane has all of it)
 OUTPUT_LINES = 60  # lines of a tool's output in an opened card
 CARD_KIND = {"tool_call": "tool", "thinking": "thinking", "compaction": "divider", "compaction_summary": "summary"}
@@ -187,6 +189,24 @@ def card_html(card: Card, events: dict, ids: list[str], opened: bool, colors: di
     return text
 
 
+def _spawned_as(first, events: dict, ids: list[str], at: int) -> str | None:
+    """A subagent run's name from the call that spawned it: the nearest Task (or Agent) call before the run among
+    the events read, the one whose prompt or description is the run's first message when several are near."""
+    near = []
+    for k in range(at - 1, max(-1, at - RUN_LOOKBACK), -1):
+        e = events.get(ids[k])
+        if e is None or e.sidechain or e.kind != "tool_call":
+            continue
+        for call in said.calls(e.payload):
+            name = said.subagent_name(call)
+            if name is None:
+                continue
+            if first.text.strip() in (str(call.args.get("prompt", "")).strip(), str(call.args.get("description", "")).strip()):
+                return name
+            near.append(name)
+    return near[0] if near else None
+
+
 def _card_html(card: Card, events: dict, ids: list[str], opened: bool, colors: dict[str, str],
                dark: bool) -> str | None:
     e = events.get(ids[card.at])
@@ -197,7 +217,8 @@ def _card_html(card: Card, events: dict, ids: list[str], opened: bool, colors: d
     color = colors[role]
     if card.kind == "run":
         runs = f" · {card.size:,} events · subagent run" + ("" if opened else " (open to read it here)")
-        return _head(name if e.agent_id else "subagent", colors["agent"], e, runs, arrow)
+        named = _spawned_as(e, events, ids, card.at)  # the Task's own words, not the agent's hex id
+        return _head(named or (name if e.agent_id else "subagent"), colors["agent"], e, runs, arrow)
     if card.kind == "divider":
         first = " ".join(e.text.split())[:160]
         return (f'<p align="center" style="color:{colors["system"]}">── compacted here: the conversation before '

@@ -135,6 +135,16 @@ def diff(call: Call) -> str:
     return "\n".join(out)
 
 
+def subagent_name(call: Call) -> str | None:
+    """What a subagent is called, as its spawning call says it ("Explore · find the cookie races": the Task's type
+    and description); None for a call that spawns none, or says nothing of it."""
+    if call.name.lower() not in AGENT:
+        return None
+    kind, what = call.args.get("subagent_type"), call.args.get("description")
+    said = [" ".join(str(v).split())[:80] for v in (kind, what) if isinstance(v, str) and v.strip()]
+    return " · ".join(said) or None
+
+
 def plan_of(call: Call) -> str | None:
     """The plan a plan-mode exit proposes (Claude Code's ExitPlanMode: Markdown), or None for another call."""
     if call.name.lower() == "exitplanmode" and isinstance(call.args.get("plan"), str):

@@ -149,7 +149,8 @@ def test_a_subagent_run_is_a_nested_card_that_opens(reader):
     assert len(runs) == 1
     task = next(n for n in _cards(r, "tool") if "Task" in _text(r, n))
     assert runs[0] == task + 1  # right under the call that spawned it
-    assert "agent a1b2c3d" in _text(r, runs[0]) and "2 events" in _text(r, runs[0])
+    # named as its Task names it (#60: it read "agent a1b2c3d", the hex id)
+    assert "general · look for races" in _text(r, runs[0]) and "2 events" in _text(r, runs[0])
     before = len(r.cards)
     r.toggle(runs[0])
     inside = [c for c in r.cards if c.depth == 1]
@@ -404,3 +405,26 @@ def test_ctrl_l_in_reading_mode_shows_the_list_before_its_filter(reader, qtbot):
     window.qactions["view.filter"].trigger()
     assert not window.layout_.reading and window.sessions.isVisible()
     qtbot.waitUntil(window.sessions.filter.hasFocus, timeout=2000)
+
+
+def test_parallel_subagents_are_named_by_the_task_that_spawned_each(qapp):
+    """Two Task calls side by side: each run takes the name of the call whose prompt it starts with."""
+    import json
+
+    from sessionscope.gui.reader.reader_cards import _spawned_as
+    from sessionscope.history.read_models import EventView
+
+    def event(i, kind, payload=None, text="", side=False):
+        return EventView(f"e{i}", "s", None, i, 0, 0.0, kind, "assistant", text, json.dumps(payload or {}), 0, 0,
+                         side, "a1" if side else None, "")
+
+    def task(i, kind, what, prompt):
+        return event(i, "tool_call", {"message": {"content": [{"type": "tool_use", "id": f"t{i}", "name": "Task", "input": {
+            "subagent_type": kind, "description": what, "prompt": prompt}}]}})
+    events = {e.id: e for e in (task(0, "Explore", "map the cookie code", "find where cookies are read"),
+                                task(1, "general-purpose", "race hunt", "look for races in tests/"))}
+    first = event(2, "message", text="find where cookies are read", side=True)
+    events[first.id] = first
+    assert _spawned_as(first, events, ["e0", "e1", "e2"], 2) == "Explore · map the cookie code"
+    other = event(3, "message", text="something else", side=True)
+    assert _spawned_as(other, events | {"e3": other}, ["e0", "e1", "e3"], 2) == "general-purpose · race hunt"
