@@ -23,30 +23,35 @@ def split(text: str) -> list[str]:
 
 
 class TagCompleter(QCompleter):
-    """Completes the tag being typed after the last comma, keeping the ones before it."""
+    """Completes the tag being typed after the last comma, keeping the ones before it; for a tool that keeps one
+    tag a session (`single`), the whole line is the tag and a completion replaces it (it suggested a second
+    tag, which the tool then refused)."""
 
-    def __init__(self, tags: list[str], parent=None):
+    def __init__(self, tags: list[str], parent=None, single: bool = False):
         super().__init__(parent)
+        self.single = single
         self.setModel(QStringListModel(tags, self))  # owned by the completer (a model without one was collected)
         self.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterMode(Qt.MatchFlag.MatchContains)
         self.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
 
     def splitPath(self, path: str) -> list[str]:
-        return [path.rsplit(",", 1)[-1].strip()]
+        return [path.strip() if self.single else path.rsplit(",", 1)[-1].strip()]
 
     def pathFromIndex(self, index) -> str:
         if not index.isValid():
             return ""
+        if self.single:
+            return str(index.data())
         typed = self.widget().text() if self.widget() is not None else ""
         before = typed.rsplit(",", 1)[0] + ", " if "," in typed else ""
         return before + str(index.data())
 
 
-def tag_line(tags: list[str], text: str = "", placeholder: str = "") -> QLineEdit:
-    edit = QLineEdit(text, placeholderText=placeholder)
+def tag_line(tags: list[str], text: str = "", placeholder: str = "", single: bool = False) -> QLineEdit:
+    edit = QLineEdit(text, placeholderText="one tag" if single else placeholder)
     edit.setClearButtonEnabled(True)
-    edit.setCompleter(TagCompleter(tags, edit))
+    edit.setCompleter(TagCompleter(tags, edit, single))
     return edit
 
 
@@ -74,7 +79,7 @@ class TagsDialog(QDialog):
             form.addRow("&Add:", self.add)
             form.addRow("&Remove:", self.remove)
         else:
-            self.add = tag_line(known, ", ".join(sessions[0].tags), "review, ui")
+            self.add = tag_line(known, ", ".join(sessions[0].tags), "review, ui", single=single_tag)
             self.remove = None
             form.addRow("Ta&gs:", self.add)
             form.addRow(QLabel("The tool keeps one tag a session (in its own file)." if single_tag else
@@ -103,7 +108,10 @@ class TagsDelegate(QStyledItemDelegate):
         self.known = known  # () → the tags in use, most used first
 
     def createEditor(self, parent, option, index):
-        edit = tag_line(self.known(), placeholder="tags, comma-separated")
+        from sessionscope import sources
+        session = index.model().session_at(index.row())
+        single = session is not None and sources.of(session.source_kind).single_tag
+        edit = tag_line(self.known(), placeholder="tags, comma-separated", single=single)
         edit.setParent(parent)
         return edit
 

@@ -126,3 +126,18 @@ def test_a_column_that_cannot_sort_keeps_the_arrow_on_the_order_shown(window, qt
         view.sortByColumn(column["title"], Qt.SortOrder.AscendingOrder)
     titles = [s.title.lower() for s in model.rows]
     assert header.sortIndicatorSection() == column["title"] and titles == sorted(titles)
+
+
+def test_a_tool_that_keeps_one_tag_is_offered_one(window, qtbot):
+    """#60: the tags box suggested a second tag on a Claude Code session (its tool keeps one), then refused it.
+    For such a session a completion replaces the tag; elsewhere it is added after the others."""
+    from sessionscope.gui.sessions.tag_edit import TagsDialog, tag_line
+    several, one = tag_line(["release", "wip"], "ui, "), tag_line(["release", "wip"], "wip", single=True)
+    for edit in (several, one):
+        edit.completer().setCompletionPrefix(edit.completer().splitPath(edit.text())[0])
+    assert several.completer().pathFromIndex(several.completer().model().index(0, 0)) == "ui, release"
+    assert one.completer().pathFromIndex(one.completer().model().index(0, 0)) == "release"
+    assert one.completer().splitPath("wip") == ["wip"] and one.placeholderText() == "one tag"
+    session = window.store.sessions()[0]
+    dialog = TagsDialog([session], ["release"], single_tag=True)
+    assert dialog.add.completer().single
