@@ -6,6 +6,7 @@ the chart's choices are remembered."""
 from __future__ import annotations
 
 import datetime as dt
+import html
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
@@ -81,6 +82,10 @@ class UsageView(QDialog):
         self.setObjectName("usage-view")
         self.store, self.report = store, None
         self._gen = Generation()
+        # the first range shown widens until it holds something, unless the user chose it (remembered): "Last 30
+        # days" showed $0.00 when the newest reply was 31 days old
+        self._widen = not QSettings().contains("usage/range")
+        self.note = ""  # what the view chose for the user, said under the totals
         settings = QSettings()
         self.range = QComboBox()
         self.range.addItems([label for label, _since in RANGES])
@@ -109,6 +114,7 @@ class UsageView(QDialog):
                 row.addWidget(self.since_edit)
                 row.addWidget(self.until_edit)
         self.range.currentIndexChanged.connect(self._custom_shown)
+        self.range.currentIndexChanged.connect(lambda _i: setattr(self, "note", ""))  # the user's choice: said no more
         self._custom_shown()
         row.addStretch(1)
         # at a glance: four numbers of the range, and what cost the most in it
@@ -209,12 +215,30 @@ class UsageView(QDialog):
         self.totals.setText("Reading usage…")
         run_task(work, lambda result: self._shown(token, *result), self._failed, owner=self)
 
+    def _wider(self) -> bool:
+        """Show the next wider range of RANGES' "Last N days" and all time, saying so; False when there is none."""
+        labels = [label for label, _since in RANGES]
+        now = self.range.currentText()
+        wider = [x for x in ("Last 30 days", "Last 90 days", "Last 365 days", "All time") if x in labels]
+        if now not in wider or now == wider[-1]:
+            return False
+        self.note = f"{now} had no usage: showing {wider[wider.index(now) + 1].lower()}"
+        self.range.blockSignals(True)  # (not remembered: the user did not choose it)
+        self.range.setCurrentIndex(labels.index(wider[wider.index(now) + 1]))
+        self.range.blockSignals(False)
+        self._custom_shown()
+        self.refresh()
+        return True
+
     def _failed(self, exc: BaseException) -> None:
         self.totals.setText(f"Could not read the usage: {type(exc).__name__}: {exc}")
 
     def _shown(self, token, r, titles) -> None:
         if not self._gen.current(token):
             return
+        if self._widen and not any(r.sessions_in.values()) and self._wider():
+            return  # (the wider range's report is on its way)
+        self._widen = False
         self.report = r
         inp, out, read, write = r.totals
         text = (f"<b>{money(r.total_cost)}</b> · input {tokens_text(inp)} · output {tokens_text(out)} · "
@@ -224,6 +248,8 @@ class UsageView(QDialog):
             names = ", ".join(sorted(r.unpriced)[:4]) + ("…" if len(r.unpriced) > 4 else "")
             text += (f"<br><span style='color:#b26b00'>No price known for {names}: "
                      f"{tokens_text(sum(r.unpriced.values()))} tokens not in the cost</span>")
+        if self.note:
+            text += f"<br><span style='color:#888'>{html.escape(self.note)}</span>"
         self.totals.setText(text)
         self.cards["spend"].setText(money(r.total_cost) + ("*" if r.unpriced else ""))
         self.cards["tokens"].setText(tokens_text(sum(r.totals)))

@@ -248,3 +248,31 @@ def test_a_custom_range_is_the_days_between_two_dates_and_is_remembered(window, 
     assert again.query()["since"] == two_days_ago.isoformat() and again.since_edit.isVisibleTo(again)
     qtbot.waitUntil(lambda: again.report is not None, timeout=10000)
     again.close()
+
+
+def test_the_first_range_widens_until_it_holds_usage(window, qtbot, store, tmp_path):
+    """#60: Usage opened on "Last 30 days" and said $0.00 when the newest reply was 31 days old. The first range
+    shown widens to the next that holds usage, and says so; a range the user chose stays as chosen."""
+    from sessionscope.gui.views.usage_view import UsageView
+    from sessionscope.sources.claude_code import import_paths
+    folder = tmp_path / "claude" / "projects"
+    t = Transcript(cwd="/work/old")
+    t.clock = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=40)
+    t.user("an old question")
+    _reply(t, "an old answer", {"input_tokens": 1000, "output_tokens": 100})
+    t.write(folder / "-work-old")
+    import_paths(store, [folder])
+    view = UsageView(store, window)
+    qtbot.addWidget(view)
+    qtbot.waitUntil(lambda: view.report is not None, timeout=10000)
+    assert view.range.currentText() == "Last 90 days" and view.cards["sessions"].text() == "1"
+    assert "Last 30 days had no usage" in view.totals.text()
+    view.range.setCurrentIndex(view.range.findText("Last 30 days"))  # chosen: kept, empty as it is
+    qtbot.waitUntil(lambda: view.cards["sessions"].text() == "0", timeout=10000)
+    assert "had no usage" not in view.totals.text()
+    view.close()
+    again = UsageView(store, window)
+    qtbot.addWidget(again)
+    qtbot.waitUntil(lambda: again.report is not None, timeout=10000)
+    assert again.range.currentText() == "Last 30 days" and again.cards["sessions"].text() == "0"
+    again.close()
