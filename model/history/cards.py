@@ -75,7 +75,8 @@ def calls(payload: str) -> list[Call]:
 
 
 def path_of(args: dict) -> str:
-    for key in ("file_path", "path", "absolute_path", "notebook_path", "filename", "target_file"):
+    # (absolutePath: Cline's write_to_file and replace_in_file, whose cards had no file name)
+    for key in ("file_path", "path", "absolute_path", "absolutePath", "notebook_path", "filename", "target_file"):
         if isinstance(args.get(key), str):
             return args[key]
     return ""

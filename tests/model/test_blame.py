@@ -223,3 +223,10 @@ def test_the_corpus_shapes_read(store, corpus):
     assert ("write", "game_2048.py") in ops  # OpenHands' create, from the action's file_editor call
     assert any(op == "replace" and name == "CardDataJSON.txt" for op, name in ops)  # Cline's replace_in_file
     assert json.dumps(sorted(ops))  # (readable as a list)
+
+
+def test_a_cline_write_names_its_file():
+    """#60: Cline's write_to_file names its file `absolutePath`: its card said "Write  (+11 −0)"."""
+    from sessionscope.history import cards
+    call = cards.Call("write_to_file", {"absolutePath": "/work/app/ActionSystem.cs", "content": "a\nb\n"})
+    assert cards.summary(call).startswith("Write /work/app/ActionSystem.cs (+2")
