@@ -86,36 +86,7 @@ class UsageView(QDialog):
         # days" showed $0.00 when the newest reply was 31 days old
         self._widen = not QSettings().contains("usage/range")
         self.note = ""  # what the view chose for the user, said under the totals
-        settings = QSettings()
-        self.range = QComboBox()
-        self.range.addItems([label for label, _since in RANGES])
-        self.by = QComboBox()
-        self.by.addItems([label for label, _by in BARS])
-        self.group = QComboBox()
-        self.group.addItems([label for label, _g in GROUPS])
-        self.show_as = QComboBox()
-        self.show_as.addItems(["cost", "tokens"])
-        self.since_edit, self.until_edit = QDateEdit(), QDateEdit()
-        for edit, key, default in ((self.since_edit, "since", _last(30)), (self.until_edit, "until", _this("day"))):
-            edit.setCalendarPopup(True)
-            edit.setDisplayFormat("yyyy-MM-dd")
-            edit.setObjectName(f"usage-{key}")
-            edit.setDate(dt.date.fromisoformat(settings.value(f"usage/custom_{key}", default)))
-            edit.setToolTip("The first day of the range" if key == "since" else "The last day of the range")
-            edit.dateChanged.connect(lambda d, key=key: QSettings().setValue(f"usage/custom_{key}",
-                                                                             d.toPython().isoformat()))
-            edit.dateChanged.connect(self.refresh)
-        row = QHBoxLayout()
-        for label, box, key, default in (("Range", self.range, "range", "Last 30 days"), ("Bars", self.by, "bars", "per day"),
-                                         ("Stacked", self.group, "group", "by project"),
-                                         ("Show", self.show_as, "show", "cost")):
-            remembered(row, label, box, f"usage/{key}", default, self.refresh)
-            if box is self.range:  # a custom range: its first and last day, beside the box
-                row.addWidget(self.since_edit)
-                row.addWidget(self.until_edit)
-        self.range.currentIndexChanged.connect(self._custom_shown)
-        self.range.currentIndexChanged.connect(lambda _i: setattr(self, "note", ""))  # the user's choice: said no more
-        self._custom_shown()
+        row = self._choices()
         row.addStretch(1)
         # at a glance: four numbers of the range, and what cost the most in it
         cards = QHBoxLayout()
@@ -214,6 +185,41 @@ class UsageView(QDialog):
             return r, titles
         self.totals.setText("Reading usage…")
         run_task(work, lambda result: self._shown(token, *result), self._failed, owner=self)
+
+    def _choices(self) -> QHBoxLayout:
+        """The row of choices: the range (and a custom range's two days), the bars, the stacking, cost or tokens;
+        each starts where the user left it."""
+        settings = QSettings()
+        self.range = QComboBox()
+        self.range.addItems([label for label, _since in RANGES])
+        self.by = QComboBox()
+        self.by.addItems([label for label, _by in BARS])
+        self.group = QComboBox()
+        self.group.addItems([label for label, _g in GROUPS])
+        self.show_as = QComboBox()
+        self.show_as.addItems(["cost", "tokens"])
+        self.since_edit, self.until_edit = QDateEdit(), QDateEdit()
+        for edit, key, default in ((self.since_edit, "since", _last(30)), (self.until_edit, "until", _this("day"))):
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setObjectName(f"usage-{key}")
+            edit.setDate(dt.date.fromisoformat(settings.value(f"usage/custom_{key}", default)))
+            edit.setToolTip("The first day of the range" if key == "since" else "The last day of the range")
+            edit.dateChanged.connect(lambda d, key=key: QSettings().setValue(f"usage/custom_{key}",
+                                                                             d.toPython().isoformat()))
+            edit.dateChanged.connect(self.refresh)
+        row = QHBoxLayout()
+        for label, box, key, default in (("Range", self.range, "range", "Last 30 days"), ("Bars", self.by, "bars", "per day"),
+                                         ("Stacked", self.group, "group", "by project"),
+                                         ("Show", self.show_as, "show", "cost")):
+            remembered(row, label, box, f"usage/{key}", default, self.refresh)
+            if box is self.range:  # a custom range: its first and last day, beside the box
+                row.addWidget(self.since_edit)
+                row.addWidget(self.until_edit)
+        self.range.currentIndexChanged.connect(self._custom_shown)
+        self.range.currentIndexChanged.connect(lambda _i: setattr(self, "note", ""))  # the user's choice: said no more
+        self._custom_shown()
+        return row
 
     def _wider(self) -> bool:
         """Show the next wider range of RANGES' "Last N days" and all time, saying so; False when there is none."""

@@ -74,7 +74,7 @@ def test_exports_write_the_notes_and_our_jsonl_carries_them(store, tmp_path):
     md, page = (tmp_path / "x.md").read_text(), (tmp_path / "x.html").read_text()
     assert md.index("Your note:** We ship on **Friday**") > md.index("plan the release")
     assert md.index("the whole session, in a line") < md.index("plan the release")
-    assert page.count("<div class=\"note\">") == 2 and "We ship on **Friday**" in page  # (as prose is written)
+    assert page.count("<div class=\"note\">") == 2 and "We ship on <strong>Friday</strong>" in page  # (its Markdown, rendered)
     for redact in (False, True):
         path = tmp_path / f"x{redact}.jsonl"
         ops.export(store, ExportRequest("jsonl", (sid,), redact=redact), path)
