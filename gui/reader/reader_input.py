@@ -3,6 +3,8 @@ line, selecting text inside a card, copying, links, and moving by card, page and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtCore import QEvent, QPoint, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QTextCursor
 
@@ -21,6 +23,9 @@ def typed(event) -> bool:
 
 class ReaderInput:
     """Needs ReaderView's cards, visible(), doc(), toggle(), scroll_by() and its signals."""
+
+    if TYPE_CHECKING:
+        sig_typed: Any  # (ReaderView's signal: a character typed while reading)
 
     def event(self, event) -> bool:
         # A character typed while reading is text, never a one-key action: typing "Mobile schema" here took the
