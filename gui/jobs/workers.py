@@ -146,6 +146,15 @@ def set_error_reporter(report: Callable[[BaseException], None] | None) -> None:
     _reporter = report
 
 
+def failure_box(parent, what: str) -> Callable[[BaseException], None]:
+    """An on_error for run_task: "Could not {what}" and the error's words, in a box over `parent`."""
+    from PySide6.QtWidgets import QMessageBox
+
+    def say(exc: BaseException) -> None:
+        QMessageBox.warning(parent, f"Could not {what}", str(exc))
+    return say
+
+
 def report_error(exc: BaseException) -> None:
     """Hand an error to the window's reporter (for handlers that clean up first)."""
     if _reporter is None:

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QSizePolicy,
     QSplitter,
     QStackedWidget,
@@ -26,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from sessionscope import ops
-from sessionscope.gui.jobs.workers import Generation, run_task
+from sessionscope.gui.jobs.workers import Generation, failure_box, run_task
 from sessionscope.gui.reader.detail_view import EventDetail
 from sessionscope.gui.reader.reader_view import ReaderView
 from sessionscope.gui.reader.timeline_model import TimelineModel
@@ -145,7 +144,7 @@ class BranchPane(QWidget):
         outer.addWidget(self.right)
 
     def _error(self, what: str):
-        return lambda exc: QMessageBox.warning(self, f"Could not {what}", str(exc))
+        return failure_box(self, what)
 
     # -- what it shows --------------------------------------------------------------------
 

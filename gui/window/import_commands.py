@@ -10,7 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from sessionscope.gui.jobs.workers import run_task
+from sessionscope.gui.jobs.workers import failure_box, run_task
 
 # While a user's import runs, an empty list is queried again at every tick (jobs.LIVE_TICK_MS): a first
 # run lists its first sessions as soon as they are committed. A list with rows is queried again no more
@@ -39,7 +39,7 @@ class ImportCommands(QObject):
         self.store, self.demo = store, demo
 
     def _error(self, what: str):
-        return lambda exc: QMessageBox.warning(self.window, f"Could not {what}", str(exc))
+        return failure_box(self.window, what)
 
     def _opened(self, session_id: str) -> None:
         self.sig_open.emit(session_id)

@@ -15,7 +15,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QToolButton
 
 from sessionscope.gui.jobs.import_controller import ImportController
-from sessionscope.gui.jobs.workers import quiet_for, run_task, set_error_reporter
+from sessionscope.gui.jobs.workers import failure_box, quiet_for, run_task, set_error_reporter
 from sessionscope.gui.reader.branch_pane import BranchPane
 from sessionscope.gui.sessions.session_actions import SessionActions
 from sessionscope.gui.sessions.session_list import SessionListPane
@@ -459,7 +459,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"⚠ Something failed in the background: {type(exc).__name__}: {exc}", 20000)
 
     def _error(self, what: str):
-        return lambda exc: QMessageBox.warning(self, f"Could not {what}", str(exc))
+        return failure_box(self, what)
 
     def closeEvent(self, event) -> None:
         s = QSettings()

@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from sessionscope.gui.dialogs.search_dialog import SearchDialog
-from sessionscope.gui.jobs.workers import run_task
+from sessionscope.gui.jobs.workers import failure_box, run_task
 from sessionscope.gui.views.facts_diff import FactsDiffDialog
 
 
@@ -61,7 +61,7 @@ class Openers(QObject):
                 view.set_session(None)
 
     def _error(self, what: str):
-        return lambda exc: QMessageBox.warning(self.window, f"Could not {what}", str(exc))
+        return failure_box(self.window, what)
 
     def show_usage(self) -> None:
         from sessionscope.gui.views.usage_view import UsageView
