@@ -247,23 +247,24 @@ def test_settings_read_and_save_the_store_off_the_ui_thread(window, qtbot):
 
 
 def test_new_events_keep_the_readers_place_unless_they_follow_the_end(window, qtbot):
+    # (waits are generous: the watcher looks every 2 s, and under a full parallel run a pass has taken longer)
     s = _select(window, qtbot, "Fix the flaky login test")
-    qtbot.waitUntil(lambda: window.branch.timeline_model.rowCount() > 5, timeout=5000)
+    qtbot.waitUntil(lambda: window.branch.timeline_model.rowCount() > 5, timeout=15000)
     rows = window.branch.timeline_model.rowCount()
     window.branch.timeline.selectRow(2)
-    qtbot.waitUntil(lambda: window.branch.detail.current_event is not None, timeout=5000)
+    qtbot.waitUntil(lambda: window.branch.detail.current_event is not None, timeout=15000)
     reading = window.branch.detail.current_event.id
-    qtbot.waitUntil(lambda: window.imports.watcher.mark is not None, timeout=5000)
+    qtbot.waitUntil(lambda: window.imports.watcher.mark is not None, timeout=15000)
     window.store.append(s.id, "message", role="user", text="another writer adds a prompt")  # as an agent would
-    qtbot.waitUntil(lambda: window.branch.timeline_model.rowCount() == rows + 1, timeout=10000)
+    qtbot.waitUntil(lambda: window.branch.timeline_model.rowCount() == rows + 1, timeout=20000)
     qtbot.wait(200)
     assert window.branch.detail.current_event.id == reading  # not thrown back to the first row
     window.branch.timeline.selectRow(rows)  # the last row: the reader follows what comes
     qtbot.waitUntil(lambda: getattr(window.branch.detail.current_event, "text", None) == "another writer adds a prompt",
-                    timeout=5000)
+                    timeout=15000)
     window.store.append(s.id, "message", role="assistant", text="and a reply")
-    qtbot.waitUntil(lambda: window.branch.timeline_model.rowCount() == rows + 2, timeout=10000)
-    qtbot.waitUntil(lambda: getattr(window.branch.detail.current_event, "text", None) == "and a reply", timeout=5000)
+    qtbot.waitUntil(lambda: window.branch.timeline_model.rowCount() == rows + 2, timeout=20000)
+    qtbot.waitUntil(lambda: getattr(window.branch.detail.current_event, "text", None) == "and a reply", timeout=15000)
 
 
 def test_a_bidi_override_in_a_title_is_shown_not_obeyed(window, qtbot):
