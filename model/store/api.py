@@ -34,7 +34,7 @@ from sessionscope.history.read_models import (
 )
 from sessionscope.recall import search
 from sessionscope.safety import audit, damage, retention
-from sessionscope.store import db
+from sessionscope.store import db, migrating
 from sessionscope.store.append import HEAD, append_event
 from sessionscope.store.ids import new_session_id, resolve
 from sessionscope.store.schema import EVENT, SESSION
@@ -52,7 +52,7 @@ def open_store(url: str | os.PathLike[str] | None = None) -> "Store":
     from sessionscope.safety import privacy
     privacy.prepare(url)  # a new store is its user's alone (0600, in a 0700 folder)
     engine = db.create_store_engine(url)
-    db.migrate(engine, url)
+    migrating.migrate(engine, url)
     return Store(url, engine)
 
 

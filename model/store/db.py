@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -23,8 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection, Engine
 
-from sessionscope.errors import MissingExtra, Refused, SchemaTooNew, StoreUnavailable
-from sessionscope.store.revision import HEAD_REVISION
+from sessionscope.errors import MissingExtra, Refused, StoreUnavailable
 
 BUSY_TIMEOUT_S = 30.0
 WRITE_RETRY_S = 120.0
@@ -438,76 +436,3 @@ def integrity(engine: Engine, quick: bool = False) -> list[str]:
     except sa.exc.DatabaseError as exc:
         return [f"the file cannot be checked: {exc.orig}"]
     return [] if rows == ["ok"] else list(rows)
-
-
-def include_name(name, type_, _parents) -> bool:
-    """Autogenerate ignores the FTS5 table and its shadow tables (made by raw SQL)."""
-    return not (type_ == "table" and name and name.startswith("event_fts"))
-
-
-def migrate(engine: Engine, url: str) -> None:
-    """Create or upgrade the schema; refuse a store newer than this code."""
-    current = _read_revision(engine)
-    if current == HEAD_REVISION:
-        return
-    from alembic.config import Config
-    from alembic.script import ScriptDirectory
-
-    cfg = Config()
-    cfg.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
-    scripts = ScriptDirectory.from_config(cfg)
-    if current is not None and not _known(scripts, current):
-        raise SchemaTooNew(
-            f"the store at {url} has schema revision {current}, newer than this "
-            f"Sessionscope knows (up to {HEAD_REVISION}); install a newer Sessionscope"
-        )
-    from alembic import command
-
-    if current is not None:  # an existing store changes shape: a copy of it as it was comes first
-        _backup_before_migration(url, current)
-    try:
-        with write_connection(engine) as conn:
-            # Re-read under the write lock: another process may have migrated meanwhile.
-            if _read_revision_conn(conn) != HEAD_REVISION:
-                cfg.attributes["connection"] = conn
-                command.upgrade(cfg, "head")
-    except sa.exc.DatabaseError as exc:
-        if sqlstate(exc) != "42501":
-            raise
-        # a team store's member: only the tables' owner changes their shape (sessionscope.safety.team)
-        raise StoreUnavailable(f"the store at {url} is at schema revision {current}, and this Sessionscope needs "
-                               f"{HEAD_REVISION}: only the owner of its tables may upgrade it — ask them to open it "
-                               "once with this version (then `sessionscope team init` again)") from exc
-
-
-def _backup_before_migration(url: str, current: str) -> None:
-    from sessionscope.safety import backup
-    try:
-        path = backup.store_file(url)
-    except Exception:
-        return  # PostgreSQL: its server's own backups
-    if path.is_file():
-        backup.make(path, "before-" + re.sub(r"[^a-z0-9]", "", HEAD_REVISION.lower())[:16])
-
-
-def _known(scripts, revision: str) -> bool:
-    try:
-        return scripts.get_revision(revision) is not None
-    except Exception:
-        return False
-
-
-def _read_revision(engine: Engine) -> str | None:
-    try:
-        with engine.connect() as conn:
-            return _read_revision_conn(conn)
-    except sa.exc.OperationalError as exc:
-        raise StoreUnavailable(_describe_operational(exc)) from exc
-    except sa.exc.DatabaseError as exc:
-        raise StoreUnavailable(f"the store is not a database Sessionscope can read: {exc.orig}") from exc
-
-
-def _read_revision_conn(conn: Connection) -> str | None:
-    if not sa.inspect(conn).has_table("alembic_version"):
-        return None
-    return conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()

@@ -82,7 +82,7 @@ def test_migrations_match_the_models(tmp_path):
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from sessionscope.store.db import include_name
+    from sessionscope.store.migrating import include_name
     from sessionscope.store.schema import SQLModel
 
     store = open_store(tmp_path / "s.db")
@@ -108,7 +108,8 @@ def test_head_revision_is_alembics_head():
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
-    from sessionscope.store import db
+    from sessionscope.store import migrating
+    from sessionscope.store.revision import HEAD_REVISION
     cfg = Config()
-    cfg.set_main_option("script_location", str(Path(db.__file__).with_name("migrations")))
-    assert ScriptDirectory.from_config(cfg).get_heads() == [db.HEAD_REVISION]
+    cfg.set_main_option("script_location", str(Path(migrating.__file__).with_name("migrations")))
+    assert ScriptDirectory.from_config(cfg).get_heads() == [HEAD_REVISION]

@@ -1,12 +1,12 @@
 """Alembic environment: the store hands over its open connection.
 
-`sessionscope.store.db.migrate` runs migrations inside its own write transaction, so two
+`sessionscope.store.migrating.migrate` runs migrations inside its own write transaction, so two
 processes opening a fresh store at once cannot both create the tables.
 """
 
 from alembic import context
 
-from sessionscope.store.db import include_name
+from sessionscope.store.migrating import include_name
 from sessionscope.store.schema import SQLModel
 
 target_metadata = SQLModel.metadata
@@ -25,5 +25,5 @@ def run_migrations_online() -> None:
 
 
 if context.is_offline_mode():
-    raise SystemExit("Sessionscope migrations run online only, through sessionscope.store.db.migrate")
+    raise SystemExit("Sessionscope migrations run online only, through sessionscope.store.migrating.migrate")
 run_migrations_online()
