@@ -38,8 +38,10 @@ from sessionscope.history import cards as said
 from sessionscope.history import pairing
 
 MARGIN, GAP, INDENT = 8, 6, 28
-MEASURE = 110  # characters a card's line holds at most: a wider window centres the column instead of
-# stretching prose past what an eye follows (code wraps within it)
+MEASURES = {"narrow": 80, "comfortable": 110, "wide": 150, "full": 0}  # characters a card's line holds at most (0: the
+# window's width); past the measure a wider window centres the column instead of stretching prose past what an eye
+# follows (code wraps within it). View ▸ Reading Width chooses; "wide" is the default.
+READER_SCALE = 1.15  # the reader's type against the application's: prose is read, the rest of the window scanned
 FETCH = 200  # events read at a time
 FRAME_BUDGET = 0.012  # seconds of card layout per frame
 DOCS = 300  # laid-out cards kept
@@ -68,6 +70,7 @@ class ReaderView(ReaderInput, QAbstractScrollArea):
         self.docs: OrderedDict = OrderedDict()
         self.heights: dict[int, int] = {}
         self.width_ = 0
+        self.measure = "wide"  # a key of MEASURES
         self.selection: tuple[int, int, int] | None = None  # card, anchor, position (text selection)
         self._press: QPoint | None = None
         self._gen = Generation()
@@ -230,12 +233,20 @@ class ReaderView(ReaderInput, QAbstractScrollArea):
     # -- layout -----------------------------------------------------------------------
 
     def column(self) -> tuple[int, int]:
-        """(left, width) of the column the cards are laid out in: the viewport's width, up to MEASURE
-        characters of the reader's type, centred."""
+        """(left, width) of the column the cards are laid out in: the viewport's width, up to the chosen measure
+        (MEASURES) in characters of the reader's type, centred."""
         width = self.viewport().width()
-        measure = self.fontMetrics().averageCharWidth() * MEASURE + 2 * PAD + BAR
+        chars = MEASURES.get(self.measure, 0)
+        measure = self.fontMetrics().averageCharWidth() * chars + 2 * PAD + BAR if chars else width
         column = min(width - 2 * MARGIN, measure)
         return (width - column) // 2, column
+
+    def set_measure(self, name: str) -> None:
+        """The column's width: a key of MEASURES (the cards are laid out again)."""
+        self.measure = name if name in MEASURES else "wide"
+        self.docs.clear()
+        self.heights.clear()
+        self.viewport().update()
 
     def _text_width(self, card: int) -> int:
         return max(120, self.column()[1] - 2 * PAD - BAR - INDENT * self.cards[card].depth)

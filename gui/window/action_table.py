@@ -28,7 +28,7 @@ Std = QKeySequence.StandardKey
 Px = QStyle.StandardPixmap
 
 MENUS = {"file": "&File", "view": "&View", "session": "&Session", "help": "&Help"}  # the menu bar, in order
-SUBMENUS = {"theme": ("view", "&Theme")}  # a submenu, at the end of its menu
+SUBMENUS = {"width": ("view", "Reading &Width"), "theme": ("view", "&Theme")}  # a submenu, at the end of its menu
 CONTEXTS = ("toolbar", "sessions", "timeline", "reader", "tree", "fork_node", "composer")
 
 
@@ -136,6 +136,13 @@ def _a(name: str, *args) -> Callable[[Any, Context], None]:
 _THEMES = tuple(Row(f"view.theme.{name}", name.title(), lambda w, c, name=name: theme.apply(name, remember=True),
                     where="theme", checkable=True) for name in theme.THEMES)
 
+_WIDTHS = tuple(Row(f"view.width.{name}", text, lambda w, c, name=name: w.layout_.set_measure(name), where="width",
+                    checkable=True, tip=tip) for name, text, tip in (
+    ("narrow", "&Narrow", "The conversation in a column of about 80 characters, centred"),
+    ("comfortable", "&Comfortable", "About 110 characters a line"),
+    ("wide", "&Wide", "About 150 characters a line (the default)"),
+    ("full", "&Full Window", "Every line as wide as the window")))
+
 TABLE: tuple[Row, ...] = (
     # File
     # the demo store is read-only: nothing is imported into made-up sessions (one Enter once put 980 files there)
@@ -220,6 +227,7 @@ TABLE: tuple[Row, ...] = (
     Row("timeline.toggle_pair", "Show/Hide &This Call's Output", lambda w, c: w.branch.toggle_pair(), "Space",
         tip="Expand or collapse the selected tool call's results (or double-click it)", where="view timeline",
         scope="children", gesture="Double-click a tool call"),
+    *_WIDTHS,
     *_THEMES,
     # the reader's own
     Row("reader.copy", "&Copy", lambda w, c: w.branch.reader.copy(), Std.Copy, tip="Copy the selected text, or the whole card",

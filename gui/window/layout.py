@@ -14,6 +14,8 @@ from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QWidget
 
+from sessionscope.gui.reader.reader_view import MEASURES, READER_SCALE
+
 PANES = ("sidebar", "list", "tree")  # the action table's view.pane.<name> rows
 ZOOM_RANGE = (-4, 12)  # points from the application's font
 NARROW_LIST = 300  # pixels: the session list as a column of titles
@@ -191,14 +193,28 @@ class PaneLayout(QObject):
     # -- type size ------------------------------------------------------------------------
 
     def set_zoom(self, steps: int) -> None:
-        """The reader's and the timeline's type, `steps` points from the application's (clamped)."""
+        """The reader's and the timeline's type, `steps` points from their own (clamped): the reader's is the
+        application's a size larger (READER_SCALE), for reading."""
         self.zoom = max(ZOOM_RANGE[0], min(ZOOM_RANGE[1], steps))
         base = QApplication.font().pointSizeF()
-        for widget in (self.branch.reader, self.branch.timeline):
+        for widget, scale in ((self.branch.reader, READER_SCALE), (self.branch.timeline, 1.0)):
             font = widget.font()
-            font.setPointSizeF(max(6.0, base + self.zoom))
+            font.setPointSizeF(max(6.0, round(base * scale, 1) + self.zoom))
             widget.setFont(font)
         QSettings().setValue("reader/zoom", self.zoom)
+
+    def set_measure(self, name: str) -> None:
+        """How wide the reader's column may grow (View ▸ Reading Width), remembered."""
+        self.branch.reader.set_measure(name)
+        name = self.branch.reader.measure
+        QSettings().setValue("reader/measure", name)
+        for key in MEASURES:
+            self._check(f"view.width.{key}", key == name)
+
+    def _check(self, action: str, on: bool) -> None:
+        a = self.actions.get(action)
+        if a is not None and a.isCheckable():
+            a.setChecked(on)
 
     # -- memory ---------------------------------------------------------------------------
 
@@ -207,6 +223,7 @@ class PaneLayout(QObject):
         for name in PANES:
             self.set_pane(name, s.value(f"layout/{name}", True, type=bool))
         self.set_zoom(s.value("reader/zoom", 0, type=int))
+        self.set_measure(s.value("reader/measure", "wide", type=str))
         if s.value("layout/narrow", False, type=bool):
             self.set_narrow(True)
         if s.value("layout/two_lines", True, type=bool):  # (two lines by default: the title, then what it is)

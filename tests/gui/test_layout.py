@@ -64,13 +64,18 @@ def test_reading_mode_shows_the_conversation_alone_and_gives_the_panes_back(wind
 
 
 def test_the_readers_type_grows_and_shrinks_and_its_column_has_a_measure(window, qtbot):
+    from PySide6.QtWidgets import QApplication
+
+    from sessionscope.gui.reader.reader_view import MEASURES, READER_SCALE
     a = window.qactions
-    reader = window.branch.reader
+    reader, timeline = window.branch.reader, window.branch.timeline
     a["view.reader"].trigger()
-    base = reader.font().pointSizeF()
+    base, table = reader.font().pointSizeF(), timeline.font().pointSizeF()
+    # the reader reads in larger type than the window's tables
+    assert base == round(QApplication.font().pointSizeF() * READER_SCALE, 1) > table
     a["view.zoom_in"].trigger()
     a["view.zoom_in"].trigger()
-    assert reader.font().pointSizeF() == base + 2 and window.branch.timeline.font().pointSizeF() == base + 2
+    assert reader.font().pointSizeF() == base + 2 and timeline.font().pointSizeF() == table + 2
     assert QSettings().value("reader/zoom", type=int) == 2
     a["view.zoom_out"].trigger()
     assert reader.font().pointSizeF() == base + 1
@@ -80,16 +85,24 @@ def test_the_readers_type_grows_and_shrinks_and_its_column_has_a_measure(window,
         a["view.zoom_out"].trigger()
     assert reader.font().pointSizeF() >= 6  # clamped, never unreadable
     a["view.zoom_reset"].trigger()
-    # a wide window centres a column of at most MEASURE characters instead of stretching the prose
-    from sessionscope.gui.reader.reader_view import MEASURE
+    # a wide window centres a column of the chosen measure instead of stretching the prose; the user widens it
     a["view.reading"].trigger()
     window.resize(2400, 900)
     qtbot.waitUntil(lambda: reader.viewport().width() > 2000)
-    left, column = reader.column()
-    assert column < reader.viewport().width() - 400 and left > 200
-    assert column <= reader.fontMetrics().averageCharWidth() * (MEASURE + 4)
-    shown = reader.visible()
-    assert shown and all(rect.left() >= left for _n, rect in shown)
+    char = reader.fontMetrics().averageCharWidth()
+    assert a["view.width.wide"].isChecked()  # the default
+    widths = {}
+    for name in ("narrow", "comfortable", "wide", "full"):
+        a[f"view.width.{name}"].trigger()
+        assert a[f"view.width.{name}"].isChecked() and QSettings().value("reader/measure") == name
+        left, column = reader.column()
+        widths[name] = column
+        if MEASURES[name]:
+            assert left > 200 and column <= char * (MEASURES[name] + 4)
+            shown = reader.visible()
+            assert shown and all(rect.left() >= left for _n, rect in shown)
+    assert widths["narrow"] < widths["comfortable"] < widths["wide"] < widths["full"] == reader.viewport().width() - 16
+    a["view.width.wide"].trigger()
     a["view.reading"].trigger()
 
 
