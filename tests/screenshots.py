@@ -1,5 +1,5 @@
-"""README's pictures of reading: the list, reading mode, the usage dashboard and an HTML export of the same
-session, each at 1280×800 and 1920×1080, light and dark:
+"""The manual's pictures: Home, the list, reading mode, the usage dashboard and an HTML export of the same
+session, each at 1366×768 and 1920×1080, light and dark:
 
     python -m tests.screenshots OUT [--corpus ../shared/corpus] [--chromium /usr/bin/chromium]
 
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-SIZES = ((1280, 800), (1920, 1080))
+SIZES = ((1366, 768), (1920, 1080))
 THEMES = ("light", "dark")
 
 
@@ -47,7 +47,7 @@ def _squeeze(path: Path) -> None:
 
 
 def window_shots(store, sid: str, out: Path) -> list[Path]:
-    """The list, reading mode and usage, at each size and theme."""
+    """Home, the list, reading mode and usage, at each size and theme."""
     from PySide6.QtCore import QSettings
 
     from sessionscope.gui.window import theme
@@ -64,6 +64,11 @@ def window_shots(store, sid: str, out: Path) -> list[Path]:
             w.resize(width, height)
             w.show()
             w.set_store(store, first_run=False)
+            _wait(app, lambda: w.pages.home.overview is not None)
+            _settle(app, 1.0)
+            path = out / f"home-{width}-{look}.png"
+            w.grab().save(str(path))
+            written.append(path)
             _wait(app, lambda: w.sessions.model.row_of(sid) >= 0)
             w.open_session(sid)
             _wait(app, lambda: w.session is not None and w.session.id == sid and w.branch.timeline_model.all_ids)

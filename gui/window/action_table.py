@@ -144,6 +144,9 @@ _WIDTHS = tuple(Row(f"view.width.{name}", text, lambda w, c, name=name: w.layout
     ("full", "&Full Window", "Every line as wide as the window")))
 
 TABLE: tuple[Row, ...] = (
+    Row("view.home", "&Home", lambda w, c: (w.pages.show_home(), w.sidebar.choose({"home": True})), "Alt+Home",
+        Px.SP_DirHomeIcon, "What happened lately: key figures, activity by day, who needs you, recent and costliest sessions",
+        where="view toolbar"),
     # File
     # the demo store is read-only: nothing is imported into made-up sessions (one Enter once put 980 files there)
     Row("app.import", "&Import Folder…", lambda w, c: w.import_commands.import_folder(), Std.Open, Px.SP_DialogOpenButton,
@@ -186,6 +189,8 @@ TABLE: tuple[Row, ...] = (
     Row("view.reader", "Conversation &Reader", lambda w, c: w.branch.set_reader(c.checked), "Ctrl+Shift+R",
         Px.SP_FileDialogInfoView, "Read the branch as a conversation, card by card (or as the table of events)",
         "Reader", where="|view toolbar reader |timeline", checkable=True),
+    Row("view.home_at_start", "Open on Home", lambda w, c: w.pages.set_home_at_start(c.checked),
+        tip="Start on Home (or on the session list)", where="view", checkable=True),
     Row("view.reading", "Reading &Mode", lambda w, c: w.layout_.set_reading(c.checked), "F8",
         tip="Only the conversation, across the window, as cards (F8 or Esc: the panes come back)", where="|view",
         checkable=True),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QThreadPool, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -87,7 +87,11 @@ def main(args) -> int:
             window.sessions.model.first_page(args.store)  # listed while the store opens
         run_task(loader, opened, failed, owner=window)
     FirstPaint(window, load)
-    return app.exec()
+    code = app.exec()
+    # a worker still reading (Home's figures, a list page) is let finish before the interpreter is torn down under
+    # it: finalised mid-query, SQLAlchemy spun at a full core for ever
+    QThreadPool.globalInstance().waitForDone(5000)
+    return code
 
 
 def _shoot_when_shown(window: MainWindow, path: str, waited_ms: int = 0) -> None:

@@ -24,6 +24,7 @@ from sessionscope.gui.window.action_table import BY_ID, Context
 from sessionscope.gui.window.import_commands import ImportCommands
 from sessionscope.gui.window.layout import PaneLayout, restore_geometry, save_geometry
 from sessionscope.gui.window.openers import Openers
+from sessionscope.gui.window.pages import HOME, Pages
 from sessionscope.gui.window.sidebar import Sidebar
 
 
@@ -71,11 +72,12 @@ class MainWindow(QMainWindow):
         self.center.addWidget(self.branch)
         self.main_split = QSplitter(Qt.Orientation.Horizontal)
         self.main_split.addWidget(self.sidebar)
-        self.main_split.addWidget(self.center)
+        self.pages = Pages(self.center)  # Home, or the list and the branch
+        self.main_split.addWidget(self.pages)
         for split in (self.main_split, self.center):
             split.setChildrenCollapsible(False)  # a pane dragged too far stops at its minimum, never vanishes
-        self.main_split.setSizes([190, 1200])
-        self.center.setSizes([600, 650])
+        self.main_split.setSizes([210, 1200])
+        self.center.setSizes([560, 690])
         self.setCentralWidget(self.main_split)
         self.busy_label = QLabel("")  # what a running action is doing (fork, rewind, delete …)
         self.busy_label.setObjectName("busy-label")
@@ -106,6 +108,7 @@ class MainWindow(QMainWindow):
         self.openers.sig_open.connect(lambda sid, eid: self.open_session(sid, eid or None))
         self.openers.sig_forward.connect(self.bring_forward)
         self.openers.sig_filter.connect(self.filter_sessions)
+        self.pages.wire(self)
         self.openers.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
         self.import_commands = ImportCommands(self, imports=self.imports, sessions=self.sessions, sidebar=self.sidebar)
         self.import_commands.sig_open.connect(lambda sid: self.open_session(sid))
@@ -178,6 +181,7 @@ class MainWindow(QMainWindow):
 
     def open_session(self, session_id: str, event_id: str | None = None) -> None:
         """Show a session (listing everything first when a filter hides it), at an event if one is named."""
+        self.pages.show_browser()
         if not self.sessions.select(session_id):
             self.sessions.select_when_listed(session_id, event_id, self.open_session)
             return
@@ -211,6 +215,7 @@ class MainWindow(QMainWindow):
 
     def filter_sessions(self, filters: dict, words: str) -> None:
         """List only some sessions (the Usage view's bar, project or source); All Sessions lists all again."""
+        self.pages.show_browser()
         self.sidebar.blockSignals(True)
         self.sidebar.clearSelection()
         self.sidebar.setCurrentItem(None)
@@ -317,6 +322,7 @@ class MainWindow(QMainWindow):
         self.branch.set_store(store)
         self.sessions.set_store(store)
         self.sidebar.set_store(store)
+        self.pages.home.set_store(store)
         self.imports.watch(store)
         self.embeds.watch(store)
         self.embeds.soon()
@@ -401,6 +407,10 @@ class MainWindow(QMainWindow):
         self.waiting_label.setToolTip("\n".join(titles))
 
     def _sidebar_filter(self, filters: dict) -> None:
+        if filters == HOME:
+            self.pages.show_home()
+            return
+        self.pages.show_browser()
         self.sessions.sidebar_filters = filters
         self.sessions.refilter()
 

@@ -5,7 +5,7 @@ saved searches."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
 from sessionscope.gui.jobs.workers import run_task
 from sessionscope.safety.untrusted import printable
@@ -27,11 +27,17 @@ class Sidebar(QTreeWidget):
         self.setHeaderHidden(True)
         self.setColumnCount(2)
         self.setRootIsDecorated(True)
+        header = self.header()  # the names take what the counts leave, as the sidebar is dragged wider or narrower
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # "payments-se…rvice": both ends of a name tell it apart
         self.itemSelectionChanged.connect(self._selected)
         self.store = None
         self.tag_counts: dict[str, int] = {}  # tag → sessions carrying it, most used first (what tags complete from)
         self.live_counts: dict[str, int] = {}  # live state → sessions in it (gui/jobs/live_tracker.py)
         self._counts = None  # the store's counts last shown
+        self.first_choice: dict = {}  # the entry chosen before the user chose one (Home's, when the window opens on it)
 
     def set_live_counts(self, counts: dict[str, int]) -> None:
         """The live states' counts (Now ▸ Working, Waiting for you, Interrupted: LiveTracker.counts), shown at the
@@ -67,8 +73,10 @@ class Sidebar(QTreeWidget):
             item = QTreeWidgetItem([label, str(count) if count != "" else ""])
             item.setData(0, Qt.ItemDataRole.UserRole, filters)
             item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
+            item.setToolTip(0, label)  # (what the column cuts; the entries below say more where they can)
             (parent.addChild(item) if parent else self.addTopLevelItem(item))
             return item
+        add(None, "⌂ Home", "", {"home": True}).setToolTip(0, "What happened lately, at a glance (Alt+Home)")
         add(None, "All sessions", total, {})
         from sessionscope.live.states import LABELS, MARKS
         now = [(state, n) for state in NOW if (n := self.live_counts.get(state))]
@@ -102,12 +110,10 @@ class Sidebar(QTreeWidget):
         for label, filters in SAVED:
             add(saved, label, "", filters)
         self.expandAll()
-        self.resizeColumnToContents(1)
-        self.setColumnWidth(0, max(140, self.width() - self.columnWidth(1) - 24))
         # the entry chosen stays chosen, wherever it sits (a tool under Tools, a project): found anywhere in
         # the tree and chosen again with signals still blocked, as the counts change under it every few seconds
         # (only the top level was searched: a source chosen fell back to no entry, then to All sessions)
-        wanted = current if current is not None else {}
+        wanted = current if current is not None else self.first_choice
         found = next((it for it in self._items() if it.data(0, Qt.ItemDataRole.UserRole) == wanted), None)
         if found is not None:
             self.setCurrentItem(found)
@@ -117,7 +123,7 @@ class Sidebar(QTreeWidget):
         """Make the entry that filters by `filters` current (All sessions for {}), saying nothing."""
         found = next((it for it in self._items() if it.data(0, Qt.ItemDataRole.UserRole) == filters), None)
         self.blockSignals(True)
-        self.setCurrentItem(found if found is not None else self.topLevelItem(0))
+        self.setCurrentItem(found if found is not None else self.topLevelItem(1))
         self.blockSignals(False)
 
     def _items(self):

@@ -41,6 +41,17 @@ class StoreViews:
         self._keep(usage.save, folded)
         return r
 
+    def overview(self, **query: Any):
+        """The home page's figures: a range's key numbers, the year's activity by day, the costliest sessions
+        (sessionscope.insight.overview); folds the sessions that changed into the usage cache, as usage does."""
+        from sessionscope.insight import overview
+        folded: dict = {}
+        with self.reader() as conn:
+            r = overview.overview(conn, folded=folded, **query)
+        from sessionscope.insight import usage
+        self._keep(usage.save, folded)
+        return r
+
     def tool_outcomes(self, **query: Any):
         """How the tool calls went, by tool, model, project or source (sessionscope.insight.outcomes.report); folds the
         sessions that changed since the last report, then caches them in one short write."""

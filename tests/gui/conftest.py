@@ -66,6 +66,7 @@ def window(qtbot, demo):
 
     make_app()
     QSettings().clear()  # each test starts from the defaults, whatever the tests before it chose
+    QSettings().setValue("view/home_at_start", False)  # (the browser's tests; Home's own start on it)
     store, ids = demo
     w = MainWindow()
     qtbot.addWidget(w)

@@ -68,7 +68,7 @@ def test_toolbar_buttons_are_labelled_and_shortcuts_are_listed(window, qtbot):
     bar = window.findChild(QToolBar, "main-toolbar")
     assert bar.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonTextUnderIcon
     labels = [a.iconText() for a in bar.actions() if not a.isSeparator()]
-    assert labels[:6] == ["Rescan", "Search", "Reader", "Usage", "Resume", "Fork"]
+    assert labels[:7] == ["Home", "Rescan", "Search", "Reader", "Usage", "Resume", "Fork"]
     from PySide6.QtWidgets import QTableWidget
     window.qactions["app.shortcuts"].trigger()
     table = window.openers.shortcuts_dialog.findChild(QTableWidget)
