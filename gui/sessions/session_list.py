@@ -19,8 +19,11 @@ from PySide6.QtWidgets import (
 
 from sessionscope.gui.sessions.session_model import COLUMNS, SessionTableModel
 from sessionscope.gui.window.tables import fit_columns, table
+from sessionscope.live.words import LABELS, MARKS, STATES
 
-STATUSES = ["any status", "active", "idle", "paused", "closed", "running", "terminated"]
+# the states the Status column shows (sessionscope.live.words), then the one a tool keeps of its own (paused)
+STATUSES = [("any state", {}), *((f"{MARKS[s]} {LABELS[s]}", {"live": s}) for s in STATES),
+            ("paused", {"status": "paused"})]
 EMPTY = ("<h2>No sessions yet</h2><p>Sessionscope looks for the sessions of Claude Code, Codex CLI, Gemini CLI and "
          "Cline where those tools keep them. A LangGraph or Agents SDK database, an Aider repository or OpenHands "
          "trajectories come in with Import; sessions behind an API (Anthropic managed agents) from a workspace you "
@@ -71,7 +74,8 @@ class SessionListPane(QStackedWidget):
         self._filter_timer.timeout.connect(self.refilter)
         self.filter.textChanged.connect(lambda: self._filter_timer.start())
         self.status_filter = QComboBox()
-        self.status_filter.addItems(STATUSES)
+        self.status_filter.addItems([words for words, _f in STATUSES])
+        self.status_filter.setToolTip("Only the sessions in this state, as the Status column shows it")
         self.status_filter.currentIndexChanged.connect(self.refilter)
         listed = QWidget()
         lay = QVBoxLayout(listed)
@@ -136,9 +140,7 @@ class SessionListPane(QStackedWidget):
 
     def refilter(self, *_) -> None:
         filters = dict(self.sidebar_filters)
-        status = self.status_filter.currentText()
-        if status != "any status":
-            filters["status"] = status
+        filters |= STATUSES[max(0, self.status_filter.currentIndex())][1]
         filters["text"] = self.filter.text().strip()
         filters["include_archived"] = self.archived_action.isChecked()
         self.model.set_filters(**filters)

@@ -233,8 +233,12 @@ class SessionTableModel(QAbstractTableModel):
         token = self._gen.next()
         store, filters, sort, desc = self.store, dict(self.filters), self.sort_key, self.descending
         live = filters.pop("live", None)
-        if live is not None:  # the sidebar's Now: the sessions in that live state at the last look
-            filters["session_ids"] = [sid for sid, st in self.live.items() if st.state == live]
+        if live is not None:  # the sidebar's Now, the list's state: the sessions in that live state at the last look
+            ids = [sid for sid, st in self.live.items() if st.state == live]
+            if filters.get("session_ids") is not None:  # (and among those listed already: a day of Home, a bar)
+                keep = set(filters["session_ids"])
+                ids = [sid for sid in ids if sid in keep]
+            filters["session_ids"] = ids
 
         def query():
             return _listed(store.sessions(sort=sort, descending=desc, **filters), store.fork_counts())

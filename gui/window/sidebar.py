@@ -11,7 +11,7 @@ from sessionscope.gui.jobs.workers import run_task
 from sessionscope.safety.untrusted import printable
 
 TAGS_SHOWN = 40  # the most used; the others are a filter away (list --tag, the Tags cell)
-SAVED = [("Active now", {"status": "active"}), ("Paused", {"status": "paused"})]
+SAVED = [("Working now", {"live": "working"}), ("Paused", {"status": "paused"})]
 NOW = ("needs_approval", "waiting", "working", "interrupted")  # the live states the sidebar lists, with counts
 NOW_TIPS = {"needs_approval": "a tool asks for your permission",
             "waiting": "the last reply ended its turn, and the tool is open (or was, recently)",

@@ -141,3 +141,32 @@ def test_a_tool_that_keeps_one_tag_is_offered_one(window, qtbot):
     session = window.store.sessions()[0]
     dialog = TagsDialog([session], ["release"], single_tag=True)
     assert dialog.add.completer().single
+
+
+def test_the_state_filter_speaks_the_status_columns_words(window, qtbot):
+    """The filter offered active/running/terminated (the stored lifecycle) while every view shows the live states:
+    each choice now lists exactly the sessions whose Status cell says it."""
+    from PySide6.QtCore import Qt
+
+    from sessionscope.gui.sessions.session_list import STATUSES
+    from sessionscope.gui.sessions.session_model import COLUMNS
+    from sessionscope.live.words import LABELS
+    col = [key for key, *_r in COLUMNS].index("status")
+    lst, m = window.sessions, window.sessions.model
+    qtbot.waitUntil(lambda: bool(m.live), timeout=10000)
+    words = [lst.status_filter.itemText(i) for i in range(lst.status_filter.count())]
+    assert words[0] == "any state" and all(any(LABELS[s] in w for w in words) for s in LABELS)
+    assert not {"active", "running", "terminated"} & set(words)
+    everyone = m.rowCount()
+    seen = 0
+    for i, (said, filters) in enumerate(STATUSES[1:-1], start=1):
+        lst.status_filter.setCurrentIndex(i)
+        want = sorted(sid for sid, st in m.live.items() if st.state == filters["live"])
+        qtbot.waitUntil(lambda want=want: sorted(m.rows[r].id for r in range(m.rowCount())) == want, timeout=10000)
+        for r in range(m.rowCount()):
+            cell = (m.index(r, col).data(Qt.ItemDataRole.ToolTipRole) or "") + (m.index(r, col).data() or "")
+            assert LABELS[filters["live"]] in cell.lower(), said
+        seen += m.rowCount()
+    assert seen == everyone  # every session is in one state
+    lst.status_filter.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: m.rowCount() == everyone, timeout=10000)
