@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
 
 from sessionscope.gui.jobs.workers import Generation, run_task
 from sessionscope.gui.views.usage_view import RANGES, remembered
+from sessionscope.history import cards as call_cards
+from sessionscope.safety.untrusted import printable
 
 GROUPS = [("by tool", "tool"), ("by model", "model"), ("by project", "project"), ("by source", "source")]
 COLUMNS = ["Name", "Calls", "Failed", "Failure rate", "Errors", "Refused", "Stopped", "p50", "p90", "Retries",
@@ -50,6 +52,18 @@ def seconds_text(value: float | None) -> str:
     if value is None:
         return "–"
     return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.1f} s" if value < 60 else f"{value / 60:.1f} min"
+
+
+def _first_words(text: str, limit: int) -> str:
+    """A tool's output as one line (its control characters shown escaped), cut at `limit`."""
+    text = printable(" ".join((text or "").split()))
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _call_words(e) -> str:
+    """A call as the reader's card says it ("Bash: pytest -x", "Edit src/app.py"), not its JSON input."""
+    made = call_cards.calls(e.payload or "")
+    return _first_words(call_cards.summary(made[0]) if made else (e.text or ""), 160)
 
 
 class RateBar(QStyledItemDelegate):
@@ -201,22 +215,28 @@ class OutcomesView(QDialog):
             self.failures_label.setText(f"{o.name}: no failed calls")
             return
 
+        said_ids = [o.failed_results[c] for c in ids if c in o.failed_results]
+
         def work():
             events = store.events_by_ids(ids)
+            said = {e.id: e for e in store.events_by_ids(said_ids)}
             titles = {sid: store.session(sid).title for sid in {e.session_id for e in events}}
-            return events, titles
+            return events, said, titles
         self.failures_label.setText(f"{o.name}: {o.failures:,} failed calls — reading them…")
         run_task(work, lambda result: self._listed(token, o, *result), self._failed, owner=self)
 
-    def _listed(self, token, o, events, titles) -> None:
+    def _listed(self, token, o, events, said, titles) -> None:
         if not self._gen.current(token):
             return
         self.failures.clear()
         for e in sorted(events, key=lambda e: -(e.ts or 0)):
-            text = " ".join((e.text or "").split())[:160]
-            item = QListWidgetItem(f"{(titles.get(e.session_id) or e.session_id[:8])[:60]} — {text}")
+            result = said.get(o.failed_results.get(e.id, ""))
+            error = _first_words(result.text if result is not None else "", 220) or "no result came: it was stopped"
+            item = QListWidgetItem(f"{_call_words(e)}\n    {error}")
             item.setData(Qt.ItemDataRole.UserRole, (e.session_id, e.id))
-            item.setToolTip("Open the session at this call (Enter or double-click)")
+            item.setToolTip(f"{printable(titles.get(e.session_id) or e.session_id)}\n\n"
+                            f"{_first_words(result.text if result is not None else '', 1200)}\n\n"
+                            "Open the session at this call (Enter or double-click)")
             self.failures.addItem(item)
         shown = len(events)
         more = f" (the {shown:,} kept to look at)" if shown < o.failures else ""

@@ -28,7 +28,7 @@ from sqlalchemy.engine import Connection
 from sessionscope.history import cards, pairing
 from sessionscope.store.schema import EVENT, SESSION, SOURCE, TOOL_CACHE
 
-FOLD_VERSION = 1  # a cached fold of an older version is folded again
+FOLD_VERSION = 2  # a cached fold of an older version is folded again (2: the failed calls' results kept)
 BUCKETS = 48  # 10 ms … ~2.3 days
 KEPT_IDS = 20  # failed calls remembered per session, tool and kind
 REFUSED = re.compile(r"doesn'?t want to proceed with this tool use|tool use was rejected|permission (?:was )?denied by "
@@ -94,13 +94,15 @@ class _Row:
     counts: list[int] = field(default_factory=lambda: [0] * len(COUNTS))
     hist: dict[int, int] = field(default_factory=dict)
     failed: list[str] = field(default_factory=list)  # call event ids
+    said: dict[str, str] = field(default_factory=dict)  # a failed call → its result's event id (what the tool said)
 
     def dump(self) -> list:
-        return [*self.counts, {str(k): v for k, v in sorted(self.hist.items())}, self.failed]
+        return [*self.counts, {str(k): v for k, v in sorted(self.hist.items())}, self.failed, self.said]
 
 
 def fold(conn: Connection, session_id: str) -> list[list]:
-    """The session's outcomes, [[day, tool, model, *COUNTS, {bucket: calls}, [failed call ids]], …]."""
+    """The session's outcomes, [[day, tool, model, *COUNTS, {bucket: calls}, [failed call ids], {failed call id:
+    its result's id}], …]."""
     fallback = conn.execute(sa.select(SESSION.c.model).where(SESSION.c.id == session_id)).scalar() or ""
     q = (sa.select(EVENT.c.id, EVENT.c.ts, EVENT.c.kind, EVENT.c.role, EVENT.c.text, EVENT.c.payload,
                    EVENT.c.sidechain)
@@ -154,6 +156,7 @@ def fold(conn: Connection, session_id: str) -> list[list]:
                 failed_sigs.add(sigs[hit])
                 if len(r.failed) < KEPT_IDS:
                     r.failed.append(hit)
+                    r.said[hit] = eid
         elif not side:  # a user's message: a correction or an interruption blames the call right before it
             pairer.see(eid, kind, payload, side)
             if (INTERRUPTED.search(text[:200]) or CORRECTION.search(text[:200])) and last_call[False]:
@@ -215,6 +218,7 @@ class Outcome:
     hist: dict[int, int] = field(default_factory=dict)
     sessions: set[str] = field(default_factory=set)
     failed_ids: list[str] = field(default_factory=list)  # some of the failed calls (event ids), newest sessions first
+    failed_results: dict[str, str] = field(default_factory=dict)  # of those, a call → its result's event id
 
     @property
     def failures(self) -> int:
@@ -274,7 +278,7 @@ def report(conn: Connection, *, by: str = "tool", since: str = "", until: str = 
         for day, name, model, *rest in outcomes[sid]:
             if (since and day < since) or (until and day > until) or (tool is not None and name != tool):
                 continue
-            counts, hist, failed = rest[:len(COUNTS)], rest[len(COUNTS)], rest[len(COUNTS) + 1]
+            counts, hist, failed, said = rest[:len(COUNTS)], rest[len(COUNTS)], rest[len(COUNTS) + 1], rest[len(COUNTS) + 2]
             key = {"tool": name, "model": model or "(unknown model)", "project": project or "(no project)",
                    "source": source}[by]
             o = groups.setdefault(key, Outcome(key))
@@ -284,5 +288,7 @@ def report(conn: Connection, *, by: str = "tool", since: str = "", until: str = 
                 o.hist[int(b)] = o.hist.get(int(b), 0) + n
             o.sessions.add(sid)
             if len(o.failed_ids) < 500:
-                o.failed_ids += failed[:500 - len(o.failed_ids)]
+                kept = failed[:500 - len(o.failed_ids)]
+                o.failed_ids += kept
+                o.failed_results.update((c, said[c]) for c in kept if c in said)
     return sorted(groups.values(), key=lambda o: (-o.calls, o.name))

@@ -22,7 +22,7 @@ def _calls(store):
     t = time.time() - 3600
     for i, (name, output, error) in enumerate([("Bash", "Exit code 1", False), ("Bash", "ok", False),
                                                ("Read", "text", False), ("Bash", "boom", True)]):
-        store.append(sid, "tool_call", role="assistant", text=f"{name} {{}}", ts=t + 10 * i,
+        store.append(sid, "tool_call", role="assistant", text=f'{name} {{"n": {i}}}', ts=t + 10 * i,
                      payload={"id": f"c{i}", "name": name, "input": {"n": i}})
         store.append(sid, "tool_result", role="tool", text=output, ts=t + 10 * i + 2,
                      payload={"tool_use_id": f"c{i}", "output": output, "is_error": error})
@@ -42,7 +42,11 @@ def test_the_outcomes_view_lists_tools_and_opens_a_failure(window, qtbot, store)
     assert "6 calls" not in v.summary.text() and "<b>4</b> calls" in v.summary.text()
     v.table.selectRow(bash)
     qtbot.waitUntil(lambda: v.failures.count() == 2, timeout=10000)
-    assert "tests failing" in v.failures.item(0).text()
+    # each failure says what was called, as the reader's card does, and what the tool answered: not its JSON input
+    listed = [v.failures.item(i).text() for i in range(2)]
+    assert listed[0].startswith("Bash") and "boom" in listed[0] and "Exit code 1" in listed[1]
+    assert not any('{"n"' in text for text in listed)
+    assert "tests failing" in v.failures.item(0).toolTip()
     first = v.failures.item(0).data(Qt.ItemDataRole.UserRole)
     v.failures.itemActivated.emit(v.failures.item(0))
     qtbot.waitUntil(lambda: window.session is not None and window.session.id == sid, timeout=10000)
