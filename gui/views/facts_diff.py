@@ -9,35 +9,66 @@ import json
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QTextBrowser, QVBoxLayout
 
 from sessionscope.gui.jobs.workers import Generation, run_task
+from sessionscope.gui.window import design
+
+NAMES = {"cwd": "Working folder", "git_branch": "Git branch", "model": "Model", "todos": "Todos", "plan": "Plan",
+         "title": "Title", "decision": "Decision"}
+KINDS = {"file": "File", "pr": "Pull request"}
 
 
 def _text(value) -> str:
     return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-def diff_html(d) -> str:
-    """The FactDiff as HTML: green added, red removed, changed values as a line diff."""
+def fact_name(key: str) -> str:
+    """A fact's key as words: "file:/src/app.py" → "File /src/app.py", "git_branch" → "Git branch"."""
+    kind, _, rest = key.partition(":")
+    if rest and kind in KINDS:
+        return f"{KINDS[kind]} {rest}"
+    return NAMES.get(key, key.replace("_", " ").capitalize())
+
+
+def fact_value(value) -> str:
+    """A value in a line: a file's operation ("write"), a list of todos by how many are done, a plan's first line."""
+    if isinstance(value, list) and all(isinstance(t, dict) for t in value):
+        done = sum(1 for t in value if t.get("status") == "completed")
+        return f"{len(value)} todos, {done} done"
+    text = " ".join(_text(value).split())
+    return text if len(text) <= 90 else text[:89] + "…"
+
+
+def diff_html(d, a: str = "A", b: str = "B") -> str:
+    """The FactDiff as a table of what differs, A's value beside B's (— where one has none), each change said in
+    words; a changed value of several lines (a plan, todos) as a line diff under its row."""
     if d.is_empty():
         return "<p>The facts are the same at both points.</p>"
-    out = []
-    for key, value in d.added.items():
-        out.append(f"<h4 style='color:#2e7d32'>+ {html.escape(key)}</h4><pre style='color:#2e7d32'>"
-                   f"{html.escape(_text(value))}</pre>")
-    for key, value in d.removed.items():
-        out.append(f"<h4 style='color:#c62828'>− {html.escape(key)}</h4><pre style='color:#c62828'>"
-                   f"{html.escape(_text(value))}</pre>")
-    for key, (old, new) in d.changed.items():
+    good, bad, muted = (design.colour(n).name() for n in ("good", "bad", "muted"))
+    rows = []
+
+    def row(key: str, old: str, new: str, said: str, colour: str, more: str = "") -> None:
+        rows.append(f"<tr><td><b>{html.escape(fact_name(key))}</b></td><td>{old}</td><td>{new}</td>"
+                    f"<td style='color:{colour}'>{said}</td></tr>" + (f"<tr><td></td><td colspan=3>{more}</td></tr>"
+                                                                       if more else ""))
+    none = f"<span style='color:{muted}'>—</span>"
+    for key, value in sorted(d.added.items()):
+        row(key, none, html.escape(fact_value(value)), f"only in {html.escape(b)}", good)
+    for key, value in sorted(d.removed.items()):
+        row(key, html.escape(fact_value(value)), none, f"only in {html.escape(a)}", bad)
+    for key, (old, new) in sorted(d.changed.items()):
         lines = []
-        for line in difflib.ndiff(_text(old).splitlines(), _text(new).splitlines()):
-            tag, body = line[:2], html.escape(line[2:])
-            if tag == "+ ":
-                lines.append(f"<span style='color:#2e7d32'>+ {body}</span>")
-            elif tag == "- ":
-                lines.append(f"<span style='color:#c62828'>− {body}</span>")
-            elif tag == "  ":
-                lines.append(f"  {body}")
-        out.append(f"<h4>~ {html.escape(key)}</h4><pre>{'<br>'.join(lines)}</pre>")
-    return "".join(out)
+        if "\n" in _text(old) or "\n" in _text(new):
+            for line in difflib.ndiff(_text(old).splitlines(), _text(new).splitlines()):
+                tag, body = line[:2], html.escape(line[2:])
+                if tag == "+ ":
+                    lines.append(f"<span style='color:{good}'>+ {body}</span>")
+                elif tag == "- ":
+                    lines.append(f"<span style='color:{bad}'>− {body}</span>")
+                elif tag == "  ":
+                    lines.append(f"  {body}")
+        row(key, html.escape(fact_value(old)), html.escape(fact_value(new)), "changed", muted,
+            f"<pre>{'<br>'.join(lines)}</pre>" if lines else "")
+    head = "".join(f"<th align=left>{html.escape(h)}</th>" for h in ("Fact", a, b, ""))
+    return f"<table cellspacing=0 cellpadding=4 width='100%'><tr>{head}</tr>{''.join(rows)}</table>"
 
 
 class FactsDiffDialog(QDialog):

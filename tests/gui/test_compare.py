@@ -40,7 +40,9 @@ def test_two_sessions_selected_compare_from_the_fork_point(window, qtbot):
     assert by_id[main.id].files == ["tests/helpers.py"] and by_id[fork.id].files == []
     assert by_id[fork.id].outcome == "Retries would hide real failures; I would not recommend it."
     assert by_id[main.id].cost is not None and by_id[main.id].cost > 0
-    assert "decision" in view.facts.toPlainText() and "Files (1)" == view.tabs.tabText(2)
+    assert "Decision" in view.facts.toPlainText() and "Files (1)" == view.tabs.tabText(2)
+    facts = view.facts.toPlainText()  # a table in words, A beside B: not "− file:… write"
+    assert "Fact" in facts and ("only in" in facts or "changed" in facts) and "file:" not in facts
     assert "parted after" in view.left.toPlainText() and "parted after" in view.right.toPlainText()
     assert "Retries would hide" in (view.left.toPlainText() + view.right.toPlainText())
     first = c.a.session_id
@@ -108,3 +110,12 @@ def test_a_claude_code_fork_parts_where_its_copies_end(store, tmp_path):
     reverse = compare(store, (fork.session_id, None), (origin.session_id, None))
     assert reverse.shared == 3 and reverse.fork_point.text == "Fix it by waiting"  # (the fork's copy of it)
     assert [e.text for e in reverse.a.events] == ["Retrying instead."]
+
+
+def test_facts_are_named_in_words():
+    from sessionscope.gui.views.facts_diff import fact_name, fact_value
+    assert fact_name("file:/src/app.py") == "File /src/app.py" and fact_name("git_branch") == "Git branch"
+    assert fact_name("pr:https://x/1") == "Pull request https://x/1" and fact_name("deploy_target") == "Deploy target"
+    assert fact_value([{"content": "a", "status": "completed"}, {"content": "b", "status": "pending"}]) == \
+        "2 todos, 1 done"
+    assert fact_value("write") == "write" and len(fact_value("x" * 500)) == 90

@@ -155,7 +155,7 @@ def test_facts_diff_dialog(window, qtbot):
     qtbot.addWidget(dialog)
     qtbot.waitUntil(lambda: hasattr(dialog, "last_diff"), timeout=5000)
     text = dialog.view.toPlainText()
-    assert "decision" in text and ("wait_for_cookie" in text or "explicit" in text)
+    assert "Decision" in text and ("wait_for_cookie" in text or "explicit" in text)
 
 
 def test_search_opens_the_hit(window, qtbot):
