@@ -10,8 +10,10 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-_FORMATTERS = {False: HtmlFormatter(noclasses=True, style="friendly", nowrap=False),
-               True: HtmlFormatter(noclasses=True, style="monokai", nowrap=False)}  # light, dark palette
+# light, dark palette; on the pane's own background: QTextBrowser paints a block's background line by line, so the
+# style's own drew a bar behind each line (light bars on a dark pane)
+_FORMATTERS = {False: HtmlFormatter(noclasses=True, style="friendly", nowrap=False, nobackground=True),
+               True: HtmlFormatter(noclasses=True, style="monokai", nowrap=False, nobackground=True)}
 
 
 def code_html(text: str, language: str = "json") -> str:

@@ -38,7 +38,10 @@ def test_code_follows_the_palette_and_ansi_codes_are_not_text(qapp):
     dark.setColor(QPalette.ColorRole.Base, QColor("#2b2b2b"))
     qapp.setPalette(dark)
     try:
-        assert code_html('{"a": 1}') != light and "#272822" in code_html('{"a": 1}')  # monokai's background
+        dark_html = code_html('{"a": 1}')
+        assert dark_html != light and "#F8F8F2" in dark_html  # monokai's light text
+        # on the pane's own background: the style's drew a bar behind each line
+        assert "background" not in dark_html and "background" not in light
     finally:
         qapp.setPalette(old)
     e = EventView(id="e1", session_id="s", parent_id=None, seq=1, depth=0, ts=0.0, kind="tool_result", role="tool",
