@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -46,7 +47,9 @@ class Card(QFrame):
                       f"{src.label}")
         title = QLabel(_plain(w.session.title or "(untitled)", 120))
         title.setTextFormat(Qt.TextFormat.PlainText)
+        title.setWordWrap(True)
         title.setStyleSheet("font-size: 110%; font-weight: 600")
+        head.setWordWrap(True)
         lay = QVBoxLayout(self)
         lay.addWidget(head)
         lay.addWidget(title)
@@ -69,6 +72,9 @@ class Card(QFrame):
         why.setWordWrap(True)
         why.setEnabled(False)  # (drawn muted: the evidence, not the message)
         lay.addWidget(why)
+        for label in self.findChildren(QLabel):  # a word longer than the card (a path, a hash) is cut, not a scroll
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, label.sizePolicy().verticalPolicy())
+            label.setToolTip(label.text())
         row = QHBoxLayout()
         remote = bool(src.remote_home)
         self.answer = QPushButton("Reply…" if remote else "Open in Its Tool")
@@ -102,11 +108,13 @@ class NeedsYouView(QDialog):
         self.cards_layout.addStretch()
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the cards fit the width
+        self.scroll = scroll
         scroll.setWidget(self.cards)
         lay = QVBoxLayout(self)
         lay.addWidget(self.summary)
         lay.addWidget(scroll, 1)
-        self.resize(560, 640)
+        self.resize(720, 640)
         geometry = QSettings().value("needs_you/geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)

@@ -162,3 +162,25 @@ def test_the_hooks_are_installed_and_removed_from_settings(window, qtbot, tmp_pa
     row.remove.click()
     qtbot.waitUntil(lambda: row.label.text() == "Hooks: Claude Code: not installed", timeout=10000)
     assert json.loads((home / ".claude" / "settings.json").read_text()) == {"model": "opus"}
+
+
+def test_a_card_fits_the_view_however_long_its_words(window, qtbot):
+    """The view was narrower than its cards: a horizontal scroll, and a button cut at the right edge."""
+    from sessionscope.gui.views.needs_you import NeedsYouView
+    from sessionscope.live.needs_you import Waiting
+    from sessionscope.live.states import Live
+    s = window.store.sessions(limit=1)[0]
+    long_word = "/very/long/path/" + "x" * 300
+    view = NeedsYouView(window.store)
+    qtbot.addWidget(view)
+    view.show()
+    view._show([Waiting(s, Live("needs_approval", "a tool asks", time.time() - 60), "Run it? " + long_word,
+                        f"Bash: cat {long_word}")])
+    qtbot.waitUntil(lambda: len(_cards(view)) == 1)
+    qtbot.wait(50)
+    card = _cards(view)[0]
+    assert not view.scroll.horizontalScrollBar().isVisible() and view.width() >= 720
+    for button in card.findChildren(QPushButton):
+        right = button.mapTo(view.scroll.viewport(), button.rect().topRight()).x()
+        assert button.isVisible() and right <= view.scroll.viewport().width(), button.text()
+    view.close()
