@@ -14,9 +14,10 @@ import subprocess
 
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from sessionscope import ops
+from sessionscope.gui.dialogs import ask
 from sessionscope.gui.jobs.workers import ACTOR, run_task
 from sessionscope.gui.sessions.batch_actions import BatchActions
 from sessionscope.gui.sessions.restore_actions import RestoreActions
@@ -172,10 +173,9 @@ class SessionActions(QObject):
         text = f"The new session holds the conversation {where}:\n“{preview}”"
         if note := src.fork_prompt(session):
             text += f"\n\n{note}"
-        title, ok = QInputDialog.getText(self.window, "Fork at End of Turn" if end_of_turn else "Fork",
-                                         f"{text}\n\nTitle of the new session:",
-                                         text=f"{session.title or session.id[:8]} (fork)")
-        if not ok:
+        title = ask.text(self.window, "Fork at End of Turn" if end_of_turn else "Fork",
+                         f"{text}\n\nTitle of the new session:", f"{session.title or session.id[:8]} (fork)")
+        if title is None:
             return
         store = self.store
 
@@ -200,16 +200,16 @@ class SessionActions(QObject):
             "Rewound" + (f" ({ch.note})" if ch.note else "")))
 
     def compact(self, session) -> None:
-        summary, ok = QInputDialog.getMultiLineText(self.window, "Compact", "Summary of the session so far:")
-        if ok and summary.strip():
+        summary = ask.text(self.window, "Compact", "Summary of the session so far:", lines=True)
+        if summary is not None:
             store = self.store
-            self.run("compact", lambda: ops.compact(store, session.id, summary.strip(), actor=ACTOR))
+            self.run("compact", lambda: ops.compact(store, session.id, summary, actor=ACTOR))
 
     def rename(self, session) -> None:
-        title, ok = QInputDialog.getText(self.window, "Rename", "New title:", text=session.title)
-        if ok and title.strip():
+        title = ask.text(self.window, "Rename", "New title:", session.title or "")
+        if title is not None:
             store = self.store
-            self.run("rename", lambda: ops.rename(store, session.id, title.strip(), actor=ACTOR))
+            self.run("rename", lambda: ops.rename(store, session.id, title, actor=ACTOR))
 
     def tag(self, session) -> None:
         from sessionscope import sources

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QHeaderView,
-    QInputDialog,
     QLabel,
     QPushButton,
     QTableWidget,
@@ -150,5 +149,5 @@ class NotesView(MarksView):
 
 def ask_note(parent, title: str, text: str = "") -> str | None:
     """A note's Markdown, asked for in a dialog (None: cancelled or empty)."""
-    answer, ok = QInputDialog.getMultiLineText(parent, title, "Markdown; it stays yours (no rescan touches it):", text)
-    return answer.strip() if ok and answer.strip() else None
+    from sessionscope.gui.dialogs import ask
+    return ask.text(parent, title, "Markdown; it stays yours (no rescan touches it):", text, lines=True)

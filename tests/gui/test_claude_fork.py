@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QInputDialog
 
+from sessionscope.gui.dialogs import ask
 from sessionscope.sources.claude_code import import_paths
 from tests.gui.pages import answer_tags
 from tests.sources.test_claude_fidelity import original_up_to, read_back, tool_loop
@@ -46,7 +46,7 @@ def test_fork_here_ends_at_the_event_and_says_so(claude_window, qtbot, monkeypat
     window, t, ids = claude_window
     _select_event(window, qtbot, ids["read"])
     asked = []
-    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: asked.append(a[2]) or ("cut at the read", True))
+    monkeypatch.setattr(ask, "text", lambda *a, **k: asked.append(a[2]) or "cut at the read")
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
         window.qactions["session.fork"].trigger()
     ch = blocker.args[0]
@@ -58,7 +58,7 @@ def test_fork_here_ends_at_the_event_and_says_so(claude_window, qtbot, monkeypat
 
 def test_fork_at_end_of_turn_from_the_tree(claude_window, qtbot, monkeypatch):
     window, t, ids = claude_window
-    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("whole turn", True))
+    monkeypatch.setattr(ask, "text", lambda *a, **k: "whole turn")
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
         from sessionscope.gui.window.action_table import BY_ID  # what the tree menu's entry does, with its node's event id
         window.run_action(BY_ID["session.fork_turn"], window.context(event=ids["mid_text"]))
@@ -90,7 +90,7 @@ def test_claude_actions_through_the_window(claude_window, qtbot, monkeypatch, tm
 
     def run(action_id, text=None):
         if text is not None:
-            monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: (text, True))
+            monkeypatch.setattr(ask, "text", lambda *a, **k: text)
         with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
             window.qactions[action_id].trigger()
         return blocker.args[0]
@@ -125,7 +125,7 @@ def test_a_fork_of_an_old_session_did_not_run_until_today_and_compare_finds_it(c
     with that fork instead of saying there is none."""
     window, t, ids = claude_window
     _select_event(window, qtbot, ids["read"])  # a call left open at the cut: an interruption is added
-    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("the old fork", True))
+    monkeypatch.setattr(ask, "text", lambda *a, **k: "the old fork")
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
         window.qactions["session.fork"].trigger()
     fork = blocker.args[0].session
@@ -146,7 +146,7 @@ def test_deleting_a_fork_offers_to_remove_the_transcript_sessionscope_wrote(clau
     from PySide6.QtWidgets import QMessageBox
     window, t, ids = claude_window
     _select_event(window, qtbot, ids["read"])
-    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("to delete", True))
+    monkeypatch.setattr(ask, "text", lambda *a, **k: "to delete")
     with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
         window.qactions["session.fork"].trigger()
     fork = blocker.args[0].session

@@ -4,8 +4,9 @@ and the timeline marks it, search finds it, View ▸ Notes lists, changes and re
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QInputDialog, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 
+from sessionscope.gui.dialogs import ask
 from tests.gui.pages import choose_first_reply, loaded
 
 
@@ -15,10 +16,11 @@ def test_a_note_is_written_shown_found_changed_and_removed(window, qtbot, monkey
     event = choose_first_reply(window, qtbot)
     asked = []
 
-    def answer(parent, title, label, text=""):
+    def answer(parent, title, label, text="", lines=False):
         asked.append((title, text))
-        return ("We chose **retries with jitter**", True) if not text else ("retries with jitter, capped at 5", True)
-    monkeypatch.setattr(QInputDialog, "getMultiLineText", staticmethod(answer))
+        assert lines  # a note is paragraphs
+        return "We chose **retries with jitter**" if not text else "retries with jitter, capped at 5"
+    monkeypatch.setattr(ask, "text", answer)
     timeline.setFocus()
     qtbot.keyClick(timeline, Qt.Key.Key_N)
     qtbot.waitUntil(lambda: [n.event_id for n in store.notes(s.id)] == [event.id], timeout=10000)

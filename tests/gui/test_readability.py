@@ -146,3 +146,23 @@ def test_the_demo_store_takes_no_import_and_import_folder_starts_at_home(window,
     window.set_store(store, first_run=False, demo=False)
     window.qactions["app.import"].trigger()
     assert asked and asked[0][2] == str(Path.home())
+
+
+def test_rename_and_note_boxes_are_sized_for_what_is_typed(qapp, qtbot):
+    """QInputDialog's static boxes opened 175 px wide: a title was cut as it was typed, a note written in a slot."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QInputDialog
+
+    from sessionscope.gui.dialogs import ask
+    seen = []
+
+    def look_and_answer(typed: str):
+        box = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QInputDialog) and w.isVisible())
+        seen.append((box.width(), box.textValue()))
+        box.setTextValue(typed)
+        box.accept()
+    QTimer.singleShot(200, lambda: look_and_answer("  a new title  "))
+    assert ask.text(None, "Rename", "New title:", "old title") == "a new title"
+    QTimer.singleShot(200, lambda: look_and_answer("   "))
+    assert ask.text(None, "Note", "Markdown:", lines=True) is None  # nothing typed is no answer
+    assert seen[0] == (ask.WIDTH[False], "old title") and seen[1][0] >= ask.WIDTH[True] > ask.WIDTH[False] >= 500

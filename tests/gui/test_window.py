@@ -7,8 +7,9 @@ import subprocess
 import sys
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QInputDialog, QMessageBox, QToolButton
+from PySide6.QtWidgets import QMessageBox, QToolButton
 
+from sessionscope.gui.dialogs import ask
 from tests.conftest import REPO
 from tests.gui.pages import loaded
 
@@ -104,7 +105,7 @@ def test_fork_rewind_compact_rename(window, qtbot, monkeypatch):
     window.branch.timeline.selectRow(1)
     qtbot.waitUntil(lambda: window.branch.detail.current_event is not None, timeout=5000)
     event = window.branch.detail.current_event
-    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("triage, take two", True))
+    monkeypatch.setattr(ask, "text", lambda *a, **k: "triage, take two")
     busy = []
     window.actions_.sig_busy.connect(lambda what: busy.append((what, window.busy_label.isVisible())))
     with _wait_changes(window, qtbot) as blocker:
@@ -124,11 +125,11 @@ def test_fork_rewind_compact_rename(window, qtbot, monkeypatch):
     with _wait_changes(window, qtbot):
         window.qactions["session.rewind"].trigger()
     assert window.store.session(s.id).head_event_id == event.id
-    monkeypatch.setattr(QInputDialog, "getMultiLineText", lambda *a, **k: ("triaged 3 issues", True))
+    monkeypatch.setattr(ask, "text", lambda *a, **k: "triaged 3 issues")
     with _wait_changes(window, qtbot):
         window.qactions["session.compact"].trigger()
     assert window.store.resume_context(s.id).transcript[0].text == "triaged 3 issues"
-    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("Renamed bot", True))
+    monkeypatch.setattr(ask, "text", lambda *a, **k: "Renamed bot")
     with _wait_changes(window, qtbot):
         window.qactions["session.rename"].trigger()
     assert window.store.session(s.id).title == "Renamed bot"

@@ -1,0 +1,24 @@
+"""A line or a few paragraphs asked for, in a box sized for what is typed (QInputDialog's static getText opened
+175 px wide: a title was cut as it was typed, a note written in a slot)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialog, QInputDialog, QWidget
+
+WIDTH = {False: 520, True: 640}  # a line, several lines
+
+
+def text(parent: QWidget | None, title: str, label: str, value: str = "", *, lines: bool = False) -> str | None:
+    """What the user typed, stripped (None: cancelled or nothing typed)."""
+    box = QInputDialog(parent)
+    box.setWindowTitle(title)
+    box.setLabelText(label)
+    box.setInputMode(QInputDialog.InputMode.TextInput)
+    if lines:
+        box.setOption(QInputDialog.InputDialogOption.UsePlainTextEditForTextInput)
+    box.setTextValue(value)
+    box.setMinimumWidth(WIDTH[lines])
+    box.resize(WIDTH[lines], 360 if lines else box.sizeHint().height())
+    answer = box.textValue().strip() if box.exec() == QDialog.DialogCode.Accepted else ""
+    box.deleteLater()
+    return answer or None
