@@ -23,9 +23,10 @@ vitals = lazy("sessionscope.insight.vitals")  # SQLAlchemy: after the first pain
 # what a reader looks for first comes first: at 1440 px the title, last activity, events and cost show
 COLUMNS = [
     ("title", "Title", "title"), ("updated", "Last activity", "updated"), ("events", "Events", "events"),
-    ("cost", "Cost", None), ("tokens", "Tokens", "tokens"), ("status", "Status", "status"),
-    ("source", "Source", None), ("active", "Active", None), ("turns", "Turns", None), ("failed", "Failed", None),
-    ("tests", "Tests", None), ("project", "Project", "project"), ("tags", "Tags", None), ("branches", "Forks", None),
+    ("cost", "Cost", "cost"), ("tokens", "Tokens", "tokens"), ("status", "Status", "status"),
+    ("source", "Source", "source"), ("active", "Active", "active"), ("turns", "Turns", "turns"),
+    ("failed", "Failed", "failed"), ("tests", "Tests", "tests"), ("project", "Project", "project"),
+    ("tags", "Tags", "tags"), ("branches", "Forks", "branches"),
 ]
 _COLUMN = {key: i for i, (key, _, _) in enumerate(COLUMNS)}
 VITAL = {"active": "active", "turns": "turns", "failed": "failures", "tests": "tests"}  # column → its vital sign
@@ -140,6 +141,36 @@ URGENT = ("needs_approval", "waiting", "working", "interrupted")  # marked befor
 FIRST_PAGE = 500  # rows listed before the store is open (first_page): more than a screen holds
 
 
+# the orders the store sorts by (sessionscope.history.reading.SORT_COLUMNS, named here: importing it is SQLAlchemy's
+# second, which the first page is read without)
+STORE_SORTS = frozenset({"updated", "created", "title", "events", "tokens", "status", "project"})
+# the orders the store has no column for, worked out on the worker over the rows listed: what the cells show
+# (a cost, a vital sign, the tool's name, the first tag, the forks); a row with none sorts last either way
+_WORKED_OUT = {
+    "cost": lambda store, ids: store.session_costs(ids),
+    "active": lambda store, ids: {sid: v.active_s for sid, v in store.vitals(ids).items()},
+    "turns": lambda store, ids: {sid: v.turns for sid, v in store.vitals(ids).items()},
+    "failed": lambda store, ids: {sid: v.failures for sid, v in store.vitals(ids).items()},
+    "tests": lambda store, ids: {sid: v.test_runs for sid, v in store.vitals(ids).items()},
+}
+
+
+def _sorted(store, rows: list, forks: dict, key: str, descending: bool) -> list:
+    """`rows` (newest first) in the order of a column the store cannot sort by."""
+    if key in _WORKED_OUT:
+        values = _WORKED_OUT[key](store, [r.id for r in rows])
+        of = lambda r: values.get(r.id)  # noqa: E731
+    elif key == "source":
+        of = lambda r: tool_label(r.source_kind).lower()  # noqa: E731
+    elif key == "tags":
+        of = lambda r: min(r.tags).lower() if r.tags else None  # noqa: E731
+    else:  # branches
+        of = lambda r: forks.get(r.id) or None  # noqa: E731
+    known = [r for r in rows if of(r) is not None]
+    known.sort(key=of, reverse=descending)  # (stable: ties keep the newest first)
+    return known + [r for r in rows if of(r) is None]
+
+
 def _listed(rows, forks) -> tuple:
     """What the list keeps of a reading of it, worked out on the worker that read it (20,000 rows: ~30 ms the
     UI thread would spend with every reload): rows, fork counts, {id: row}, {id: event count}, project labels."""
@@ -196,7 +227,7 @@ class SessionTableModel(QAbstractTableModel):
         replaces them; a click on one waits for it (SessionList)."""
         from sessionscope.store.quick import FILTERS
         filters, sort, desc = dict(self.filters), self.sort_key, self.descending
-        if not set(filters) <= FILTERS:
+        if not set(filters) <= FILTERS or sort not in STORE_SORTS:
             return
 
         def query():
@@ -241,7 +272,11 @@ class SessionTableModel(QAbstractTableModel):
             filters["session_ids"] = ids
 
         def query():
-            return _listed(store.sessions(sort=sort, descending=desc, **filters), store.fork_counts())
+            if sort in STORE_SORTS:
+                return _listed(store.sessions(sort=sort, descending=desc, **filters), store.fork_counts())
+            forks = store.fork_counts()
+            return _listed(_sorted(store, store.sessions(sort="updated", descending=True, **filters), forks, sort, desc),
+                           forks)
         run_task(query, lambda result: self._swap(token, *result), owner=self, urgent=True)
 
     def _swap(self, token: int, rows, forks, rows_by_id, counts, project_label) -> None:
