@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from sessionscope.gui.jobs.workers import Generation, run_task
 from sessionscope.gui.views.usage_view import RANGES, remembered
+from sessionscope.gui.window.tables import sort_arrows
 from sessionscope.history import cards as call_cards
 from sessionscope.safety.untrusted import printable
 
@@ -124,6 +125,7 @@ class OutcomesView(QDialog):
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.setItemDelegateForColumn(RATE_COLUMN, RateBar(self.table))
+        self.table.horizontalHeader().setStyle(sort_arrows())  # ▼ on a descending order, as in the list
         self.table.setSortingEnabled(True)
         self.sort = (1, Qt.SortOrder.DescendingOrder)  # the most used first, until a header is clicked
         self.table.horizontalHeader().sortIndicatorChanged.connect(lambda col, order: setattr(self, "sort", (col, order)))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QProxyStyle, QStyle, QStyleOptionHeader, QTableView
 
 
 def fit_columns(view: QTableView, stretch: int, stretch_width: int = 0, fixed: dict[int, int] | None = None,
@@ -66,6 +66,28 @@ def fit_columns(view: QTableView, stretch: int, stretch_width: int = 0, fixed: d
         header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
 
 
+class SortArrows(QProxyStyle):
+    """The sort arrow as people read it: ▼ on a descending order (newest first), ▲ on an ascending one. Fusion
+    draws them the other way round (Qt's old convention), so a list sorted newest-first showed ▲."""
+
+    def drawPrimitive(self, element, option, painter, widget=None) -> None:
+        if element == QStyle.PrimitiveElement.PE_IndicatorHeaderArrow and isinstance(option, QStyleOptionHeader):
+            flipped = QStyleOptionHeader(option)
+            up, down = QStyleOptionHeader.SortIndicator.SortUp, QStyleOptionHeader.SortIndicator.SortDown
+            flipped.sortIndicator = {up: down, down: up}.get(option.sortIndicator, option.sortIndicator)
+            option = flipped
+        super().drawPrimitive(element, option, painter, widget)
+
+
+_ARROWS: list[SortArrows] = []  # one style for every header, kept alive here (a widget does not own its style)
+
+
+def sort_arrows() -> SortArrows:
+    if not _ARROWS:
+        _ARROWS.append(SortArrows())
+    return _ARROWS[0]
+
+
 def table(model, sort_column: int | None = None) -> QTableView:
     """A list's table; with `sort_column`, sortable by a header click, sorted by that column, descending, at first."""
     view = QTableView()
@@ -78,6 +100,7 @@ def table(model, sort_column: int | None = None) -> QTableView:
     view.setAlternatingRowColors(True)
     view.setWordWrap(False)
     if sort_column is not None:
+        view.horizontalHeader().setStyle(sort_arrows())
         view.setSortingEnabled(True)
         view.sortByColumn(sort_column, Qt.SortOrder.DescendingOrder)
     return view

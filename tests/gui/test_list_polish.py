@@ -108,24 +108,39 @@ def test_a_paged_table_fits_its_columns_to_the_first_page_read_and_to_marks(qtbo
     qtbot.waitUntil(lambda: view.columnWidth(0) > first, timeout=2000)
 
 
-def test_a_column_that_cannot_sort_keeps_the_arrow_on_the_order_shown(window, qtbot):
-    """#60: Sort by Cost did nothing while its arrow moved there. The arrow stays on the order the rows are in;
-    a column that sorts reorders the rows and takes the arrow."""
+def test_every_column_sorts_both_ways(window, qtbot):
+    """#60: Sort by Cost did nothing while its arrow moved there. Every column sorts, each way: the store's own
+    columns in SQL, the others (cost, the vital signs, the tool, the first tag, the forks) over the rows listed,
+    worked out here again from the store's answers; a row with nothing to sort by goes last."""
     from PySide6.QtCore import Qt
 
-    from sessionscope.gui.sessions.session_model import COLUMNS
-    view, model = window.sessions.view, window.sessions.model
+    from sessionscope.gui.sessions.session_model import COLUMNS, STORE_SORTS, tool_label
+    from sessionscope.history.reading import SORT_COLUMNS
+    assert STORE_SORTS == set(SORT_COLUMNS)
+    view, model, store = window.sessions.view, window.sessions.model, window.store
     header = view.horizontalHeader()
-    column = {c[0]: i for i, c in enumerate(COLUMNS)}
     qtbot.waitUntil(lambda: model.rowCount() > 1, timeout=5000)
-    before = [s.id for s in model.rows]
-    view.sortByColumn(column["cost"], Qt.SortOrder.AscendingOrder)
-    assert header.sortIndicatorSection() == column["updated"]
-    assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder and [s.id for s in model.rows] == before
-    with qtbot.waitSignal(model.sig_loaded, timeout=5000):
-        view.sortByColumn(column["title"], Qt.SortOrder.AscendingOrder)
-    titles = [s.title.lower() for s in model.rows]
-    assert header.sortIndicatorSection() == column["title"] and titles == sorted(titles)
+    ids = [s.id for s in model.rows]
+    costs, signs, forks = store.session_costs(ids), store.vitals(ids), store.fork_counts()
+    expected = {
+        "title": lambda s: (s.title or "").lower(), "updated": lambda s: s.updated_at, "events": lambda s: s.event_count,
+        "tokens": lambda s: s.tokens_in + s.tokens_out, "status": lambda s: s.status, "project": lambda s: s.project,
+        "cost": lambda s: costs.get(s.id), "source": lambda s: tool_label(s.source_kind).lower(),
+        "active": lambda s: signs[s.id].active_s, "turns": lambda s: signs[s.id].turns,
+        "failed": lambda s: signs[s.id].failures, "tests": lambda s: signs[s.id].test_runs,
+        "tags": lambda s: min(s.tags).lower() if s.tags else None, "branches": lambda s: forks.get(s.id) or None}
+    assert set(expected) == {c[0] for c in COLUMNS}
+    for i, (key, _label, sort) in enumerate(COLUMNS):
+        assert sort is not None, key
+        for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+            with qtbot.waitSignal(model.sig_loaded, timeout=10000):
+                view.sortByColumn(i, order)
+            values = [expected[key](s) for s in model.rows]
+            known = [v for v in values if v is not None]
+            assert values[:len(known)] == known, key  # nothing to sort by: last
+            assert known == sorted(known, reverse=order == Qt.SortOrder.DescendingOrder), (key, order)
+            assert header.sortIndicatorSection() == i and header.sortIndicatorOrder() == order
+            assert sorted(s.id for s in model.rows) == sorted(ids)
 
 
 def test_a_tool_that_keeps_one_tag_is_offered_one(window, qtbot):
@@ -170,3 +185,33 @@ def test_the_state_filter_speaks_the_status_columns_words(window, qtbot):
     assert seen == everyone  # every session is in one state
     lst.status_filter.setCurrentIndex(0)
     qtbot.waitUntil(lambda: m.rowCount() == everyone, timeout=10000)
+
+
+def test_the_sort_arrow_points_down_on_newest_first(window, qtbot):
+    """#60: the list sorted newest first showed ▲ (Fusion's convention). Drawn through the list header's own style:
+    a descending order's arrow is widest at its top (▼), an ascending one's at its bottom (▲)."""
+    from PySide6.QtCore import QRect, Qt
+    from PySide6.QtGui import QImage, QPainter
+    from PySide6.QtWidgets import QStyle, QStyleOptionHeader
+
+    header = window.sessions.view.horizontalHeader()
+    assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder  # the list's first order: newest first
+
+    def widths(indicator) -> list[int]:
+        image = QImage(24, 24, QImage.Format.Format_ARGB32)
+        image.fill(Qt.GlobalColor.white)
+        option = QStyleOptionHeader()
+        option.initFrom(header)
+        option.rect = QRect(0, 0, 24, 24)
+        option.sortIndicator = indicator
+        painter = QPainter(image)
+        header.style().drawPrimitive(QStyle.PrimitiveElement.PE_IndicatorHeaderArrow, option, painter, header)
+        painter.end()
+        rows = [sum(image.pixelColor(x, y).lightness() < 200 for x in range(24)) for y in range(24)]
+        return [n for n in rows if n]
+
+    # QHeaderView asks for SortUp on a descending order and SortDown on an ascending one (qheaderview.cpp)
+    descending, ascending = (widths(QStyleOptionHeader.SortIndicator.SortUp),
+                             widths(QStyleOptionHeader.SortIndicator.SortDown))
+    assert descending and ascending
+    assert descending[0] > descending[-1] and ascending[0] < ascending[-1], (descending, ascending)
