@@ -28,7 +28,9 @@ def _lexer(language: str):
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound
     try:
-        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
+        # (ensurenl: a last line without its newline was an error token to the diff lexer, drawn in a red box or
+        # on a pink ground instead of green; the newline added is stripped again below)
+        return get_lexer_by_name(language, stripnl=False, ensurenl=True)
     except ClassNotFound:
         return None
 
