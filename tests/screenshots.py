@@ -1,10 +1,12 @@
-"""The manual's pictures: Home, the list, reading mode, the usage dashboard and an HTML export of the same
-session, each at 1366×768 and 1920×1080, light and dark:
+"""The manual's pictures: Home, the list, reading mode, the usage dashboard, Compare, Needs You and an HTML export
+of the same session, each at 1366×768 and 1920×1080, light and dark:
 
     python -m tests.screenshots OUT [--corpus ../shared/corpus] [--chromium /usr/bin/chromium]
 
-Imports the corpus into a fresh store in OUT, picks its longest Claude Code session, draws the window
-offscreen (its own settings, in a scratch folder) and the export in headless Chromium, and writes
+Imports the corpus into a fresh store in OUT, picks its longest Claude Code session (a note is put on its first
+edit, whose diff the reader opens), draws the window offscreen (its own settings, in a scratch folder) and the
+export in headless Chromium; Compare and Needs You are drawn over the demo store (its forks, a session waiting);
+and writes
 OUT/<subject>-<width>-<theme>.png, squeezed with pngquant where it is installed. Not a test: a person
 looks at what it writes (and copies it to resources/screenshots/).
 """
@@ -41,9 +43,17 @@ def _settle(app, seconds: float = 0.8) -> None:
 
 
 def _squeeze(path: Path) -> None:
+    """The picture in 256 colours: pngquant where it is installed, else Qt's own palette (a window's few colours
+    survive either; a fifth of the size)."""
     if shutil.which("pngquant"):
         subprocess.run(["pngquant", "--force", "--skip-if-larger", "--quality", "70-95", "--output", str(path),
                         str(path)], check=False)
+        return
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QImage
+    image = QImage(str(path))
+    flags = Qt.ImageConversionFlag.ThresholdDither | Qt.ImageConversionFlag.AvoidDither
+    image.convertToFormat(QImage.Format.Format_Indexed8, flags).save(str(path), "PNG", 9)
 
 
 def window_shots(store, sid: str, out: Path) -> list[Path]:
@@ -77,6 +87,7 @@ def window_shots(store, sid: str, out: Path) -> list[Path]:
                 if name == "reading":
                     w.layout_.set_reading(True)
                     r = w.branch.reader
+                    _open_first_edit(app, w)
                     _wait(app, lambda: r.cards and r.visible() and all(r.event_id(n) in r.events
                                                                         for n, _rect in r.visible()))
                     _settle(app)
@@ -100,6 +111,82 @@ def window_shots(store, sid: str, out: Path) -> list[Path]:
                 w.openers.usage_view.close()
             w.close()
             _settle(app, 0.3)
+    return written
+
+
+def _open_first_edit(app, w) -> None:
+    """The reader at the branch's first edit, opened: its diff, and the note on it."""
+    tm, r = w.branch.timeline_model, w.branch.reader
+    edit = next((eid for eid in tm.all_ids if (e := w.store.event(eid)) is not None and e.kind == "tool_call"
+                 and (e.text or "").startswith(("Edit", "MultiEdit", "Write"))), None)
+    _wait(app, lambda: bool(r.cards))
+    if edit is None:
+        return
+    r.opened.add(edit)
+    r.docs.clear()
+    r.heights.clear()
+    card = r.card_for(edit)
+    if card > 3:
+        r.top, r.offset = card - 3, 0  # (a few cards above it: what led to the edit)
+        r._clamp()
+    r.viewport().update()
+
+
+def demo_shots(out: Path) -> list[Path]:
+    """Compare (the demo's fork beside its origin) and Needs You (a session waiting for an answer), over the demo
+    store, at each size and theme."""
+    import tempfile
+
+    from PySide6.QtCore import QSettings
+
+    from sessionscope import open_store
+    from sessionscope.gui.window import theme
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
+    from sessionscope.store.demo import build_demo
+
+    app = make_app()
+    store = open_store(Path(tempfile.mkdtemp(prefix="sessionscope-demo-")) / "demo.db")
+    build_demo(store)
+    rows = store.sessions(limit=100)
+    main = next(r for r in rows if r.title == "Fix the flaky login test")
+    fork = next(r for r in rows if r.forked_from_session == main.id)
+    waiting = [r for r in rows if r.source_kind == "native" and r.id not in (main.id, fork.id)][:2]
+    for r in waiting:
+        store.append(r.id, "message", role="assistant", text="Both are in. Shall I open the pull request now, or "
+                     "run the whole suite once more first?")
+    written = []
+    for look in THEMES:
+        theme.apply(look)
+        for width, height in SIZES:
+            QSettings().clear()
+            QSettings().setValue("view/home_at_start", False)
+            w = MainWindow()
+            w.resize(width, height)
+            w.show()
+            w.set_store(store, first_run=False)
+            _wait(app, lambda: w.sessions.model.row_of(fork.id) >= 0)
+            w.openers.open_compare((main.id, None), (fork.id, None))
+            view = w.openers.compare_view
+            _wait(app, lambda: view.result is not None)
+            view.resize(width, height)
+            _settle(app, 1.0)
+            written.append(out / f"compare-{width}-{look}.png")
+            view.grab().save(str(written[-1]))
+            view.close()
+            w.live.refresh()
+            _wait(app, lambda: any(st.state == "waiting" for st in w.live.states.values()))
+            w.openers.show_needs_you()
+            needs = w.openers.needs_you_view
+            _wait(app, lambda: bool(needs.items))
+            needs.resize(min(760, width), min(700, height))
+            _settle(app, 1.0)
+            written.append(out / f"needs-you-{width}-{look}.png")
+            needs.grab().save(str(written[-1]))
+            needs.close()
+            w.close()
+            _settle(app, 0.3)
+    store.close()
     return written
 
 
@@ -144,7 +231,13 @@ def main(argv: list[str] | None = None) -> int:
     importing.import_paths(store, [args.corpus])
     sessions = [s for s in store.sessions(limit=10_000) if s.source_kind == "claude_code"]
     sid = max(sessions, key=lambda s: s.event_count).id
-    written = window_shots(store, sid, args.out) + export_shots(store, sid, args.out, args.chromium)
+    edit = next((e for e in store.events(sid) if e.kind == "tool_call" and (e.text or "").startswith(("Edit", "Write"))),
+                None)
+    if edit is not None:
+        from sessionscope import ops
+        ops.note_add(store, sid, "Kept: this is **the** change to look at first; the rest follows from it.", edit.id)
+    written = (window_shots(store, sid, args.out) + demo_shots(args.out)
+               + export_shots(store, sid, args.out, args.chromium))
     for path in written:
         _squeeze(path)
         print(path, file=sys.stderr)

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -73,7 +72,7 @@ class Card(QFrame):
         why.setEnabled(False)  # (drawn muted: the evidence, not the message)
         lay.addWidget(why)
         for label in self.findChildren(QLabel):  # a word longer than the card (a path, a hash) is cut, not a scroll
-            label.setSizePolicy(QSizePolicy.Policy.Ignored, label.sizePolicy().verticalPolicy())
+            label.setMinimumWidth(1)  # (below its longest word: its height still follows its width)
             label.setToolTip(label.text())
         row = QHBoxLayout()
         remote = bool(src.remote_home)
