@@ -90,7 +90,7 @@ def main(args) -> int:
     code = app.exec()
     # a worker still reading (Home's figures, a list page) is let finish before the interpreter is torn down under
     # it: finalised mid-query, SQLAlchemy spun at a full core for ever
-    QThreadPool.globalInstance().waitForDone(5000)
+    QThreadPool.globalInstance().waitForDone(2000)
     return code
 
 

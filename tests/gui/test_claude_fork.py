@@ -166,3 +166,24 @@ def test_deleting_a_fork_offers_to_remove_the_transcript_sessionscope_wrote(clau
         window.qactions["session.delete"].trigger()
     assert not path.exists() and Path(window.store.session(t.session_id).id)  # the origin stays
     assert window.store.audit_log(fork.id)[0]["action"] == "delete.files"
+
+
+def test_after_a_fork_the_window_shows_the_fork_with_one_count(claude_window, qtbot, monkeypatch):
+    """#60: after a fork the window stayed on the original, the list said "0 events" where the header said 7, and
+    the new fork was "● working". The fork is shown at once, the list and the header count the same, and a fork
+    of old lines is not working."""
+    window, t, ids = claude_window
+    _select_event(window, qtbot, ids["read"])
+    monkeypatch.setattr(ask, "text", lambda *a, **k: "cut at the read")
+    with qtbot.waitSignal(window.actions_.sig_changes, timeout=20000) as blocker:
+        window.qactions["session.fork"].trigger()
+    new = blocker.args[0].session.id
+    m = window.sessions.model
+    qtbot.waitUntil(lambda: window.session.id == new and m.row_of(new) >= 0
+                    and "cut at the read" in window.branch.timeline_label.text(), timeout=5000)
+    assert window.sessions.view.currentIndex().row() == m.row_of(new)
+    stored = window.store.session(new).event_count
+    assert m.rows[m.row_of(new)].event_count == stored and f"of {stored} events" in window.branch.timeline_label.text()
+    window.live.refresh()
+    qtbot.waitUntil(lambda: new in m.live, timeout=10000)
+    assert m.live[new].state != "working"

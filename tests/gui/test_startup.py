@@ -92,3 +92,22 @@ def test_the_window_paints_before_sqlalchemy_is_imported():
                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip().splitlines()[-1] == "[]"  # (the window's first paint waits for none of it)
+
+
+def test_the_process_ends_soon_after_the_window_closes(tmp_path):
+    """#60: the process stayed 6–8 s after its window closed. Timed from the window's last word (the screenshot
+    written, the app told to quit) to the process's end, with the first run's look and the live states running."""
+    import time
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "HOME": str(tmp_path / "home")}
+    (tmp_path / "home").mkdir()
+    child = subprocess.Popen([sys.executable, "-m", "sessionscope.cli", "--demo", "--screenshot",
+                              str(tmp_path / "shot.png")], cwd=REPO, env=env, stderr=subprocess.PIPE, text=True)
+    said = ""
+    for line in child.stderr:
+        said += line
+        if line.startswith("sessionscope: wrote"):
+            break
+    told = time.monotonic()
+    assert child.wait(timeout=60) == 0, said + child.stderr.read()
+    assert time.monotonic() - told < 2.5
