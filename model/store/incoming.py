@@ -34,6 +34,9 @@ class NewEvent:
     fallback_parent: str | None = None
     # the payload as SQLite keeps it (sessionscope.store.payloads.pack), when the reader process packed it already
     packed: str | bytes | None = None
+    # False for a tool's record of the user's own marks (Claude Code's title and tag lines, and the title they set):
+    # kept like any line, but not counted among the session's events, so renaming or tagging leaves the count be
+    counted: bool = True
 
     def __reduce__(self):  # pickled (by the reader process) as its values: 5x faster than the slots' state
         return NewEvent, tuple(getattr(self, f) for f in _NEW_EVENT_FIELDS)

@@ -144,7 +144,7 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
     insert_rows(conn, rows)
     search.index_range(conn, first_pk, first_pk + len(rows) - 1)
 
-    added = {"event_count": len(rows), "tokens_in": sum(e.tokens_in for e in fresh),
+    added = {"event_count": sum(1 for e in fresh if e.counted), "tokens_in": sum(e.tokens_in for e in fresh),
              "tokens_out": sum(e.tokens_out for e in fresh)}
     # the row read above is current: this transaction holds the store's write lock (db.write_connection)
     values: dict[str, Any] = {"last_seq": seq, "last_hash": last_hash} | {k: s[k] + n for k, n in added.items()}

@@ -170,6 +170,30 @@ def test_rename_and_tag_through_the_sdk(store, home):
     assert [a["action"] for a in store.audit_log(t.session_id)][:3] == ["tag", "tag", "rename"]
 
 
+def test_marks_leave_the_sessions_counts_be(store, home):
+    """#60: star, pin, note, rename and tag raised a Claude Code session's event count (24 of 43 after a few marks):
+    the title and tag lines the SDK appends are kept, and not counted, nor is the title they set; the branch shown
+    and the list's count stay what they were, and so does its cost (worked out again only when the count moves)."""
+    pytest.importorskip("claude_agent_sdk")
+    t, path, *_ = _branchy(home)
+    import_paths(store, [home.parent])
+    s = store.session(t.session_id)
+    count, branch, kept = s.event_count, store.branch_ids(s.id), len(store.events(s.id))
+    head = store.events(s.id)[-1].id
+    ops.star(store, s.id)
+    ops.pin(store, s.id, head)
+    ops.note_add(store, s.id, "look here", head)
+    ops.rename(store, s.id, "A better title")
+    ops.tag(store, s.id, ["review"])
+    ops.rename(store, s.id, "An even better title")
+    written = [orjson.loads(x)["type"] for x in path.read_bytes().splitlines()[-3:]]
+    assert written == ["custom-title", "tag", "custom-title"]  # the marks are in the tool's own file
+    after = store.session(s.id)
+    assert after.title == "An even better title" and after.tags == ("review",)
+    assert len(store.events(s.id)) > kept  # and kept in the store, line for line
+    assert after.event_count == count and store.branch_ids(s.id) == branch
+
+
 def test_rename_without_the_file_changes_only_the_store(store, tmp_path, home):
     t, path, *_ = _branchy(tmp_path / "elsewhere")
     import_paths(store, [path])

@@ -31,6 +31,9 @@ META_TYPES = NOISE_TYPES | frozenset({
     "ai-title", "agent-name", "pr-link", "frame-link", "worktree-state", "relocated",
     "bridge-session", "content-replacement", "tag",
 })
+# What records the user's own marks (a rename, a tag; and the title Claude Code gives a session as it goes): kept, not
+# counted among the session's events (NewEvent.counted), nor is the title fact they set
+MARK_TYPES = frozenset({"custom-title", "ai-title", "agent-name", "tag"})
 # Claude Code's file checkpoints: a snapshot of the tracked files' backups per prompt (and 2.1.x deltas).
 CHECKPOINT_TYPES = frozenset({"file-history-snapshot", "file-history-delta"})
 CHAIN_TYPES = frozenset({"user", "assistant", "system", "progress", "attachment"})
@@ -201,6 +204,7 @@ def convert(line_offset: int, raw: str, obj: dict[str, Any], ctx: FileContext) -
         # it is; another value (`../../.ssh`, `--x`) is no id, as if the line had none
         sid = said if is_safe_id(said) else f"orphan-{uuid.uuid5(NS, ctx.file_key)}"
     st = ctx.session(sid)
+    first = len(st.events)
     ts = parse_ts(obj.get("timestamp"))
     activity = ts is not None and t not in NOISE_TYPES
     ts = ts if ts is not None else ctx.last_ts
@@ -244,6 +248,9 @@ def convert(line_offset: int, raw: str, obj: dict[str, Any], ctx: FileContext) -
         anchor = event_id if uid else st.last_chain
         if anchor:
             _extract_facts(t, obj, anchor, ts, st)
+    if t in MARK_TYPES:
+        for e in st.events[first:]:
+            e.counted = False
 
 
 def _usage(obj: dict[str, Any], st: SessionState) -> tuple[int, int]:
