@@ -81,7 +81,8 @@ class HomeView(QScrollArea):
         self.needing: dict = {}
         self._gen = Generation()
         self._stale = True  # read again when next shown
-        self._later = QTimer(self, singleShot=True, interval=1500, timeout=self.refresh)  # imports come in bursts
+        self._later = QTimer(self, singleShot=True, interval=1500)  # imports come in bursts
+        self._later.timeout.connect(self.refresh)
         page = QWidget()
         page.setObjectName("home-page")
         self.setWidget(page)
@@ -96,7 +97,7 @@ class HomeView(QScrollArea):
         self.range.setObjectName("home-range")
         self.range.addItems([label for label, _d in RANGES])
         self._widen = not QSettings().contains("home/range")  # until the user chooses, an empty range widens
-        self.range.setCurrentText(QSettings().value("home/range", "Last 30 days", type=str))
+        self.range.setCurrentText(str(QSettings().value("home/range", "Last 30 days", type=str)))
         self.range.currentIndexChanged.connect(self._range_chosen)
         head.addWidget(self.range)
         lay.addLayout(head)
@@ -118,7 +119,8 @@ class HomeView(QScrollArea):
         self.metric_box = QComboBox()
         self.metric_box.setObjectName("home-metric")
         self.metric_box.addItems([m.title() for m in METRICS])
-        self.metric_box.setCurrentIndex(max(0, self.metric_box.findText(QSettings().value("home/metric", "Messages", type=str))))
+        chosen = str(QSettings().value("home/metric", "Messages", type=str))
+        self.metric_box.setCurrentIndex(max(0, self.metric_box.findText(chosen)))
         self.heatmap.set_metric(self.metric_box.currentIndex())
         self.metric_box.currentIndexChanged.connect(self._metric_chosen)
         activity, activity_lay = _card(lay, "Activity, the last year by day: a day clicked lists its sessions")

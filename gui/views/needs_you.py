@@ -108,7 +108,7 @@ class NeedsYouView(QDialog):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the cards fit the width
-        self.scroll = scroll
+        self.cards_scroll = scroll  # (not `scroll`: QWidget.scroll is a method)
         scroll.setWidget(self.cards)
         lay = QVBoxLayout(self)
         lay.addWidget(self.summary)

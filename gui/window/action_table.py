@@ -136,15 +136,24 @@ def _a(name: str, *args) -> Callable[[Any, Context], None]:
 _THEMES = tuple(Row(f"view.theme.{name}", name.title(), lambda w, c, name=name: theme.apply(name, remember=True),
                     where="theme", checkable=True) for name in theme.THEMES)
 
-_WIDTHS = tuple(Row(f"view.width.{name}", text, lambda w, c, name=name: w.layout_.set_measure(name), where="width",
-                    checkable=True, tip=tip) for name, text, tip in (
+def _width(name: str) -> Callable[[Any, Context], None]:
+    return lambda w, c: w.layout_.set_measure(name)
+
+
+def _home(w: Any, _c: Context) -> None:
+    w.pages.show_home()
+    w.sidebar.choose({"home": True})
+
+
+_WIDTHS = tuple(Row(f"view.width.{name}", text, _width(name), where="width", checkable=True, tip=tip)
+                for name, text, tip in (
     ("narrow", "&Narrow", "The conversation in a column of about 80 characters, centred"),
     ("comfortable", "&Comfortable", "About 110 characters a line"),
     ("wide", "&Wide", "About 150 characters a line (the default)"),
     ("full", "&Full Window", "Every line as wide as the window")))
 
 TABLE: tuple[Row, ...] = (
-    Row("view.home", "&Home", lambda w, c: (w.pages.show_home(), w.sidebar.choose({"home": True})), "Alt+Home",
+    Row("view.home", "&Home", _home, "Alt+Home",
         Px.SP_DirHomeIcon, "What happened lately: key figures, activity by day, who needs you, recent and costliest sessions",
         where="view toolbar"),
     # File

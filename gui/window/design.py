@@ -15,27 +15,31 @@ application's style sheet that applies them. Views ask here instead of choosing 
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QFont, QPalette
+from typing import TypeVar
+
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
+
+W = TypeVar("W", bound=QWidget)
 
 SCALE = {"caption": 0.85, "body": 1.0, "reader": 1.15, "heading": 1.25, "title": 1.5, "figure": 1.9}
 SPACE = (4, 8, 12, 16, 24, 32)
 RADIUS = 6
 
-PALETTE = {
+PALETTE: dict[bool, dict[str, str]] = {  # light (False), dark (True)
     False: {"surface": "#f6f7f9", "raised": "#ffffff", "border": "#dfe3e8", "text": "#1f2328", "muted": "#5f6b7a",
-            "accent": "#2f6fdb", "good": "#1a7f37", "warn": "#9a6700", "bad": "#cf222e",
-            "ramp": ("#ebedf0", "#c6dbf7", "#8db7ef", "#4f8be0", "#1f5fbf")},
+            "accent": "#2f6fdb", "good": "#1a7f37", "warn": "#9a6700", "bad": "#cf222e"},
     True: {"surface": "#1e2023", "raised": "#26292e", "border": "#3a3f46", "text": "#e6e8eb", "muted": "#a0a8b3",
-           "accent": "#6ea4f5", "good": "#57c26a", "warn": "#d8a93b", "bad": "#f0747a",
-           "ramp": ("#2c3036", "#1f3b63", "#2c5b9c", "#4682d6", "#7fb2f5")},
+           "accent": "#6ea4f5", "good": "#57c26a", "warn": "#d8a93b", "bad": "#f0747a"},
 }
+RAMP: dict[bool, tuple[str, ...]] = {False: ("#ebedf0", "#c6dbf7", "#8db7ef", "#4f8be0", "#1f5fbf"),  # the accent's,
+                                     True: ("#2c3036", "#1f3b63", "#2c5b9c", "#4682d6", "#7fb2f5")}  # nothing to most
 
 
 def dark() -> bool:
     """Whether the application's palette is dark (its window colour, whatever theme set it)."""
-    app = QApplication.instance()
-    return app is not None and app.palette().color(QPalette.ColorRole.Window).lightness() < 128
+    return QApplication.instance() is not None and \
+        QGuiApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
 
 
 def colour(name: str) -> QColor:
@@ -45,7 +49,7 @@ def colour(name: str) -> QColor:
 
 def ramp() -> tuple[str, ...]:
     """The heatmap's five steps, nothing to most."""
-    return PALETTE[dark()]["ramp"]
+    return RAMP[dark()]
 
 
 def font(step: str, bold: bool = False, base: QFont | None = None) -> QFont:
@@ -57,7 +61,7 @@ def font(step: str, bold: bool = False, base: QFont | None = None) -> QFont:
     return f
 
 
-def style(widget: QWidget, step: str, bold: bool = False, muted: bool = False) -> QWidget:
+def style(widget: W, step: str, bold: bool = False, muted: bool = False) -> W:
     """`widget` in a step of the type scale (and the muted text colour); returns it."""
     widget.setFont(font(step, bold))
     if muted:

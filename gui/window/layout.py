@@ -223,7 +223,7 @@ class PaneLayout(QObject):
         for name in PANES:
             self.set_pane(name, s.value(f"layout/{name}", True, type=bool))
         self.set_zoom(s.value("reader/zoom", 0, type=int))
-        self.set_measure(s.value("reader/measure", "wide", type=str))
+        self.set_measure(str(s.value("reader/measure", "wide", type=str)))
         if s.value("layout/narrow", False, type=bool):
             self.set_narrow(True)
         if s.value("layout/two_lines", True, type=bool):  # (two lines by default: the title, then what it is)

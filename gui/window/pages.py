@@ -24,7 +24,7 @@ class Pages(QStackedWidget):
 
     @staticmethod
     def home_at_start() -> bool:
-        return QSettings().value("view/home_at_start", True, type=bool)
+        return bool(QSettings().value("view/home_at_start", True, type=bool))
 
     @staticmethod
     def set_home_at_start(on: bool) -> None:

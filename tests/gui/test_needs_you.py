@@ -179,8 +179,8 @@ def test_a_card_fits_the_view_however_long_its_words(window, qtbot):
     qtbot.waitUntil(lambda: len(_cards(view)) == 1)
     qtbot.wait(50)
     card = _cards(view)[0]
-    assert not view.scroll.horizontalScrollBar().isVisible() and view.width() >= 720
+    assert not view.cards_scroll.horizontalScrollBar().isVisible() and view.width() >= 720
     for button in card.findChildren(QPushButton):
-        right = button.mapTo(view.scroll.viewport(), button.rect().topRight()).x()
-        assert button.isVisible() and right <= view.scroll.viewport().width(), button.text()
+        right = button.mapTo(view.cards_scroll.viewport(), button.rect().topRight()).x()
+        assert button.isVisible() and right <= view.cards_scroll.viewport().width(), button.text()
     view.close()
