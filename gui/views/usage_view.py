@@ -146,6 +146,8 @@ class UsageView(QDialog):
         lay.addWidget(self.totals)
         lay.addWidget(split, 1)
         self.resize(1000, 760)
+        from sessionscope.gui.window import design
+        self.setStyleSheet(design.sheet())  # the cards, in the theme's colours
         geometry = QSettings().value("usage/geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
@@ -361,18 +363,17 @@ class UsageView(QDialog):
 
 
 def _card(caption: str) -> tuple[QFrame, QLabel]:
-    """A number with its caption under it, in a frame (a KPI card)."""
+    """A number with its caption over it, raised on the page (a KPI card, as Home's: gui/window/design)."""
+    from sessionscope.gui.window import design
     card = QFrame()
-    card.setFrameShape(QFrame.Shape.StyledPanel)
+    card.setProperty("card", True)
     lay = QVBoxLayout(card)
-    value = QLabel("…")
-    font = value.font()
-    font.setPointSizeF(font.pointSizeF() * 1.8)
-    font.setBold(True)
-    value.setFont(font)
+    lay.setContentsMargins(*(design.SPACE[2],) * 4)
+    lay.setSpacing(design.SPACE[0])
+    value = design.style(QLabel("…"), "figure", bold=True)
     value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    lay.addWidget(design.style(QLabel(caption), "caption", muted=True))
     lay.addWidget(value)
-    lay.addWidget(QLabel(caption))
     return card, value
 
 
