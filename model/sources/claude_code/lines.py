@@ -3,7 +3,7 @@
 Every line is kept verbatim as an event payload; unknown line types become
 `opaque` events. Compaction boundaries hang under their `logicalParentUuid`,
 so a branch runs across compactions. Durable facts (todos, files touched,
-plan, cwd, branch, model, title, PR links) are extracted as `fact.*` events
+plan, cwd, branch, model, PR links) are extracted as `fact.*` events
 with role "extracted", attached under the line they came from.
 """
 
@@ -32,7 +32,8 @@ META_TYPES = NOISE_TYPES | frozenset({
     "bridge-session", "content-replacement", "tag",
 })
 # What records the user's own marks (a rename, a tag; and the title Claude Code gives a session as it goes): kept, not
-# counted among the session's events (NewEvent.counted), nor is the title fact they set
+# counted among the session's events (NewEvent.counted), and no fact of the branch (the title is the session's: a fact
+# set on the branch by a rename made the branch one event longer than the count)
 MARK_TYPES = frozenset({"custom-title", "ai-title", "agent-name", "tag"})
 # Claude Code's file checkpoints: a snapshot of the tracked files' backups per prompt (and 2.1.x deltas).
 CHECKPOINT_TYPES = frozenset({"file-history-snapshot", "file-history-delta"})
@@ -365,8 +366,6 @@ def _extract_facts(t: str, obj: dict[str, Any], event_id: str, ts: float, st: Se
     result = obj.get("toolUseResult")
     if isinstance(result, dict) and isinstance(result.get("newTodos"), list):
         _fact(st, event_id, ts, "todos", result["newTodos"])
-    if t in ("custom-title", "ai-title") and st.info.fields.get("title"):
-        _fact(st, event_id, ts, "title", st.info.fields["title"])
     if t == "pr-link":
         url = obj.get("prUrl") or obj.get("url") or obj.get("link")
         if isinstance(url, str):
