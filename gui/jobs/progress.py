@@ -16,6 +16,8 @@ from sessionscope.store import gcpause
 
 WATCH_MS = 2000
 SERVER_TICKS = 30  # a LangGraph or Agents SDK database on a server is looked at every 30th tick (a minute)
+RESCAN_TICKS = 15  # with the system telling what is written under the places: a whole rescan every 15th tick (30 s)
+EVENT_MS = 100  # a write the system told of is looked at this soon (the burst of a line's writes taken as one)
 HOT_S = 3600.0  # a transcript written this recently is watched by the system (inotify): its lines show at once
 HOT_FILES = 200
 CATCH_UP_SETTLE_S = 5.0  # a thread an agent is writing now is shown by its own process
@@ -129,14 +131,31 @@ def _hot_files(store) -> list[str]:
                                  .order_by(SOURCE_FILE.c.last_ts.desc()).limit(HOT_FILES)).scalars())
 
 
+class _Told:
+    """watchdog's handler: a file written, made, moved or removed under a place, said to the watcher (from the
+    observer's thread: the signal is queued to the UI thread)."""
+
+    def __init__(self, watcher: SourceWatcher):
+        self.watcher = watcher
+
+    def dispatch(self, event) -> None:
+        if not event.is_directory and event.event_type in ("modified", "created", "moved", "deleted", "closed"):
+            self.watcher.sig_written.emit()
+
+
 class SourceWatcher(QObject):
-    """Every two seconds, a quiet rescan of the known places (stat-only when idle), and a look at
-    whether anyone else wrote to the store (an agent through an SDK adapter, the command line, another
-    window): `sig_store_changed(Changes)` then, so the views refresh. The transcripts written within the last
-    hour are also watched by the system: a line appended to one starts a look at once (its live state shown
-    within a fraction of a second, not at the next tick)."""
+    """What the agents write, brought in as they write it, and nothing done when nothing is written.
+
+    The places the store reads are watched by the system (watchdog: inotify, FSEvents, ReadDirectoryChangesW):
+    a file written under one starts a quiet rescan within EVENT_MS. Every two seconds a look at whether anyone else
+    wrote to the store (an agent through an SDK adapter, the command line, another window: two index lookups), and
+    `sig_store_changed(Changes)` then, so the views refresh; a whole rescan of the places (stat-only when idle) only
+    every RESCAN_TICKS ticks, for what the system cannot tell (a network drive). Without watchdog every tick
+    rescans, as before. The transcripts written within the last hour are also watched by Qt (a line appended to
+    one starts a look at once)."""
 
     sig_store_changed = Signal(object)
+    sig_written = Signal()  # the system told of a write under a place (from watchdog's thread)
 
     def __init__(self, job: ImportJob, parent=None):
         super().__init__(parent)
@@ -152,6 +171,13 @@ class SourceWatcher(QObject):
         self.again = False  # a hot file was written while a look or an import ran: look again after it
         self.ticks = 0
         self.job.sig_finished.connect(lambda _report: self._look_again())
+        self.observer = None  # watchdog's, while the places are watched
+        self.watched: dict[str, object] = {}  # place → its watch
+        self.written = True  # something was written under a place since the last rescan (or nobody can tell)
+        self.soon = QTimer(self, singleShot=True)
+        self.soon.setInterval(EVENT_MS)
+        self.soon.timeout.connect(self._look_now)
+        self.sig_written.connect(self._told)
 
     def watch(self, store) -> None:
         self.store, self.mark = store, None
@@ -164,8 +190,44 @@ class SourceWatcher(QObject):
 
     def stop(self) -> None:
         self.timer.stop()
+        self.soon.stop()
         if self.hot.files():
             self.hot.removePaths(self.hot.files())
+        if self.observer is not None:
+            self.observer.stop()
+            self.observer.join(2)
+            self.observer, self.watched = None, {}
+        self.written = True
+
+    def _told(self) -> None:
+        self.written = True
+        if self.timer.isActive() and not self.soon.isActive():
+            self.soon.start()
+
+    def _look_now(self) -> None:
+        if self.job.running or self.asking:
+            self.again = True  # looked at when the import or the look under way ends
+        else:
+            self.tick()
+
+    def _watch_places(self, roots: list) -> None:
+        """The system tells of writes under each folder the store reads (a new place is watched, a gone one not)."""
+        folders = {str(r) for r in roots if isinstance(r, Path) and r.is_dir()}
+        if self.observer is None:
+            try:
+                from watchdog.observers import Observer
+            except ImportError:  # (every tick rescans)
+                return
+            self.observer = Observer()
+            self.observer.daemon = True
+            self.observer.start()
+        for gone in set(self.watched) - folders:
+            self.observer.unschedule(self.watched.pop(gone))
+        for folder in sorted(folders - set(self.watched)):
+            try:
+                self.watched[folder] = self.observer.schedule(_Told(self), folder, recursive=True)
+            except OSError:  # out of inotify watches, or gone: the whole rescan finds it
+                continue
 
     def _written(self, _path: str) -> None:
         if self.timer.isActive():
@@ -192,18 +254,24 @@ class SourceWatcher(QObject):
 
         self.ticks += 1
         servers_too = self.ticks % SERVER_TICKS == 1  # (a database on a server: asked once a minute, not every tick)
+        # the places are rescanned when the system told of a write under them, when it cannot tell (no watchdog),
+        # and every RESCAN_TICKS ticks whatever it said; else only the store is looked at
+        rescan = self.written or self.observer is None or servers_too or self.ticks % RESCAN_TICKS == 1
+        self.written = False
 
         def look():
             from sessionscope.sources.importing import catch_up
             from sessionscope.sources.server_databases import is_address
-            places = store.source_locations()
-            roots: list = sorted({Path(r) for r in places if not is_address(r) and Path(r).exists()})
-            if servers_too:
-                roots += sorted(r for r in places if is_address(r))
-            catch_up(store, settle=CATCH_UP_SETTLE_S)  # what an agent writing here left unshown (killed mid-save)
+            roots: list = []
+            if rescan:
+                places = store.source_locations()
+                roots = sorted({Path(r) for r in places if not is_address(r) and Path(r).exists()})
+                if servers_too:
+                    roots += sorted(r for r in places if is_address(r))
+                catch_up(store, settle=CATCH_UP_SETTLE_S)  # what an agent writing here left unshown (killed mid-save)
             mark = store.change_mark()
             return (roots, mark, store.changes_since(before) if before is not None and mark != before else None,
-                    _hot_files(store))
+                    _hot_files(store) if rescan else None)
 
         def found(result) -> None:
             self.asking = False
@@ -211,7 +279,9 @@ class SourceWatcher(QObject):
             if self.store is not store:
                 return
             self.again = False
-            self._watch_hot(hot)
+            if hot is not None:
+                self._watch_hot(hot)
+                self._watch_places(roots)
             self.mark = mark
             if changes is not None:
                 self.sig_store_changed.emit(changes)
@@ -220,5 +290,6 @@ class SourceWatcher(QObject):
 
         def failed(exc) -> None:
             self.asking = False
+            self.written = self.written or rescan  # (rescanned at the next tick)
             report_error(exc)
         run_task(look, found, failed, owner=self)

@@ -107,3 +107,45 @@ def test_a_line_appended_to_a_transcript_in_use_is_shown_at_once(window, qtbot, 
     t.user("and the README too")
     t.write(tmp_path / "projects" / "-app")
     qtbot.waitUntil(lambda: window.live.states[t.session_id].state == "working", timeout=5000)
+
+
+def test_a_place_is_rescanned_when_the_system_says_a_file_under_it_was_written(window, qtbot, tmp_path):
+    """#61, quiet at rest: the places are not rescanned every two seconds while nothing is written; a line appended
+    to a transcript no one touched for a month (not one the window watches itself) is still brought in at once,
+    because watchdog says a file under the place was written."""
+    import datetime as dt
+    import os
+    import time
+
+    from sessionscope.sources.importing import import_paths
+    from tests.sources.claude_factory import Transcript
+    t = Transcript(cwd=str(tmp_path / "app"))
+    t.clock = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=30)
+    t.user("an old question")
+    t.assistant("an old answer")
+    path = t.write(tmp_path / "projects" / "-app")
+    month_ago = time.time() - 30 * 86400
+    os.utime(path, (month_ago, month_ago))
+    import_paths(window.store, [tmp_path / "projects"])
+    watcher = window.imports.watcher
+    watcher.timer.setInterval(60_000)  # (no tick comes on its own in this test)
+    started = []
+    real_start = watcher.job.start
+    watcher.job.start = lambda *a, **k: (started.append(a), real_start(*a, **k))
+    watcher.tick()  # the first look rescans, and asks the system to watch the places
+    qtbot.waitUntil(lambda: str(tmp_path / "projects") in watcher.watched and not watcher.job.running, timeout=10000)
+    assert str(path) not in watcher.hot.files()  # a month old: not one the window watches itself
+    qtbot.wait(300)  # (what the import itself touched is said and looked at)
+    qtbot.waitUntil(lambda: not watcher.job.running and not watcher.asking and not watcher.soon.isActive(), timeout=5000)
+    started.clear()
+    for _ in range(3):  # nothing written: the ticks look at the store alone
+        watcher.written = False
+        watcher.tick()
+        qtbot.waitUntil(lambda: not watcher.asking, timeout=5000)
+    assert started == []
+    count = window.store.session(t.session_id).event_count
+    t.clock = dt.datetime.now(dt.timezone.utc)
+    t.user("a new question, a month later")
+    t.write(tmp_path / "projects" / "-app")
+    qtbot.waitUntil(lambda: window.store.session(t.session_id).event_count > count, timeout=5000)
+    assert started  # brought in by a rescan the system's word started
