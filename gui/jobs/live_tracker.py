@@ -1,6 +1,7 @@
 """The sessions' live states in the window (#35): decided on a worker (sessionscope.live.states: the hooks' signals, last
-lines, the tools' processes, the time) every few seconds while the window is open, after every change the watcher
-brings, and within a second of a hook's signal (a cheap look at the signals' high-water mark every second), and
+lines, the tools' processes, the time) after every change the watcher brings, within a second of a hook's signal (a
+cheap look at the signals' high-water mark every second), every few seconds for the sessions in a state time ends
+(working, waiting), and once a minute for all: at rest, with nothing working or waiting, no pass is made between; and
 handed to the session list (its marks, Status column and tooltips) and the status bar's count of sessions that
 wait for you."""
 
@@ -13,6 +14,10 @@ from sessionscope.live.words import NEEDS_YOU
 
 TICK_MS = 5000
 PEEK_MS = 1000  # how often the hooks' signals are looked at
+WHOLE_TICKS = 12  # a whole pass every 12th tick (a minute); the ticks between decide the sessions in a passing state
+# the states time alone ends (a turn's minute of work, a wait while its tool is open); the others change when a line
+# is written (the watcher's changes decide those sessions at once), a hook speaks (peek), or at the whole pass
+PASSING = frozenset({"working", "waiting", "needs_approval"})
 
 
 class LiveTracker(QObject):
@@ -31,7 +36,8 @@ class LiveTracker(QObject):
         self.counts: dict[str, int] = {}  # sessions by state, as of the last sig_states
         self.needing: dict = {}  # {session id: Live} of those that need you (waiting, needs approval)
         self.timer = QTimer(self, interval=TICK_MS)
-        self.timer.timeout.connect(self.refresh)
+        self.timer.timeout.connect(self.tick)
+        self.ticks = 0
         self.peeker = QTimer(self, interval=PEEK_MS)
         self.peeker.timeout.connect(self.peek)
 
@@ -75,6 +81,17 @@ class LiveTracker(QObject):
         def failed(_exc) -> None:
             self._peeking = False
         run_task(look, seen, failed, owner=self)
+
+    def tick(self) -> None:
+        """The timer's pass: the sessions in a passing state (none at rest: nothing is done), every WHOLE_TICKS
+        ticks all of them (a tool started with nothing written yet, a session ended by its age)."""
+        self.ticks += 1
+        if self.ticks % WHOLE_TICKS == 0 or not self.states:
+            self.refresh()
+            return
+        passing = [sid for sid, st in self.states.items() if st.state in PASSING]
+        if passing:
+            self.refresh(passing)
 
     def refresh(self, session_ids=None) -> None:
         """Decide the states again: of every session, or (after an import or a write that names them) of those

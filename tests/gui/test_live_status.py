@@ -149,3 +149,27 @@ def test_a_place_is_rescanned_when_the_system_says_a_file_under_it_was_written(w
     t.write(tmp_path / "projects" / "-app")
     qtbot.waitUntil(lambda: window.store.session(t.session_id).event_count > count, timeout=5000)
     assert started  # brought in by a rescan the system's word started
+
+
+def test_at_rest_the_ticks_decide_only_what_time_can_change(window, qtbot):
+    """#61: every five seconds a pass decided all 1,500 sessions again (16 % of a core at rest). A tick decides the
+    sessions in a state time ends (working, waiting, needs approval): none at rest; all of them once a minute."""
+    import dataclasses
+
+    from sessionscope.gui.jobs.live_tracker import WHOLE_TICKS
+    live = window.live
+    qtbot.waitUntil(lambda: bool(live.states) and not live._busy, timeout=10000)
+    live.timer.stop()
+    asked = []
+    live.refresh = lambda session_ids=None: asked.append(session_ids)
+    rest = {sid: dataclasses.replace(st, state="idle") for sid, st in live.states.items()}
+    live.states = rest
+    live.ticks = 0
+    for _ in range(WHOLE_TICKS - 1):
+        live.tick()
+    assert asked == []  # nothing working or waiting: nothing done
+    one = next(iter(rest))
+    live.states = {**rest, one: dataclasses.replace(rest[one], state="working")}
+    live.tick()  # (the 12th: all of them)
+    live.tick()
+    assert asked == [None, [one]]
