@@ -247,6 +247,45 @@ def facts(db: str, n: str) -> dict:
     return {"first": first, "cached": cached, "cold": cold, "warm": warm, "session": sid}
 
 
+def idle(home: str, db: str, settle: str = "20", seconds: str = "20") -> dict:
+    """The window at rest, as a user leaves it open: the real process over the store, watching the generated home as
+    its Claude Code folder; after `settle` seconds (its first looks done), the CPU it and its children use over
+    `seconds`, and the WAL beside the store then."""
+    import subprocess
+    import tempfile
+
+    import psutil
+    scratch = Path(tempfile.mkdtemp(prefix="sessionscope-idle-"))
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(scratch), "CLAUDE_CONFIG_DIR": str(Path(home).parent),
+           "XDG_CONFIG_HOME": str(scratch / "config"), "XDG_DATA_HOME": str(scratch / "data")}
+    child = subprocess.Popen([sys.executable, "-m", "sessionscope.cli", "--store", db], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = psutil.Process(child.pid)
+
+    def cpu() -> float:
+        total = 0.0
+        for p in [proc, *proc.children(recursive=True)]:
+            try:
+                t = p.cpu_times()
+                total += t.user + t.system
+            except psutil.Error:
+                continue
+        return total
+    try:
+        time.sleep(float(settle))
+        before, t = cpu(), time.monotonic()
+        time.sleep(float(seconds))
+        used, span = cpu() - before, time.monotonic() - t
+        wal = Path(f"{db}-wal")
+        wal_mb = wal.stat().st_size / 1e6 if wal.exists() else 0.0
+    finally:
+        child.terminate()
+        child.wait(30)
+    with sqlite3.connect(db) as conn:
+        sessions = conn.execute("SELECT count(*) FROM session").fetchone()[0]
+    return {"core": used / span, "seconds": span, "wal_mb": wal_mb, "sessions": sessions}
+
+
 def export(db: str, session: str, fmt: str, redact: str, out: str) -> dict:
     """One export in its own process: time, size, and this process's peak memory."""
     from sessionscope import open_store
@@ -383,7 +422,7 @@ def semantic(db: str, work: str) -> dict:
             "similar_first": similar_first, "similar": similar, "peak_mb": peak_mb()}
 
 
-STEPS = {"generate": generate, "live_states": live_states,
+STEPS = {"generate": generate, "live_states": live_states, "idle": idle,
          "mcp_search": mcp_search, "semantic": semantic, "other_tool": other_tool, "floor": floor,
          "import": do_import, "queries": queries,
          "postgres": postgres, "facts": facts, "gui": gui, "gui_store": gui_store, "cold_start": cold_start,
