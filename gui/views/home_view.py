@@ -5,6 +5,7 @@ when an import changed something while it is shown; at rest it does nothing."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
@@ -21,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sessionscope.gui.jobs.workers import Generation, run_task
+from sessionscope.gui.jobs.workers import Generation, quiet_for, run_task, yield_to_urgent
 from sessionscope.gui.views.heatmap import METRICS, Heatmap
 from sessionscope.gui.views.usage_view import money
 from sessionscope.gui.window import design
@@ -31,6 +32,12 @@ RANGES = (("Last 7 days", 7), ("Last 30 days", 30), ("Last 90 days", 90), ("Last
 KPIS = (("sessions", "Sessions"), ("messages", "Messages"), ("tokens", "Tokens"), ("spend", "Spend"),
         ("active_days", "Active days"))
 SID = Qt.ItemDataRole.UserRole
+
+
+class Hidden(Exception):
+    """Home was hidden while its figures were read: the reading stops (it is read again when shown)."""
+
+QUIET_S = 0.5  # seconds with nothing urgent running before Home reads its figures
 
 
 def short_number(n: float) -> str:
@@ -81,8 +88,13 @@ class HomeView(QScrollArea):
         self.needing: dict = {}
         self._gen = Generation()
         self._stale = True  # read again when next shown
+        self._shown = threading.Event()  # set while Home is shown (the worker's reading stops when it is not)
         self._later = QTimer(self, singleShot=True, interval=1500)  # imports come in bursts
         self._later.timeout.connect(self.refresh)
+        self._waiting = QTimer(self)  # while what the user waits for runs: looked at again in a moment
+        self._waiting.setSingleShot(True)
+        self._waiting.setInterval(250)
+        self._waiting.timeout.connect(self.refresh)
         page = QWidget()
         page.setObjectName("home-page")
         self.setWidget(page)
@@ -175,8 +187,13 @@ class HomeView(QScrollArea):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        self._shown.set()
         if self._stale:
             self.refresh()
+
+    def hideEvent(self, event) -> None:
+        super().hideEvent(event)
+        self._shown.clear()  # a reading under way stops at its next step (a session opened: its rows go first)
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
@@ -190,14 +207,27 @@ class HomeView(QScrollArea):
         return dict(RANGES)[self.range.currentText()]
 
     def refresh(self) -> None:
+        """Read the figures on a worker, once nothing the user waits for runs (the list's first page, a session's
+        rows): the first reading of a big store folds every session's usage, and must not go before them."""
         if self.store is None:
             return
+        if not self.isVisible():
+            return  # (stale: read when shown)
+        if not quiet_for(QUIET_S):
+            self._waiting.start()  # (only while it waits: at rest no timer runs)
+            return
         self._stale = False
+        shown = self._shown
+
+        def pause() -> None:
+            if not shown.is_set():
+                raise Hidden()
+            yield_to_urgent()
         store, days, widen, needing = self.store, self.days(), self._widen, list(self.needing.items())
         token = self._gen.next()
 
         def work():
-            ov = store.overview(days=days, widen=widen)
+            ov = store.overview(days=days, widen=widen, pause=pause)
             recent = store.sessions(limit=8)
             titles = {}
             for sid in [sid for sid, _c, _t in ov.top] + [sid for sid, _live in needing]:
@@ -207,12 +237,18 @@ class HomeView(QScrollArea):
                     continue
             return ov, recent, titles
 
-        run_task(work, lambda result: self._shown(token, *result), lambda _exc: self.note.setText(
-            "Could not read the overview: the status bar says why."), owner=self)
+        run_task(work, lambda result: self._show_figures(token, *result), self._failed, owner=self)
+
+    def _failed(self, exc: BaseException) -> None:
+        if isinstance(exc, Hidden):
+            self._stale = True  # read again when shown
+            return
+        self.note.setText("Could not read the overview: the status bar says why.")
+        self.note.show()
 
     # -- showing ---------------------------------------------------------------------
 
-    def _shown(self, token: int, ov, recent, titles) -> None:
+    def _show_figures(self, token: int, ov, recent, titles) -> None:
         if not self._gen.current(token):
             return
         self.overview = ov

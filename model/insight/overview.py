@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
@@ -69,16 +70,20 @@ def messages_by_day(conn: Connection, since_ts: float) -> dict[tuple[str, str], 
 
 
 def overview(conn: Connection, *, days: int = 30, today: dt.date | None = None, widen: bool = True,
-             folded: dict | None = None) -> Overview:
+             folded: dict | None = None, pause: Callable[[], None] | None = None) -> Overview:
     """The home page's figures over the last `days` days up to `today` (0: all time), widened while the range holds
-    no activity when `widen`."""
+    no activity when `widen`. `pause` is called between steps (the window's: what the user waits for goes first)."""
+    pause = pause or (lambda: None)
     today = today or dt.date.today()
     year_start = today - dt.timedelta(days=today.weekday() + 7 * (HEATMAP_WEEKS - 1))
-    counts = messages_by_day(conn, dt.datetime.combine(year_start, dt.time()).timestamp())
+    pause()
     year = usage.report(conn, since=year_start.isoformat(), until=today.isoformat(), by="day", group="source",
-                        folded=folded)
+                        folded=folded, pause=pause)
+    pause()
+    counts = messages_by_day(conn, dt.datetime.combine(year_start, dt.time()).timestamp())
     asked = days
     while True:
+        pause()
         ov = _range(conn, days, today, counts, folded)
         later = [d for d in RANGES if days and (d == 0 or d > days)]  # (all time is the last: an empty store stops)
         if not widen or ov.sessions or ov.tokens or not later:

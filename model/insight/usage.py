@@ -93,7 +93,7 @@ def fold(conn: Connection, session_id: str) -> list[list]:
 
 
 def cached_rows(conn: Connection, session_ids: list[str] | None = None,
-                folded: dict | None = None) -> dict[str, list[list]]:
+                folded: dict | None = None, pause: Any = None) -> dict[str, list[list]]:
     """Every session's usage rows, folding the sessions that changed since they were cached. Only reads: what was
     folded now goes into `folded` ({session id: (its last seq, its rows)}) for `save` to cache in one short write,
     so folding a big store never holds the store's write lock (a team store's importers would wait on it)."""
@@ -106,6 +106,8 @@ def cached_rows(conn: Connection, session_ids: list[str] | None = None,
         if cached_seq == last_seq and blob is not None:
             out[sid] = orjson.loads(blob)
             continue
+        if pause is not None:
+            pause()  # (a background report lets what the user waits for go first, session by session)
         out[sid] = fold(conn, sid)
         if folded is not None:
             folded[sid] = (last_seq or 0, out[sid])
@@ -212,7 +214,7 @@ def _continuous(seen: list[str], since: str, until: str, by: str) -> list[str]:
     return out
 
 
-def _rows_and_sessions(conn: Connection, session_ids: list[str] | None, folded: dict | None):
+def _rows_and_sessions(conn: Connection, session_ids: list[str] | None, folded: dict | None, pause: Any = None):
     """({session: its usage rows}, {session: (project, source kind, person)}) of the sessions asked for (all by
     default). A person: the session's owner in a team store (the database login), else who brought it in. A
     team store's member asks for all of them through the owner's function (sessionscope.safety.team): under the row
@@ -231,7 +233,7 @@ def _rows_and_sessions(conn: Connection, session_ids: list[str] | None, folded: 
         # (the cached rows parsed as one document: a parse a session cost a tenth of the report)
         out.update(zip((sid for sid, _ in cached), orjson.loads(b"[" + b",".join(bytes(b) for _, b in cached) + b"]")))
         return out, info
-    usage = cached_rows(conn, session_ids, folded)
+    usage = cached_rows(conn, session_ids, folded, pause)
     info = {sid: (project, kind or "native", owner or by) for sid, project, kind, owner, by in conn.execute(
         sa.select(SESSION.c.id, SESSION.c.project, SOURCE.c.kind, SESSION.c.owner, SESSION.c.imported_by).select_from(
             SESSION.outerjoin(SOURCE, SOURCE.c.id == SESSION.c.source_id))).all()}
@@ -239,10 +241,10 @@ def _rows_and_sessions(conn: Connection, session_ids: list[str] | None, folded: 
 
 
 def report(conn: Connection, *, since: str = "", until: str = "", by: str = "day", group: str = "project",
-           session_ids: list[str] | None = None, folded: dict | None = None) -> Report:
+           session_ids: list[str] | None = None, folded: dict | None = None, pause: Any = None) -> Report:
     """Usage between two days (inclusive, 'YYYY-MM-DD'; empty: unbounded) by day, week or month, grouped
     by project, model, source or person (a team store's owner, else who brought the session in)."""
-    usage, info = _rows_and_sessions(conn, session_ids, folded)
+    usage, info = _rows_and_sessions(conn, session_ids, folded, pause)
     r = Report()
     per_session: dict[str, list[float]] = {}
     by_dimension: dict[str, dict[str, list[float]]] = {"project": {}, "model": {}, "source": {}, "person": {}}

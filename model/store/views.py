@@ -44,13 +44,13 @@ class StoreViews:
     def overview(self, **query: Any):
         """The home page's figures: a range's key numbers, the year's activity by day, the costliest sessions
         (sessionscope.insight.overview); folds the sessions that changed into the usage cache, as usage does."""
-        from sessionscope.insight import overview
+        from sessionscope.insight import overview, usage
         folded: dict = {}
-        with self.reader() as conn:
-            r = overview.overview(conn, folded=folded, **query)
-        from sessionscope.insight import usage
-        self._keep(usage.save, folded)
-        return r
+        try:
+            with self.reader() as conn:
+                return overview.overview(conn, folded=folded, **query)
+        finally:  # (stopped half way, by its `pause`: what was folded is kept for the next time)
+            self._keep(usage.save, folded)
 
     def tool_outcomes(self, **query: Any):
         """How the tool calls went, by tool, model, project or source (sessionscope.insight.outcomes.report); folds the

@@ -121,3 +121,31 @@ def test_an_empty_store_has_an_overview_of_nothing(tmp_path):
     ov = store.overview(days=7)
     assert (ov.days, ov.sessions, ov.messages, ov.tokens, ov.activity) == (0, 0, 0, 0, {})
     store.close()
+
+
+def test_home_reads_its_figures_only_while_shown_and_after_what_the_user_waits_for(home_window, qtbot, monkeypatch):
+    """#61: the first figures of a big store fold every session's usage (seconds): read after the list's first page,
+    stopped when a session is opened (its rows go first: the benchmark's first timeline rows took 3.7 s beside it),
+    what was folded kept, and read again when Home is shown."""
+    import time
+    w, store, _ids = home_window
+    home = w.pages.home
+    real, steps = store.overview, []
+
+    def slow(**query):
+        for _ in range(300):
+            query["pause"]()
+            steps.append(1)
+            time.sleep(0.005)
+        return real(**query)
+    monkeypatch.setattr(store, "overview", slow)
+    before = home.overview
+    home.refresh()
+    qtbot.waitUntil(lambda: len(steps) > 5, timeout=5000)
+    w.open_session(store.sessions(limit=1)[0].id)  # Home hidden: the reading stops at its next step
+    qtbot.waitUntil(lambda: home._stale, timeout=5000)
+    stopped = len(steps)
+    qtbot.wait(200)
+    assert len(steps) == stopped < 300 and home.overview is before
+    w.qactions["view.home"].trigger()  # shown again: read again, to the end
+    qtbot.waitUntil(lambda: home.overview is not before, timeout=10000)
