@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QProcess, QTimer, Signal
 
@@ -171,7 +172,7 @@ class SourceWatcher(QObject):
         self.again = False  # a hot file was written while a look or an import ran: look again after it
         self.ticks = 0
         self.job.sig_finished.connect(lambda _report: self._look_again())
-        self.observer = None  # watchdog's, while the places are watched
+        self.observer: Any = None  # watchdog's BaseObserver, while the places are watched
         self.watched: dict[str, object] = {}  # place → its watch
         self.written = True  # something was written under a place since the last rescan (or nobody can tell)
         self.soon = QTimer(self, singleShot=True)
