@@ -40,6 +40,18 @@ class Pages(QStackedWidget):
         w.actions_.sig_changes.connect(lambda _changes: home.changed())
         w.sidebar.first_choice = HOME if self.showing_home() else {}
         w.qactions["view.home_at_start"].setChecked(self.home_at_start())
+        self._first_list = True
+        w.sessions.model.sig_loaded.connect(lambda rows: self._listed(w, rows))
+
+    def _listed(self, w, rows: int) -> None:
+        """A store with no session yet opens on the list's empty page instead (it offers Rescan, Import and the demo
+        store: Home's zeros offer nothing); once, for the store the window opened with."""
+        if w.store is None or not self._first_list:
+            return  # (the first page, read before the store is open, is not the store's answer)
+        self._first_list = False
+        if rows == 0 and self.showing_home() and w.sessions.currentWidget() is w.sessions.empty:
+            self.show_browser()
+            w.sidebar.choose({})
 
     def showing_home(self) -> bool:
         return self.currentWidget() is self.home

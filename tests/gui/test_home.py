@@ -149,3 +149,23 @@ def test_home_reads_its_figures_only_while_shown_and_after_what_the_user_waits_f
     assert len(steps) == stopped < 300 and home.overview is before
     w.qactions["view.home"].trigger()  # shown again: read again, to the end
     qtbot.waitUntil(lambda: home.overview is not before, timeout=10000)
+
+
+def test_an_empty_store_opens_on_the_list_that_offers_a_way_in(qtbot, tmp_path):
+    """Home's zeros offer nothing to a new user with no sessions: the window opens on the list's empty page (Rescan,
+    Import, the demo store) instead, as it did before Home."""
+    from sessionscope import open_store
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
+    make_app()
+    QSettings().clear()
+    store = open_store(tmp_path / "empty.db")
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    assert w.pages.showing_home()
+    w.set_store(store, first_run=False)
+    qtbot.waitUntil(lambda: not w.pages.showing_home(), timeout=10000)
+    assert w.sessions.currentWidget() is w.sessions.empty and w.sessions.empty.isVisible()
+    w.close()
+    store.close()
