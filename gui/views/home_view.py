@@ -38,6 +38,7 @@ class Hidden(Exception):
     """Home was hidden while its figures were read: the reading stops (it is read again when shown)."""
 
 QUIET_S = 0.5  # seconds with nothing urgent running before Home reads its figures
+LATER_MS = 10_000
 
 
 def short_number(n: float) -> str:
@@ -89,7 +90,9 @@ class HomeView(QScrollArea):
         self._gen = Generation()
         self._stale = True  # read again when next shown
         self._shown = threading.Event()  # set while Home is shown (the worker's reading stops when it is not)
-        self._later = QTimer(self, singleShot=True, interval=1500)  # imports come in bursts
+        # what changed is read at most every ten seconds: while an agent writes, the watcher's imports come every
+        # second or two, and Home's figures (a year's messages counted in the store) need not follow each one
+        self._later = QTimer(self, singleShot=True, interval=LATER_MS)
         self._later.timeout.connect(self.refresh)
         self._waiting = QTimer(self)  # while what the user waits for runs: looked at again in a moment
         self._waiting.setSingleShot(True)
@@ -174,7 +177,7 @@ class HomeView(QScrollArea):
     def changed(self) -> None:
         """Something was imported or acted on: read again soon if shown, else when next shown."""
         self._stale = True
-        if self.isVisible():
+        if self.isVisible() and not self._later.isActive():  # (not put off by each change: read within ten seconds)
             self._later.start()
 
     def set_needing(self, needing: dict) -> None:
@@ -182,7 +185,7 @@ class HomeView(QScrollArea):
         if needing.keys() != self.needing.keys():
             self.needing = dict(needing)
             self._stale = True
-            if self.isVisible():
+            if self.isVisible() and not self._later.isActive():
                 self._later.start()
 
     def showEvent(self, event) -> None:
