@@ -169,3 +169,18 @@ def test_an_empty_store_opens_on_the_list_that_offers_a_way_in(qtbot, tmp_path):
     assert w.sessions.currentWidget() is w.sessions.empty and w.sessions.empty.isVisible()
     w.close()
     store.close()
+
+
+def test_a_stream_of_changes_does_not_put_homes_reading_off(home_window, qtbot):
+    """While an agent writes, the watcher's imports come every second or two: Home reads what changed once within its
+    interval, not after the last change (never, while they keep coming)."""
+    w, _store, _ids = home_window
+    home = w.pages.home
+    home._later.setInterval(300)
+    before = home.overview
+    for _ in range(12):  # a change every 100 ms for 1.2 s
+        home.changed()
+        qtbot.wait(100)
+        if home.overview is not before:
+            break
+    assert home.overview is not before
