@@ -26,11 +26,12 @@ from PySide6.QtWidgets import (
 
 from sessionscope import ops
 from sessionscope.gui.jobs.workers import Generation, failure_box, run_task
+from sessionscope.gui.reader.branch_header import branch_header
 from sessionscope.gui.reader.detail_view import EventDetail
 from sessionscope.gui.reader.reader_view import ReaderView
 from sessionscope.gui.reader.timeline_model import TimelineModel
 from sessionscope.gui.reader.tree_view import BranchTreeView
-from sessionscope.gui.sessions.session_model import badge, money
+from sessionscope.gui.sessions.session_model import money
 from sessionscope.gui.views.managed_panel import Composer
 from sessionscope.gui.window.tables import fit_columns, table
 from sessionscope.safety.untrusted import printable
@@ -238,16 +239,8 @@ class BranchPane(QWidget):
         # the rows on screen are read first: what this method queues after (costs, tips, vitals) reads the
         # whole session, and with both workers taken the rows waited for them (~0.4 s of a 200,000-event branch)
         self.timeline_model.event_at(target)
-        branch = "head branch" if head == s.head_event_id else "another branch"
-        title = printable(s.title or s.id[:8])  # a bidi override shown, not obeyed
-        title = title if len(title) <= 60 else title[:59] + "…"
-        total = s.event_count
-        shown = f"{len(ids):,} of {total:,} events" if total > len(ids) else f"{len(ids):,} events"
-        label = f"<b>{html.escape(title)}</b> · {shown} · {branch}"  # short: the pane is narrow
         cost = self.cost_of(s.id)
-        about = [x for x in (badge(s.source_kind)[0], s.model, f"⎇ {s.git_branch}" if s.git_branch else "",
-                             money(cost) if cost is not None else "") if x]
-        label += " · " + html.escape(" · ".join(about))
+        label, tip = branch_header(s, len(ids), head == s.head_event_id, cost)
         self.timeline_label.setText(label)
         if cost is None and (s.tokens_in or s.tokens_out):  # (the list prices only the rows it paints: a hidden
             store, sid = self.store, s.id                     # list, in reading mode, priced none of them)
@@ -257,10 +250,7 @@ class BranchPane(QWidget):
                     self.branch_label = f"{label} · {html.escape(money(costs[sid]))}"
                     self.timeline_label.setText(self.timeline_label.text().replace(label, self.branch_label, 1))
             run_task(lambda: store.session_costs([sid]), priced, lambda _exc: None, owner=self)
-        self.timeline_label.setToolTip(
-            f"The timeline shows one branch: {len(ids):,} events. The session holds {total:,}: the others are on "
-            "other branches (rewinds, edits), or are facts and bookkeeping lines (progress, snapshots) kept but "
-            "not shown." if total > len(ids) else "")
+        self.timeline_label.setToolTip(tip)
         self.branch_label = label
         self.show_live()
         self._load_vitals(s)

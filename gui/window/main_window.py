@@ -8,18 +8,19 @@ import dataclasses
 import sys
 import time
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter, QToolButton
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QSplitter
 
 from sessionscope.gui.jobs.import_controller import ImportController
 from sessionscope.gui.jobs.workers import failure_box, quiet_for, run_task, set_error_reporter
 from sessionscope.gui.reader.branch_pane import BranchPane
 from sessionscope.gui.sessions.session_actions import SessionActions
 from sessionscope.gui.sessions.session_list import SessionListPane
-from sessionscope.gui.window import menus
+from sessionscope.gui.window import live_parts, menus
 from sessionscope.gui.window.action_table import BY_ID, Context
 from sessionscope.gui.window.import_commands import ImportCommands
 from sessionscope.gui.window.layout import PaneLayout, restore_geometry, save_geometry
@@ -30,6 +31,15 @@ from sessionscope.gui.window.sidebar import Sidebar
 
 class MainWindow(QMainWindow):
     """Threading: everything here runs on the UI thread; store work goes through run_task."""
+
+    if TYPE_CHECKING:  # (made by live_parts.build_live)
+        from PySide6.QtWidgets import QToolButton
+
+        from sessionscope.gui.jobs.live_tracker import LiveTracker
+        from sessionscope.gui.jobs.notifier import Notifier
+        live: LiveTracker
+        notifier: Notifier
+        waiting_label: QToolButton
 
     def __init__(self):
         super().__init__()
@@ -99,7 +109,7 @@ class MainWindow(QMainWindow):
         self.syncs = SyncJob(self.statusBar(), self)  # the shared sessions pushed to the team store (File ▸ Sync)
         self.syncs.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
         self._quitting = False
-        self._build_live()
+        live_parts.build_live(self)
         self.live.sig_states.connect(lambda _states: self.sidebar.set_live_counts(self.live.counts))
         self.live.sig_states.connect(self.branch.set_live)
         self.imports.sig_changes.connect(lambda changes: self.live.refresh(changes.session_ids))
@@ -119,27 +129,6 @@ class MainWindow(QMainWindow):
         restore_geometry(self, self._splits())
         self.layout_.restore()
         self._update_actions()
-
-    def _build_live(self) -> None:
-        """Which sessions work, wait for you or were cut off (the list's Status), the status bar's count of those
-        waiting, and the desktop notifications and tray icon, all from the one tracker's states."""
-        from sessionscope.gui.jobs.live_tracker import LiveTracker
-        self.live = LiveTracker(self)  # which sessions work, wait for you, were cut off (the list's Status)
-        self.live.sig_states.connect(lambda states: self.sessions.model.set_live(states, self.live.changed))
-        self.waiting_label = QToolButton()  # how many sessions wait for you, in the status bar: opens Needs You
-        self.waiting_label.setObjectName("waiting-label")
-        self.waiting_label.setAutoRaise(True)
-        self.waiting_label.clicked.connect(lambda: self.openers.show_needs_you())
-        self.waiting_label.hide()
-        self.statusBar().addPermanentWidget(self.waiting_label)
-        self.live.sig_states.connect(lambda states: self._show_waiting(states, self.live.needing))
-        from sessionscope.gui.jobs.notifier import Notifier
-        self.notifier = Notifier(self)  # desktop notifications and the tray icon, from the same states
-        self.live.sig_states.connect(lambda states: self.notifier.on_states(states, self.live.needing))
-        self.notifier.sig_open.connect(lambda sid: (self.bring_forward(), self.open_session(sid)))
-        self.notifier.sig_needs_you.connect(lambda: (self.bring_forward(), self.openers.show_needs_you()))
-        self.notifier.sig_show.connect(self.bring_forward)
-        self.notifier.sig_quit.connect(self.quit_app)
 
     # -- what is shown -----------------------------------------------------------------
 
@@ -390,21 +379,6 @@ class MainWindow(QMainWindow):
         model.sig_loaded.connect(listed)
         # (a list that failed to load: the states and the chores all the same)
         QTimer.singleShot(int(self.CHORES_MOST_S * 1000), self, lambda: (watch_live(), chores()))
-
-    def _show_waiting(self, states: dict, needing: dict) -> None:
-        """The status bar's count of the sessions that wait for you (`needing`, found on the tracker's worker);
-        its tooltip names them."""
-        ids = list(needing)
-        self.waiting_label.setVisible(bool(ids))
-        approvals = sum(st.state == "needs_approval" for st in needing.values())
-        self.waiting_label.setText(f"◆ {len(ids)} waiting for you" if not approvals else
-                                   f"⚠ {len(ids)} need{'s' * (len(ids) == 1)} you ({approvals} to approve)")
-        view = self.openers.needs_you_view
-        if view is not None and view.isVisible():
-            view.set_states(states)
-        titles = [s.title or s.id[:8] for sid in ids[:12] if (s := self.sessions.model.session_at(
-            self.sessions.model.row_of(sid))) is not None]
-        self.waiting_label.setToolTip("\n".join(titles))
 
     def _sidebar_filter(self, filters: dict) -> None:
         if filters == HOME:
