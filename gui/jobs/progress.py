@@ -175,6 +175,8 @@ class SourceWatcher(QObject):
         self.observer: Any = None  # watchdog's BaseObserver, while the places are watched
         self.watched: dict[str, object] = {}  # place → its watch
         self.written = True  # something was written under a place since the last rescan (or nobody can tell)
+        self._places_lock = threading.Lock()  # the look's worker watches the places; stop() ends the watching
+        self._watching = False
         self.soon = QTimer(self, singleShot=True)
         self.soon.setInterval(EVENT_MS)
         self.soon.timeout.connect(self._look_now)
@@ -182,6 +184,7 @@ class SourceWatcher(QObject):
 
     def watch(self, store) -> None:
         self.store, self.mark = store, None
+        self._watching = True
         self.timer.start()
 
         def marked(mark) -> None:  # where "anyone else wrote" counts from
@@ -194,10 +197,12 @@ class SourceWatcher(QObject):
         self.soon.stop()
         if self.hot.files():
             self.hot.removePaths(self.hot.files())
-        if self.observer is not None:
-            self.observer.stop()
-            self.observer.join(2)
-            self.observer, self.watched = None, {}
+        with self._places_lock:
+            self._watching = False
+            if self.observer is not None:
+                self.observer.stop()
+                self.observer.join(2)
+                self.observer, self.watched = None, {}
         self.written = True
 
     def _told(self) -> None:
@@ -212,7 +217,13 @@ class SourceWatcher(QObject):
             self.tick()
 
     def _watch_places(self, roots: list) -> None:
-        """The system tells of writes under each folder the store reads (a new place is watched, a gone one not)."""
+        """The system tells of writes under each folder the store reads (a new place is watched, a gone one not).
+        On the look's worker: a recursive watch adds one per folder under the place (thousands in a big home)."""
+        with self._places_lock:
+            if self._watching:  # (stopped meanwhile: no watching starts again)
+                self._watch_places_now(roots)
+
+    def _watch_places_now(self, roots: list) -> None:
         folders = {str(r) for r in roots if isinstance(r, Path) and r.is_dir()}
         if self.observer is None:
             try:
@@ -270,6 +281,7 @@ class SourceWatcher(QObject):
                 if servers_too:
                     roots += sorted(r for r in places if is_address(r))
                 catch_up(store, settle=CATCH_UP_SETTLE_S)  # what an agent writing here left unshown (killed mid-save)
+                self._watch_places(roots)
             mark = store.change_mark()
             return (roots, mark, store.changes_since(before) if before is not None and mark != before else None,
                     _hot_files(store) if rescan else None)
@@ -282,7 +294,6 @@ class SourceWatcher(QObject):
             self.again = False
             if hot is not None:
                 self._watch_hot(hot)
-                self._watch_places(roots)
             self.mark = mark
             if changes is not None:
                 self.sig_store_changed.emit(changes)
