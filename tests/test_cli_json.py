@@ -35,6 +35,7 @@ def run(tmp_path, monkeypatch, capsys):
         assert rc == code, got.err
         data = json.loads(got.out)
         seen["note list" if argv[:2] == ("note", "list") else "stats sessions" if argv[:2] == ("stats", "sessions") else
+             "usage blocks" if argv[:2] == ("usage", "blocks") else
              "hooks change" if argv[0] == "hooks" and argv[1:2] != ("status",) and len(argv) > 1 else argv[0]].append(data)
         return data
     cli.seen = seen
@@ -83,6 +84,7 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     assert [(o["name"], o["calls"]) for o in run("stats", "tools")] == [("Bash", 1)]
     assert [(v["session"], v["calls"]) for v in run("stats", "sessions", s)] == [(s, 1)]
     assert s in [v["session"] for v in run("stats", "sessions", "--since", "1d")]
+    assert run("usage", "daily")["by"] == "day" and run("usage", "blocks")["tool"] == "claude_code"
     # a file a native session wrote, in a git repository with one commit
     import subprocess
     repo = tmp_path / "repo"

@@ -180,3 +180,29 @@ def test_installing_and_uninstalling_are_in_the_audit_log(home, tmp_path):
         entries = [(e["action"], e["detail"]["tools"][0]["tool"], e["actor"].endswith("via cli"))
                    for e in reversed(store.audit_log()) if e["action"].startswith("hooks.")]
     assert entries == [("hooks.install", "claude", True), ("hooks.uninstall", "claude", True)]
+
+
+def test_the_status_line_is_set_when_asked_runs_and_someone_elses_is_kept(home, tmp_path):
+    from sessionscope import open_store
+    open_store(tmp_path / "store.db").close()
+    settings = home / ".claude" / "settings.json"
+    settings.write_text(json.dumps(THEIRS, indent=4))
+    rc, text = cli(tmp_path, "hooks", "install", "--tool", "claude")
+    assert "--statusline also shows" in text and "statusLine" not in json.loads(settings.read_text())
+    rc, text = cli(tmp_path, "hooks", "install", "--tool", "claude", "--statusline")
+    assert rc == 0 and "status line" in text
+    line = json.loads(settings.read_text())["statusLine"]
+    assert line["type"] == "command" and line["command"].endswith(f"--store {tmp_path / 'store.db'} usage statusline")
+    given = {"session_id": "5d1c", "model": {"display_name": "Opus"}, "cost": {"total_cost_usd": 1.5}}
+    done = subprocess.run(line["command"], shell=True, input=json.dumps(given).encode(), capture_output=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == b""
+    assert done.stdout.decode() == "Opus · $1.50 session · $0.00 today · no block running\n"
+    rc, text = cli(tmp_path, "hooks", "uninstall")
+    assert json.loads(settings.read_text()) == THEIRS  # our status line out with our hooks
+
+    mine = {**THEIRS, "statusLine": {"type": "command", "command": "~/bin/my-line.sh"}}
+    settings.write_text(json.dumps(mine))
+    rc, text = cli(tmp_path, "hooks", "install", "--tool", "claude", "--statusline")
+    assert "someone else's: kept" in text and json.loads(settings.read_text())["statusLine"] == mine["statusLine"]
+    cli(tmp_path, "hooks", "uninstall")
+    assert json.loads(settings.read_text()) == mine

@@ -309,6 +309,9 @@ def live(cmd, common) -> None:
     c.add_argument("--tool", choices=("claude", "codex", "gemini", "all"), default=None,
                    help="one tool (default: install for each tool found here, uninstall from all)")
     c.add_argument("--dry-run", action="store_true", help="say what would change; write nothing")
+    c.add_argument("--statusline", action="store_true",
+                   help="install: Claude Code's status line shows what your agents spent (sessionscope usage "
+                        "statusline), unless it shows something of yours already (kept); uninstall takes it out")
 
     c = cmd("hook", "what an agent's hook runs (installed by `hooks install`): reads the hook's JSON on stdin and "
             "keeps the session's live state; silent, exit 0 always",
@@ -360,6 +363,26 @@ def insight(cmd, common) -> None:
     c.add_argument("--since", metavar="WHEN", help="from this day (2026-11-01) or age (7d, 2w)")
     c.add_argument("--until", metavar="WHEN", help="up to this day (inclusive)")
     c.add_argument("--limit", type=int, default=20, metavar="N", help="sessions: at most N, latest first (default 20)")
+
+    c = cmd("usage", "what the agents spent: tokens by kind and dollars in all, or by day, week, month, session, "
+                     "project, model or tool (every tool that writes its tokens); Claude's five-hour billing blocks; "
+                     "one line for Claude Code's status line",
+            run="usage:usage", example='sessionscope usage daily --since 7d --breakdown', reads=True)
+    c.add_argument("what", nargs="?", default="total",
+                   choices=("total", "daily", "weekly", "monthly", "session", "project", "model", "tool", "blocks",
+                            "statusline"),
+                   help="total (default), a report by daily/weekly/monthly/session/project/model/tool, blocks (Claude's "
+                        "five-hour windows), or statusline (reads Claude Code's JSON on stdin, prints one line)")
+    c.add_argument("--since", metavar="WHEN", help="from this day (2026-11-01, 20261101) or age (7d, 2w)")
+    c.add_argument("--until", metavar="WHEN", help="up to this day (inclusive)")
+    c.add_argument("--tool", metavar="KIND", help="one tool's sessions, as `list --json` names it (claude_code, codex, "
+                                                  "…); blocks and statusline: claude_code unless given")
+    c.add_argument("--project", metavar="PATH", help="the sessions whose project holds PATH")
+    c.add_argument("--breakdown", action="store_true", help="each row's models too")
+    c.add_argument("--recent", action="store_true", help="blocks: the last three days' blocks and the active one")
+    c.add_argument("--active", action="store_true", help="blocks: the active block alone")
+    c.add_argument("--live", action="store_true", help="blocks: redraw every few seconds until interrupted (Ctrl+C)")
+    c.add_argument("--interval", type=float, default=5.0, metavar="SECONDS", help="blocks --live: how often (default 5)")
 
     c = cmd("blame", "which session, and which of its events, wrote each line of a file (every tool's edits, "
                      "replayed; a line changed by hand since is said so)",

@@ -70,7 +70,8 @@ def hooks(_store, args):
         from sessionscope import open_store  # the store the hooks name: there for their first signal, and the
         store = open_store(args.store)        # change recorded in its audit log
     try:
-        changes = ops.hooks(store, args.action, tools, args.store, dry_run=args.dry_run, actor=ACTOR)
+        changes = ops.hooks(store, args.action, tools, args.store, dry_run=args.dry_run, actor=ACTOR,
+                            status_line=args.statusline)
     finally:
         if store is not None:
             store.close()
@@ -101,8 +102,16 @@ def _change_text(c, args) -> str:
                 f"  {c.command}")
         if c.removed:
             text += f"\n  (in place of the {c.removed} Sessionscope put there before)"
+        if c.status_line == "set":
+            text += f"\n  and {would}show what your agents spent in its status line (sessionscope usage statusline)"
+        elif c.status_line == "kept":
+            text += "\n  its status line is someone else's: kept (sessionscope usage statusline is there to use instead)"
+        elif c.tool == "claude":
+            text += "\n  (--statusline also shows what your agents spent in Claude Code's status line)"
         text += "\n  everything else in the file is kept" + (f"; the old file is saved as {c.backup}" if c.backup else "")
         return text + (f"\n  {c.note}" if c.note else "")
+    if not c.removed and c.status_line == "removed":
+        return f"{label}: {would}take Sessionscope's status line out of {c.settings}"
     if not c.removed:
         return f"{label}: no Sessionscope hooks in {c.settings}"
     return (f"{label}: {would}take {c.removed} Sessionscope hooks out of {c.settings} ({', '.join(c.events)})"

@@ -72,6 +72,8 @@ def _check_store_path(args) -> None:
 def _open_store(args):
     """The store, or for `list` and `show` of a SQLite store at today's schema, a reader that needs no
     SQLAlchemy (sessionscope.store.quick): those answer in ~0.1 s instead of ~0.6 s."""
+    if args.command == "usage" and args.what == "statusline":
+        return _statusline_store(args)
     _check_store_path(args)
     if args.command in ("list", "show") and not getattr(args, "branch", False):
         from sessionscope.store.quick import open_reader
@@ -85,6 +87,21 @@ def _open_store(args):
     store = open_store(args.store)
     _warn_if_exposed(store.url)
     return store
+
+
+def _statusline_store(args):
+    """The status line's store: the quick reader where it can read it, no store at all where none exists yet (the
+    line still shows what Claude Code gave it; a refresh every few seconds makes no store, warns of nothing)."""
+    from sessionscope.store.locations import sqlite_path
+    path = sqlite_path(args.store)
+    if path is not None and not path.exists():
+        return contextlib.nullcontext()
+    from sessionscope.store.quick import open_reader
+    reader = open_reader(args.store)
+    if reader is not None:
+        return reader
+    from sessionscope import open_store
+    return open_store(args.store)
 
 
 def _warn_if_exposed(location) -> None:

@@ -9,7 +9,7 @@ import os
 import re
 import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
 # a search hit's marks, the same characters sessionscope.history.read_models uses (imported from there would load the model)
 MARK_START, MARK_END = "\x02", "\x03"
@@ -41,7 +41,7 @@ def error(message: str) -> None:
     print(f"sessionscope: error: {terminal(message, mark=False)}", file=sys.stderr)
 
 
-def out(args, data: Any, text: str | None = None, marks: bool = True) -> None:
+def out(args, data: Any, text: str | Callable[[], str] | None = None, marks: bool = True) -> None:
     """The command's result: `data` as one JSON document with --json, else `text` (if any). Either may be
     a function, called only when its form is asked for (`show` of 10,000 events builds one, not both).
     `marks`: the text may hold a search hit's marks (terminal); a transcript's lines hold none of ours."""

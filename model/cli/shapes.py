@@ -216,6 +216,21 @@ class ToolOutcome(TypedDict):
     sessions: int
 
 
+class UsageReport(TypedDict):
+    by: str  # total, day, week, month, session, project, model, tool
+    since: str | None
+    until: str | None
+    rows: list[dict]  # {key, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, total_tokens, cost,
+    #                    sessions, models[, breakdown][, title, project, tool, updated]}
+    totals: dict
+    unpriced: dict[str, int]
+
+
+class UsageBlocks(TypedDict):
+    tool: str
+    blocks: list[dict]  # {start, end, last_reply, active, gap, replies, input_tokens, …, cost, models, burn, projection}
+
+
 class VitalSigns(TypedDict):
     session: str
     title: str
@@ -291,6 +306,7 @@ class HookChange(TypedDict):
     backup: str | None
     problem: str | None
     removed_file: bool
+    status_line: str  # Claude Code's status line: "set", "kept" (someone else's), "removed" or ""
 
 
 class Retention(TypedDict):
@@ -421,7 +437,8 @@ SHAPES: dict[str, Shape] = {
     "note": _one(NoteView), "note list": _list(NoteView), "delete": _one(Deleted), "verify": _one(Verified),
     "export": _one(Exported), "redaction": _one(Redaction), "search": _list(Hit),
     "semantic": _one(Meaning), "embed": _one(Embedded), "similar": _list(Similar), "status": _list(Live),
-    "drift": _list(Drift), "stats": _list(ToolOutcome), "stats sessions": _list(VitalSigns), "blame": _one(Blame),
+    "drift": _list(Drift), "stats": _list(ToolOutcome), "stats sessions": _list(VitalSigns),
+    "usage": _one(UsageReport), "usage blocks": _one(UsageBlocks), "blame": _one(Blame),
     "commits": _list(Commit), "team": _one(Team), "hooks": _list(HookState), "hooks change": _list(HookChange),
     "retention": _one(Retention), "import": _one(ImportedFiles), "scan": _one(Scanned),
     "write-back": _one(WrittenBack), "restore": _one(WrittenBack), "restore-files": _one(FilesRestored),

@@ -29,48 +29,9 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from sessionscope.insight.tokens import KINDS, bucket_of, cost, split, unit_prices  # noqa: F401 (said here too)
 from sessionscope.store import db
 from sessionscope.store.schema import EVENT, SESSION, SOURCE, USAGE_CACHE
-
-KINDS = ("input", "output", "cache_read", "cache_write")
-
-
-def _load(payload: str) -> Any:
-    if not payload or payload[0] != "{":
-        return None
-    try:
-        return orjson.loads(payload)
-    except orjson.JSONDecodeError:
-        return None
-
-
-def split(payload: str, tokens_in: int, tokens_out: int) -> tuple[str, int, int, int, int]:
-    """(model, input, output, cache_read, cache_write) of one event; the parts sum to its tokens."""
-    p = _load(payload) if ('usage' in payload or '"tokens"' in payload or '"model"' in payload) else None
-    model, read, write = "", 0, 0
-    if isinstance(p, dict):
-        msg = p.get("message") if isinstance(p.get("message"), dict) else None
-        usage = msg.get("usage") if msg and isinstance(msg.get("usage"), dict) else None
-        if usage is not None:  # Claude Code, Anthropic
-            model = str(msg.get("model") or "")
-            read = int(usage.get("cache_read_input_tokens") or 0)
-            write = int(usage.get("cache_creation_input_tokens") or 0)
-        elif isinstance(p.get("tokens"), dict):  # Gemini CLI, and the tools read as documents (documents.Transcript)
-            model = str(p.get("model") or "")
-            read = int(p["tokens"].get("cached") or 0)
-            write = int(p["tokens"].get("cache_write") or 0)
-        else:
-            inner = p.get("payload") if isinstance(p.get("payload"), dict) else p
-            info = inner.get("info") if isinstance(inner.get("info"), dict) else None
-            last = info.get("last_token_usage") if info else None
-            if isinstance(last, dict):  # Codex CLI
-                read = int(last.get("cached_input_tokens") or 0)
-                model = str(info.get("model") or "")
-            elif isinstance(inner.get("model"), str):
-                model = inner["model"]
-    if not tokens_in or read + write > tokens_in:  # a later line of a reply counted already, or an odd split
-        read = write = 0
-    return model if model != "<synthetic>" else "", tokens_in - read - write, tokens_out, read, write
 
 
 def fold(conn: Connection, session_id: str) -> list[list]:
@@ -125,41 +86,6 @@ def save(conn: Connection, folded: dict[str, tuple[int, list[list]]]) -> None:
                                         for sid, (seq, rows) in folded.items()])
 
 
-# -- prices ---------------------------------------------------------------------------
-
-_prices: dict[tuple[str, str], tuple[float, ...] | None] = {}
-
-
-def unit_prices(model: str, day: str = "") -> tuple[float, float, float, float] | None:
-    """Dollars per token of input, output, cache read and cache write for `model` (None: not priced)."""
-    key = (model, day[:7])
-    if key not in _prices:
-        _prices[key] = _lookup(model, day)
-    return _prices[key]
-
-
-def _lookup(model: str, day: str):
-    if not model:
-        return None
-    from genai_prices import Usage, calc_price  # 0.2 s to import: only when a cost is asked for
-    when = dt.datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=dt.timezone.utc) if day else None
-    try:
-        # per token, measured on a small request: a long-context tier (Sonnet over 200k tokens of prompt)
-        # applies per request, which a day's sum no longer knows; the base tier is what most requests pay
-        def price(**kw) -> float:
-            return float(calc_price(Usage(**kw), model, genai_request_timestamp=when).total_price) / m
-        m = 1000
-        return (price(input_tokens=m), price(output_tokens=m), price(input_tokens=m, cache_read_tokens=m),
-                price(input_tokens=m, cache_write_tokens=m))
-    except (LookupError, ValueError):
-        return None
-
-
-def cost(model: str, day: str, parts) -> float | None:
-    prices = unit_prices(model, day)
-    return None if prices is None else sum(n * p for n, p in zip(parts, prices))
-
-
 # -- the report ------------------------------------------------------------------------
 
 @dataclass
@@ -186,15 +112,6 @@ class Report:
         return read / (inp + read + write) if inp + read + write else 0.0
 
 
-def bucket_of(day: str, by: str) -> str:
-    if by == "week":
-        d = dt.date.fromisoformat(day)
-        return (d - dt.timedelta(days=d.weekday())).isoformat()  # the week's Monday
-    if by == "month":
-        return day[:8] + "01"  # the month's first day
-    return day
-
-
 def _next(d: dt.date, by: str) -> dt.date:
     if by == "month":
         return (d.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
@@ -214,7 +131,7 @@ def _continuous(seen: list[str], since: str, until: str, by: str) -> list[str]:
     return out
 
 
-def _rows_and_sessions(conn: Connection, session_ids: list[str] | None, folded: dict | None, pause: Any = None):
+def rows_and_sessions(conn: Connection, session_ids: list[str] | None, folded: dict | None, pause: Any = None):
     """({session: its usage rows}, {session: (project, source kind, person)}) of the sessions asked for (all by
     default). A person: the session's owner in a team store (the database login), else who brought it in. A
     team store's member asks for all of them through the owner's function (sessionscope.safety.team): under the row
@@ -244,7 +161,7 @@ def report(conn: Connection, *, since: str = "", until: str = "", by: str = "day
            session_ids: list[str] | None = None, folded: dict | None = None, pause: Any = None) -> Report:
     """Usage between two days (inclusive, 'YYYY-MM-DD'; empty: unbounded) by day, week or month, grouped
     by project, model, source or person (a team store's owner, else who brought the session in)."""
-    usage, info = _rows_and_sessions(conn, session_ids, folded, pause)
+    usage, info = rows_and_sessions(conn, session_ids, folded, pause)
     r = Report()
     per_session: dict[str, list[float]] = {}
     by_dimension: dict[str, dict[str, list[float]]] = {"project": {}, "model": {}, "source": {}, "person": {}}

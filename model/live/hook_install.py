@@ -94,6 +94,22 @@ def command(tool: HookTool, store: str | None) -> str:
     return subprocess.list2cmdline(argv) if os.name == "nt" else shlex.join(argv)
 
 
+STATUS_MARK = " usage statusline"  # in the status line we set
+
+
+def status_command(store: str | None) -> str:
+    """Claude Code's `statusLine` command: this Sessionscope's `usage statusline` over the store the hooks name."""
+    from sessionscope.store.locations import sqlite_path
+    path = sqlite_path(store)
+    argv = [*program(), *(["--store", str(path)] if path is not None else []), "usage", "statusline"]
+    return subprocess.list2cmdline(argv) if os.name == "nt" else shlex.join(argv)
+
+
+def our_status_line(entry) -> bool:
+    return isinstance(entry, dict) and STATUS_MARK in str(entry.get("command", "")) and \
+        "sessionscope" in str(entry.get("command", ""))
+
+
 def ours(hook_entry) -> bool:
     return isinstance(hook_entry, dict) and MARK in str(hook_entry.get("command", "")) and \
         "sessionscope" in str(hook_entry.get("command", ""))
@@ -172,12 +188,15 @@ class Change:
     backup: str = ""  # where the file was copied before it was changed
     problem: str = ""  # why this tool's settings were left as they are
     removed_file: bool = False  # uninstall took away a file the install had made
+    status_line: str = ""  # Claude Code's status line: "set", "kept" (someone else's is there), "removed", or ""
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
 
 
-def install(tool: HookTool, store: str | None, *, dry_run: bool = False) -> Change:
+def install(tool: HookTool, store: str | None, *, dry_run: bool = False, status_line: bool = False) -> Change:
+    """Our hooks into the tool's settings, in place of any we put there before; with `status_line` (Claude Code), our
+    `usage statusline` as its status line too, unless a status line of someone else's is set (kept)."""
     path = tool.settings()
     data = _read(path)
     cmd = command(tool, store)
@@ -190,13 +209,27 @@ def install(tool: HookTool, store: str | None, *, dry_run: bool = False) -> Chan
         if tool.name == "gemini":
             entry = {"name": "sessionscope", **entry}
         hooks[event] = [*kept, {"hooks": [entry]}]
-    backup = "" if dry_run else _write(path, {**data, "hooks": hooks})
-    return Change(tool.name, str(path), list(tool.events), cmd, removed, not dry_run, tool.note, backup)
+    data = {**data, "hooks": hooks}
+    said = ""
+    if status_line and tool.name == "claude":
+        there = data.get("statusLine")
+        if there and not our_status_line(there):
+            said = "kept"
+        else:
+            data["statusLine"] = {"type": "command", "command": status_command(store), "padding": 0}
+            said = "set"
+    backup = "" if dry_run else _write(path, data)
+    return Change(tool.name, str(path), list(tool.events), cmd, removed, not dry_run, tool.note, backup,
+                  status_line=said)
 
 
 def uninstall(tool: HookTool, *, dry_run: bool = False) -> Change:
     path = tool.settings()
     data = _read(path)
+    said = ""
+    if our_status_line(data.get("statusLine")):  # (a status line of someone else's is theirs: left)
+        data = {k: v for k, v in data.items() if k != "statusLine"}
+        said = "removed"
     hooks, removed, events = dict(data.get("hooks") or {}), 0, []
     for event, groups in list(hooks.items()):
         kept, taken = _without_ours(groups)
@@ -208,7 +241,7 @@ def uninstall(tool: HookTool, *, dry_run: bool = False) -> Change:
             else:
                 del hooks[event]
     backup, gone = "", False
-    if removed and not dry_run:
+    if (removed or said) and not dry_run:
         rest = {k: v for k, v in data.items() if k != "hooks"}
         left = {**rest, "hooks": hooks} if hooks else rest
         target = _target(path)
@@ -223,8 +256,8 @@ def uninstall(tool: HookTool, *, dry_run: bool = False) -> Change:
             gone = True
         else:  # changed since by the user or the tool: our hooks out, the rest as it is now
             backup = _write(path, left)
-    return Change(tool.name, str(path), events, "", removed, bool(removed) and not dry_run, backup=backup,
-                  removed_file=gone)
+    return Change(tool.name, str(path), events, "", removed, bool(removed or said) and not dry_run, backup=backup,
+                  removed_file=gone, status_line=said)
 
 
 def _saved(backup: Path) -> tuple[dict, bytes] | None:

@@ -27,7 +27,7 @@ def team_add_member(store: Store, name: str, *, admin: bool = False, password: s
 
 
 def hooks(store: Store | None, action: str, tools: list[Any], location: str | None, *, dry_run: bool = False,
-          actor: str | None = None) -> list[Any]:
+          actor: str | None = None, status_line: bool = False) -> list[Any]:
     """Install or uninstall the agents' hooks (sessionscope.live.hook_install), each tool's settings done or refused on
     its own; recorded in `store` when one is given (a dry run changes nothing and records nothing)."""
     from sessionscope.errors import InvalidInput
@@ -35,7 +35,8 @@ def hooks(store: Store | None, action: str, tools: list[Any], location: str | No
     changes = []
     for t in tools:
         try:
-            changes.append(hook_install.install(t, location, dry_run=dry_run) if action == "install"
+            changes.append(hook_install.install(t, location, dry_run=dry_run, status_line=status_line)
+                           if action == "install"
                            else hook_install.uninstall(t, dry_run=dry_run))
         except InvalidInput as exc:
             changes.append(hook_install.Change(t.name, str(t.settings()), [], "", 0, False, problem=str(exc)))
@@ -43,5 +44,5 @@ def hooks(store: Store | None, action: str, tools: list[Any], location: str | No
         with audit.acting_as(actor):
             store.audited(f"hooks.{action}", detail={"tools": [
                 {"tool": c.tool, "settings": c.settings, "written": c.written, "removed": c.removed,
-                 "problem": c.problem} for c in changes]})
+                 "problem": c.problem, "status_line": c.status_line} for c in changes]})
     return changes

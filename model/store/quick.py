@@ -186,6 +186,18 @@ class QuickReader:
                 raise InvalidInput(f"session id {key!r} is ambiguous: give more characters")
         raise NotFound(f"no session with id {key!r} in this store")
 
+    def usage_entries(self, since_ts: float, until_ts: float, tool: str | None = None,
+                      sessions: list[str] | None = None):
+        """As Store.usage_entries (the status line's figures, without SQLAlchemy)."""
+        from sessionscope.insight import spend
+        from sessionscope.store.payloads import unpack
+        sql, params = spend.entries_query(since_ts, until_ts, tool, sessions)
+        return spend.entries(self.conn.execute(sql, params).fetchall(), unpack)
+
+    def sessions_of_tool_id(self, tool_id: str) -> list[str]:
+        """The sessions a tool's own id names (itself, and a fork or rewind of it kept under the same id)."""
+        return [r[0] for r in self.conn.execute("SELECT id FROM session WHERE id = ? OR tool_id = ?", [tool_id, tool_id])]
+
     def short_ids(self, session_ids: list[str], least: int = 8) -> dict[str, str]:
         """{session id: its shortest prefix (≥ `least` characters) that names it alone in this store}."""
         if len(session_ids) > NEIGHBOUR_QUERIES:

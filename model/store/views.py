@@ -41,6 +41,34 @@ class StoreViews:
         self._keep(usage.save, folded)
         return r
 
+    def usage_table(self, **query: Any):
+        """`sessionscope usage`: the usage report's rows summed by day, week, month, session, project, model or tool
+        (sessionscope.insight.spend.table); folds what changed into the usage cache, as usage does."""
+        from sessionscope.insight import spend, usage
+        folded: dict = {}
+        with self.reader() as conn:
+            rows, info = usage.rows_and_sessions(conn, None, folded)
+        self._keep(usage.save, folded)
+        return spend.table(rows, info, **query)
+
+    def usage_entries(self, since_ts: float, until_ts: float, tool: str | None = None,
+                      sessions: list[str] | None = None):
+        """Each reply that spent tokens between two times, oldest first (sessionscope.insight.spend.entries)."""
+        from sessionscope.insight import spend
+        from sessionscope.store.payloads import unpack
+        sql, params = spend.entries_query(since_ts, until_ts, tool, sessions)
+        with self.reader() as conn:
+            if conn.dialect.name == "postgresql":
+                sql = sql.replace("?", "%s")
+            rows = conn.exec_driver_sql(sql, tuple(params)).all()
+        return spend.entries(rows, unpack)
+
+    def sessions_of_tool_id(self, tool_id: str) -> list[str]:
+        """The sessions a tool's own id names (itself, and a fork or rewind of it kept under the same id)."""
+        with self.reader() as conn:
+            return list(conn.execute(sa.select(SESSION.c.id).where(
+                sa.or_(SESSION.c.id == tool_id, SESSION.c.tool_id == tool_id))).scalars())
+
     def overview(self, **query: Any):
         """The home page's figures: a range's key numbers, the year's activity by day, the costliest sessions
         (sessionscope.insight.overview); folds the sessions that changed into the usage cache, as usage does."""
