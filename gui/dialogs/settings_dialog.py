@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from sessionscope.gui.jobs.workers import run_task
 from sessionscope.gui.sessions.session_actions import DEFAULT_TERMINAL
+from sessionscope.gui.views.limits import LimitsBox
 
 
 def _days_box(value) -> QDoubleSpinBox:
@@ -116,6 +117,7 @@ class SettingsDialog(QDialog):
         self.notifications = NotificationsBox([(src.kind, src.label) for src in registry.tools()
                                                if src.programs or src.remote_home], store)
 
+        self.limits = LimitsBox()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -139,6 +141,7 @@ class SettingsDialog(QDialog):
         main.addWidget(redaction)
         main.addWidget(meaning)
         main.addWidget(self.notifications)
+        main.addWidget(self.limits)
         main.addWidget(buttons)
 
     def _show(self, loaded: dict) -> None:
@@ -201,6 +204,8 @@ class SettingsDialog(QDialog):
         settings = QSettings()
         settings.setValue("resume/terminal", self.terminal.text())
         self.notifications.rules().save()
+        from sessionscope.gui.views import limits
+        limits.save(self.limits.limits())
         if self.store is None or self.loaded is None:
             super().accept()
             return

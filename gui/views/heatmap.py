@@ -29,6 +29,7 @@ class Heatmap(QWidget):
         self.weeks = 53
         self.figure = 0  # an index of METRICS
         self.steps: list[float] = []
+        self.with_messages = True  # (Usage's year counts tokens and dollars alone)
 
     def set_data(self, activity: dict[str, list[float]], first_day: str, weeks: int) -> None:
         self.activity, self.first, self.weeks = activity, dt.date.fromisoformat(first_day), weeks
@@ -114,8 +115,10 @@ class Heatmap(QWidget):
             return
         messages, tokens, cost = self.activity.get(day, [0, 0, 0.0])
         when = dt.date.fromisoformat(day).strftime("%a %d %b %Y")
-        QToolTip.showText(event.globalPosition().toPoint(),
-                          f"{when}: {int(messages):,} messages · {int(tokens):,} tokens · ${cost:,.2f}", self)
+        said = f"{int(tokens):,} tokens · ${cost:,.2f}"
+        if self.with_messages:
+            said = f"{int(messages):,} messages · {said}"
+        QToolTip.showText(event.globalPosition().toPoint(), f"{when}: {said}", self)
 
     def mousePressEvent(self, event) -> None:
         day = self.day_at(event.position().toPoint())

@@ -129,6 +129,11 @@ class HomeView(QScrollArea):
             self.kpis[key] = value
             _card(cards, caption, value)
         lay.addLayout(cards)
+        from sessionscope.gui.views.limits import LimitsCard
+        self.limits = LimitsCard()  # the active five-hour window and the week, against the user's limits
+        self.limits.setObjectName("home-limits")
+        self.sig_settings = self.limits.sig_settings
+        lay.addWidget(self.limits)
         self.heatmap = Heatmap()
         self.heatmap.sig_day.connect(self._day_clicked)
         self.metric_box = QComboBox()
@@ -229,8 +234,12 @@ class HomeView(QScrollArea):
         store, days, widen, needing = self.store, self.days(), self._widen, list(self.needing.items())
         token = self._gen.next()
 
+        from sessionscope.gui.views import limits as limits_
+        limits = limits_.load()
+
         def work():
             ov = store.overview(days=days, widen=widen, pause=pause)
+            standing = store.limit_standing(limits)
             recent = store.sessions(limit=8)
             titles = {}
             for sid in [sid for sid, _c, _t in ov.top] + [sid for sid, _live in needing]:
@@ -238,7 +247,7 @@ class HomeView(QScrollArea):
                     titles[sid] = store.session(sid)
                 except Exception:  # gone since (deleted): not listed
                     continue
-            return ov, recent, titles
+            return ov, recent, titles, (standing, limits)
 
         run_task(work, lambda result: self._show_figures(token, *result), self._failed, owner=self)
 
@@ -251,10 +260,12 @@ class HomeView(QScrollArea):
 
     # -- showing ---------------------------------------------------------------------
 
-    def _show_figures(self, token: int, ov, recent, titles) -> None:
+    def _show_figures(self, token: int, ov, recent, titles, limits=None) -> None:
         if not self._gen.current(token):
             return
         self.overview = ov
+        if limits is not None:
+            self.limits.show_standing(*limits)
         if ov.days != self.days():  # widened: said, not remembered
             self.range.blockSignals(True)
             self.range.setCurrentText(next(label for label, d in RANGES if d == ov.days))

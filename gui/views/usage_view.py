@@ -109,6 +109,13 @@ class UsageView(QDialog):
             box.itemClicked.connect(lambda item, key=key: self._top_clicked(key, item))
             self.tops[key] = box
             tops.addWidget(box, 1, col)
+        from sessionscope.gui.views.heatmap import Heatmap
+        self.heatmap = Heatmap()  # the last year by day, whatever the range: tokens or cost, as the chart shows
+        self.heatmap.setObjectName("usage-heatmap")
+        self.heatmap.with_messages = False
+        self.heatmap.set_metric(1)
+        self.heatmap.sig_day.connect(self._day_clicked)
+        self.year: dict[str, set[str]] = {}  # day → the sessions that spent on it
         self.totals = QLabel("Reading usage…")
         self.totals.setWordWrap(True)
         self.totals.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -144,6 +151,7 @@ class UsageView(QDialog):
         lay.addLayout(cards)
         lay.addLayout(tops)
         lay.addWidget(self.totals)
+        lay.addWidget(self.heatmap)
         lay.addWidget(split, 1)
         self.resize(1000, 760)
         from sessionscope.gui.window import design
@@ -184,7 +192,7 @@ class UsageView(QDialog):
             r = store.usage(**query)
             titles = {s.id: (s.title or s.id[:8], s.project) for s in
                       (store.session(sid) for _c, _t, sid in r.session_costs[:TOP])}
-            return r, titles
+            return r, titles, year_by_day(store)
         self.totals.setText("Reading usage…")
         run_task(work, lambda result: self._shown(token, *result), self._failed, owner=self)
 
@@ -241,9 +249,13 @@ class UsageView(QDialog):
     def _failed(self, exc: BaseException) -> None:
         self.totals.setText(f"Could not read the usage: {type(exc).__name__}: {exc}")
 
-    def _shown(self, token, r, titles) -> None:
+    def _shown(self, token, r, titles, year=None) -> None:
         if not self._gen.current(token):
             return
+        if year is not None:
+            activity, self.year, first = year
+            self.heatmap.set_data(activity, first, HEATMAP_WEEKS)
+            self.heatmap.set_metric(2 if self.show_as.currentIndex() == 0 else 1)
         if self._widen and not any(r.sessions_in.values()) and self._wider():
             return  # (the wider range's report is on its way)
         self._widen = False
@@ -327,6 +339,11 @@ class UsageView(QDialog):
                 (k[1] == group or (group == "other" and k[1] not in r.groups[:len_colours()]))]
         return sorted({sid for k in keys for sid in r.sessions_in[k]})
 
+    def _day_clicked(self, day: str) -> None:
+        ids = sorted(self.year.get(day, ()))
+        if ids:
+            self.sig_filter.emit({"session_ids": ids}, f"spent on {day_label(day, True)}")
+
     def _bar_clicked(self, bucket: str, group: str) -> None:
         when = self.chart.label(bucket)
         self.sig_filter.emit({"session_ids": self._sessions(bucket, group)}, f"{group} · {when}")
@@ -360,6 +377,24 @@ class UsageView(QDialog):
             run_task(ids, lambda found: self.sig_filter.emit({"session_ids": found},
                                                              f"{name} · {self._range_words()}"),
                      self._failed, owner=self)
+
+
+HEATMAP_WEEKS = 53
+
+
+def year_by_day(store) -> tuple[dict[str, list[float]], dict[str, set[str]], str]:
+    """The heatmap's year ({day: [0, tokens, dollars]}; messages are Home's), who spent each day, its first day."""
+    today = dt.date.today()
+    first = today - dt.timedelta(days=today.weekday()) - dt.timedelta(weeks=HEATMAP_WEEKS - 1)
+    r = store.usage(since=first.isoformat(), until=today.isoformat(), by="day", group="source")
+    activity: dict[str, list[float]] = {}
+    spent: dict[str, set[str]] = {}
+    for (day, _group), parts in r.tokens.items():
+        acc = activity.setdefault(day, [0, 0, 0.0])
+        acc[1] += sum(parts)
+        acc[2] += r.costs.get((day, _group), 0.0)
+        spent.setdefault(day, set()).update(r.sessions_in.get((day, _group), ()))
+    return activity, spent, first.isoformat()
 
 
 def _card(caption: str) -> tuple[QFrame, QLabel]:

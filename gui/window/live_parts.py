@@ -26,6 +26,9 @@ def build_live(w) -> None:
     w.notifier.sig_needs_you.connect(lambda: (w.bring_forward(), w.openers.show_needs_you()))
     w.notifier.sig_show.connect(w.bring_forward)
     w.notifier.sig_quit.connect(w.quit_app)
+    from sessionscope.gui.views.limits import LimitWatch
+    w.limit_watch = LimitWatch(w)  # a usage limit crossed, or about to be: said through the same notifier
+    w.imports.sig_changes.connect(w.limit_watch.changed)
 
 
 def show_waiting(w, states: dict, needing: dict) -> None:

@@ -37,8 +37,10 @@ class MainWindow(QMainWindow):
 
         from sessionscope.gui.jobs.live_tracker import LiveTracker
         from sessionscope.gui.jobs.notifier import Notifier
+        from sessionscope.gui.views.limits import LimitWatch
         live: LiveTracker
         notifier: Notifier
+        limit_watch: LimitWatch
         waiting_label: QToolButton
 
     def __init__(self):

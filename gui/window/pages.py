@@ -34,6 +34,7 @@ class Pages(QStackedWidget):
         """Home's clicks to the window's routes; what changes the figures to Home (read again only while shown)."""
         home = self.home
         home.sig_open.connect(lambda sid: w.open_session(sid))
+        home.sig_settings.connect(lambda: w.openers.open_settings())
         home.sig_filter.connect(lambda filters: w.filter_sessions(filters, "the day chosen on Home"))
         w.live.sig_states.connect(lambda _states: home.set_needing(w.live.needing))
         w.imports.sig_changes.connect(lambda _changes: home.changed())

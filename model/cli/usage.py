@@ -155,19 +155,8 @@ def blocks(store, args):
 
 
 def _chain_start(store, tool: str | None, now: float) -> float:
-    """How far back the active block's chain of replies may reach: back to a quiet stretch of five hours (a block's
-    start is set by the reply after one), looking a day back, then a week."""
     from sessionscope.insight import spend
-    for days in (1, 7):
-        since = now - days * 86400
-        replies = store.usage_entries(since, now + 60, tool)
-        if not replies or replies[0].ts - since > spend.BLOCK:
-            return since
-        stamps = [e.ts for e in replies]
-        for a, b in zip(reversed(stamps[:-1]), reversed(stamps[1:])):
-            if b - a > spend.BLOCK:
-                return a  # (the block before the gap is read too: harmless, and its end is known)
-    return now - 7 * 86400
+    return spend.chain_since(lambda since, until: store.usage_entries(since, until, tool), now)
 
 
 def _clock(t: float) -> str:

@@ -228,3 +228,19 @@ def blocks(replies: list[Entry], now: float, length: int = BLOCK) -> list[Block]
     for b in out:
         b.active = not b.gap and now - b.last < length and now < b.end
     return out
+
+
+def chain_since(read: Callable[[float, float], list[Entry]], now: float) -> float:
+    """How far back the replies must be read for the active block to be found as ccusage finds it: to the last quiet
+    stretch of five hours (the reply after one starts a block on its hour), looking a day back, then a week.
+    `read(since, until)`: the replies between two times, oldest first."""
+    for days in (1, 7):
+        since = now - days * 86400
+        replies = read(since, now + 60)
+        if not replies or replies[0].ts - since > BLOCK:
+            return since
+        stamps = [e.ts for e in replies]
+        for a, b in zip(reversed(stamps[:-1]), reversed(stamps[1:])):
+            if b - a > BLOCK:
+                return a  # (the block before the gap is read too: harmless, and its end is known)
+    return now - 7 * 86400

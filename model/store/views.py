@@ -63,6 +63,18 @@ class StoreViews:
             rows = conn.exec_driver_sql(sql, tuple(params)).all()
         return spend.entries(rows, unpack)
 
+    def limit_standing(self, limits, now: float | None = None, tool: str = "claude_code"):
+        """Where the user stands against their limits now (sessionscope.insight.limits.standing): the replies of the
+        week so far and of the active block's chain."""
+        import time
+
+        from sessionscope.insight import limits as limits_
+        from sessionscope.insight import spend
+        now = time.time() if now is None else now
+        week_start, _end = limits_.week_bounds(now, limits.reset_weekday, limits.reset_hour)
+        since = min(week_start, spend.chain_since(lambda a, b: self.usage_entries(a, b, tool), now))
+        return limits_.standing(self.usage_entries(since, now + 60, tool), now, limits)
+
     def sessions_of_tool_id(self, tool_id: str) -> list[str]:
         """The sessions a tool's own id names (itself, and a fork or rewind of it kept under the same id)."""
         with self.reader() as conn:
