@@ -154,3 +154,24 @@ def test_the_status_line_survives_what_it_is_given_and_makes_no_store(tmp_path):
         assert done.returncode == 0 and done.stdout.count("\n") == 1, (stdin, done.stderr)
         assert "\x1b" not in done.stdout and "no block running" in done.stdout
     assert not (tmp_path / "none.db").exists()
+
+
+def test_the_quick_reader_answers_as_the_store_and_leaves_a_changed_session_to_it(home, capsys, tmp_path):
+    import shutil as sh
+
+    from sessionscope import open_store
+    from sessionscope.store.quick import open_reader
+    db = tmp_path / "copy.db"
+    sh.copy(home[2], db)
+    with open_store(db) as full:
+        fresh = full.usage_table(by="day")  # (folds what is not cached yet, and keeps it)
+    with open_reader(str(db)) as quick:
+        t = quick.usage_table(by="day")
+    assert t is not None and [x.as_json(True) for x in t.lines] == [x.as_json(True) for x in fresh.lines]
+    sid = _json(capsys, db, "session")["rows"][0]["key"]
+    assert main(["--store", str(db), "append", sid, "--kind", "message", "--role", "assistant", "--text", "more",
+                 "--tokens-in", "1000", "--tokens-out", "10"]) == 0
+    with open_reader(str(db)) as quick:
+        assert quick.usage_table(by="day") is None  # the Store folds the session again
+    total = _json(capsys, db)["totals"]
+    assert total["input_tokens"] == fresh.total.tokens[0] + 1000 and total["output_tokens"] == fresh.total.tokens[1] + 10

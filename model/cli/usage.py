@@ -42,7 +42,12 @@ def usage(store, args):
         return blocks(store, args)
     by = REPORTS[args.what]
     since, until = _day(args.since, "--since "), _day(args.until, "--until ")
-    t = store.usage_table(by=by, since=since, until=until, tool=args.tool, project=args.project)
+    query = {"by": by, "since": since, "until": until, "tool": args.tool, "project": args.project}
+    t = store.usage_table(**query)
+    if t is None:  # the quick reader: a session changed since its usage was cached; the Store folds and keeps it
+        from sessionscope import open_store
+        with open_store(args.store) as full:
+            t = full.usage_table(**query)
     titles = _titles(store, [line.key for line in t.lines]) if by == "session" else {}
     breakdown = args.breakdown or by == "total"
 

@@ -194,6 +194,25 @@ class QuickReader:
         sql, params = spend.entries_query(since_ts, until_ts, tool, sessions)
         return spend.entries(self.conn.execute(sql, params).fetchall(), unpack)
 
+    def usage_table(self, **query):
+        """As Store.usage_table, from the usage cache alone; None when a session changed since it was cached (the
+        Store folds it again and keeps the fold, which this read-only reader cannot)."""
+        import orjson
+
+        from sessionscope.insight import spend
+        cached, info = [], {}
+        for sid, last_seq, cached_seq, blob, project, kind, owner, by in self.conn.execute(
+                "SELECT s.id, s.last_seq, c.last_seq, c.rows, s.project, src.kind, s.owner, s.imported_by "
+                "FROM session s LEFT JOIN usage_cache c ON c.session_id = s.id "
+                "LEFT JOIN source src ON src.id = s.source_id"):
+            if blob is None or cached_seq != last_seq:
+                return None
+            cached.append((sid, blob))
+            info[sid] = (project, kind or "native", owner or by)
+        # (the cached rows parsed as one document, as the usage report parses them)
+        rows = dict(zip((sid for sid, _ in cached), orjson.loads(b"[" + b",".join(bytes(b) for _, b in cached) + b"]")))
+        return spend.table(rows, info, **query)
+
     def sessions_of_tool_id(self, tool_id: str) -> list[str]:
         """The sessions a tool's own id names (itself, and a fork or rewind of it kept under the same id)."""
         return [r[0] for r in self.conn.execute("SELECT id FROM session WHERE id = ? OR tool_id = ?", [tool_id, tool_id])]
