@@ -219,6 +219,10 @@ def _verify_file(args, path: str) -> int:
 def search(store, args):
     sid = store.resolve_session(args.session) if args.session else None
     hits = store.search(" ".join(args.query), limit=args.limit, session_id=sid, order=args.sort)
+    if hits is None:  # the quick reader, while search by meaning is on: the Store ranks by both
+        from sessionscope import open_store
+        with open_store(args.store) as full:
+            hits = full.search(" ".join(args.query), limit=args.limit, session_id=sid, order=args.sort)
     lines = [f"{h.session_id[:8]}  {h.seq:>6}  {h.event_id[:8]}  {h.kind:<10} "
              + ("(by meaning) " if h.match == "meaning" else "") + one_line(h.snippet, 120) for h in hits]
     out(args, [hit_json(h) for h in hits], "\n".join(lines) or "(no matches)")

@@ -70,12 +70,12 @@ def _check_store_path(args) -> None:
 
 
 def _open_store(args):
-    """The store, or for `list`, `show` and `usage` of a SQLite store at today's schema, a reader that needs no
+    """The store, or for `list`, `show`, `search` and `usage` of a SQLite store at today's schema, a reader that needs no
     SQLAlchemy (sessionscope.store.quick): those answer in ~0.1 s instead of ~0.6 s."""
     if args.command == "usage" and args.what == "statusline":
         return _statusline_store(args)
     _check_store_path(args)
-    if (args.command in ("list", "show", "usage")) and not getattr(args, "branch", False):
+    if (args.command in ("list", "show", "usage", "search")) and not getattr(args, "branch", False):
         from sessionscope.store.quick import open_reader
 
         reader = open_reader(args.store)

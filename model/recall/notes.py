@@ -8,7 +8,6 @@ tool's file, an archive or a write-back leaves them as they are; found by search
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 
@@ -17,8 +16,9 @@ from sqlalchemy.engine import Connection
 
 from sessionscope.errors import InvalidInput, NotFound
 from sessionscope.history import reading
-from sessionscope.history.read_models import MARK_END, MARK_START, NoteView, SearchHit
+from sessionscope.history.read_models import NoteView, SearchHit
 from sessionscope.recall import semantic
+from sessionscope.recall.fts import matching_rows, note_hit
 from sessionscope.store.schema import EVENT, NOTE, SESSION
 
 MAX_TEXT = 65_536  # characters: a note is prose, not a pasted log
@@ -106,19 +106,13 @@ def matching(conn: Connection, q, limit: int) -> list[SearchHit]:
     every group of words (one of its terms, case-insensitive), none of the words left out, within the
     session, project, source and time the query names. A query for events of a kind, a tool, an error or a
     pin finds no note. Notes are written by hand, so few: matched here, on every engine."""
+    if conn.dialect.name == "sqlite":  # (the quick reader's plain SQL: the same notes whichever asks)
+        from sessionscope.recall import fts
+        return fts.notes(lambda sql, params: conn.exec_driver_sql(sql, tuple(params)).all(), q, limit)
     stmt = _filtered(q)
     if stmt is None:
         return []
-    found = []
-    for r in conn.execute(stmt):
-        flat = " ".join(r.text.lower().split())
-        if all(any(t.text.lower() in flat for t in g) for g in q.groups) and \
-                not any(t.text.lower() in flat for t in q.excluded):
-            word = next((t.text for g in q.groups for t in g if t.text.lower() in flat), "")
-            found.append(_hit(r, _snippet(r.text, word) if word else r.text[:80]))
-            if len(found) >= limit:
-                break
-    return found
+    return matching_rows(conn.execute(stmt), q, limit)
 
 
 def among(conn: Connection, q, note_ids: list[str]) -> list[SearchHit]:
@@ -127,14 +121,9 @@ def among(conn: Connection, q, note_ids: list[str]) -> list[SearchHit]:
     stmt = _filtered(q)
     if stmt is None or not note_ids:
         return []
-    rows = {r.id: r for r in conn.execute(stmt.where(NOTE.c.id.in_(note_ids)))}
-    return [_hit(r, " ".join(r.text.split())[:80], match="meaning") for nid in note_ids if (r := rows.get(nid))
-            and not any(t.text.lower() in " ".join(r.text.lower().split()) for t in q.excluded)]
-
-
-def _hit(r, snippet: str, match: str = "words") -> SearchHit:
-    return SearchHit(session_id=r.session_id, session_title=r.title, event_id=r.event_id or "", seq=r.seq or 0,
-                     kind="note", role="user", ts=r.updated_at, snippet=snippet, match=match, note_id=r.id)
+    rows = {r[0]: r for r in conn.execute(stmt.where(NOTE.c.id.in_(note_ids)))}
+    return [note_hit(r, " ".join(r[3].split())[:80], match="meaning") for nid in note_ids if (r := rows.get(nid))
+            and not any(t.text.lower() in " ".join(r[3].lower().split()) for t in q.excluded)]
 
 
 def _filtered(q):
@@ -153,16 +142,8 @@ def _filtered(q):
                 "source": lambda: sa.func.coalesce(SOURCE.c.kind, "native") == value,
                 "since": lambda: NOTE.c.updated_at >= moment(value),
                 "until": lambda: NOTE.c.updated_at < moment(value, end_of_day=True),
-                "is": lambda: NOTE.c.session_id.in_(sa.select(STAR.c.session_id))}.get(name)
+                "is": lambda: NOTE.c.session_id.in_(sa.select(STAR.c.session_id))}.get(
+            name if name != "is" or value == "starred" else "")  # (-is:pinned leaves every note: none is a pin)
         if cond is not None:
             stmt = stmt.where(sa.not_(cond()) if negated else cond())
     return stmt
-
-
-def _snippet(text: str, word: str, width: int = 80) -> str:
-    m = re.search(re.escape(word), text, re.IGNORECASE)
-    if not m:
-        return text[:width]
-    start = max(0, m.start() - width // 2)
-    return ("…" if start else "") + text[start:m.start()] + MARK_START + m.group(0) + MARK_END + \
-        text[m.end():m.end() + width // 2]

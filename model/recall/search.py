@@ -11,29 +11,20 @@ from sqlalchemy.engine import Connection
 
 from sessionscope.errors import InvalidInput
 from sessionscope.history.read_models import MARK_END, MARK_START, SearchHit
+from sessionscope.recall.fts import (  # noqa: F401 (said here too: the indexing below and its callers use them)
+    FTS_TEXT,
+    FTS_WHERE,
+    SNIPPET_TOKENS,
+    SORTS,
+    TOOL_KINDS,
+    UNINDEXED_KINDS,
+    distinct,
+    fts_query,
+    like_snippet,
+)
 from sessionscope.recall.query import Query, Term, parse
 from sessionscope.store import db
 from sessionscope.store.schema import EVENT, SESSION
-
-SNIPPET_TOKENS = 16
-
-# What is indexed, decided once, in SQL, so indexing and un-indexing agree:
-# conversation text whole (up to 64 KB), tool calls and results only their first
-# 4 KB (they are two thirds of all text and rarely searched deep), and nothing of
-# progress or metadata lines. The event row always keeps the full text.
-TOOL_KINDS = ("tool_call", "tool_result")
-UNINDEXED_KINDS = ("progress", "meta", "opaque")
-
-
-def _sql_list(kinds: tuple[str, ...]) -> str:
-    return ", ".join(f"'{k}'" for k in kinds)  # fixed names above, never user input
-
-
-_FTS_TEXT = (
-    f"CASE WHEN kind IN ({_sql_list(TOOL_KINDS)}) THEN substr(text, 1, 4096) "
-    "ELSE substr(text, 1, 65536) END"
-)
-_FTS_WHERE = f"text != '' AND kind NOT IN ({_sql_list(UNINDEXED_KINDS)})"
 
 
 def index_range(conn: Connection, first_pk: int, last_pk: int) -> None:
@@ -41,23 +32,13 @@ def index_range(conn: Connection, first_pk: int, last_pk: int) -> None:
     if conn.dialect.name != "sqlite":
         return
     conn.connection.driver_connection.execute(  # (the driver's own: see sessionscope.store.db.driver)
-        f"INSERT INTO event_fts(rowid, text) SELECT pk, {_FTS_TEXT} FROM event "
-        f"WHERE pk BETWEEN ? AND ? AND {_FTS_WHERE}",
+        f"INSERT INTO event_fts(rowid, text) SELECT pk, {FTS_TEXT} FROM event "
+        f"WHERE pk BETWEEN ? AND ? AND {FTS_WHERE}",
         (first_pk, last_pk),
     )
 
 
-SORTS = ("relevance", "time")
 RANK_POOL = 2_000  # PostgreSQL: the best are found among the newest this many matches (and filters apply to them)
-
-
-def fts_query(q: Query) -> str:
-    """A parsed query as FTS5 syntax: every group (one of its terms), none of the excluded. Each term is
-    quoted, so FTS syntax in it is literal text; a prefix term keeps its *."""
-    def term(t: Term) -> str:
-        return '"' + t.text.replace('"', '""') + '"' + ("*" if t.prefix else "")
-    expr = " AND ".join(term(g[0]) if len(g) == 1 else "(" + " OR ".join(map(term, g)) + ")" for g in q.groups)
-    return expr + "".join(f" NOT {term(t)}" for t in q.excluded)
 
 
 def ts_query(q: Query) -> str:
@@ -101,7 +82,7 @@ def search(conn: Connection, text: str, *, limit: int = 50, session_id: str | No
         if not q.notes_only:
             found = fuse(found, _among(conn, q, pks, limit))
         mine = fuse(mine, notes.among(conn, q, note_ids)[:limit])
-    return _distinct(mine + found)[:limit]
+    return distinct(mine + found)[:limit]
 
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009): a hit's score is the sum of 1 / (60 + rank)
@@ -145,18 +126,8 @@ def _meaning_snippet(text: str, words: list[str]) -> str:
     flat = " ".join(text.split())
     for w in words:
         if re.search(re.escape(w), flat, re.IGNORECASE):
-            return _like_snippet(flat, w)
+            return like_snippet(flat, w)
     return flat[:160] + ("…" if len(flat) > 160 else "")
-
-
-def _distinct(hits: list[SearchHit]) -> list[SearchHit]:
-    seen, kept = set(), []
-    for h in hits:
-        key = (h.session_id, " ".join(h.snippet.replace(MARK_START, "").replace(MARK_END, "").split()))
-        if key not in seen:
-            seen.add(key)
-            kept.append(h)
-    return kept
 
 
 def _filters(conn: Connection, q: Query) -> list:
@@ -207,8 +178,9 @@ def _events(conn: Connection, q: Query, limit: int, order: str) -> list[SearchHi
             *where, *cond, EVENT.c.kind.notin_(UNINDEXED_KINDS)).order_by(EVENT.c.pk.desc())
             .limit(limit)).all()
         return _hits(conn, {pk: " ".join(t.split())[:160] for pk, t in rows}, [pk for pk, _ in rows])
-    if dialect == "sqlite":
-        return _search_fts(conn, q, limit, order, where, joined)
+    if dialect == "sqlite":  # (plain SQL, the quick reader's too: sessionscope.recall.fts)
+        from sessionscope.recall import fts
+        return fts.events(lambda sql, params: conn.exec_driver_sql(sql, tuple(params)).all(), q, limit, order)
     if dialect != "postgresql":
         return _search_like(conn, q, limit, where, joined)
     tsq = sa.func.to_tsquery("simple", ts_query(q))
@@ -230,28 +202,6 @@ def _events(conn: Connection, q: Query, limit: int, order: str) -> list[SearchHi
     return _hits(conn, {pk: snip for pk, snip in rows}, [pk for pk, _ in rows])
 
 
-def _search_fts(conn: Connection, q: Query, limit: int, order: str, where: list, joined) -> list[SearchHit]:
-    """SQLite: the hits' row ids first (FTS5 ranks or walks its rowids itself when no filter joins the events:
-    `ORDER BY rank` / `rowid DESC`), then the snippets of those alone (a snippet made for every match before
-    the sort cost half a second for a common word)."""
-    match = sa.text("event_fts MATCH :fts").bindparams(fts=fts_query(q))
-    fts = sa.table("event_fts", sa.column("rowid"))
-    if where:
-        by = sa.literal_column("bm25(event_fts)") if order == "relevance" else EVENT.c.pk.desc()
-        ids = sa.select(EVENT.c.pk).select_from(fts.join(joined, EVENT.c.pk == fts.c.rowid)).where(match, *where) \
-            .order_by(by, EVENT.c.pk.desc()).limit(limit)
-    else:
-        by = sa.literal_column("rank") if order == "relevance" else fts.c.rowid.desc()
-        ids = sa.select(fts.c.rowid).select_from(fts).where(match).order_by(by).limit(limit)
-    order_pks = [pk for (pk,) in conn.execute(ids)]
-    if not order_pks:
-        return []
-    snippet = sa.literal_column(f"snippet(event_fts, 0, '{MARK_START}', '{MARK_END}', '…', {SNIPPET_TOKENS})")
-    rows = conn.execute(sa.select(fts.c.rowid, snippet).select_from(fts).where(
-        match, fts.c.rowid.in_(order_pks))).all()
-    return _hits(conn, {pk: snip for pk, snip in rows}, order_pks)
-
-
 def _search_like(conn: Connection, q: Query, limit: int, where: list, joined) -> list[SearchHit]:
     """Any other database: LIKE for every group (one of its terms), newest first."""
     stmt = sa.select(EVENT.c.pk, EVENT.c.text).select_from(joined).where(*where)
@@ -261,16 +211,7 @@ def _search_like(conn: Connection, q: Query, limit: int, where: list, joined) ->
         stmt = stmt.where(sa.not_(EVENT.c.text.ilike(f"%{t.text}%")))
     rows = conn.execute(stmt.order_by(EVENT.c.pk.desc()).limit(limit)).all()
     first = q.groups[0][0].text
-    return _hits(conn, {pk: _like_snippet(t, first) for pk, t in rows}, [pk for pk, _ in rows])
-
-
-def _like_snippet(text: str, word: str, width: int = 80) -> str:
-    m = re.search(re.escape(word), text, re.IGNORECASE)
-    if not m:
-        return text[:width]
-    start = max(0, m.start() - width // 2)
-    after = text[m.end():m.end() + width // 2]
-    return ("…" if start else "") + text[start:m.start()] + MARK_START + m.group(0) + MARK_END + after
+    return _hits(conn, {pk: like_snippet(t, first) for pk, t in rows}, [pk for pk, _ in rows])
 
 
 def _hits(conn: Connection, snippets: dict[int, str], order: list[int]) -> list[SearchHit]:
@@ -296,6 +237,6 @@ def unindex_session(conn: Connection, session_id: str) -> None:
         return
     conn.exec_driver_sql(
         f"INSERT INTO event_fts(event_fts, rowid, text) "
-        f"SELECT 'delete', pk, {_FTS_TEXT} FROM event WHERE session_id = ? AND {_FTS_WHERE}",
+        f"SELECT 'delete', pk, {FTS_TEXT} FROM event WHERE session_id = ? AND {FTS_WHERE}",
         (session_id,),
     )

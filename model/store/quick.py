@@ -194,6 +194,20 @@ class QuickReader:
         sql, params = spend.entries_query(since_ts, until_ts, tool, sessions)
         return spend.entries(self.conn.execute(sql, params).fetchall(), unpack)
 
+    def search(self, text: str, *, limit: int = 50, session_id: str | None = None, order: str = "relevance"):
+        """As Store.search (sessionscope.recall.fts: the same SQL); None while search by meaning is on (its model and
+        the fusion of the two rankings are the Store's)."""
+        from sessionscope.recall import fts
+        row = self.conn.execute("SELECT value FROM setting WHERE key = 'semantic'").fetchone()
+        try:
+            meaning = bool(row) and json.loads(row[0]).get("enabled") is True
+        except (ValueError, AttributeError):
+            meaning = False  # (a value another version wrote: off, as the Store reads it)
+        if meaning and order == "relevance" and self.conn.execute("SELECT 1 FROM embedding LIMIT 1").fetchone():
+            return None
+        return fts.search(lambda sql, params: self.conn.execute(sql, list(params)).fetchall(), text, limit=limit,
+                          session_id=session_id, order=order)
+
     def usage_table(self, **query):
         """As Store.usage_table, from the usage cache alone; None when a session changed since it was cached (the
         Store folds it again and keeps the fold, which this read-only reader cannot)."""

@@ -103,12 +103,17 @@ def test_it_steps_aside_for_what_the_store_must_open(stores, tmp_path):
     assert open_reader(f"sqlite:///{path}") is not None
 
 
-def test_list_and_show_import_no_sqlalchemy(stores):
-    """What makes `sessionscope list` and `show` whole-process times ~0.1 s (the benchmark's row)."""
-    _, _, sid, path = stores
+def test_list_show_search_and_usage_import_no_sqlalchemy(stores):
+    """What makes `sessionscope list`, `show`, `search` and `usage` whole-process times ~0.1 s (the benchmark's rows);
+    `usage` once every session's usage is cached (the first asks the Store, which folds and keeps it)."""
+    store, _, sid, path = stores
+    store.usage_table(by="day")  # (the usage cache filled)
     script = ("import sys\nfrom sessionscope.cli import main\n"
               f"assert main(['--store', {str(path)!r}, 'list']) == 0\n"
               f"assert main(['--store', {str(path)!r}, 'show', {sid!r}]) == 0\n"
+              f"assert main(['--store', {str(path)!r}, 'search', 'm1']) == 0\n"
+              f"assert main(['--store', {str(path)!r}, 'usage', 'daily']) == 0\n"
+              f"assert main(['--store', {str(path)!r}, 'usage', 'blocks']) == 0\n"
               "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'sqlmodel', 'PySide6')))")
     out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
