@@ -175,3 +175,19 @@ def test_the_quick_reader_answers_as_the_store_and_leaves_a_changed_session_to_i
         assert quick.usage_table(by="day") is None  # the Store folds the session again
     total = _json(capsys, db)["totals"]
     assert total["input_tokens"] == fresh.total.tokens[0] + 1000 and total["output_tokens"] == fresh.total.tokens[1] + 10
+
+
+def test_blocks_live_redraws_until_interrupted(home):
+    import signal
+    store = home[2]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "sessionscope.cli", "--store", str(store), "usage", "blocks", "--active",
+                             "--live", "--interval", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        time.sleep(3.5)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and b"interrupted" in err
+    frames = out.decode().split("\x1b[H\x1b[2J")[1:]
+    assert len(frames) >= 2 and all("ACTIVE" in f and "left" in f for f in frames)

@@ -118,6 +118,7 @@ def gui(db: str, home: str) -> dict:
     timer.stop()
     size = sum(p.stat().st_size for p in Path(home).rglob("*.jsonl")) / 1e6
     line_shown, hook_shown = _live_shown(w, store, home, db, wait_until)
+    searchable = _searchable(home, db, wait_until)
     w.imports.watcher.stop()
     w.close()
     QApplication.processEvents()
@@ -156,7 +157,7 @@ def gui(db: str, home: str) -> dict:
             "stall": max(gaps) / 1000, "import_mb": size,
             "import_seconds": import_s, "warm": warm, "first_listed": first_listed, "first_import": first_import,
             "first_rank": first_rank, "newest_in_2s": newest_in_2s, "shown_rss": shown_rss,
-            "line_shown": line_shown, "hook_shown": hook_shown}
+            "line_shown": line_shown, "hook_shown": hook_shown, "searchable": searchable}
 
 
 def _live_shown(w, store, home: str, db: str, wait_until) -> tuple[float, float]:
@@ -177,6 +178,25 @@ def _live_shown(w, store, home: str, db: str, wait_until) -> tuple[float, float]
          "tool_input": {"command": "make docs"}}).encode())
     wait_until(lambda: getattr(w.live.states.get(sid), "state", None) == "needs_approval")
     return line_shown, time.perf_counter() - t
+
+
+def _searchable(home: str, db: str, wait_until, rounds: int = 8) -> list[float]:
+    """A prompt with a word of its own appended to a transcript (the session in use, then one a month old, in turn),
+    until the store's text index finds the word (asked through a connection of this process's own, as
+    `sessionscope search` would): seconds, each round."""
+    import sqlite3
+    files = sorted(Path(home).rglob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    took = []
+    for i in range(rounds):
+        word = f"zqmark{i}x{int(time.time())}"
+        t = time.perf_counter()
+        _append_prompt(files[-1] if i % 2 == 0 else files[i], f"look for {word} please")
+        wait_until(lambda: conn.execute("SELECT 1 FROM event_fts WHERE event_fts MATCH ?", (word,)).fetchone())
+        took.append(time.perf_counter() - t)
+        time.sleep(0.3)
+    conn.close()
+    return took
 
 
 def _reader(w, wait_until) -> tuple[float, float, float]:
