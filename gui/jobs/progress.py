@@ -67,7 +67,7 @@ class ImportJob(QObject):
         self.cancel_event = run_cancellable(
             lambda progress, cancel: ops.import_paths(store, paths, progress=progress, cancel=cancel, warm=False,
                                                       watcher=True, actor=ACTOR),
-            self.sig_progress.emit, self._done, self._failed, self, ahead=True)  # (a line just written: before the rest)
+            self.sig_progress.emit, self._done, self._failed, self, lane="watch")  # (a line just written: its own thread)
         return True
 
     def _start_process(self, store, paths) -> None:
@@ -306,4 +306,4 @@ class SourceWatcher(QObject):
             self.asking = False
             self.written = self.written or rescan  # (rescanned at the next tick)
             report_error(exc)
-        run_task(look, found, failed, owner=self, ahead=True)
+        run_task(look, found, failed, owner=self, lane="watch")

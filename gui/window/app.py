@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from PySide6.QtCore import QThreadPool, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -90,7 +90,8 @@ def main(args) -> int:
     code = app.exec()
     # a worker still reading (Home's figures, a list page) is let finish before the interpreter is torn down under
     # it: finalised mid-query, SQLAlchemy spun at a full core for ever
-    QThreadPool.globalInstance().waitForDone(2000)
+    from sessionscope.gui.jobs.workers import wait_for_workers
+    wait_for_workers(2000)
     return code
 
 

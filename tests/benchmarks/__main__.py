@@ -171,7 +171,7 @@ def main(argv=None) -> int:
     lv = child("live_states", str(work / "store.db"), str(work))
     row("`sessionscope hook`, whole process (an agent's every step)", "", f"{lv['hook'] * 1000:.0f} ms",
         f"median of 20, the slowest {lv['hook_max'] * 1000:.0f} ms; the store locked (spooled): "
-        f"{lv['hook_spooled'] * 1000:.0f} ms", "", "≤ 100 ms")
+        f"{lv['hook_spooled'] * 1000:.0f} ms", "", "≤ 50 ms")
     row("live states of every session (the window's tick)", f"{lv['sessions']} sessions", f"{lv['tick'] * 1000:.0f} ms",
         f"`sessionscope status`, whole process (rescan first): {lv['status']:.2f} s", "", "")
     for fmt, redact, what in (("html", "0", "HTML"), ("html", "1", "HTML, secrets redacted"), ("jsonl", "0", "JSONL")):

@@ -6,14 +6,14 @@ import pytest
 
 pytest.importorskip("PySide6.QtWidgets")
 
-from PySide6.QtCore import QSettings, QThreadPool  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def no_leftover_threads(qapp):
     yield
-    pool = QThreadPool.globalInstance()
-    assert pool.waitForDone(20000), "a worker thread was still running after the test"
+    from sessionscope.gui.jobs.workers import wait_for_workers
+    assert wait_for_workers(20000), "a worker thread was still running after the test"
     qapp.processEvents()
 
 
@@ -81,9 +81,10 @@ def window(qtbot, demo):
 def _nothing_left_running(w, qtbot) -> None:
     """A closed window leaves no timer, no child process and no worker behind (each would outlive the
     test and fire into the next one)."""
-    from PySide6.QtCore import QProcess, QThreadPool, QTimer
+    from PySide6.QtCore import QProcess, QTimer
 
-    assert QThreadPool.globalInstance().waitForDone(20000), "a worker was still running after the window closed"
+    from sessionscope.gui.jobs.workers import wait_for_workers
+    assert wait_for_workers(20000), "a worker was still running after the window closed"
     qtbot.waitUntil(lambda: all(p.state() == QProcess.ProcessState.NotRunning for p in w.findChildren(QProcess)),
                     timeout=10000)
     ours = [t for t in w.findChildren(QTimer) if type(t.parent()).__module__.startswith("sessionscope.gui.")]  # not Qt's own
