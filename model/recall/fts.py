@@ -196,9 +196,8 @@ def distinct(hits: list[SearchHit]) -> list[SearchHit]:
     return kept
 
 
-def search(run: Run, text: str, *, limit: int = 50, session_id: str | None = None,
-           order: str = "relevance") -> list[SearchHit]:
-    """sessionscope.recall.search.search on SQLite with search by meaning off: notes first, then the events."""
+def parsed(text: str, order: str, session_id: str | None) -> Query:
+    """A search's query, parsed (sessionscope.recall.query), within one session if asked; its order checked."""
     from sessionscope.errors import InvalidInput
     from sessionscope.recall.query import parse
     if order not in SORTS:
@@ -206,6 +205,13 @@ def search(run: Run, text: str, *, limit: int = 50, session_id: str | None = Non
     q = parse(text)
     if session_id:
         q.filters.append(("session", session_id, False))
+    return q
+
+
+def search(run: Run, text: str, *, limit: int = 50, session_id: str | None = None,
+           order: str = "relevance") -> list[SearchHit]:
+    """sessionscope.recall.search.search on SQLite with search by meaning off: notes first, then the events."""
+    q = parsed(text, order, session_id)
     found = [] if q.notes_only else events(run, q, limit, order)
     mine = notes(run, q, limit) if (q.has_words or q.notes_only) else []
     return distinct(mine + found)[:limit]

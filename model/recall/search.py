@@ -22,7 +22,7 @@ from sessionscope.recall.fts import (  # noqa: F401 (said here too: the indexing
     fts_query,
     like_snippet,
 )
-from sessionscope.recall.query import Query, Term, parse
+from sessionscope.recall.query import Query, Term
 from sessionscope.store import db
 from sessionscope.store.schema import EVENT, SESSION
 
@@ -67,12 +67,8 @@ def search(conn: Connection, text: str, *, limit: int = 50, session_id: str | No
     `meaning` (sessionscope.recall.semantic.Ranker, when search by meaning is on): the best first is then the fusion
     of both rankings (reciprocal rank fusion), so a text that says the same in other words is found too, and
     one that both find comes before one that only one does; the filters and left-out words hold for all."""
-    from sessionscope.recall import notes
-    if order not in SORTS:
-        raise InvalidInput(f"cannot order a search by {order!r}; use one of {', '.join(SORTS)}")
-    q = parse(text)
-    if session_id:
-        q.filters.append(("session", session_id, False))
+    from sessionscope.recall import fts, notes
+    q = fts.parsed(text, order, session_id)
     found = [] if q.notes_only else _events(conn, q, limit, order)
     mine = notes.matching(conn, q, limit) if (q.has_words or q.notes_only) else []
     if meaning is not None and order == "relevance" and q.has_words:
