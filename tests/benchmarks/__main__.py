@@ -83,6 +83,11 @@ def main(argv=None) -> int:
         "≥ 100 MB/s, ≥ 0.5× floor; ≤ 300 MB")
     row("store size after the import (search included)", f"{imp['store_bytes'] / 1e6:.0f} MB", "",
         f"{imp['store_bytes'] / gen['bytes']:.2f}× the transcripts ({mb:.0f} MB)", "", "≤ 0.6×")
+    real = corpus_ratio(work)
+    if real is not None:
+        row("store size, the corpus's real Claude Code files", f"{real['files']} files, {real['bytes'] / 1e6:.1f} MB",
+            "", f"{real['store'] / real['bytes']:.2f}× the transcripts ({real['store'] / 1e6:.1f} MB, WAL checkpointed)",
+            "", "≤ 0.6×")
     row("file checkpoints kept in the store", f"{gen.get('backups', 0):,} backups, "
         f"{gen.get('backup_bytes', 0) / 1e6:.1f} MB", "",
         f"+{imp['blob_bytes'] / 1e6:.1f} MB ({imp['blobs']:,} blobs) = "
@@ -268,6 +273,24 @@ def main(argv=None) -> int:
             "≤ 2 s")
     print_table(rows, time.monotonic() - started)
     return 0
+
+
+def corpus_ratio(work: Path) -> dict | None:
+    """The store made of the shared corpus's real Claude Code files, against their bytes (None without the corpus):
+    the generated home's tool output compresses well, real chat-heavy files less."""
+    corpus = REPO.parent / "shared" / "corpus" / "claude-code"
+    if not corpus.is_dir():
+        return None
+    import sqlite3
+    db = work / "corpus.db"
+    for old in work.glob("corpus.db*"):
+        old.unlink()
+    subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(db), "import", str(corpus)], cwd=REPO,
+                   capture_output=True, check=True)
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    files = [p for p in corpus.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json")]
+    return {"files": len(files), "bytes": sum(p.stat().st_size for p in files), "store": db.stat().st_size}
 
 
 def cli_times(db: Path, biggest: str) -> dict:
