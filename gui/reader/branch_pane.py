@@ -380,6 +380,8 @@ class BranchPane(QWidget):
         """The tree, and in the header the branches a person would call branches: its lanes (a reply's
         parallel tool calls are not branches; a rewind, an edited prompt, a fork are)."""
         self.tree.tree_model.set_layout(layout)
+        from sessionscope.store import gcpause
+        gcpause.keep()  # (the tree's nodes live as long as the session is shown: no full collector pass over them)
         if self.session is not None and self.session.id == session_id and layout is not None and layout.lanes > 1:
             self.timeline_label.setText(f"{self.branch_label} · {layout.lanes} branches")
 

@@ -61,9 +61,12 @@ def build(ids: list[str], kinds: list[str], sidechain: list[bool], owner: dict[s
     over the window's heap, every 700 cards made, were most of the 0.3 s of 200,000 cards)."""
     with gcpause.paused():
         if plain(kinds, sidechain, owner):  # a plain conversation: one card an event, made in C loops
-            return list(map(tuple.__new__, repeat(Card), zip(range(len(kinds)), map(CARD_KIND.get, kinds,
+            made = list(map(tuple.__new__, repeat(Card), zip(range(len(kinds)), map(CARD_KIND.get, kinds,
                             repeat("event")), repeat(0), repeat(()), repeat(0), repeat(()))))
-        return _build(ids, kinds, sidechain, owner, open_runs, prompts)
+        else:
+            made = _build(ids, kinds, sidechain, owner, open_runs, prompts)
+    gcpause.keep()  # (they live while the reader shows the branch: no full collector pass over them as it scrolls)
+    return made
 
 
 def _build(ids, kinds, sidechain, owner, open_runs, prompts) -> list[Card]:
