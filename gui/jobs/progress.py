@@ -263,6 +263,7 @@ class SourceWatcher(QObject):
 
         store, before = self.store, self.mark
         self.asking = True  # the places come from the store: read on a worker, never on the UI thread
+        self.again = False  # (this look covers what was written before it; a write told meanwhile sets it again)
 
         self.ticks += 1
         servers_too = self.ticks % SERVER_TICKS == 1  # (a database on a server: asked once a minute, not every tick)
@@ -291,7 +292,6 @@ class SourceWatcher(QObject):
             roots, mark, changes, hot = result
             if self.store is not store:
                 return
-            self.again = False
             if hot is not None:
                 self._watch_hot(hot)
             self.mark = mark
@@ -301,6 +301,8 @@ class SourceWatcher(QObject):
                 self.job.start(store, roots, quiet=True)
             if changes is not None:
                 self.sig_store_changed.emit(changes)
+            if self.again and not self.job.running and self.timer.isActive():
+                self.soon.start()  # written while this look ran: looked at now, not at the next tick (2 s)
 
         def failed(exc) -> None:
             self.asking = False

@@ -173,3 +173,20 @@ def test_at_rest_the_ticks_decide_only_what_time_can_change(window, qtbot):
     live.tick()  # (the 12th: all of them)
     live.tick()
     assert asked == [None, [one]]
+
+
+def test_a_write_told_while_a_look_runs_is_looked_at_when_it_ends(window, qtbot, tmp_path):
+    """#61: the system's word that a file was written, arriving while the watcher's look is on its worker, is looked at
+    as soon as that look ends, not at the next tick two seconds on (it was dropped: a line took 2 s to be searchable)."""
+    watcher = window.imports.watcher
+    watcher.timer.setInterval(60_000)  # (no tick comes on its own in this test)
+    qtbot.waitUntil(lambda: not watcher.job.running and not watcher.asking and not watcher.soon.isActive(), timeout=10000)
+    looks = []
+    real_tick = watcher.tick
+    watcher.tick = lambda: (looks.append(watcher.asking), real_tick())
+    watcher.soon.timeout.disconnect()
+    watcher.soon.timeout.connect(watcher._look_now)
+    watcher.tick()
+    assert watcher.asking  # the look is on its worker
+    watcher.sig_written.emit()  # the system's word, meanwhile
+    qtbot.waitUntil(lambda: len(looks) >= 2 and not watcher.asking, timeout=1500)  # (well before a tick)
