@@ -91,7 +91,6 @@ def _remembered(model: str, day: str):
     """A model's prices for a month, from the price file the last lookups left (importing the price table takes
     0.2 s: the status line answers every few seconds, in well under that), else looked up and kept there."""
     global _kept
-    import os
     name = f"{model}|{day[:7]}"
     if _kept is None:
         try:
@@ -107,16 +106,35 @@ def _remembered(model: str, day: str):
     if known is not False and (known is None or (isinstance(known, list) and len(known) == 4)):
         return None if known is None else tuple(float(x) for x in known)
     found = _lookup(model, day)
-    _kept["prices"][name] = None if found is None else list(found)
+    if len(name) <= MAX_NAME and len(_kept["prices"]) < MAX_KEPT:  # (model names are the transcripts' words: bounded)
+        _kept["prices"][name] = None if found is None else list(found)
+        _keep_at_exit()
+    return found
+
+
+MAX_NAME, MAX_KEPT = 200, 2_000
+_saving = False
+
+
+def _keep_at_exit() -> None:
+    """The prices looked up are written once, as the process ends (a report over many models looks up hundreds)."""
+    global _saving
+    if not _saving:
+        import atexit
+        _saving = True
+        atexit.register(_save)
+
+
+def _save() -> None:
+    import os
     path = _price_file()
     try:  # (written whole and renamed: a status line reading it meanwhile sees the old file or the new)
         path.parent.mkdir(parents=True, exist_ok=True)
         scratch = path.with_name(f"{path.name}.{os.getpid()}")
         scratch.write_bytes(orjson.dumps(_kept))
         os.replace(scratch, path)
-    except OSError:
+    except (OSError, TypeError):
         pass  # a cache: looked up again next time
-    return found
 
 
 def _lookup(model: str, day: str):
