@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QInputDialog, QWidget
+from PySide6.QtWidgets import QDialog, QDoubleSpinBox, QInputDialog, QWidget
 
 WIDTH = {False: 520, True: 640}  # a line, several lines
 
@@ -22,3 +22,16 @@ def text(parent: QWidget | None, title: str, label: str, value: str = "", *, lin
     answer = box.textValue().strip() if box.exec() == QDialog.DialogCode.Accepted else ""
     box.deleteLater()
     return answer or None
+
+
+def number_box(value: float | None, top: float, none: str, *, decimals: int = 0, prefix: str = "",
+               suffix: str = "") -> QDoubleSpinBox:
+    """A box for an amount from 0 to `top`, where 0 reads as `none` ("never", "no limit")."""
+    box = QDoubleSpinBox()
+    box.setRange(0, top)
+    box.setDecimals(decimals)
+    box.setPrefix(prefix)
+    box.setSuffix(suffix)
+    box.setSpecialValueText(none)
+    box.setValue(value or 0)
+    return box

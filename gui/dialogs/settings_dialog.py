@@ -28,19 +28,14 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from sessionscope.gui.dialogs.ask import number_box
 from sessionscope.gui.jobs.workers import run_task
 from sessionscope.gui.sessions.session_actions import DEFAULT_TERMINAL
 from sessionscope.gui.views.limits import LimitsBox
 
 
 def _days_box(value) -> QDoubleSpinBox:
-    box = QDoubleSpinBox()
-    box.setRange(0, 36500)
-    box.setDecimals(0)
-    box.setSpecialValueText("never")
-    box.setSuffix(" days")
-    box.setValue(value or 0)
-    return box
+    return number_box(value, 36500, "never", suffix=" days")
 
 
 class SettingsDialog(QDialog):

@@ -54,13 +54,8 @@ def save(limits: Limits) -> None:
 
 
 def _dollars(value: float | None) -> QDoubleSpinBox:
-    box = QDoubleSpinBox()
-    box.setRange(0, 1_000_000)
-    box.setDecimals(2)
-    box.setPrefix("$")
-    box.setSpecialValueText("no limit")
-    box.setValue(value or 0.0)
-    return box
+    from sessionscope.gui.dialogs.ask import number_box
+    return number_box(value, 1_000_000, "no limit", decimals=2, prefix="$")
 
 
 class LimitsBox(QGroupBox):
