@@ -374,7 +374,15 @@ class BranchPane(QWidget):
         store, session = self.store, self.session
         self.tree_session, self.tree_stale = session.id, False
         run_task(lambda: store.tree(session.id), lambda layout: self._tree_loaded(session.id, layout),
-                 self._error("draw the branch tree"), owner=self)
+                 lambda exc: self._tree_failed(session.id, exc), owner=self)
+
+    def _tree_failed(self, session_id: str, exc: BaseException) -> None:
+        """A tree that could not be drawn is said, unless its session went away meanwhile (deleted while its tree
+        was read: nothing to draw, and the list drops it with the deletion's changes)."""
+        from sessionscope.errors import NotFound
+        if isinstance(exc, NotFound):
+            return
+        self._error("draw the branch tree")(exc)
 
     def _tree_loaded(self, session_id: str, layout) -> None:
         """The tree, and in the header the branches a person would call branches: its lanes (a reply's

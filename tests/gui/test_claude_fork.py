@@ -189,3 +189,14 @@ def test_after_a_fork_the_window_shows_the_fork_with_one_count(claude_window, qt
     window.live.refresh()
     qtbot.waitUntil(lambda: new in m.live, timeout=10000)
     assert m.live[new].state != "working"
+
+
+def test_a_tree_whose_session_went_away_while_it_was_read_is_not_an_error(window, qtbot, dialogs):
+    """A session deleted while its branch tree was read on a worker (the tree's read finds no session): nothing to
+    draw and nothing to say; any other failure is still said."""
+    from sessionscope.errors import NotFound
+    window.branch._tree_failed("gone", NotFound("no session with id 'gone' in this store"))
+    assert list(dialogs) == []
+    window.branch._tree_failed("there", RuntimeError("disk on fire"))
+    assert dialogs == [("warning", "Could not draw the branch tree: disk on fire")]
+    dialogs.expected = 1
