@@ -373,8 +373,9 @@ class BranchPane(QWidget):
     def _load_tree(self) -> None:
         store, session = self.store, self.session
         self.tree_session, self.tree_stale = session.id, False
-        run_task(lambda: store.tree(session.id), lambda layout: self._tree_loaded(session.id, layout),
-                 lambda exc: self._tree_failed(session.id, exc), owner=self)
+        sid = session.id
+        run_task(lambda: store.tree(sid), lambda layout: self._tree_loaded(sid, layout),
+                 lambda exc: self._tree_failed(sid, exc), owner=self)
 
     def _tree_failed(self, session_id: str, exc: BaseException) -> None:
         """A tree that could not be drawn is said, unless its session went away meanwhile (deleted while its tree
