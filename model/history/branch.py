@@ -45,20 +45,11 @@ _LIGHT = (EVENT.c.id, EVENT.c.parent_id, EVENT.c.session_id, EVENT.c.seq, EVENT.
 
 def _light_rows(conn: Connection, query) -> list[tuple]:
     """(id, parent_id, session_id, seq, kind, role, response id, tokens) without loading payloads."""
-    tokens = EVENT.c.tokens_in + EVENT.c.tokens_out
-    if conn.dialect.name == "sqlite":
-        resp = sa.case((EVENT.c.role == "assistant", sa.func.json_extract(
-            sa.case((sa.func.json_valid(EVENT.c.payload) == 1, EVENT.c.payload), else_="{}"), "$.message.id")))
-        return [tuple(r) for r in conn.execute(query.add_columns(resp, tokens))]
-    rows = []
-    for r in conn.execute(query.add_columns(EVENT.c.payload, tokens)):
-        rows.append((*r[:6], _response_id(r[5], r[6]), r[7]))
-    return rows
+    return [tuple(r) for r in conn.execute(query.add_columns(EVENT.c.response_id, EVENT.c.tokens_in + EVENT.c.tokens_out))]
 
 
 _SESSION_ROWS_SQL = (
-    "SELECT id, parent_id, session_id, seq, kind, role, CASE WHEN role = 'assistant' AND json_valid(payload) "
-    "THEN json_extract(payload, '$.message.id') END, tokens_in + tokens_out "
+    "SELECT id, parent_id, session_id, seq, kind, role, response_id, tokens_in + tokens_out "
     "FROM event WHERE session_id = ? AND sidechain = 0"
 )
 
@@ -273,18 +264,6 @@ def events_by_ids(conn: Connection, ids: list[str]) -> list[EventView]:
         for r in conn.execute(sa.select(EVENT).where(EVENT.c.id.in_(ids[i:i + _CHUNK]))):
             found[r.id] = EventView.from_row(r)
     return [found[i] for i in ids if i in found]
-
-
-def _response_id(role: str | None, payload: str) -> str | None:
-    """The API response an assistant line belongs to (Claude's message.id), if any."""
-    if role != "assistant" or '"message"' not in payload:
-        return None
-    try:
-        msg = orjson.loads(payload).get("message")
-    except (orjson.JSONDecodeError, AttributeError):
-        return None
-    mid = msg.get("id") if isinstance(msg, dict) else None
-    return mid if isinstance(mid, str) and mid else None
 
 
 _TURN_KINDS = frozenset({"message", "tool_call", "tool_result", "thinking"})

@@ -82,9 +82,9 @@ def filters(q: Query, notes: bool = False) -> tuple[list[str], list] | None:
             cond = f"{column} >= ?" if name == "since" else f"{column} < ?"
             args = [moment(value)] if name == "since" else [moment(value, end_of_day=True)]
         elif name == "has":  # a failed tool result, as the tools say it
-            cond = ("(event.kind = 'tool_result' AND (event.payload LIKE '%' || ? || '%' OR event.payload LIKE '%' || ? "
-                    "|| '%' OR event.text LIKE '%' || ? || '%' OR event.text GLOB '*xit code [1-9]*'))")
-            args = ['"is_error":true', '"is_error": true', "Traceback (most recent call last)"]
+            cond = ("(event.kind = 'tool_result' AND (event.failed OR event.text LIKE '%' || ? || '%' "
+                    "OR event.text GLOB '*xit code [1-9]*'))")
+            args = ["Traceback (most recent call last)"]
         elif name == "is" and value == "starred":
             cond = f"{'note' if notes else 'event'}.session_id IN (SELECT session_id FROM star)"
         else:  # is:pinned

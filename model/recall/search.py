@@ -149,8 +149,7 @@ def _filters(conn: Connection, q: Query) -> list:
             cond = EVENT.c.ts < moment(value, end_of_day=True)
         elif name == "has":  # a failed tool result, as the tools say it
             cond = sa.and_(EVENT.c.kind == "tool_result", sa.or_(
-                EVENT.c.payload.contains('"is_error":true'), EVENT.c.payload.contains('"is_error": true'),
-                EVENT.c.text.contains("Traceback (most recent call last)"),
+                EVENT.c.failed.is_(True), EVENT.c.text.contains("Traceback (most recent call last)"),
                 EVENT.c.text.op("GLOB" if conn.dialect.name == "sqlite" else "~")(
                     "*xit code [1-9]*" if conn.dialect.name == "sqlite" else "xit code [1-9]")))
         elif name == "is" and value == "starred":

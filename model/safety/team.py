@@ -49,7 +49,8 @@ CHILDREN = ("event", "event_alias", "checkpoint_backup", "star", "pin", "note") 
 DERIVED = ("outline_cache", "usage_cache", "tool_cache", "vitals_cache", "file_touch", "commit_link", "embedding")
 OWNED = ("mirror_entry", "mirror_summary", "live_signal")  # before any session: their own owner column
 TEAM_STATE = ("source", "source_file")  # where each member's tools were scanned, how far: each member's own
-READ_ONLY = ("setting", "alembic_version")  # settings are changed by admins; the schema's revision by the owner
+# settings are changed by admins; the schema's revision by the owner; payload dictionaries are SQLite's alone
+READ_ONLY = ("setting", "alembic_version", "payload_dict")
 
 def _visible(s: str) -> str:
     """Whether the session row `s` is one this login may read (an admin aside): the read rule, as SQL."""

@@ -34,7 +34,7 @@ from sessionscope.history.read_models import (
 )
 from sessionscope.recall import search
 from sessionscope.safety import audit, damage, retention
-from sessionscope.store import db, migrating
+from sessionscope.store import db, dictionaries, migrating
 from sessionscope.store.append import HEAD, append_event
 from sessionscope.store.ids import new_session_id, resolve
 from sessionscope.store.schema import EVENT, SESSION
@@ -63,6 +63,8 @@ class Store(StoreViews):
         self.url = url
         self.engine = engine
         self._soundness: str | None = None  # "" once checked sound; SQLite's finding when damaged
+        if engine.dialect.name == "sqlite":
+            dictionaries.watch_file(engine.url.database or "")
 
     def refuse_if_damaged(self) -> None:
         """Before a big write (an import): SQLite's quick check of the file, once per Store (a 500 MB store in

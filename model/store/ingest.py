@@ -21,16 +21,15 @@ from sqlalchemy.engine import Connection
 
 from sessionscope.history import lifecycle, sessions, titles
 from sessionscope.recall import search
-from sessionscope.store import chain, db, links
+from sessionscope.store import chain, db, dictionaries, links, payloads
 from sessionscope.store.incoming import NewEvent, SessionInfo
-from sessionscope.store.payloads import pack
 from sessionscope.store.schema import EVENT, EVENT_ALIAS, SESSION
 
 # the kinds of a conversation's own lines: a stored one of these under a fresh event keeps it from being the head
 HEAD_KINDS = frozenset({"message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary"})
 _CHUNK = 500  # ids per IN (...) lookup, well under SQLite's variable limit
 COLUMNS = ("pk", "id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload",
-            "tokens_in", "tokens_out", "sidechain", "agent_id", "hash")
+            "tokens_in", "tokens_out", "sidechain", "agent_id", "hash", "response_id", "failed")
 _BEFORE_PAYLOAD = operator.itemgetter(*COLUMNS[:COLUMNS.index("payload")])  # a row's values as a tuple
 _AFTER_PAYLOAD = operator.itemgetter(*COLUMNS[COLUMNS.index("payload") + 1:])
 _ROW = operator.itemgetter(*COLUMNS)
@@ -188,23 +187,30 @@ def _depths(conn: Connection, fresh: list[NewEvent], batch_ids: set[str], stored
 
 
 def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
-    """Insert event rows (every column of COLUMNS, payload as text; hashed already)."""
+    """Insert event rows (every column of COLUMNS but the two drawn from the payload, which are filled here where
+    a row lacks them; payload as text; hashed already)."""
+    for r in rows:
+        if "response_id" not in r:
+            r["response_id"] = payloads.response_id(r["role"], r["payload"])
+        if "failed" not in r:
+            r["failed"] = payloads.failed(r["kind"], r["payload"])
     if conn.dialect.name == "sqlite":
-        # plain executemany: SQLAlchemy's insertmanyvalues costs ~30 µs a row here; big payloads
-        # compressed (sessionscope.store.payloads): fewer pages to write than bytes to compress
+        # plain executemany: SQLAlchemy's insertmanyvalues costs ~30 µs a row here; payloads compressed with
+        # their tool's dictionary (sessionscope.store.payloads): fewer pages to write than bytes to compress
         raw = db.driver(conn)
         assert raw is not None  # (SQLite's, as the dialect said)
-        raw.executemany(INSERT_SQL, [_BEFORE_PAYLOAD(r) + (_packed(r),) + _AFTER_PAYLOAD(r) for r in rows])
+        dictionary = dictionaries.for_rows(raw, rows)
+        raw.executemany(INSERT_SQL, [_BEFORE_PAYLOAD(r) + (_packed(r, dictionary),) + _AFTER_PAYLOAD(r) for r in rows])
     else:
         # numbered by the caller (db.reserve_keys): on PostgreSQL one COPY, an executemany being a statement a
         # row over the socket (it kept an import at a quarter of SQLite's rate)
         db.insert_numbered(conn, EVENT, COLUMNS, [_ROW(r) for r in rows], reserved=True)
 
 
-def _packed(row: dict[str, Any]) -> str | bytes:
+def _packed(row: dict[str, Any], dictionary) -> str | bytes:
     """The payload as SQLite keeps it: packed already by an import's reader process, or now."""
     packed = row.get("packed")
-    return packed if packed is not None else pack(row["payload"], row["kind"], row["role"])
+    return packed if packed is not None else payloads.pack(row["payload"], row["kind"], row["role"], dictionary)
 
 
 def _update_session(conn: Connection, s, info: SessionInfo, fresh: list[NewEvent]) -> dict[str, Any]:

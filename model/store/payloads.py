@@ -1,54 +1,146 @@
-"""Event payloads at rest: the big ones zstd-compressed in SQLite, every reader handed the text.
+"""Event payloads at rest: zstd-compressed in SQLite, with a dictionary trained per tool, every reader handed the text.
 
-A payload is the line a tool wrote, kept verbatim; tool output makes most of a store's bytes
-(a 500 MB Claude Code home: 494 MB of its 564 MB of payloads are tool results). On SQLite a
-payload of `MIN_BYTES` or more of the kinds that hold tool output (`COMPRESSED_KINDS`) that
-compression shrinks is stored as a BLOB holding one zstd frame of its UTF-8. Every other payload
-stays TEXT, so SQL can still look inside it: the branch walk reads assistant lines' `message.id`
-with json_extract (sessionscope.history.branch), the Codex and managed-agent importers find their
-metadata and status lines with LIKE.
+A payload is the line a tool wrote, kept verbatim. JSON lines of one tool share most of their bytes (keys, the
+envelope, the project's paths), which a zstd dictionary holds once: on the corpus's real Claude Code files, each
+line compressed alone with a 64 KB dictionary keeps a quarter of its bytes, where without one a short line does not
+shrink at all. So on SQLite every payload of `DICT_MIN_BYTES` or more (`PLAIN_MIN_BYTES` while its tool has no
+dictionary yet) is stored as a BLOB holding one zstd frame of its UTF-8 when that saves an eighth, except the kinds
+SQL still reads inside (`TEXT_KINDS`: the Codex and Claude Code importers find their metadata lines with LIKE, the
+managed-agents importer its status lines). What SQL needs of the rest is a column of its own: the API response an
+assistant line belongs to (`response_id`, the branch walk's), a failed tool result (`failed`, search's `has:error`).
 
-The hash chain is over the text (sessionscope.store.chain), never the stored bytes, so a store
-written before this, a JSONL export and a re-import all verify alike. Reading: a Core select
-of `event.payload` decodes through the column's type (sessionscope.store.schema); the few raw
-driver reads call `unpack`. PostgreSQL compresses large values itself (TOAST): text there.
+A frame names its dictionary by id (zstd writes it in the frame's header); the dictionaries live in the store's
+`payload_dict` table (sessionscope.store.dictionaries trains and keeps them) and, once read, here by id, shared by
+every store this process opens (an id is a hash of the dictionary's bytes). A frame whose dictionary is not known yet
+asks the loaders the open stores registered (`add_loader`).
+
+The hash chain is over the text (sessionscope.store.chain), never the stored bytes, so a store written before this, a
+JSONL export and a re-import all verify alike. Reading: a Core select of `event.payload` decodes through the
+column's type (sessionscope.store.schema); the few raw driver reads call `unpack`. PostgreSQL compresses large values
+itself (TOAST): text there.
 """
 
 from __future__ import annotations
 
+import re
 import threading
+from collections.abc import Callable
 
+import orjson
 import zstandard
 
-MIN_BYTES = 1024
-COMPRESSED_KINDS = frozenset({"tool_result", "checkpoint", "progress"})  # no SQL reads inside these
-# Level 1: 3-4x smaller for tool output at ~400 MB/s, and an import writes fewer pages than it
-# spends compressing (level 3 gains a few per cent of size at half the speed)
+PLAIN_MIN_BYTES = 1024  # without a dictionary, a shorter line does not shrink by an eighth
+DICT_MIN_BYTES = 96  # with one, a line of this size already does
+BIG_BYTES = 16 * 1024  # what an import's reader process compresses ahead (`pack_big`)
+TEXT_KINDS = frozenset({"meta", "system"})  # SQL reads inside these (LIKE), so they stay text
+# Level 1 for big tool output without a dictionary: 3-4x smaller at ~400 MB/s, and an import writes fewer pages
+# than it spends compressing. With a dictionary the lines are short and level 3 costs little more.
 _LEVEL = 1
+_DICT_LEVEL = 3
 _local = threading.local()  # zstd contexts are not safe to share between threads
+_dicts: dict[int, zstandard.ZstdCompressionDict] = {}
+_loaders: dict[str, Callable[[int], bytes | None]] = {}  # the open stores', by store: a dictionary's bytes by id
+_LOADERS_KEPT = 16
+_lock = threading.Lock()
 
 
-def _compressor() -> zstandard.ZstdCompressor:
-    c = getattr(_local, "c", None)
+def _compressor(dictionary: zstandard.ZstdCompressionDict | None = None) -> zstandard.ZstdCompressor:
+    cs = getattr(_local, "c", None)
+    if cs is None:
+        cs = _local.c = {}
+    key = dictionary.dict_id() if dictionary is not None else 0
+    c = cs.get(key)
     if c is None:
-        c = _local.c = zstandard.ZstdCompressor(level=_LEVEL)
+        c = cs[key] = (zstandard.ZstdCompressor(level=_DICT_LEVEL, dict_data=dictionary) if dictionary is not None
+                       else zstandard.ZstdCompressor(level=_LEVEL))
     return c
 
 
-def _decompressor() -> zstandard.ZstdDecompressor:
-    d = getattr(_local, "d", None)
+def _decompressor(dict_id: int = 0) -> zstandard.ZstdDecompressor:
+    ds = getattr(_local, "d", None)
+    if ds is None:
+        ds = _local.d = {}
+    d = ds.get(dict_id)
     if d is None:
-        d = _local.d = zstandard.ZstdDecompressor()
+        if dict_id == 0:
+            d = zstandard.ZstdDecompressor()
+        else:
+            dictionary = known(dict_id)
+            if dictionary is None:
+                raise LookupError(f"its dictionary {dict_id} is not in this store")
+            d = zstandard.ZstdDecompressor(dict_data=dictionary)
+        ds[dict_id] = d
     return d
 
 
-def pack(payload: str, kind: str, role: str | None) -> str | bytes:
-    """What to store for an event's `payload` on SQLite: compressed bytes, or the text itself."""
-    if len(payload) < MIN_BYTES or kind not in COMPRESSED_KINDS or role == "assistant":
+def register(data: bytes) -> zstandard.ZstdCompressionDict:
+    """A dictionary's bytes made ready to use, and kept by its id for every reader of this process."""
+    dictionary = zstandard.ZstdCompressionDict(data)
+    with _lock:
+        return _dicts.setdefault(dictionary.dict_id(), dictionary)
+
+
+def known(dict_id: int) -> zstandard.ZstdCompressionDict | None:
+    """The dictionary of that id: one read already, or from the first open store that has it."""
+    dictionary = _dicts.get(dict_id)
+    if dictionary is not None:
+        return dictionary
+    for load in list(_loaders.values())[::-1]:
+        try:
+            data = load(dict_id)
+        except Exception:  # a store closed since, or gone: the next one may have it
+            continue
+        if data:
+            return register(data)
+    return None
+
+
+def add_loader(store_key: str, load: Callable[[int], bytes | None]) -> None:
+    """Let frames whose dictionary this process has not read yet find it in this store (the newest stores first)."""
+    with _lock:
+        _loaders.pop(store_key, None)
+        _loaders[store_key] = load
+        while len(_loaders) > _LOADERS_KEPT:
+            _loaders.pop(next(iter(_loaders)))
+
+
+def train(samples: list[bytes | bytearray | memoryview], size: int) -> bytes | None:
+    """A dictionary of at most `size` bytes learnt from `samples`, or None where zstd finds too little to learn."""
+    try:
+        return zstandard.train_dictionary(size, samples, level=_DICT_LEVEL).as_bytes()
+    except zstandard.ZstdError:
+        return None
+
+
+_TOKENISH = re.compile(rb"[A-Za-z0-9_+=-]{20,}")
+
+
+def mask(sample: bytes) -> bytes:
+    """A line as a dictionary may learn it: long runs of a key's alphabet (API keys, tokens, ids) left out, so no
+    dictionary holds a secret (it outlives the sessions it was learnt from)."""
+    return _TOKENISH.sub(b"", sample)
+
+
+def pack(payload: str, kind: str, role: str | None = None,
+         dictionary: zstandard.ZstdCompressionDict | None = None) -> str | bytes:
+    """What to store for an event's `payload` on SQLite: compressed bytes (with the tool's dictionary where it has
+    one), or the text itself."""
+    if len(payload) < (DICT_MIN_BYTES if dictionary is not None else PLAIN_MIN_BYTES) or kind in TEXT_KINDS:
         return payload
     raw = payload.encode("utf-8", "surrogatepass")
-    packed = _compressor().compress(raw)
+    # a big one (tool output) without: a dictionary gains little there, and an import's reader process, which
+    # has none, packs those ahead (`pack_big`) as the writer would
+    packed = _compressor(dictionary if len(payload) < BIG_BYTES else None).compress(raw)
     return packed if len(packed) < len(raw) - len(raw) // 8 else payload
+
+
+def pack_big(payload: str, kind: str) -> str | bytes | None:
+    """What an import's reader process packs ahead of the writer: the big payloads alone (tool output; a
+    dictionary gains little on them), compressed without one; None leaves a payload to the writer, which packs it
+    with its tool's dictionary."""
+    if len(payload) < BIG_BYTES or kind in TEXT_KINDS:
+        return None
+    return pack(payload, kind)
 
 
 def unpack(stored: str | bytes | None) -> str:
@@ -57,8 +149,8 @@ def unpack(stored: str | bytes | None) -> str:
         return ""
     if isinstance(stored, (bytes, bytearray, memoryview)):
         try:
-            return _decompressor().decompress(bytes(stored)).decode("utf-8", "surrogatepass")
-        except (zstandard.ZstdError, UnicodeDecodeError, MemoryError) as exc:  # (a damaged header's huge size)
+            return _decompress(bytes(stored)).decode("utf-8", "surrogatepass")
+        except (zstandard.ZstdError, UnicodeDecodeError, MemoryError, LookupError) as exc:  # (a damaged header's huge size)
             # a damaged row is shown as such (and `verify` names it: this text is not what its hash covers)
             return f"{DAMAGED_PAYLOAD} ({type(exc).__name__}: {str(exc)[:120]})"
     return stored
@@ -72,5 +164,29 @@ def unpack_bytes(stored: str | bytes | None) -> bytes:
     if stored is None:
         return b""
     if isinstance(stored, (bytes, bytearray, memoryview)):
-        return _decompressor().decompress(bytes(stored))
+        return _decompress(bytes(stored))
     return stored.encode("utf-8", "surrogatepass")
+
+
+def _decompress(frame: bytes) -> bytes:
+    return _decompressor(zstandard.get_frame_parameters(frame).dict_id).decompress(frame)
+
+
+_ERROR_FLAG = re.compile(r'"is_error"\s*:\s*true')
+
+
+def response_id(role: str | None, payload: str) -> str | None:
+    """The API response an assistant line belongs to (Claude's message.id), if any: `event.response_id`."""
+    if role != "assistant" or '"message"' not in payload:
+        return None
+    try:
+        msg = orjson.loads(payload).get("message")
+    except (orjson.JSONDecodeError, AttributeError):
+        return None
+    mid = msg.get("id") if isinstance(msg, dict) else None
+    return mid if isinstance(mid, str) and mid else None
+
+
+def failed(kind: str, payload: str) -> bool:
+    """A tool result the tool marked an error (`"is_error": true`): `event.failed`, search's `has:error`."""
+    return kind == "tool_result" and '"is_error"' in payload and _ERROR_FLAG.search(payload) is not None

@@ -74,14 +74,21 @@ def open_reader(location: str | None) -> "QuickReader | None":
     if revision is None or revision[0] != HEAD_REVISION:
         conn.close()
         return None
-    return QuickReader(conn)
+    return QuickReader(conn, str(path))
 
 
 class QuickReader:
     """Store's reading methods for list and show, over one read-only sqlite3 connection."""
 
-    def __init__(self, conn: sqlite3.Connection):
+    def __init__(self, conn: sqlite3.Connection, path: str = ""):
         self.conn = conn
+        self.path = path
+
+    def _unpacker(self):
+        """`payloads.unpack`, with this store's dictionaries findable (imported only by the readers that unpack)."""
+        from sessionscope.store import dictionaries, payloads
+        dictionaries.watch_file(self.path)
+        return payloads.unpack
 
     def __enter__(self) -> "QuickReader":
         return self
@@ -190,7 +197,7 @@ class QuickReader:
                       sessions: list[str] | None = None):
         """As Store.usage_entries (the status line's figures, without SQLAlchemy)."""
         from sessionscope.insight import spend
-        from sessionscope.store.payloads import unpack
+        unpack = self._unpacker()
         sql, params = spend.entries_query(since_ts, until_ts, tool, sessions)
         return spend.entries(self.conn.execute(sql, params).fetchall(), unpack)
 
@@ -248,7 +255,7 @@ class QuickReader:
         """With `brief`, each event is what a one-line listing shows: id, seq, ts, kind, role, sidechain and the
         first 600 characters of its text (a line shows 100 of them, spaces folded); its payload, parent, hash
         and tokens are left empty, so a 10,000-event session is not read whole."""
-        from sessionscope.store.payloads import unpack
+        unpack = self._unpacker()
         self.session(session_id)
         clauses = ["session_id = ?"]
         params: list[object] = [session_id]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from sqlalchemy import Boolean, Column, Float, Index, Integer, Table, Text, UniqueConstraint, false, text
+from sqlalchemy import BigInteger, Boolean, Column, Float, Index, Integer, LargeBinary, Table, Text, UniqueConstraint, false, text
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
@@ -135,6 +135,20 @@ class Event(SQLModel, table=True):
     sidechain: bool = False
     agent_id: Optional[str] = None
     hash: str
+    # what SQL needs of a payload it can no longer read inside once compressed (sessionscope.store.payloads)
+    response_id: Optional[str] = None  # the API response an assistant line belongs to (Claude's message.id)
+    failed: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
+
+
+class PayloadDict(SQLModel, table=True):
+    """A zstd dictionary the payloads of one tool are compressed with (sessionscope.store.dictionaries)."""
+
+    __tablename__ = "payload_dict"
+
+    id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))  # zstd's id, each frame names it
+    tool: str = Field(index=True)
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    made_at: float
 
 
 class EventAlias(SQLModel, table=True):
@@ -434,6 +448,7 @@ PIN = _table(Pin)
 NOTE = _table(Note)
 FILE_BLOB = _table(FileBlob)
 CHECKPOINT_BACKUP = _table(CheckpointBackup)
+PAYLOAD_DICT = _table(PayloadDict)
 EMBEDDING = _table(Embedding)
 LIVE_SIGNAL = _table(LiveSignal)
 PROJECT_SHARE = _table(ProjectShare)

@@ -12,6 +12,7 @@ from sessionscope.export import jsonl as jsonl_export
 from sessionscope.export.core import ExportRequest
 from sessionscope.ops import export
 from sessionscope.sources.claude_code import import_paths
+from sessionscope.store.payloads import pack, unpack
 from sessionscope.store.quick import open_reader
 from tests.sources.claude_factory import Transcript
 
@@ -22,7 +23,7 @@ def _home(tmp_path):
     call = t.assistant(tool=("Bash", {"command": "pytest -q"}))
     output = "collected 400 items\n" + "".join(f"tests/test_{i}.py::test_case PASSED\n" for i in range(400))  # ~15 KB
     t.tool_result(call, output)
-    t.assistant("All 400 pass. " + "The suite is green. " * 100, msg_id="msg_long")  # a long reply: stays text
+    t.assistant("All 400 pass. " + "The suite is green. " * 100, msg_id="msg_long")  # a long reply
     t.user("thanks")
     path = t.write(tmp_path / "projects" / "-work-app")
     return t, path, output
@@ -38,8 +39,9 @@ def test_big_payloads_are_compressed_and_read_back_verbatim(store, tmp_path):
     stored = dict(con.execute("SELECT id, typeof(payload) FROM event WHERE session_id = ?", (t.session_id,)).fetchall())
     result_id, reply_id = t.lines[2]["uuid"], t.lines[3]["uuid"]
     assert stored[result_id] == "blob"  # the tool output, compressed
-    assert stored[reply_id] == "text"  # an assistant line stays text (the branch walk reads it in SQL)
-    assert stored[t.lines[0]["uuid"]] == "text"  # short
+    assert stored[reply_id] == "blob"  # an assistant line too: the branch walk reads its response id from a column
+    assert con.execute("SELECT response_id FROM event WHERE id = ?", (reply_id,)).fetchone()[0] == "msg_long"
+    assert stored[t.lines[0]["uuid"]] == "text"  # short, and this store has no dictionary yet
     blob = con.execute("SELECT length(payload) FROM event WHERE id = ?", (result_id,)).fetchone()[0]
     assert blob < len(lines[2]) / 4
 
@@ -65,3 +67,102 @@ def test_big_payloads_are_compressed_and_read_back_verbatim(store, tmp_path):
     assert sqlite3.connect(tmp_path / "other.db").execute(
         "SELECT typeof(payload) FROM event WHERE id = ?", (result_id,)).fetchone()[0] == "blob"
     other.close()
+
+
+def _big_home(tmp_path, sessions: int = 40):
+    """Claude Code sessions enough for a dictionary (more than TRAIN_BYTES of lines), each holding a key in a
+    prompt, and a failed call whose result is long (compressed)."""
+    key = "sk-ant-api03-" + "Q7vX2mLp9RtY4wZs8KdF3hJc6NbV1gTe"
+    made = []
+    for n in range(sessions):
+        t = Transcript()
+        t.user(f"deploy with {key} please, session {n}")
+        for i in range(30):
+            call = t.assistant(tool=("Bash", {"command": f"pytest tests/test_{i}.py -q"}), msg_id=f"msg_{n}_{i}")
+            t.tool_result(call, f"tests/test_{i}.py::test_{i} PASSED\n" * (1 + i % 3))
+            t.assistant(f"Step {i} of session {n} passed; on to the next one.", msg_id=f"msg_{n}_{i}b")
+        call = t.assistant(tool=("Bash", {"command": "make release"}), msg_id=f"msg_{n}_fail")
+        failed = t.tool_result(call, "make: *** [release] Error 2\n" + "ld: symbol not found\n" * 200)
+        failed["message"]["content"][0]["is_error"] = True
+        t.write(tmp_path / "projects" / "-work-app")
+        made.append(t)
+    return made, key
+
+
+@pytest.mark.sqlite_only
+def test_a_tools_lines_are_compressed_with_a_dictionary_learnt_from_them(store, tmp_path):
+    """SQLite only (PostgreSQL compresses big values itself). A dictionary is learnt once the store holds enough of
+    the tool's lines; from then on short lines are compressed too, every reader (another process's quick reader
+    too) reads them back, and the dictionary holds no key the lines held."""
+    from sessionscope.store import dictionaries
+    made, key = _big_home(tmp_path)
+    import_paths(store, [tmp_path / "projects"])
+    con = sqlite3.connect(tmp_path / "store.db")
+    (dict_id, tool, data), = con.execute("SELECT id, tool, data FROM payload_dict").fetchall()
+    assert tool == "claude_code" and len(data) <= dictionaries.DICT_BYTES
+    assert key.encode() not in data and key[:24].encode() not in data
+    import zstandard
+    framed = [zstandard.get_frame_parameters(bytes(b)).dict_id
+              for (b,) in con.execute("SELECT payload FROM event WHERE typeof(payload) = 'blob'")]
+    total = con.execute("SELECT count(*) FROM event").fetchone()[0]
+    assert framed.count(dict_id) > total / 2  # most lines, short ones among them
+    short = con.execute("SELECT id FROM event WHERE typeof(payload) = 'blob' AND kind = 'message' "
+                        "AND role = 'assistant' ORDER BY seq DESC LIMIT 1").fetchone()[0]
+    lines = {json_line["uuid"]: line for t in made
+             for json_line, line in zip(t.lines, t.text().splitlines())}
+    assert len(lines[short]) < 1024 and store.event(short).payload == lines[short]
+    assert all(e.payload == lines[e.id] for e in store.events(made[-1].session_id) if e.id in lines)
+    assert all(r.ok for t in made for r in store.verify(t.session_id))
+    # a process that never saw the dictionary reads the lines through it (the quick reader, as `show --json` does)
+    import subprocess
+    import sys
+    shown = subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(tmp_path / "store.db"), "--json",
+                            "show", made[-1].session_id], capture_output=True, text=True, check=True)
+    assert [e["payload"] for e in orjson.loads(shown.stdout)["events"]] == [orjson.loads(e.payload) for e in
+                                                                          store.events(made[-1].session_id)]
+
+
+@pytest.mark.sqlite_only
+def test_a_failed_call_is_found_though_its_result_is_compressed(store, tmp_path):
+    """SQLite only (where payloads are compressed). `has:error` finds a failed result by its column, not by looking
+    inside a payload SQL can no longer read; the Store and the quick reader alike."""
+    made, _key = _big_home(tmp_path, sessions=2)
+    import_paths(store, [tmp_path / "projects"])
+    failed = {t.lines[-1]["uuid"] for t in made}
+    con = sqlite3.connect(tmp_path / "store.db")
+    assert {r[0] for r in con.execute("SELECT typeof(payload) FROM event WHERE id IN (?, ?)", tuple(failed))} == {"blob"}
+    assert {h.event_id for h in store.search("has:error", limit=100)} == failed
+    assert {h.event_id for h in open_reader(str(tmp_path / "store.db")).search("has:error", limit=100)} == failed
+
+
+@pytest.mark.sqlite_only
+def test_a_store_from_before_the_dictionaries_gets_its_columns_filled(tmp_path):
+    """SQLite only (the migration's Python pass reads compressed results). A store of revision 0023: assistant
+    lines as text (their response id read by json_extract then), failed results compressed without a dictionary.
+    Upgraded, the columns say what the payloads said: the branch and has:error as before."""
+    made, _key = _big_home(tmp_path, sessions=2)
+    path = tmp_path / "old.db"
+    with open_store(path) as s:
+        import_paths(s, [tmp_path / "projects"])
+        branch = {t.session_id: [e.id for e in s.branch(t.session_id)] for t in made}
+    con = sqlite3.connect(path)
+    want = dict(con.execute("SELECT id, response_id FROM event WHERE response_id IS NOT NULL"))
+    failed = {t.lines[-1]["uuid"] for t in made}
+    assert len(want) > 100 and set(r[0] for r in con.execute("SELECT id FROM event WHERE failed")) == failed
+    with con:  # back to 0023: no dictionary (their payloads as 0023 stored them), no columns
+        for pk, stored in con.execute("SELECT pk, payload FROM event").fetchall():
+            text = unpack(stored)
+            con.execute("UPDATE event SET payload = ? WHERE pk = ?", (pack(text, "tool_result") if len(text) > 4096
+                                                                   and '"tool_result"' in text else text, pk))
+        con.execute("DROP TABLE payload_dict")
+        con.execute("ALTER TABLE event DROP COLUMN response_id")
+        con.execute("ALTER TABLE event DROP COLUMN failed")
+        con.execute("UPDATE alembic_version SET version_num = '0023'")
+    assert con.execute("SELECT count(*) FROM event WHERE typeof(payload) = 'blob'").fetchone()[0] >= 2
+    con.close()
+    with open_store(path) as s:
+        assert {t.session_id: [e.id for e in s.branch(t.session_id)] for t in made} == branch
+        assert {h.event_id for h in s.search("has:error", limit=100)} == failed
+    con = sqlite3.connect(path)
+    assert dict(con.execute("SELECT id, response_id FROM event WHERE response_id IS NOT NULL")) == want
+    assert set(r[0] for r in con.execute("SELECT id FROM event WHERE failed")) == failed

@@ -181,6 +181,9 @@ def test_a_store_of_the_first_schema_is_upgraded(tmp_path):
         raw.execute("ALTER TABLE session DROP COLUMN owner")
         raw.execute("ALTER TABLE session DROP COLUMN shared")
         raw.execute("ALTER TABLE source DROP COLUMN owner")  # (added by 0023)
+        raw.execute("DROP TABLE payload_dict")  # (added by 0024, with the event's two columns)
+        raw.execute("ALTER TABLE event DROP COLUMN response_id")
+        raw.execute("ALTER TABLE event DROP COLUMN failed")
         raw.execute("UPDATE alembic_version SET version_num = '0001'")
     with open_store(path) as s:
         assert [e.text for e in s.branch_view(sid)] == ["hello"]

@@ -96,7 +96,7 @@ def _ready(job: FileJob) -> Iterator[None]:
     if job.compress:
         for sess in ctx.sessions.values():
             for e in sess.events:
-                e.packed = payloads.pack(e.payload, e.kind, e.role)
+                e.packed = payloads.pack_big(e.payload, e.kind)
     if job.prepare_backups and ctx.backups:
         ctx.prepared = backups.prepare_all(ctx.backups, backups.history_dirs(job.path), _prepared)
     yield

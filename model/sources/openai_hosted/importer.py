@@ -246,10 +246,12 @@ class _Pull:
 def _stored_calls(store, session_id: str) -> list[NewEvent]:
     """The session's create_subagent_call events already stored (a subagent can open a pull after its call)."""
     with store.reader() as conn:
+        # (the payloads looked inside here, not in SQL: they may be stored compressed)
         rows = conn.execute(sa.select(EVENT.c.id, EVENT.c.payload).where(
-            EVENT.c.session_id == session_id, EVENT.c.kind == "tool_call", EVENT.c.sidechain.is_(False),
-            EVENT.c.payload.contains('"create_subagent_call"')).order_by(EVENT.c.seq)).all()
-    return [NewEvent(id=eid, parent_id=None, ts=0.0, kind="tool_call", payload=p) for eid, p in rows]
+            EVENT.c.session_id == session_id, EVENT.c.kind == "tool_call", EVENT.c.sidechain.is_(False))
+            .order_by(EVENT.c.seq)).all()
+    return [NewEvent(id=eid, parent_id=None, ts=0.0, kind="tool_call", payload=p) for eid, p in rows
+            if '"create_subagent_call"' in p]
 
 
 def sync(store, location: str, *, client=None, only: set[str] | None = None, progress=None,

@@ -1,0 +1,92 @@
+"""The zstd dictionaries a SQLite store compresses its payloads with: one per tool, learnt from that tool's own
+lines the first time the store is given enough of them, kept in `payload_dict` (sessionscope.store.payloads says why).
+
+Until a tool has one, its payloads are compressed without (the big ones only) and a sample of them is kept in
+memory, per store and tool; once the samples reach `TRAIN_BYTES`, the dictionary is learnt from them in the write
+transaction that brought the last, stored, and used from that batch on. Every later writer, in this process or
+another, finds it in the table. Two writers that learn one at once each keep theirs: a frame names its own.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import zstandard
+
+from sessionscope.store import payloads
+
+TRAIN_BYTES = 512 * 1024  # samples enough to learn from (zstd wants ~10-100x the dictionary's size)
+DICT_BYTES = 64 * 1024
+_SAMPLE_MAX = 16 * 1024  # a long line's head is what it shares with the others
+_KEPT_BYTES = 4 * 1024 * 1024
+_pending: dict[tuple[str, str], list[bytes | bytearray | memoryview]] = {}  # (store, tool) → samples not yet learnt from
+_lock = threading.Lock()
+
+
+def for_rows(raw: sqlite3.Connection, rows: list[dict]) -> zstandard.ZstdCompressionDict | None:
+    """The dictionary to compress these rows' payloads with (their first session's tool's), learning it first
+    when the samples kept with these reach enough; None while there are too few. `raw` is the write transaction's."""
+    if not rows:
+        return None
+    found = raw.execute("SELECT coalesce(source.kind, 'native') FROM session LEFT JOIN source "
+                        "ON source.id = session.source_id WHERE session.id = ?", (rows[0]["session_id"],)).fetchone()
+    tool = found[0] if found else "native"
+    chosen = raw.execute("SELECT id FROM payload_dict WHERE tool = ? ORDER BY made_at DESC LIMIT 1", (tool,)).fetchone()
+    if chosen is not None:
+        dictionary = payloads.known(int(chosen[0])) or _read(raw, int(chosen[0]))
+        if dictionary is not None:
+            return dictionary
+    key = (_store_of(raw), tool)
+    with _lock:
+        samples = _pending.setdefault(key, [])
+        held = sum(map(len, samples))
+        for r in rows:
+            text = r["payload"]
+            if held >= _KEPT_BYTES or not text or len(text) < payloads.DICT_MIN_BYTES or r["kind"] in payloads.TEXT_KINDS:
+                continue
+            sample = payloads.mask(text[:_SAMPLE_MAX].encode("utf-8", "surrogatepass"))
+            samples.append(sample)
+            held += len(sample)
+        if held < TRAIN_BYTES:
+            return None
+        data = payloads.train(samples, min(DICT_BYTES, held // 10))
+        del _pending[key]
+    if data is None:
+        return None
+    dictionary = payloads.register(data)
+    raw.execute("INSERT OR IGNORE INTO payload_dict (id, tool, data, made_at) VALUES (?, ?, ?, ?)",
+                (dictionary.dict_id(), tool, data, time.time()))
+    return dictionary
+
+
+def _read(raw: sqlite3.Connection, dict_id: int) -> zstandard.ZstdCompressionDict | None:
+    row = raw.execute("SELECT data FROM payload_dict WHERE id = ?", (dict_id,)).fetchone()
+    return payloads.register(bytes(row[0])) if row else None
+
+
+def _store_of(raw: sqlite3.Connection) -> str:
+    """The store's file (each store learns from its own lines alone), or the connection for one in memory."""
+    for _seq, name, file in raw.execute("PRAGMA database_list"):
+        if name == "main":
+            return file or f"memory:{id(raw)}"
+    return f"memory:{id(raw)}"
+
+
+
+def watch_file(path: str) -> None:
+    """Let this process's readers find the dictionaries of the SQLite store at `path`, those written after it was
+    opened too (an import's child process learns one while the window reads)."""
+    if not path or path == ":memory:":
+        return
+
+    def load(dict_id: int) -> bytes | None:
+        conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, timeout=30.0)
+        try:
+            row = conn.execute("SELECT data FROM payload_dict WHERE id = ?", (dict_id,)).fetchone()
+        finally:
+            conn.close()
+        return bytes(row[0]) if row else None
+    payloads.add_loader(str(Path(path).absolute()), load)
