@@ -22,7 +22,8 @@ TRAIN_BYTES = 512 * 1024  # samples enough to learn from (zstd wants ~10-100x th
 DICT_BYTES = 64 * 1024
 _SAMPLE_MAX = 16 * 1024  # a long line's head is what it shares with the others
 _KEPT_BYTES = 4 * 1024 * 1024
-_pending: dict[tuple[str, str], list[bytes | bytearray | memoryview]] = {}  # (store, tool) → samples not yet learnt from
+# (store, tool) → the first row sampled, and the samples not yet learnt from
+_pending: dict[tuple[str, str], tuple[int, list[bytes | bytearray | memoryview]]] = {}
 _lock = threading.Lock()
 
 
@@ -41,7 +42,7 @@ def for_rows(raw: sqlite3.Connection, rows: list[dict]) -> zstandard.ZstdCompres
             return dictionary
     key = (_store_of(raw), tool)
     with _lock:
-        samples = _pending.setdefault(key, [])
+        first, samples = _pending.setdefault(key, (rows[0]["pk"], []))
         held = sum(map(len, samples))
         for r in rows:
             text = r["payload"]
@@ -59,7 +60,27 @@ def for_rows(raw: sqlite3.Connection, rows: list[dict]) -> zstandard.ZstdCompres
     dictionary = payloads.register(data)
     raw.execute("INSERT OR IGNORE INTO payload_dict (id, tool, data, made_at) VALUES (?, ?, ?, ?)",
                 (dictionary.dict_id(), tool, data, time.time()))
+    _repack(raw, tool, first, dictionary)
     return dictionary
+
+
+def _repack(raw: sqlite3.Connection, tool: str, first_pk: int, dictionary: zstandard.ZstdCompressionDict) -> None:
+    """Compress again, with the dictionary just learnt, the tool's lines this store took while it learnt (those it
+    sampled): the first ones a new store holds would otherwise stay as they were. Lines stored before the samples
+    began (a store older than its dictionaries) are left as they are."""
+    rows = raw.execute(
+        "SELECT e.pk, e.kind, e.payload FROM event e JOIN session s ON s.id = e.session_id LEFT JOIN source "
+        "ON source.id = s.source_id WHERE e.pk >= ? AND coalesce(source.kind, 'native') = ? "
+        f"AND e.kind NOT IN ({', '.join('?' * len(payloads.TEXT_KINDS))}) AND length(e.payload) >= ?",
+        (first_pk, tool, *sorted(payloads.TEXT_KINDS), payloads.DICT_MIN_BYTES)).fetchall()
+    changed = []
+    for pk, kind, stored in rows:
+        if isinstance(stored, bytes) and zstandard.get_frame_parameters(stored).dict_id:
+            continue
+        packed = payloads.pack(payloads.unpack(stored), kind, None, dictionary)
+        if packed != stored:
+            changed.append((packed, pk))
+    raw.executemany("UPDATE event SET payload = ? WHERE pk = ?", changed)
 
 
 def _read(raw: sqlite3.Connection, dict_id: int) -> zstandard.ZstdCompressionDict | None:
