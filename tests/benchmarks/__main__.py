@@ -88,6 +88,10 @@ def main(argv=None) -> int:
         row("store size, the corpus's real Claude Code files", f"{real['files']} files, {real['bytes'] / 1e6:.1f} MB",
             "", f"{real['store'] / real['bytes']:.2f}× the transcripts ({real['store'] / 1e6:.1f} MB, WAL checkpointed)",
             "", "≤ 0.6×")
+    chat = chat_ratio(work, max(1_000_000, size // 5))
+    row("store size, a chat-heavy generated home", f"{chat['sessions']} sessions, {chat['bytes'] / 1e6:.0f} MB", "",
+        f"{chat['store'] / chat['bytes']:.2f}× the transcripts ({chat['store'] / 1e6:.1f} MB, WAL checkpointed)",
+        "", "≤ 0.6×")
     row("file checkpoints kept in the store", f"{gen.get('backups', 0):,} backups, "
         f"{gen.get('backup_bytes', 0) / 1e6:.1f} MB", "",
         f"+{imp['blob_bytes'] / 1e6:.1f} MB ({imp['blobs']:,} blobs) = "
@@ -291,6 +295,25 @@ def corpus_ratio(work: Path) -> dict | None:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     files = [p for p in corpus.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json")]
     return {"files": len(files), "bytes": sum(p.stat().st_size for p in files), "store": db.stat().st_size}
+
+
+def chat_ratio(work: Path, size: int) -> dict:
+    """The store made of a chat-heavy generated home (long replies, short tool output), against its bytes."""
+    import sqlite3
+
+    from tests.benchmarks.generate import generate
+    home, db = work / "chat-home", work / "chat.db"
+    if not (home / ".done").exists():
+        info = generate(home, size, seed=11, chat=True)
+        (home / ".done").write_text(json.dumps(info))
+    info = json.loads((home / ".done").read_text())
+    for old in work.glob("chat.db*"):
+        old.unlink()
+    subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(db), "import", str(home)], cwd=REPO,
+                   capture_output=True, check=True)
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return {"sessions": info["sessions"], "bytes": info["bytes"], "store": db.stat().st_size}
 
 
 def cli_times(db: Path, biggest: str) -> dict:

@@ -85,6 +85,7 @@ class _Writer:
         self.last: str | None = None
         self.bytes = 0
         self.n = 0
+        self.reply_words = (10, 120)
 
     def stamp(self) -> str:
         return self.clock.isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -127,7 +128,7 @@ class _Writer:
         self.line("assistant", requestId=f"req_{msg_id}", message={**base, "content": [
             {"type": "thinking", "thinking": self.text(30), "signature": "sig"}], "usage": dict(usage)})
         self.line("assistant", requestId=f"req_{msg_id}", message={**base, "content": [
-            {"type": "text", "text": self.text(self.rng.randint(10, 120))}], "usage": dict(usage)})
+            {"type": "text", "text": self.text(self.rng.randint(*self.reply_words))}], "usage": dict(usage)})
         # a third of the replies call tools in parallel: call, call, then the results, in any order
         calls = []
         for _ in range(self.rng.randint(2, 3) if self.rng.random() < 0.35 else 1):
@@ -152,18 +153,24 @@ def _tool_size(rng: random.Random) -> int:
     return rng.randint(20, 400) if r < 0.7 else rng.randint(400, 20_000) if r < 0.97 else rng.randint(20_000, 1_000_000)
 
 
+def _chat_tool_size(rng: random.Random) -> int:
+    """A chat-heavy home's tool output: short (a file listed, a test's line), now and then a page."""
+    return rng.randint(20, 400) if rng.random() < 0.9 else rng.randint(400, 4_000)
+
+
 def write_session(path: Path, rng: random.Random, target: int, cwd: str, start: dt.datetime,
-                  subagents: str | None = None, checkpoints: dict | None = None) -> int:
+                  subagents: str | None = None, checkpoints: dict | None = None, chat: bool = False) -> int:
     sid = path.stem
     cp = _Checkpoints(path.parent.parent.parent / "file-history", sid) if checkpoints is not None else None
     with open(path, "wb") as fh:
         w = _Writer(rng, fh, sid, cwd, start, checkpoints=cp)
+        w.reply_words = (60, 500) if chat else (10, 120)
         if rng.random() < 0.3:
             w.write({"type": "summary", "summary": w.text(6), "leafUuid": str(uuid.UUID(int=rng.getrandbits(128)))})
         rewind_at = None
         turns = 0
         while w.bytes < target:
-            w.turn(_tool_size(rng))
+            w.turn(_chat_tool_size(rng) if chat else _tool_size(rng))
             turns += 1
             if turns == 3:
                 rewind_at = w.last
@@ -195,8 +202,9 @@ def write_session(path: Path, rng: random.Random, target: int, cwd: str, start: 
     return size
 
 
-def generate(root: Path, total_bytes: int, seed: int = 7, sessions: int | None = None) -> dict:
-    """Write a Claude Code projects folder of about `total_bytes`; returns what it wrote."""
+def generate(root: Path, total_bytes: int, seed: int = 7, sessions: int | None = None, chat: bool = False) -> dict:
+    """Write a Claude Code projects folder of about `total_bytes`; returns what it wrote. `chat`: a chat-heavy home
+    (long replies, short tool output), whose store the tool output's good compression does not flatter."""
     rng = random.Random(seed)
     root.mkdir(parents=True, exist_ok=True)
     count = sessions or max(4, min(2000, total_bytes // 250_000))
@@ -216,7 +224,7 @@ def generate(root: Path, total_bytes: int, seed: int = 7, sessions: int | None =
         sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
         layout = "nested" if i % 7 == 0 else "flat" if i % 7 == 1 else None
         size = write_session(project / f"{sid}.jsonl", rng, target, f"/home/dev/src/project{i % projects}",
-                             start + dt.timedelta(hours=i), layout, checkpoints)
+                             start + dt.timedelta(hours=i), layout, checkpoints, chat)
         written += size
         if size > biggest[1]:
             biggest = (sid, size)
