@@ -173,6 +173,7 @@ def test_every_command_prints_one_documented_shape(run, tmp_path, monkeypatch):
     assert run("backup", "--restore", made["path"], "--yes")["kept"]["kind"] == "before-restore"
     assert run("repair", "--yes")["lost"] == {}
     _hooks(run, tmp_path)
+    _run_agent(run, tmp_path, monkeypatch)
     assert len(run("install-desktop")["files"]) == 3
     assert run("install-desktop", "--uninstall")["uninstalled"] is True
 
@@ -197,6 +198,26 @@ def _hooks(run, tmp_path) -> None:
     assert run("hooks", "install", "--tool", "claude", "--dry-run")[0]["removed"] == len(added[0]["events"])
     assert run("hooks")[0]["events"] == sorted(added[0]["events"])
     assert run("hooks", "uninstall")[0]["removed"] == len(added[0]["events"])
+
+
+def _run_agent(run, tmp_path, monkeypatch) -> None:
+    """A Claude Code session run on by the `claude` claude-agent-sdk bundles, against a loopback Messages API: no
+    terminal here, so only the tool --allow names is allowed."""
+    from tests.messages_api import Script, first_session, offline_env, serve, text, tool
+    work = tmp_path / "work"
+    work.mkdir()
+    script = Script([text("Hello."), tool("Bash", {"command": "touch ran.txt"}), text("Done."),
+                     tool("Write", {"file_path": str(work / "no.txt"), "content": "x"}), text("Left it.")])
+    with serve(script) as url:
+        for name, value in offline_env(Path.home(), url).items():
+            monkeypatch.setenv(name, value)
+        sid = first_session(work)
+        run("scan")
+        ran = run("run", sid[:8], "--prompt", "make it", "--allow", "Bash")
+        refused = run("run", sid, "--prompt", "write it")
+    assert ran["run"]["ended"] == "success" and ran["reply"].endswith("Done.") and (work / "ran.txt").exists()
+    assert ran["session"]["id"] == sid and ran["run"]["asked"] == [{"tool": "Bash", "allowed": True}]
+    assert refused["run"]["asked"] == [{"tool": "Write", "allowed": False}] and not (work / "no.txt").exists()
 
 
 def _meaning(run, s, tmp_path) -> None:

@@ -134,6 +134,21 @@ def acting(cmd, common) -> None:
     c.add_argument("--note", dest="notes", action="append", default=[], metavar="NOTE",
                    help="continue with this note's text (repeatable, in order; before --continue's TEXT)")
 
+    c = cmd("run", "run the session's agent on from here with a prompt (Claude Code, through claude-agent-sdk): the "
+            "reply streams here, tool calls ask at this terminal (elsewhere they are refused unless --allow names "
+            "them), and the transcript is imported when it ends",
+            run="running:run", example='sessionscope run 3f2a9c1e --prompt "now fix the failing test" --allow Read')
+    c.add_argument("session")
+    c.add_argument("--prompt", required=True, metavar="TEXT", help="what to say (- reads standard input)")
+    c.add_argument("--fork", action="store_true", help="run a fork of the session (its tool writes it) and leave the "
+                   "session as it is")
+    c.add_argument("--at", metavar="EVENT", help="with --fork: fork at this event instead of the end")
+    c.add_argument("--model", help="the model for this run (default: the tool's own setting)")
+    c.add_argument("--permission-mode", choices=("default", "acceptEdits", "plan", "bypassPermissions"),
+                   help="the tool's permission mode for this run")
+    c.add_argument("--allow", action="append", default=[], metavar="TOOL",
+                   help="a tool allowed without asking (repeatable: --allow Read --allow Bash)")
+
     c = cmd("rewind", "move a session's head back to an earlier event",
             run="tools:rewind", example='sessionscope rewind 3f2a9c1e --to 9d0c --end-of-turn')
     c.add_argument("session")

@@ -379,6 +379,26 @@ class Sent(TypedDict):
     problems: list[dict[str, Any]]
 
 
+class RunDetail(TypedDict):
+    fork: bool
+    at: str | None
+    model: str | None
+    permission_mode: str | None
+    prompt_chars: int
+    ended: str  # success, interrupted, error
+    turns: int
+    cost_usd: float | None
+    seconds: float
+    session: str | None  # the session the run wrote (a fork's own)
+    asked: list[dict[str, Any]]  # {tool, allowed} for each call the agent asked about
+
+
+class Ran(TypedDict):
+    session: Session | None
+    run: RunDetail
+    reply: str
+
+
 class Key(TypedDict):
     workspace: str
     key_from: str
@@ -442,6 +462,7 @@ SHAPES: dict[str, Shape] = {
     "commits": _list(Commit), "team": _one(Team), "hooks": _list(HookState), "hooks change": _list(HookChange),
     "retention": _one(Retention), "import": _one(ImportedFiles), "scan": _one(Scanned),
     "write-back": _one(WrittenBack), "restore": _one(WrittenBack), "restore-files": _one(FilesRestored),
-    "audit": _list(Audited), "pull": _one(Pulled), "send": _one(Sent), "interrupt": _one(Sent), "key": _one(Key),
+    "audit": _list(Audited), "pull": _one(Pulled), "send": _one(Sent), "interrupt": _one(Sent), "run": _one(Ran),
+    "key": _one(Key),
     "sync": _one(Sync), "install-desktop": _one(Desktop), "backup": _one(Backup), "repair": _one(Repaired),
 }

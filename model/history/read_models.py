@@ -192,6 +192,7 @@ class Action(StrEnum):
     APPEND = "append"  # an event written by hand (`sessionscope append`, `fact`); an SDK's appends are not entries
     FORK = "fork"
     CONTINUE = "fork.continue"  # a fork's next message: given to its tool to start with, or appended here
+    RUN = "run"  # an agent run on a session (or a fork of it) from here, its tool's own process
     REWIND = "rewind"
     COMPACT = "compact"
     RESUME = "resume"

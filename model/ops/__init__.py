@@ -30,6 +30,7 @@ _MODULES = {
     "native": "open_session append set_fact delete_fact",
     "places": "add_workspace stop_workspace unwatch watch",
     "retention": "run_retention set_retention",
+    "running": "run",
     "rules": "RULES check refusal",
     "sessions": "archive close compact delete fork interrupt note_add note_edit note_remove pause pin rename resume "
                 "rewind send share share_project star tag unarchive write_back written_files",

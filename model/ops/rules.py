@@ -43,6 +43,7 @@ RULES: dict[str, Rule] = {r.rule if name is None else name: r for name, r in (
     (None, Rule(Action.DELETE, "delete", "delete")),
     (None, Rule(Action.EXPORT, "export", "export")),
     (None, Rule(Action.SEND, "send", "send a message to")),
+    (None, Rule(Action.RUN, "run", "run an agent on")),
     (None, Rule(Action.INTERRUPT, "interrupt", "interrupt")),
     (None, Rule(Action.SHARE, "share", "share")),
     ("unshare", Rule(Action.UNSHARE, "share", "stop sharing")),

@@ -49,6 +49,7 @@ class Source:
     single_tag = False  # the tool keeps one tag a session (claude-agent-sdk's tag_session)
     # -- what the front ends offer for it (capabilities; the window never names a tool) --
     takes_messages = False  # the window offers a message box (the composer) under its timeline
+    runs_here = False  # an agent runs it on from here: a prompt, permissions asked, the reply streamed (`run`)
     remote_home = ""  # where its sessions run, when not on this machine ("Anthropic")
     live_statuses: tuple[str, ...] = ()  # statuses in which it changes elsewhere: pulled often while it is shown
     workspaces = None  # sessions behind an API: the workspaces pulled (Settings lists them; the window pulls them)
@@ -79,6 +80,8 @@ class Source:
                 f"a {self.label} session has no file of a tool's to write back"
         if action == "copy_resume":  # a line to paste exists wherever resuming does
             return self.refusal("resume", status)
+        if action == "run":
+            return None if self.runs_here else f"a {self.label} session is not run from here"
         if action in ("send", "interrupt"):  # only an agent that runs somewhere else takes messages from here
             return f"only an agent that runs elsewhere takes messages from here, and this is a {self.label} session"
         if action not in lifecycle.TRANSITIONS:  # rename, tag, export: no rule of the lifecycle's
@@ -242,6 +245,10 @@ class Source:
     def send(self, store, session_id: str, text: str) -> Changes:
         """A user message to an agent that runs elsewhere (sources behind an API override it)."""
         raise Refused(f"only an agent that runs elsewhere takes messages from here, and this is a {self.label} session")
+
+    def run(self, store, session, request, listener):
+        """Run an agent on `session` from here (sessionscope.sources.running); a RunOutcome once it ends."""
+        raise Refused(f"a {self.label} session is not run from here")
 
     def interrupt(self, store, session_id: str) -> Changes:
         """Stop an agent that runs elsewhere (sources behind an API override it)."""

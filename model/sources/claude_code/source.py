@@ -19,6 +19,7 @@ class ClaudeCodeSource(Source):
     resume_programs = actions.ALLOWED_RESUME
     has_checkpoints = True
     single_tag = True
+    runs_here = True  # through claude-agent-sdk (sources/claude_code/runner)
     export_formats = (ToolFormat("claude", "Claude Code transcript (resumable)",
                                  "a folder (empty: where claude --resume looks)", "Export Claude Code transcripts to"),)
     fork_note = ("A tool call whose result came after that point is closed as interrupted, as when you press "
@@ -30,7 +31,7 @@ class ClaudeCodeSource(Source):
     def refusal(self, action: str, status: str | None) -> str | None:
         # resume and rewind work on the tool's files whatever the store's status; a summary of ours
         # written into a Claude transcript would be a line Claude Code never wrote
-        if action in ("resume", "rewind"):
+        if action in ("resume", "rewind", "run"):
             return None
         if action == "compact":
             return self.not_ours_to_compact()
@@ -67,6 +68,10 @@ class ClaudeCodeSource(Source):
         # `claude --resume ID PROMPT` opens the session and sends PROMPT as its next message; after "--" a
         # prompt that starts with "-" is the prompt, not an option
         return [*actions.resume_command(session), "--", prompt]
+
+    def run(self, store, session, request, listener):
+        from sessionscope.sources.claude_code import runner
+        return runner.run(store, session, request, listener)
 
     def fork(self, store, session_id, at, title=None):
         return actions.fork(store, session_id, at, title)
