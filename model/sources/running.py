@@ -99,3 +99,13 @@ class Quiet:
 
     def stopped(self) -> bool:
         return self.stop.is_set()
+
+
+def brief(given: Any) -> str:
+    """A tool call's input in a line: the command, the file, or its JSON, cut (the model wrote it: untrusted)."""
+    if isinstance(given, dict):
+        for key in ("command", "file_path", "path", "pattern", "url", "description"):
+            if isinstance(given.get(key), str):
+                return given[key][:300]
+    import json
+    return json.dumps(given, ensure_ascii=False, default=str)[:300]

@@ -26,13 +26,20 @@ pytestmark = pytest.mark.skipif(not BUNDLED.is_file(), reason="needs the claude 
 class Told(Quiet):
     """A listener that answers each ask with the next of `answers` and keeps what it was asked."""
 
-    def __init__(self, *answers: Answer):
+    def __init__(self, *answers: Answer, store=None):
         super().__init__()
         self.answers = list(answers)
         self.asked: list[ToolAsk] = []
+        self.store = store
+        self.signalled: list[tuple[str, str]] = []  # the session's live signal while it was asked
 
     def ask(self, request: ToolAsk) -> Answer:
         self.asked.append(request)
+        if self.store is not None:
+            from sessionscope.live import signals
+            with self.store.reader() as conn:
+                said = signals.latest(conn, 0)[("claude_code", request.session_id)]
+            self.signalled.append((said.event, said.detail))
         return self.answers.pop(0)
 
 
@@ -69,13 +76,18 @@ def test_a_session_continues_with_a_call_allowed_and_one_refused(claude_home, tm
         sid = first_session(work)
         store = _store_with(tmp_path, home)
         before = store.session(sid).event_count
-        told = Told(Answer(True))
+        told = Told(Answer(True), store=store)
         changes = ops.run(store, sid, RunRequest("make the file", model="claude-sonnet-4-5"), told)
         assert (work / "made-by-claude.txt").exists()
         assert [(a.tool, a.input["command"], a.session_id) for a in told.asked] == [
             ("Bash", "touch made-by-claude.txt", sid)]
         assert "".join(told.reply).endswith("Made it.") and ("call", "Bash touch made-by-claude.txt") in told.steps
         assert changes.session.id == sid and changes.detail["ended"] == "success"
+        # while it asked, the session needed you (as a hook's PermissionRequest says it); once it ended, no more
+        assert told.signalled == [("PermissionRequest", "Bash: touch made-by-claude.txt")]
+        from sessionscope.live import signals
+        with store.reader() as conn:
+            assert signals.latest(conn, 0)[("claude_code", sid)].event == "Stop"
         assert changes.detail["asked"] == [{"tool": "Bash", "allowed": True}]
         assert store.session(sid).event_count > before  # imported as the run ended
         assert differences(store, _transcript(home, sid)) == []

@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from sessionscope.errors import InvalidInput, MissingExtra, NotFound, Refused
 from sessionscope.safety.untrusted import is_safe_id, resumable_id
-from sessionscope.sources.running import PERMISSION_MODES, PROMPT_LIMIT, Listener, RunOutcome, RunRequest, ToolAsk
+from sessionscope.sources.running import (
+    PERMISSION_MODES,
+    PROMPT_LIMIT,
+    Listener,
+    RunOutcome,
+    RunRequest,
+    ToolAsk,
+    brief,
+)
 
 if TYPE_CHECKING:
     from sessionscope.history.read_models import SessionView
@@ -86,9 +94,10 @@ def _options(tool_id: str, cwd: str, request: RunRequest, ask) -> Any:
             os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com", None))
         if key:  # the keyring's (as managed agents keep it); without, claude uses the user's own login
             env["ANTHROPIC_API_KEY"] = key
+    mode: Any = request.permission_mode  # (one of PERMISSION_MODES: checked)
     return ClaudeAgentOptions(
         cwd=cwd, resume=tool_id, fork_session=request.fork, resume_session_at=request.at, model=request.model,
-        permission_mode=request.permission_mode, can_use_tool=ask,  # type: ignore[arg-type]  # (checked) include_partial_messages=True, env=env,
+        permission_mode=mode, can_use_tool=ask, include_partial_messages=True, env=env,
         setting_sources=["user", "project", "local"])  # the user's own rules and hooks, as in their terminal
 
 
@@ -141,7 +150,7 @@ async def _run(tool_id: str, cwd: str, request: RunRequest, listener: Listener, 
                         if isinstance(block, TextBlock):
                             reply.append(block.text)
                         elif isinstance(block, ToolUseBlock):
-                            listener.step("call", f"{block.name} {_brief(block.input)}")
+                            listener.step("call", f"{block.name} {brief(block.input)}")
                 elif isinstance(message, UserMessage) and isinstance(message.content, list):
                     for block in message.content:
                         if isinstance(block, ToolResultBlock):
@@ -165,16 +174,6 @@ async def _stop_when_asked(client, listener: Listener, outcome: RunOutcome) -> N
             outcome.ended = "interrupted"
             await client.interrupt()
             return
-
-
-def _brief(given: Any) -> str:
-    """A tool call's input in a line: the command, the file, or its JSON, cut."""
-    if isinstance(given, dict):
-        for key in ("command", "file_path", "path", "pattern", "url", "description"):
-            if isinstance(given.get(key), str):
-                return given[key][:300]
-    import json
-    return json.dumps(given, ensure_ascii=False, default=str)[:300]
 
 
 def transcript(session_id: str) -> Path:
