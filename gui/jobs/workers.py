@@ -224,6 +224,11 @@ def run_task(fn: Callable[[], Any], on_done: Callable[[Any], None],
     return token
 
 
+def new_token() -> int:
+    """A task's token before it is started (what it reports at once is then known as its own): run_task(token=…)."""
+    return next(_tokens)
+
+
 def report_progress(token: int, done: int, total: int, label: str) -> None:
     """From a worker: how far the task `token` got (its on_progress gets it on the UI thread)."""
     try:

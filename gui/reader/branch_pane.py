@@ -29,6 +29,7 @@ from sessionscope.gui.jobs.workers import Generation, failure_box, run_task
 from sessionscope.gui.reader.branch_header import branch_header
 from sessionscope.gui.reader.detail_view import EventDetail
 from sessionscope.gui.reader.reader_view import ReaderView
+from sessionscope.gui.reader.run_panel import RunPanel
 from sessionscope.gui.reader.timeline_model import TimelineModel
 from sessionscope.gui.reader.tree_view import BranchTreeView
 from sessionscope.gui.sessions.session_model import money
@@ -94,6 +95,7 @@ class BranchPane(QWidget):
         self.timeline_stack.addWidget(self.timeline)
         self.timeline_stack.addWidget(self.reader)
         self.composer = Composer()  # shown for a session whose source takes messages
+        self.run_panel = RunPanel()  # shown for a session whose source runs here: its agent run on from the window
 
         box = QWidget()
         lay = QVBoxLayout(box)
@@ -121,6 +123,7 @@ class BranchPane(QWidget):
         lay.addWidget(self.replay)
         lay.addWidget(self.timeline_stack, 1)
         lay.addWidget(self.composer)
+        lay.addWidget(self.run_panel)
 
         self.tree = BranchTreeView()
         self.tree.sig_show_branch.connect(self.show_branch)

@@ -273,6 +273,12 @@ TABLE: tuple[Row, ...] = (
         tip="Fork at the event and continue with your notes as the next prompt: the tool starts on the fork with "
         "them (Claude Code), or they become the fork's next message", where="session timeline reader tree",
         rule="fork", needs="event"),
+    Row("session.explore", "Fork and E&xplore…", lambda w, c: w.openers.explore(c.session, c.event), "Ctrl+Alt+X",
+        tip="Two or more forks at the event, each run on with its own prompt and model side by side, then compared; "
+        "keep one", where="session timeline reader tree", rule="run", needs="event"),
+    Row("session.run", "Run the Agent O&n…", lambda w, c: w.branch.run_panel.prompt.setFocus(), "Ctrl+Alt+Return",
+        tip="Write what the session's agent does next and run it from here (the reply streams in; it asks before "
+        "acting as you choose)", where="session sessions", rule="run", needs="session"),
     Row("session.rewind", "Re&wind to Event…", _a("rewind", "event"), "Ctrl+Shift+Z", Px.SP_MediaSeekBackward,
         short="Rewind", where="session toolbar timeline reader tree", rule="rewind", needs="event"),
     Row("session.file_history", "Who Wrote This &File…", lambda w, c: w.openers.show_blame(edited_path(c.session, c.event),

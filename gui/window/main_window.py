@@ -79,6 +79,8 @@ class MainWindow(QMainWindow):
         self.branch.sig_fork_menu.connect(self._tree_fork_menu)
         self.branch.composer.sig_changes.connect(self.apply_changes)
         self.branch.composer.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
+        self.branch.run_panel.sig_changes.connect(self._ran)
+        self.branch.run_panel.sig_message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         self.center = QSplitter(Qt.Orientation.Horizontal)
         self.center.addWidget(self.sessions)
         self.center.addWidget(self.branch)
@@ -120,6 +122,7 @@ class MainWindow(QMainWindow):
         self.openers.sig_open.connect(lambda sid, eid: self.open_session(sid, eid or None))
         self.openers.sig_forward.connect(self.bring_forward)
         self.openers.sig_filter.connect(self.filter_sessions)
+        self.openers.sig_changes.connect(self.apply_changes)
         self.pages.wire(self)
         self.openers.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
         self.import_commands = ImportCommands(self, imports=self.imports, sessions=self.sessions, sidebar=self.sidebar)
@@ -179,6 +182,12 @@ class MainWindow(QMainWindow):
         if event_id:
             self.branch.show_branch(self.sessions.model.session_at(self.sessions.model.row_of(session_id)).head_event_id,
                                     event_id)
+
+    def _ran(self, changes) -> None:
+        """A run from the window ended: its transcript is in the store; a fork's run shows the fork."""
+        self.apply_changes(changes)
+        if changes.detail.get("fork") and changes.session is not None:
+            self.open_session(changes.session.id)
 
     def apply_changes(self, changes) -> None:
         """One place fans out what an operation or an import changed: the list, the sidebar, the branch shown."""
@@ -393,6 +402,7 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         """Each action enabled by its row's rule for what is chosen; a disabled one's tooltip says why not."""
         self.branch.composer.show_session(self.store, self.session)
+        self.branch.run_panel.show_session(self.store, self.session)
         self.imports.managed_sync.follow(self.session)
         self.branch.detail.show_session(self.session)
         self._update_action_states()

@@ -27,6 +27,7 @@ class Openers(QObject):
     sig_forward = Signal()  # the window brought forward (a notification's or Needs You's answer)
     sig_filter = Signal(dict, str)  # list only these sessions (the filters), described in words
     sig_message = Signal(str, int)  # for the status bar, and for how long (ms)
+    sig_changes = Signal(object)  # what a view's action changed (Fork and Explore's runs and archives)
 
     def __init__(self, window: QWidget, *, sessions, branch, actions, live, imports, embeds, syncs):
         super().__init__(window)
@@ -45,6 +46,7 @@ class Openers(QObject):
         self.sync_dialog = None  # File ▸ Sync with Team Store, once opened
         self.similar_dialog = None  # Sessions Like This, while it is up
         self.manual_dialog = None  # Help ▸ Manual, once opened
+        self.explore_view: QWidget | None = None  # the newest Fork and Explore opened
 
     def set_store(self, store) -> None:
         """The views made so far show `store` from now on."""
@@ -243,6 +245,17 @@ class Openers(QObject):
         view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.compare_view = view
         view.show()
+
+    def explore(self, session, event) -> None:
+        """Fork and Explore from `event`: forks run side by side, then compared, one kept (views/explore_view)."""
+        from sessionscope.gui.views.explore_view import ExploreView
+        view = ExploreView(self.store, session, event.id, parent=self.window)
+        view.sig_changes.connect(self.sig_changes)
+        view.sig_compare.connect(self.open_compare)
+        view.sig_open.connect(lambda sid: self.sig_open.emit(sid, ""))
+        view.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.explore_view = view
+        present(view)
 
     def _open_compared(self, session_id: str, head: str) -> None:
         self.sig_open.emit(session_id, "")

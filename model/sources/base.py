@@ -50,6 +50,7 @@ class Source:
     # -- what the front ends offer for it (capabilities; the window never names a tool) --
     takes_messages = False  # the window offers a message box (the composer) under its timeline
     runs_here = False  # an agent runs it on from here: a prompt, permissions asked, the reply streamed (`run`)
+    run_models: tuple[str, ...] = ()  # the models a run from here offers (any other may be typed)
     remote_home = ""  # where its sessions run, when not on this machine ("Anthropic")
     live_statuses: tuple[str, ...] = ()  # statuses in which it changes elsewhere: pulled often while it is shown
     workspaces = None  # sessions behind an API: the workspaces pulled (Settings lists them; the window pulls them)

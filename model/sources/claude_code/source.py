@@ -20,6 +20,7 @@ class ClaudeCodeSource(Source):
     has_checkpoints = True
     single_tag = True
     runs_here = True  # through claude-agent-sdk (sources/claude_code/runner)
+    run_models = ("claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5")
     export_formats = (ToolFormat("claude", "Claude Code transcript (resumable)",
                                  "a folder (empty: where claude --resume looks)", "Export Claude Code transcripts to"),)
     fork_note = ("A tool call whose result came after that point is closed as interrupted, as when you press "
