@@ -1,5 +1,5 @@
-"""The manual's pictures: Home, the list, reading mode, the usage dashboard, Compare, Needs You and an HTML export
-of the same session, each at 1366×768 and 1920×1080, light and dark:
+"""The manual's pictures: Home, the list, reading mode, the usage dashboard, Compare, Needs You, a run from the
+window and Fork and Explore, and an HTML export of the same session, each at 1366×768 and 1920×1080, light and dark:
 
     python -m tests.screenshots OUT [--corpus ../shared/corpus] [--chromium /usr/bin/chromium]
 
@@ -190,6 +190,98 @@ def demo_shots(out: Path) -> list[Path]:
     return written
 
 
+def run_shots(out: Path) -> list[Path]:
+    """A Claude Code session run on from the window (the run panel asking about a Bash call, the reply streamed) and
+    Fork and Explore's two paths after their runs, by the `claude` claude-agent-sdk bundles against the tests' loopback
+    Messages API in a scratch HOME (skipped where the bundled CLI is missing)."""
+    try:
+        import claude_agent_sdk
+    except ImportError:
+        return []
+    if not (Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude").is_file():
+        return []
+    from PySide6.QtCore import QSettings
+
+    from sessionscope import open_store
+    from sessionscope.gui.window import theme
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
+    from sessionscope.sources.claude_code import import_paths
+    from tests.messages_api import Script, first_session, offline_env, serve, text, tool
+
+    app = make_app()
+    scratch = Path(tempfile.mkdtemp(prefix="sessionscope-run-"))
+    home, work = scratch / "home", scratch / "shop"
+    home.mkdir()
+    work.mkdir()
+    rounds = [[tool("Bash", {"command": "python -m pytest tests/test_checkout.py -q", "description": "run the tests"},
+                    "I'll run the checkout tests first to see what fails."),
+               text("All 14 checkout tests pass now. The rounding bug was in `cart.total()`: it rounded each line "
+                    "before summing; it now sums in cents and rounds once."),
+               text("With a cache: the prices are read once per request and kept for 60 s, so the cart page makes "
+                    "one query instead of one per line."),
+               text("Without a cache: the cart's lines are read in one query with their prices joined, which is as "
+                    "fast here and never stale.")] for _ in range(len(THEMES) * len(SIZES))]
+    script = Script([text("Hello! What shall we work on?"), *[r for one in rounds for r in one]])
+    written: list[Path] = []
+    saved = {k: os.environ.get(k) for k in ("HOME", "CLAUDE_CONFIG_DIR", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY",
+                                            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_AUTOUPDATER")}
+    with serve(script) as url:
+        os.environ.update(offline_env(home, url))
+        try:
+            sid = first_session(work)
+            store = open_store(scratch / "store.db")
+            import_paths(store, [home / ".claude" / "projects"])
+            for look in THEMES:
+                theme.apply(look)
+                for width, height in SIZES:
+                    written += _run_round(app, store, sid, out, look, width, height, MainWindow, QSettings)
+            store.close()
+        finally:
+            for k, v in saved.items():
+                os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+    return written
+
+
+def _run_round(app, store, sid, out, look, width, height, MainWindow, QSettings) -> list[Path]:
+    QSettings().clear()
+    QSettings().setValue("view/home_at_start", False)
+    w = MainWindow()
+    w.resize(width, height)
+    w.show()
+    w.set_store(store, first_run=False)
+    _wait(app, lambda: w.sessions.model.row_of(sid) >= 0)
+    w.open_session(sid)
+    _wait(app, lambda: w.session is not None and w.session.id == sid)
+    panel = w.branch.run_panel
+    panel.prompt.setPlainText("The checkout total is off by a cent on some carts: find out why and fix it.")
+    panel.run_button.click()
+    _wait(app, lambda: panel.ask_box.isVisible())
+    _settle(app, 1.0)
+    written = [out / f"run-{width}-{look}.png"]
+    w.grab().save(str(written[-1]))
+    panel.ask_box.allow_once.click()
+    _wait(app, lambda: panel.running is None)
+    reply = next(e for e in reversed(store.branch_view(sid)) if e.kind == "message" and e.role == "assistant")
+    w.openers.explore(store.session(sid), reply)
+    view = w.openers.explore_view
+    view.columns[0].prompt.setPlainText("Cache the prices for a minute.")
+    view.columns[1].prompt.setPlainText("No cache: read the lines with their prices in one query.")
+    view.columns[1].model_box.setCurrentIndex(3)
+    view.run_button.click()
+    _wait(app, lambda: all(c.changes is not None for c in view.columns))
+    _wait(app, lambda: w.openers.compare_view is not None)
+    w.openers.compare_view.close()
+    view.resize(min(1280, width), min(760, height))
+    _settle(app, 1.0)
+    written.append(out / f"explore-{width}-{look}.png")
+    view.grab().save(str(written[-1]))
+    view.close()
+    w.close()
+    _settle(app, 0.3)
+    return written
+
+
 def export_shots(store, sid: str, out: Path, chromium: str) -> list[Path]:
     """The session's HTML export in headless Chromium, light and dark (the page follows the scheme)."""
     from sessionscope.export.core import ExportRequest, export
@@ -236,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     if edit is not None:
         from sessionscope import ops
         ops.note_add(store, sid, "Kept: this is **the** change to look at first; the rest follows from it.", edit.id)
-    written = (window_shots(store, sid, args.out) + demo_shots(args.out)
+    written = (window_shots(store, sid, args.out) + demo_shots(args.out) + run_shots(args.out)
                + export_shots(store, sid, args.out, args.chromium))
     for path in written:
         _squeeze(path)

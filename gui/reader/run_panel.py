@@ -131,6 +131,7 @@ class AskBox(QFrame):
     reason the agent reads)."""
 
     sig_answered = Signal(object)  # an Answer
+    VIEW_MAX = 180
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -138,7 +139,6 @@ class AskBox(QFrame):
         self.title = design.style(QLabel(""), "body", bold=True)
         self.view = QTextBrowser()
         self.view.setOpenLinks(False)
-        self.view.setMaximumHeight(180)
         self.reason = QLineEdit(placeholderText="Why not (the agent reads it; optional)")
         self.allow_once = QPushButton("Allow Once")
         self.allow_always = QPushButton("Allow for This Session")
@@ -163,6 +163,9 @@ class AskBox(QFrame):
     def show_ask(self, request: ToolAsk) -> None:
         self.title.setText(f"{printable(request.tool)[:80]} wants to run — allow it?")
         self.view.setHtml(ask_html(request))
+        # as tall as what it shows (a command is a line), at most VIEW_MAX: the timeline above keeps its room
+        self.view.document().setTextWidth(max(200, self.view.viewport().width()))
+        self.view.setFixedHeight(min(self.VIEW_MAX, int(self.view.document().size().height()) + 8))
         self.reason.clear()
         self.show()
         self.allow_once.setFocus()
@@ -183,7 +186,7 @@ class RunPanel(QWidget):
         self.bridge: RunBridge | None = None
         self.last_changes = None
         self.prompt = QPlainTextEdit(placeholderText="Continue with… (Ctrl+Return runs the agent on this session)")
-        self.prompt.setMaximumHeight(72)
+        self.prompt.setMaximumHeight(56)
         self.model_box = model_box(())
         self.model_box.setToolTip("The model for this run")
         self.mode_box = QComboBox()
@@ -199,7 +202,7 @@ class RunPanel(QWidget):
         self.state = design.style(QLabel(""), "caption", muted=True)
         self.output = QPlainTextEdit()
         self.output.setReadOnly(True)
-        self.output.setMaximumHeight(160)
+        self.output.setMaximumHeight(120)
         self.output.setMaximumBlockCount(5_000)
         self.output.hide()
         self.ask_box = AskBox()
@@ -247,6 +250,7 @@ class RunPanel(QWidget):
         self.stop_button.setEnabled(going)
         for w in (self.prompt, self.model_box, self.mode_box, self.fork_box):
             w.setEnabled(not going and why is None)
+        self.prompt.setVisible(not going)  # while it runs, the room is the reply's
         if going:
             other = s is None or s.id != self.running
             self.state.setText(f"running{' on another session' if other else ''}… (Stop interrupts it)")
