@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from sessionscope import ops, sources
-from sessionscope.gui.jobs.workers import ACTOR, run_task
+from sessionscope.gui.jobs.workers import ACTOR, new_token, report_progress, run_task
+from sessionscope.sources.running import Quiet
 
 SLOW_MS, FAST_MS = 30_000, 3_000
 
@@ -37,16 +38,31 @@ def _pull_all(store) -> list[dict]:
     return [p for src in sources.with_workspaces() for p in src.workspaces.pull_all(store)]
 
 
+class _Following(Quiet):
+    """The listener of a session followed as its API streams it: the reply's pieces go to the UI thread."""
+
+    def __init__(self, token: int):
+        super().__init__()
+        self.token = token
+
+    def said(self, text: str) -> None:
+        report_progress(self.token, 0, 0, text)
+
+
 class ManagedSync(QObject):
-    """Pulls the workspaces in the background; says a failure once in the status bar, not every tick."""
+    """Pulls the workspaces in the background; says a failure once in the status bar, not every tick. The session
+    shown, while it runs at a source that `streams`, is followed as its API streams it (on a lane of its own: each
+    event pulls it at once, the reply's pieces go to `sig_said`) instead of pulled every FAST_MS."""
 
     sig_problem = Signal(str)
+    sig_said = Signal(str, str)  # (session id, a piece of the agent's reply as it streams)
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.store = None
         self.busy = False
         self.last_problem = ""
+        self.following: tuple[str, _Following] | None = None  # the session followed, and its listener
         self.timer = QTimer(self, interval=SLOW_MS)
         self.timer.timeout.connect(self.pull)
 
@@ -58,13 +74,46 @@ class ManagedSync(QObject):
 
     def stop(self) -> None:
         self.timer.stop()
+        self._unfollow()
 
     def follow(self, session) -> None:
-        """Pull often while the session shown is running elsewhere (its source's live_statuses)."""
-        live = session is not None and session.status in sources.of(session.source_kind).live_statuses
-        interval = FAST_MS if live else SLOW_MS
+        """Follow the session shown while it runs elsewhere (its source's live_statuses): by its stream where the
+        source `streams`, else by pulling often."""
+        src = sources.of(session.source_kind) if session is not None else None
+        live = src is not None and session.status in src.live_statuses
+        if live and src is not None and src.streams and self.store is not None:
+            self._follow(src, session.id)
+        elif self.following is not None and (session is None or self.following[0] != session.id or not live):
+            self._unfollow()
+        interval = FAST_MS if live and self.following is None else SLOW_MS
         if self.timer.interval() != interval:
             self.timer.setInterval(interval)
+
+    def _follow(self, src, sid: str) -> None:
+        if self.following is not None and self.following[0] == sid:
+            return
+        self._unfollow()
+        listener = _Following(new_token())
+        self.following = (sid, listener)
+        store = self.store
+
+        def ended(_added) -> None:
+            if self.following is not None and self.following[1] is listener:
+                self.following = None
+                self.timer.setInterval(FAST_MS)  # (still shown and running: the next pull says; a new stream follows)
+
+        def failed(exc) -> None:
+            ended(0)
+            if str(exc) != self.last_problem:
+                self.sig_problem.emit(f"⚠ Following the session: {exc}")
+            self.last_problem = str(exc)
+        run_task(lambda: src.follow(store, sid, listener), ended, failed, owner=self, token=listener.token,
+                 on_progress=lambda _code, _total, text: self.sig_said.emit(sid, text), lane=f"follow:{sid}")
+
+    def _unfollow(self) -> None:
+        if self.following is not None:
+            self.following[1].stop.set()  # (it ends within a quiet spell of its stream)
+            self.following = None
 
     def pull(self) -> None:
         if self.store is None or self.busy:
@@ -106,6 +155,10 @@ class Composer(QWidget):
         self.interrupt_button.setToolTip("Stop what the agent is doing; it waits for your next message")
         self.state = QLabel("")
         self.state.setObjectName("composer-state")
+        self.said = QLabel("")  # the agent's reply as it streams, before the API records it
+        self.said.setObjectName("composer-said")
+        self.said.setWordWrap(True)
+        self.said.hide()
         self.send_button.clicked.connect(self.send)
         self.interrupt_button.clicked.connect(self.interrupt)
         self.edit.textChanged.connect(self._refresh)
@@ -119,6 +172,7 @@ class Composer(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 2, 0, 0)
         lay.addWidget(self.state)
+        lay.addWidget(self.said)
         lay.addLayout(row)
         self.sending = False
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)  # the timeline takes the rest
@@ -132,8 +186,21 @@ class Composer(QWidget):
         if takes:
             self._refresh()
 
+    def show_said(self, session_id: str, piece: str) -> None:
+        """A piece of the reply streamed for `session_id`: the last words shown while the session shown runs."""
+        if self.session is None or self.session.id != session_id:
+            return
+        from sessionscope.safety.untrusted import printable
+        text = (self.said.property("text_so_far") or "") + piece
+        self.said.setProperty("text_so_far", text[-2000:])
+        self.said.setText("writing: …" + printable(" ".join(text.split()))[-240:])
+        self.said.show()
+
     def _refresh(self) -> None:
         s = self.session
+        if s is not None and s.status not in sources.of(s.source_kind).live_statuses:
+            self.said.hide()
+            self.said.setProperty("text_so_far", "")
         if s is None or not sources.of(s.source_kind).takes_messages:
             return
         gone = sources.of(s.source_kind).only_a_copy(s)

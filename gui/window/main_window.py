@@ -99,6 +99,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.busy_label)
 
         self.imports = ImportController(self.statusBar(), self)
+        self.imports.managed_sync.sig_said.connect(self.branch.composer.show_said)
         self.imports.sig_changes.connect(self.apply_changes)
         self.imports.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))
         # sessions on their way: the list, not "No sessions yet"

@@ -51,6 +51,7 @@ class Source:
     takes_messages = False  # the window offers a message box (the composer) under its timeline
     runs_here = False  # an agent runs it on from here: a prompt, permissions asked, the reply streamed (`run`)
     run_models: tuple[str, ...] = ()  # the models a run from here offers (any other may be typed)
+    streams = False  # a running session's events arrive as its API streams them (`follow`), not only by a pull
     remote_home = ""  # where its sessions run, when not on this machine ("Anthropic")
     live_statuses: tuple[str, ...] = ()  # statuses in which it changes elsewhere: pulled often while it is shown
     workspaces = None  # sessions behind an API: the workspaces pulled (Settings lists them; the window pulls them)
@@ -250,6 +251,12 @@ class Source:
     def run(self, store, session, request, listener):
         """Run an agent on `session` from here (sessionscope.sources.running); a RunOutcome once it ends."""
         raise Refused(f"a {self.label} session is not run from here")
+
+    def follow(self, store, session_id: str, listener) -> int:
+        """Follow a session running elsewhere as its API streams its events (a source that `streams`): each event
+        pulls the session, the reply's pieces go to `listener.said`; returns the events added once it stops running
+        or `listener.stopped()`."""
+        raise Refused(f"a {self.label} session is not followed as it runs")
 
     def interrupt(self, store, session_id: str) -> Changes:
         """Stop an agent that runs elsewhere (sources behind an API override it)."""

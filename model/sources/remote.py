@@ -144,6 +144,40 @@ def bounded_client(client_class, base: str, *, timeout: float, notify: Callable[
     return client
 
 
+MAX_STREAM_BYTES = 256 << 20  # one event stream followed, in all (a session's events are small; a flood is not)
+STREAM_IDLE_S = 300.0  # the longest quiet between two pieces of a stream (an agent thinking long sends pings)
+
+
+def stream_client(client_class, base: str, stopped: Callable[[], bool] = lambda: False, **kw):
+    """An instance of the vendor's client class for following one event stream: the body is read as it comes (not
+    whole, as bounded_client reads a pull's), at most MAX_STREAM_BYTES in all and never quiet for over STREAM_IDLE_S;
+    it ends at the next piece that arrives once `stopped()` (a server's pings are pieces too)."""
+    import httpx2
+
+    def bounded(response) -> None:
+        inner = response.stream
+
+        class Counted(httpx2.SyncByteStream):
+            def __iter__(self):
+                total = 0
+                for chunk in inner:
+                    if stopped():
+                        return
+                    total += len(chunk)
+                    if total > MAX_STREAM_BYTES:
+                        raise ResponseRefused(f"the server sent over {MAX_STREAM_BYTES >> 20} MB on one event stream "
+                                              f"({response.request.url.path}): not read further")
+                    yield chunk
+
+            def close(self):
+                inner.close()
+        response.stream = Counted()
+
+    http = httpx2.Client(timeout=httpx2.Timeout(30.0, read=STREAM_IDLE_S), follow_redirects=True,
+                         event_hooks={"response": [bounded]})
+    return client_class(base_url=base, http_client=http, max_retries=0, **kw)
+
+
 @contextlib.contextmanager
 def api_errors(vendor, what: str, env: str) -> Iterator[None]:
     """The API's refusals as Refused (with the API's own reason), the rest as ApiUnavailable: one line each,

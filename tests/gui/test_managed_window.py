@@ -69,7 +69,8 @@ def test_the_composer_sends_and_interrupts(window, qtbot, workspace):
     qtbot.waitUntil(lambda: window.session.status == "running" and window.branch.composer.interrupt_button.isEnabled(),
                     timeout=10000)
     qtbot.waitUntil(lambda: window.branch.timeline_model.rowCount() > rows, timeout=10000)
-    assert window.imports.managed_sync.timer.interval() == 3000  # a running session is followed closely
+    # a running session is followed closely: by the API's event stream
+    qtbot.waitUntil(lambda: (window.imports.managed_sync.following or ("",))[0] == sid, timeout=10000)
     ws.reply(sid, "Draft ready: see postmortem.md")  # the agent answers at Anthropic
     window.imports.managed_sync.pull()
     qtbot.waitUntil(lambda: window.session.status == "idle", timeout=10000)
@@ -158,3 +159,25 @@ def test_settings_lists_openai_projects_beside_anthropic_workspaces(qtbot, store
     assert api_workspaces.locations(store, "openai_hosted") == ["http://127.0.0.1:9/v1#proj_01"]
     qtbot.waitUntil(lambda: box.list.count() == 1, timeout=5000)
     assert "key from the environment (OPENAI_API_KEY)" in box.list.item(0).text()
+
+
+def test_a_running_session_shown_is_followed_as_the_api_streams_it(window, qtbot, workspace, monkeypatch):
+    """The session shown, while it runs, follows the API's event stream: what the agent does reaches the timeline
+    as it happens (here with the 3 s pull put out of reach), and following ends once it goes idle."""
+    from sessionscope.gui.views import managed_panel
+    monkeypatch.setattr(managed_panel, "FAST_MS", 600_000)
+    ws, ids = workspace
+    sid = ids["running"]
+    _select(window, qtbot, sid)
+    sync = window.imports.managed_sync
+    qtbot.waitUntil(lambda: any(p.endswith(f"/v1/sessions/{sid}/events/stream") for _m, p in ws.requests),
+                    timeout=10000)
+    assert sync.following is not None and sync.following[0] == sid
+    rows = window.branch.timeline_model.rowCount()
+    ws.event(sid, "agent.message", content=[{"type": "text", "text": "Streamed as it happened."}])
+    qtbot.waitUntil(lambda: window.branch.timeline_model.rowCount() > rows, timeout=5000)
+    composer = window.branch.composer  # its pieces, shown as they came
+    assert composer.said.isVisible() and composer.said.text().endswith("Streamed as it happened.")
+    ws.reply(sid, "Done: the report is in report.md.")
+    qtbot.waitUntil(lambda: window.session.status == "idle", timeout=10000)
+    qtbot.waitUntil(lambda: sync.following is None, timeout=10000)

@@ -16,6 +16,7 @@ import datetime as dt
 import itertools
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
@@ -216,6 +217,20 @@ class Workspace:
             return _error(404, "not_found_error", f"no route {method} {path}")
 
 
+def _previews(e: dict) -> list[dict]:
+    """An agent message's preview on a stream that asked for deltas: its start, then its text ten characters at a
+    time (the API's BetaManagedAgentsStartEvent and BetaManagedAgentsDeltaEvent)."""
+    if e["type"] != "agent.message":
+        return []
+    out: list[dict] = [{"type": "event_start", "event": {"id": e["id"], "type": "agent.message"}}]
+    for index, block in enumerate(e.get("content") or []):
+        said = block.get("text", "") if block.get("type") == "text" else ""
+        for k in range(0, len(said), 10):
+            out.append({"type": "event_delta", "event_id": e["id"], "delta": {
+                "type": "content_delta", "index": index, "content": {"type": "text", "text": said[k:k + 10]}}})
+    return out
+
+
 def _message_answer(body: dict, text: str) -> tuple[int, dict, dict]:
     """A Messages API answer in the documented shape, `text` as its one text block."""
     sent = sum(len(m.get("content") or "") for m in body.get("messages") or [] if isinstance(m.get("content"), str))
@@ -253,6 +268,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, method: str) -> None:
         url = urlparse(self.path)
         answer = self.workspace._raw_for(url.path) if method == "GET" else None
+        if answer is None and method == "GET" and url.path.startswith("/v1/sessions/") and \
+                url.path.endswith("/events/stream"):
+            return self._stream(url.path.split("/")[3])
         if answer is not None:
             with self.workspace.lock:
                 self.workspace.requests.append((method, url.path))
@@ -269,6 +287,46 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
+
+    def _stream(self, sid: str) -> None:
+        """GET /v1/sessions/{id}/events/stream: the events recorded from now on, as server-sent events named by
+        their type, until the session stops running (or a minute passes). With `event_deltas=agent.message`, each
+        agent message is previewed first as the API does it: an `event_start`, then its text in `event_delta`
+        fragments (`content_delta`), then the buffered event."""
+        asked = parse_qs(urlparse(self.path).query)  # (the client sends a list as `event_deltas[]=…`)
+        deltas = "agent.message" in asked.get("event_deltas", []) + asked.get("event_deltas[]", [])
+        ws = self.workspace
+        with ws.lock:
+            ws.requests.append(("GET", self.path.split("?")[0]))
+            known = sid in ws.sessions and (KEY in (self.headers.get("x-api-key"),
+                                                    (self.headers.get("authorization") or "").removeprefix("Bearer ")))
+            sent = len(ws.events.get(sid, []))
+        if not known:
+            status, payload, _ = _error(404, "not_found_error", f"session {sid} not found")
+            return send_raw(self, status, json.dumps(payload).encode())
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        deadline, ping = time.monotonic() + 60, 0.0
+        try:
+            while time.monotonic() < deadline:
+                with ws.lock:
+                    fresh = ws.events[sid][sent:]
+                    sent += len(fresh)
+                for e in fresh:
+                    for preview in (_previews(e) if deltas else []):
+                        self.wfile.write(f"event: {preview['type']}\ndata: {json.dumps(preview)}\n\n".encode())
+                    self.wfile.write(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode())
+                    self.wfile.flush()
+                    if e["type"] in ("session.status_idle", "session.status_terminated"):
+                        return
+                if time.monotonic() - ping > 0.5:  # a comment line: a client gone is found out at once
+                    ping = time.monotonic()
+                    self.wfile.write(b": ping\n\n")
+                    self.wfile.flush()
+                time.sleep(0.05)
+        except (BrokenPipeError, ConnectionResetError):  # the client stopped following
+            pass
 
     def do_GET(self):
         self._answer("GET")
@@ -288,6 +346,7 @@ def serve(workspace: Workspace, port: int = 0):
     """Serve `workspace` on 127.0.0.1 (a free port unless given); yields the base URL."""
     handler = type("Handler", (_Handler,), {"workspace": workspace})
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server.daemon_threads, server.block_on_close = True, False  # (an event stream still open never holds a test)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

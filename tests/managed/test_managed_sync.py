@@ -321,3 +321,95 @@ def test_retention_archives_a_managed_agent_at_anthropic_as_archive_would(store,
     log = store.audit_log(ids["idle"])
     assert [e["action"] for e in log][:1] == ["archive"] and log[0]["detail"].get("at") == "anthropic"
     assert store.audit_log()[0]["action"] == "retention"
+
+
+def test_a_running_session_is_followed_as_the_api_streams_it(store, api):
+    """Follow: the session's event stream (GET …/events/stream, the real client's Stream) pulls the session at each
+    event, so what the agent does is in the store as it happens; it ends when the session goes idle, or when the
+    listener stops."""
+    import threading
+
+    from sessionscope.sources.running import Quiet
+    ws, ids, loc = api
+    sync(store, loc)
+    sid = ids["running"]
+    before = store.session(sid).event_count
+    quiet, result = Quiet(), {}
+    follower = threading.Thread(target=lambda: result.update(added=SOURCE.follow(store, sid, quiet)))
+    follower.start()
+    deadline = time.monotonic() + 10
+    while requests(ws, f"/v1/sessions/{sid}/events/stream") == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    ws.event(sid, "agent.message", content=[{"type": "text", "text": "Halfway: 12 of 30 reports read."}])
+    deadline = time.monotonic() + 10
+    while "Halfway: 12 of 30 reports read." not in [e.text for e in store.events(sid)] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert "Halfway: 12 of 30 reports read." in [e.text for e in store.events(sid)]  # in the store while it runs
+    assert follower.is_alive() and store.session(sid).status == "running"
+    ws.reply(sid, "All 30 read: the summary is in summary.md.")
+    follower.join(10)
+    assert not follower.is_alive() and result["added"] > 0 and store.session(sid).status == "idle"
+    assert store.events(sid)[-1].seq > before and ("event", "session.status_idle") in quiet.steps
+    # each message previewed in pieces before it was recorded (event_start, event_delta's content_delta)
+    assert "".join(quiet.reply) == "Halfway: 12 of 30 reports read.All 30 read: the summary is in summary.md."
+
+    ws.set_status(sid, "running")  # a listener that stops ends the following at the next event
+    quiet = Quiet()
+    follower = threading.Thread(target=lambda: SOURCE.follow(store, sid, quiet))
+    follower.start()
+    deadline = time.monotonic() + 10
+    while requests(ws, f"/v1/sessions/{sid}/events/stream") < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    quiet.stop.set()
+    ws.event(sid, "agent.message", content=[{"type": "text", "text": "still going"}])
+    follower.join(10)
+    assert not follower.is_alive()
+
+
+def test_a_flooding_event_stream_is_cut_off(store, api, monkeypatch):
+    """An event stream is untrusted too: one that sends without end is read no further than MAX_STREAM_BYTES, and
+    the follow ends with one line saying so (nothing held whole in memory)."""
+    import threading
+
+    from sessionscope.sources import remote
+    from sessionscope.sources.remote import ApiUnavailable
+    from sessionscope.sources.running import Quiet
+    ws, ids, loc = api
+    sync(store, loc)
+    sid = ids["running"]
+    monkeypatch.setattr(remote, "MAX_STREAM_BYTES", 1 << 20)
+
+    def flood(handler, _query) -> None:
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.end_headers()
+        junk = b"event: agent.message\ndata: " + b"x" * 65536  # one line that never ends
+        try:
+            for _ in range(200):
+                handler.wfile.write(junk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+    ws.hostile(f"/v1/sessions/{sid}/events/stream", flood)
+    with pytest.raises(ApiUnavailable, match="over 1 MB on one event stream"):
+        SOURCE.follow(store, sid, Quiet())
+    assert threading.active_count() < 50
+
+
+def test_a_quiet_stream_ends_soon_after_its_listener_stops(store, api, monkeypatch):
+    """A running agent may say nothing for minutes; a follower told to stop ends within a quiet spell, not at the
+    agent's next word."""
+    import threading
+
+    from sessionscope.sources.managed_agents import source as managed
+    from sessionscope.sources.running import Quiet
+    ws, ids, loc = api
+    sync(store, loc)
+    monkeypatch.setattr(managed, "QUIET_S", 0.3)
+    quiet = Quiet()
+    follower = threading.Thread(target=lambda: SOURCE.follow(store, ids["running"], quiet))
+    follower.start()
+    time.sleep(1.0)
+    assert follower.is_alive()  # listening through the quiet, again and again
+    quiet.stop.set()
+    follower.join(2)
+    assert not follower.is_alive()

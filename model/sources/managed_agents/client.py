@@ -34,8 +34,10 @@ def key_origin(location: str) -> str:
 
 
 def connect(location: str, *, max_retries: int = 2, timeout: float = 30.0,
-            notify: Callable[[str], None] | None = None):
-    """An `anthropic.Anthropic` client for the workspace, bounded as remote.bounded_client says."""
+            notify: Callable[[str], None] | None = None, streaming: bool = False,
+            stopped: Callable[[], bool] = lambda: False):
+    """An `anthropic.Anthropic` client for the workspace, bounded as remote.bounded_client says (`streaming`: for
+    following one event stream, as remote.stream_client says, ended by `stopped`)."""
     try:
         import anthropic
     except ImportError:
@@ -46,6 +48,8 @@ def connect(location: str, *, max_retries: int = 2, timeout: float = 30.0,
                       "(kept in the system keyring)")
     base, workspace = split_location(location)
     headers = {"anthropic-workspace-id": workspace} if workspace else None
+    if streaming:
+        return remote.stream_client(anthropic.Anthropic, base, stopped, api_key=key, default_headers=headers)
     return remote.bounded_client(anthropic.Anthropic, base, timeout=timeout, notify=notify, api_key=key,
                                  default_headers=headers, max_retries=max_retries)
 

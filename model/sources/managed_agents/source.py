@@ -10,6 +10,8 @@ compacting the API's log is not ours to do.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sessionscope.errors import InvalidInput
 from sessionscope.history import lifecycle
 from sessionscope.history.read_models import Action, Changes
@@ -31,6 +33,7 @@ class ManagedAgentsSource(RemoteSource):
     describer = describe
     client_module, importer_module = vendor, importer
     live_statuses = (lifecycle.RUNNING, lifecycle.RESCHEDULING)
+    streams = True  # GET /v1/sessions/{id}/events/stream
     workspaces = Workspaces(
         kind=KIND, env=ENV_KEY, sync=lambda store, loc: sync(store, loc), location_of=location_of,
         title="Anthropic managed agents (workspaces whose sessions are pulled)", add_title="Add an Anthropic workspace",
@@ -74,6 +77,55 @@ class ManagedAgentsSource(RemoteSource):
 
     def interrupt(self, store, session_id: str) -> Changes:
         return self._send(store, session_id, "interrupt", [{"type": "user.interrupt"}])
+
+    def follow(self, store, session_id: str, listener) -> int:
+        """The session's event stream (with the agent's message streamed in pieces): each event the API records
+        pulls the session, so the reader shows it as it happens; the pieces of a message go to `listener.said`
+        before it is recorded. Ends when the session stops running, the stream ends, or `listener.stopped()`: a
+        stream quiet for QUIET_S is listened to again after a look at `stopped` (a blocked read cannot be told)."""
+        import httpx2
+        loc = self.location(store, session_id)
+        client = self.client(loc)
+        added = 0
+        with api_errors(f"follow session {session_id}"):
+            streaming: Any = self.clients.get(loc) or vendor.connect(loc, streaming=True, stopped=listener.stopped)
+            while not listener.stopped():
+                stream = streaming.beta.sessions.events.stream(
+                    session_id, event_deltas=["agent.message"], timeout=httpx2.Timeout(30.0, read=QUIET_S))
+                try:
+                    for event in stream:
+                        if listener.stopped():
+                            return added
+                        kind = str(getattr(event, "type", "") or "")
+                        if kind in ("event_start", "event_delta"):
+                            piece = _piece(event)
+                            if piece:
+                                listener.said(piece)
+                            continue
+                        added += sync(store, loc, client=client, only={session_id}).events_added
+                        listener.step("event", kind)
+                        if kind in _ENDED:
+                            return added
+                    return added  # the server ended the stream
+                except httpx2.ReadTimeout:
+                    continue  # quiet for a while: stop if asked, else listen again
+                finally:
+                    stream.close()
+        return added
+
+
+QUIET_S = 5.0
+_ENDED = {"session.status_idle", "session.status_terminated"}  # it stopped running: the stream has said all
+
+
+def _piece(event) -> str:
+    """The text an `event_delta` carries: its `content_delta`'s partial content block (the API's
+    BetaManagedAgentsDeltaEvent), or "" for anything else (an `event_start`, a block that is no text)."""
+    delta = getattr(event, "delta", None)
+    content = getattr(delta, "content", None) if delta is not None else None
+    if isinstance(content, dict):
+        return str(content.get("text") or "") if content.get("type") == "text" else ""
+    return str(getattr(content, "text", "") or "") if getattr(content, "type", "") == "text" else ""
 
 
 SOURCE = ManagedAgentsSource()
