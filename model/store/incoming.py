@@ -37,6 +37,10 @@ class NewEvent:
     # False for a tool's record of the user's own marks (Claude Code's title and tag lines, and the title they set):
     # kept like any line, but not counted among the session's events, so renaming or tagging leaves the count be
     counted: bool = True
+    # the API response an assistant line belongs to (event.response_id), when the reader knows it already (it
+    # parsed the line): the writer then does not parse the payload again for it
+    response_id: str | None = None
+    response_known: bool = False
 
     def __reduce__(self):  # pickled (by the reader process) as its values: 5x faster than the slots' state
         return NewEvent, tuple(getattr(self, f) for f in _NEW_EVENT_FIELDS)

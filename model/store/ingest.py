@@ -138,6 +138,8 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
             "tokens_in": e.tokens_in, "tokens_out": e.tokens_out, "sidechain": e.sidechain,
             "agent_id": e.agent_id, "packed": e.packed,
         }
+        if e.response_known:
+            row["response_id"] = e.response_id
         row["hash"] = last_hash = chain.link(last_hash, row)
         rows.append(row)
     insert_rows(conn, rows)

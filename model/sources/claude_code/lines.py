@@ -232,10 +232,13 @@ def convert(line_offset: int, raw: str, obj: dict[str, Any], ctx: FileContext) -
     tokens_in, tokens_out = _usage(obj, st)
     # (a user line shown as system, meta or a command's output, is on the chain all the same: the SDK's head)
     head = bool(uid) and not sidechain and t in CHAIN_TYPES and (kind in HEAD_KINDS or (t == "user" and kind == "system"))
+    msg = obj.get("message")
+    mid = msg.get("id") if role == "assistant" and isinstance(msg, dict) else None
     st.events.append(NewEvent(
         id=event_id, parent_id=parent, ts=ts, kind=kind, role=role, text=text, payload=raw,
         tokens_in=tokens_in, tokens_out=tokens_out, sidechain=sidechain, agent_id=agent_id,
         activity=activity, head=head, logical_parent=logical, fallback_parent=st.last_head if logical else None,
+        response_id=mid if isinstance(mid, str) and mid else None, response_known=True,
     ))
     if head:
         st.last_head = event_id
