@@ -56,6 +56,28 @@ def _squeeze(path: Path) -> None:
     image.convertToFormat(QImage.Format.Format_Indexed8, flags).save(str(path), "PNG", 9)
 
 
+def _window(app, store, width: int, height: int, sid: str):
+    """A new window at width × height over `store`, a new user's settings, the browser shown, `sid` listed."""
+    from PySide6.QtCore import QSettings
+
+    from sessionscope.gui.window.main_window import MainWindow
+    QSettings().clear()
+    QSettings().setValue("view/home_at_start", False)
+    w = MainWindow()
+    w.resize(width, height)
+    w.show()
+    w.set_store(store, first_run=False)
+    _wait(app, lambda: w.sessions.model.row_of(sid) >= 0)
+    return w
+
+
+def _shot(app, widget, path: Path) -> Path:
+    """`widget` drawn to `path` once the window has settled."""
+    _settle(app, 1.0)
+    widget.grab().save(str(path))
+    return path
+
+
 def window_shots(store, sid: str, out: Path) -> list[Path]:
     """Home, the list, reading mode and usage, at each size and theme."""
     from PySide6.QtCore import QSettings
@@ -75,10 +97,7 @@ def window_shots(store, sid: str, out: Path) -> list[Path]:
             w.show()
             w.set_store(store, first_run=False)
             _wait(app, lambda: w.pages.home.overview is not None)
-            _settle(app, 1.0)
-            path = out / f"home-{width}-{look}.png"
-            w.grab().save(str(path))
-            written.append(path)
+            written.append(_shot(app, w, out / f"home-{width}-{look}.png"))
             _wait(app, lambda: w.sessions.model.row_of(sid) >= 0)
             w.open_session(sid)
             _wait(app, lambda: w.session is not None and w.session.id == sid and w.branch.timeline_model.all_ids)
@@ -137,12 +156,9 @@ def demo_shots(out: Path) -> list[Path]:
     store, at each size and theme."""
     import tempfile
 
-    from PySide6.QtCore import QSettings
-
     from sessionscope import open_store
     from sessionscope.gui.window import theme
     from sessionscope.gui.window.app import make_app
-    from sessionscope.gui.window.main_window import MainWindow
     from sessionscope.store.demo import build_demo
 
     app = make_app()
@@ -159,20 +175,12 @@ def demo_shots(out: Path) -> list[Path]:
     for look in THEMES:
         theme.apply(look)
         for width, height in SIZES:
-            QSettings().clear()
-            QSettings().setValue("view/home_at_start", False)
-            w = MainWindow()
-            w.resize(width, height)
-            w.show()
-            w.set_store(store, first_run=False)
-            _wait(app, lambda: w.sessions.model.row_of(fork.id) >= 0)
+            w = _window(app, store, width, height, fork.id)
             w.openers.open_compare((main.id, None), (fork.id, None))
             view = w.openers.compare_view
             _wait(app, lambda: view.result is not None)
             view.resize(width, height)
-            _settle(app, 1.0)
-            written.append(out / f"compare-{width}-{look}.png")
-            view.grab().save(str(written[-1]))
+            written.append(_shot(app, view, out / f"compare-{width}-{look}.png"))
             view.close()
             w.live.refresh()
             _wait(app, lambda: any(st.state == "waiting" for st in w.live.states.values()))
@@ -180,9 +188,7 @@ def demo_shots(out: Path) -> list[Path]:
             needs = w.openers.needs_you_view
             _wait(app, lambda: bool(needs.items))
             needs.resize(min(760, width), min(700, height))
-            _settle(app, 1.0)
-            written.append(out / f"needs-you-{width}-{look}.png")
-            needs.grab().save(str(written[-1]))
+            written.append(_shot(app, needs, out / f"needs-you-{width}-{look}.png"))
             needs.close()
             w.close()
             _settle(app, 0.3)
@@ -200,12 +206,10 @@ def run_shots(out: Path) -> list[Path]:
         return []
     if not (Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude").is_file():
         return []
-    from PySide6.QtCore import QSettings
 
     from sessionscope import open_store
     from sessionscope.gui.window import theme
     from sessionscope.gui.window.app import make_app
-    from sessionscope.gui.window.main_window import MainWindow
     from sessionscope.sources.claude_code import import_paths
     from tests.messages_api import Script, first_session, offline_env, serve, text, tool
 
@@ -235,7 +239,7 @@ def run_shots(out: Path) -> list[Path]:
             for look in THEMES:
                 theme.apply(look)
                 for width, height in SIZES:
-                    written += _run_round(app, store, sid, out, look, width, height, MainWindow, QSettings)
+                    written += _run_round(app, store, sid, out, look, width, height)
             store.close()
         finally:
             for k, v in saved.items():
@@ -243,23 +247,15 @@ def run_shots(out: Path) -> list[Path]:
     return written
 
 
-def _run_round(app, store, sid, out, look, width, height, MainWindow, QSettings) -> list[Path]:
-    QSettings().clear()
-    QSettings().setValue("view/home_at_start", False)
-    w = MainWindow()
-    w.resize(width, height)
-    w.show()
-    w.set_store(store, first_run=False)
-    _wait(app, lambda: w.sessions.model.row_of(sid) >= 0)
+def _run_round(app, store, sid, out, look, width, height) -> list[Path]:
+    w = _window(app, store, width, height, sid)
     w.open_session(sid)
     _wait(app, lambda: w.session is not None and w.session.id == sid)
     panel = w.branch.run_panel
     panel.prompt.setPlainText("The checkout total is off by a cent on some carts: find out why and fix it.")
     panel.run_button.click()
     _wait(app, lambda: panel.ask_box.isVisible())
-    _settle(app, 1.0)
-    written = [out / f"run-{width}-{look}.png"]
-    w.grab().save(str(written[-1]))
+    written = [_shot(app, w, out / f"run-{width}-{look}.png")]
     panel.ask_box.allow_once.click()
     _wait(app, lambda: panel.running is None)
     reply = next(e for e in reversed(store.branch_view(sid)) if e.kind == "message" and e.role == "assistant")
@@ -273,9 +269,7 @@ def _run_round(app, store, sid, out, look, width, height, MainWindow, QSettings)
     _wait(app, lambda: w.openers.compare_view is not None)
     w.openers.compare_view.close()
     view.resize(min(1280, width), min(760, height))
-    _settle(app, 1.0)
-    written.append(out / f"explore-{width}-{look}.png")
-    view.grab().save(str(written[-1]))
+    written.append(_shot(app, view, out / f"explore-{width}-{look}.png"))
     view.close()
     w.close()
     _settle(app, 0.3)

@@ -73,6 +73,12 @@ def chosen_model(box: QComboBox) -> str | None:
     return (box.itemData(index) if index >= 0 and typed == box.itemText(index) else typed) or None
 
 
+def step_line(code: int, text: str) -> str | None:
+    """A run's call, result or error as a line of its output (None for what is not one of those)."""
+    mark = {_CALL: "→", _RESULT: "←", _ERROR: "✗"}.get(code)
+    return None if mark is None else f"\n{mark} {printable(' '.join(text.split()))[:300]}\n"
+
+
 class RunBridge(Quiet):
     """The listener a window's run is given: each thing the run tells goes to the UI thread as the task's progress
     (`code`, text); an ask waits here, on the run's thread, until the window answers it or the run is stopped."""
@@ -294,9 +300,8 @@ class RunPanel(QWidget):
             self.state.setText(f"waiting for you: {printable(asked.tool)[:60]} asks to run")
         elif code == _SESSION:
             self.state.setText(f"running… (session {text[:8]})")
-        elif code in (_CALL, _RESULT, _ERROR):
-            mark = {_CALL: "→", _RESULT: "←", _ERROR: "✗"}[code]
-            self._write(f"\n{mark} {printable(' '.join(text.split()))[:300]}\n")
+        elif (line := step_line(code, text)) is not None:
+            self._write(line)
 
     def _write(self, text: str) -> None:
         if len(self.output.toPlainText()) > OUTPUT_MAX:

@@ -24,13 +24,13 @@ from PySide6.QtWidgets import (
 
 from sessionscope import ops, sources
 from sessionscope.gui.jobs.workers import ACTOR, new_token, run_task
-from sessionscope.gui.reader.run_panel import AskBox, RunBridge, chosen_model, model_box
+from sessionscope.gui.reader.run_panel import AskBox, RunBridge, chosen_model, model_box, step_line
 from sessionscope.gui.window import design
 from sessionscope.safety.untrusted import printable
 from sessionscope.sources.running import Answer, RunRequest
 
 PATHS_MAX = 4
-_SAID, _CALL, _RESULT, _ERROR, _SESSION, _ASK = range(6)  # (RunBridge's codes)
+_SAID, _SESSION, _ASK = 0, 4, 5  # (RunBridge's codes)
 
 
 class PathColumn(QWidget):
@@ -105,10 +105,9 @@ class PathColumn(QWidget):
             self.state.setText(f"waiting for you: {printable(self.bridge.pending.tool)[:60]} asks to run")
         elif code == _SESSION:
             self.state.setText(f"running… (fork {text[:8]})")
-        elif code in (_CALL, _RESULT, _ERROR):
-            mark = {_CALL: "→", _RESULT: "←", _ERROR: "✗"}[code]
+        elif (line := step_line(code, text)) is not None:
             self.output.moveCursor(self.output.textCursor().MoveOperation.End)
-            self.output.insertPlainText(f"\n{mark} {printable(' '.join(text.split()))[:300]}\n")
+            self.output.insertPlainText(line)
 
     def _answered(self, answer: Answer) -> None:
         self.ask_box.hide()

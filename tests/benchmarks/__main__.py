@@ -285,35 +285,32 @@ def corpus_ratio(work: Path) -> dict | None:
     corpus = REPO.parent / "shared" / "corpus" / "claude-code"
     if not corpus.is_dir():
         return None
+    files = [p for p in corpus.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json")]
+    return {"files": len(files), "bytes": sum(p.stat().st_size for p in files), "store": _store_of(work, "corpus", corpus)}
+
+
+def _store_of(work: Path, name: str, folder: Path) -> int:
+    """The bytes of a fresh store `work/NAME.db` that `sessionscope import FOLDER` made, its WAL checkpointed."""
     import sqlite3
-    db = work / "corpus.db"
-    for old in work.glob("corpus.db*"):
+    db = work / f"{name}.db"
+    for old in work.glob(f"{name}.db*"):
         old.unlink()
-    subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(db), "import", str(corpus)], cwd=REPO,
+    subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(db), "import", str(folder)], cwd=REPO,
                    capture_output=True, check=True)
     with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    files = [p for p in corpus.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json")]
-    return {"files": len(files), "bytes": sum(p.stat().st_size for p in files), "store": db.stat().st_size}
+    return db.stat().st_size
 
 
 def chat_ratio(work: Path, size: int) -> dict:
     """The store made of a chat-heavy generated home (long replies, short tool output), against its bytes."""
-    import sqlite3
-
     from tests.benchmarks.generate import generate
-    home, db = work / "chat-home", work / "chat.db"
+    home = work / "chat-home"
     if not (home / ".done").exists():
         info = generate(home, size, seed=11, chat=True)
         (home / ".done").write_text(json.dumps(info))
     info = json.loads((home / ".done").read_text())
-    for old in work.glob("chat.db*"):
-        old.unlink()
-    subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(db), "import", str(home)], cwd=REPO,
-                   capture_output=True, check=True)
-    with sqlite3.connect(db) as conn:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return {"sessions": info["sessions"], "bytes": info["bytes"], "store": db.stat().st_size}
+    return {"sessions": info["sessions"], "bytes": info["bytes"], "store": _store_of(work, "chat", home)}
 
 
 def cli_times(db: Path, biggest: str) -> dict:
