@@ -150,6 +150,17 @@ class BranchPane(QWidget):
     def _error(self, what: str):
         return failure_box(self, what)
 
+    def _read_failed(self, what: str, token: int | None = None):
+        """A read of the session shown that failed: said, unless the session went away meanwhile (deleted or purged
+        while it was read: nothing to show, and the list drops it with the deletion's changes) or the user has moved
+        on to another read (`token` no longer current)."""
+        def failed(exc: BaseException) -> None:
+            from sessionscope.errors import NotFound
+            if isinstance(exc, NotFound) or (token is not None and not self._gen.current(token)):
+                return
+            self._error(what)(exc)
+        return failed
+
     # -- what it shows --------------------------------------------------------------------
 
     def set_store(self, store) -> None:
@@ -217,7 +228,7 @@ class BranchPane(QWidget):
                 notes.setdefault(n.event_id, []).append(n)
             return (store.branch_outline(session.id, up_to, HIDDEN_KINDS, include_subagents=True),
                     frozenset(p.event_id for p in store.pins(session.id)), notes)
-        run_task(load, lambda r: self._branch_loaded(token, head, select_event, *r), self._error("show the branch"),
+        run_task(load, lambda r: self._branch_loaded(token, head, select_event, *r), self._read_failed("show the branch"),
                  owner=self, urgent=True)  # (the user waits for its rows: background passes let it go first)
 
     def _branch_loaded(self, token, head, select_event, outline, pinned=frozenset(), notes=None) -> None:
@@ -333,12 +344,7 @@ class BranchPane(QWidget):
             self.sig_message.emit(what, 4000)
 
     def _marks_failed(self, token):
-        def failed(exc: BaseException) -> None:
-            from sessionscope.errors import NotFound
-            # the session went away meanwhile (deleted, purged): the marks no longer matter
-            if self._gen.current(token) and not isinstance(exc, NotFound):
-                self._error("mark the branch points")(exc)
-        return failed
+        return self._read_failed("mark the branch points", token)
 
     def _branch_marks_loaded(self, token, marks: dict, files: dict) -> None:
         if not self._gen.current(token):
@@ -378,15 +384,7 @@ class BranchPane(QWidget):
         self.tree_session, self.tree_stale = session.id, False
         sid = session.id
         run_task(lambda: store.tree(sid), lambda layout: self._tree_loaded(sid, layout),
-                 lambda exc: self._tree_failed(sid, exc), owner=self)
-
-    def _tree_failed(self, session_id: str, exc: BaseException) -> None:
-        """A tree that could not be drawn is said, unless its session went away meanwhile (deleted while its tree
-        was read: nothing to draw, and the list drops it with the deletion's changes)."""
-        from sessionscope.errors import NotFound
-        if isinstance(exc, NotFound):
-            return
-        self._error("draw the branch tree")(exc)
+                 self._read_failed("draw the branch tree"), owner=self)
 
     def _tree_loaded(self, session_id: str, layout) -> None:
         """The tree, and in the header the branches a person would call branches: its lanes (a reply's
