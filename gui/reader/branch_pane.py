@@ -12,11 +12,9 @@ import html
 from collections.abc import Callable
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QSizePolicy,
     QSplitter,
     QStackedWidget,
@@ -28,6 +26,7 @@ from sessionscope import ops
 from sessionscope.gui.jobs.workers import Generation, failure_box, run_task
 from sessionscope.gui.reader.branch_header import branch_header
 from sessionscope.gui.reader.detail_view import EventDetail
+from sessionscope.gui.reader.find_bar import FindBar
 from sessionscope.gui.reader.reader_view import ReaderView
 from sessionscope.gui.reader.run_panel import RunPanel
 from sessionscope.gui.reader.timeline_model import TimelineModel
@@ -74,22 +73,12 @@ class BranchPane(QWidget):
         self.live_label.setObjectName("live-label")
         self.live_label.hide()
         self.live_states: dict = {}  # session id → sessionscope.live.states.Live (the window's LiveTracker)
-        self.find_edit = QLineEdit(placeholderText="Find in session")
-        self.find_edit.setMaximumWidth(200)  # the header beside it is the session's title
-        self.find_edit.setClearButtonEnabled(True)
-        # Return: the next match; Shift+Return (which QLineEdit also reports as returnPressed) the previous
-        self.find_edit.returnPressed.connect(lambda: self.find_next(
-            -1 if QGuiApplication.keyboardModifiers() & Qt.KeyboardModifier.ShiftModifier else 1))
-        self.find_status = QLabel("")  # "3 of 17": where the last find is among the branch's matches
-        self.find_status.setObjectName("find-status")
-        self.found: tuple[str, list[int]] | None = None  # (needle, the rows that hold it) of the branch shown
-        self.find_edit.textChanged.connect(self._find_changed)
-        for changed in (self.timeline_model.modelReset, self.timeline_model.rowsInserted, self.timeline_model.rowsRemoved):
-            changed.connect(self._rows_changed)  # other rows: the matches are counted again at the next find
         # the reader is the same branch as cards; the table keeps the selection both follow
         self.reader = ReaderView(self.timeline_model)
         self.reader.sig_event_chosen.connect(self._reader_chose)
-        self.reader.sig_typed.connect(self._type_to_find)
+        self.finder = FindBar(self.timeline, self.timeline_model, self.reader, self)  # (QWidget has a find())
+        self.finder.sig_message.connect(self.sig_message)
+        self.find_edit, self.find_status = self.finder.edit, self.finder.status
         self.timeline.selectionModel().currentRowChanged.connect(lambda index: self.reader.follow(index.row()))
         self.timeline_stack = QStackedWidget()
         self.timeline_stack.addWidget(self.timeline)
@@ -147,9 +136,6 @@ class BranchPane(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self.right)
 
-    def _error(self, what: str):
-        return failure_box(self, what)
-
     def _read_failed(self, what: str, token: int | None = None):
         """A read of the session shown that failed: said, unless the session went away meanwhile (deleted or purged
         while it was read: nothing to show, and the list drops it with the deletion's changes) or the user has moved
@@ -158,7 +144,7 @@ class BranchPane(QWidget):
             from sessionscope.errors import NotFound
             if isinstance(exc, NotFound) or (token is not None and not self._gen.current(token)):
                 return
-            self._error(what)(exc)
+            failure_box(self, what)(exc)
         return failed
 
     # -- what it shows --------------------------------------------------------------------
@@ -274,7 +260,8 @@ class BranchPane(QWidget):
         # tips and branch points read the whole session: they follow the rows, they do not hold them up
         store, session_id = self.store, s.id
         run_task(lambda: (store.branch_points(session_id), ops.changed_files(store, session_id)),
-                 lambda r: self._branch_marks_loaded(token, *r), self._marks_failed(token), owner=self)
+                 lambda r: self._branch_marks_loaded(token, *r), self._read_failed("mark the branch points", token),
+                 owner=self)
         if rows:
             self.timeline.selectRow(target)
             self.timeline.scrollTo(self.timeline_model.index(target, 0))
@@ -343,9 +330,6 @@ class BranchPane(QWidget):
         if what:
             self.sig_message.emit(what, 4000)
 
-    def _marks_failed(self, token):
-        return self._read_failed("mark the branch points", token)
-
     def _branch_marks_loaded(self, token, marks: dict, files: dict) -> None:
         if not self._gen.current(token):
             return
@@ -401,6 +385,15 @@ class BranchPane(QWidget):
 
     # -- moving about ---------------------------------------------------------------------
 
+    def find_next(self, step: int = 1) -> None:
+        """The next (step -1: the previous) match of the find box in the branch shown (the FindBar's)."""
+        self.finder.next(step)
+
+    @property
+    def found(self) -> tuple[str, list[int]] | None:
+        """(the text found, the rows that hold it) of the last find in the branch shown."""
+        return self.finder.found
+
     def jump_prompt(self, step: int) -> None:
         def found(row: int) -> None:
             if row >= 0:
@@ -408,42 +401,6 @@ class BranchPane(QWidget):
         self.timeline_model.find_async(self.timeline.currentIndex().row(),
                                        lambda e: e.kind == "message" and e.role == "user" and not e.sidechain,
                                        found, step)
-
-    def find_next(self, step: int = 1) -> None:
-        """The next (step -1: the previous) event of the branch shown that holds the find box's text, and
-        where it is among all of them ("3 of 17"). The matches are read once on a worker, then stepped."""
-        needle = self.find_edit.text().strip().lower()
-        if not needle:
-            return
-        self.reader.set_needle(self.find_edit.text().strip())
-        if self.found is not None and self.found[0] == needle:
-            self._step_found(step)
-            return
-        self.find_status.setText("looking…")
-
-        def found(rows: list[int] | None) -> None:
-            if rows is None or self.find_edit.text().strip().lower() != needle:
-                return  # the branch or the text changed meanwhile: the next Return asks again
-            self.found = (needle, rows)
-            self._step_found(step)
-        self.timeline_model.find_all_async(lambda e: needle in e.text.lower(), found)
-
-    def _step_found(self, step: int) -> None:
-        rows = self.found[1] if self.found else []
-        if not rows:
-            self.find_status.setText("not found")
-            self.sig_message.emit(f"“{self.find_edit.text().strip()}” is not in this branch", 5000)
-            return
-        at = self.timeline.currentIndex().row()
-        later = [i for i, r in enumerate(rows) if (r > at if step > 0 else r < at)]
-        k = (later[0] if step > 0 else later[-1]) if later else (0 if step > 0 else len(rows) - 1)  # wraps
-        self.timeline.selectRow(rows[k])
-        self.find_status.setText(f"{k + 1} of {len(rows)}")
-
-    def _rows_changed(self, *_args) -> None:
-        if self.found is not None:
-            self.found = None
-            self.find_status.setText("")
 
     def set_live(self, states: dict) -> None:
         self.live_states = states
@@ -457,12 +414,6 @@ class BranchPane(QWidget):
         self.live_label.setText(f"{st.mark} {st.label}" if urgent else "")
         self.live_label.setToolTip(f"{st.label[0].upper()}{st.label[1:]}: {st.why}" if urgent else "")
         self.live_label.setVisible(urgent)
-
-    def _find_changed(self, text: str) -> None:
-        self.found = None
-        self.find_status.setText("")
-        if not text.strip():
-            self.reader.set_needle("")
 
     def set_folded(self, on: bool) -> None:
         QSettings().setValue("timeline/fold", on)
@@ -482,13 +433,6 @@ class BranchPane(QWidget):
             self.reader.setFocus()
         else:
             self.timeline.setFocus()
-
-    def _type_to_find(self, text: str) -> None:
-        """Typing while reading finds: the find box takes the focus and the character (as a browser's
-        type-to-find), so no letter reaches a one-key action."""
-        self.find_edit.setFocus()
-        self.find_edit.selectAll()  # a new find: the character replaces the last one's words
-        self.find_edit.insert(text)
 
     def _reader_chose(self, event_id: str) -> None:
         row = self.timeline_model.row_of(event_id)

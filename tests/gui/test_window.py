@@ -386,9 +386,10 @@ def test_marks_of_a_session_deleted_meanwhile_are_dropped_quietly(window, qtbot,
     from sessionscope.errors import NotFound, StoreUnavailable
 
     token = window.branch._gen.value
-    window.branch._marks_failed(token)(NotFound("no session with id 'x' in this store"))
+    window.branch._read_failed("mark the branch points", token)(NotFound("no session with id 'x' in this store"))
     assert dialogs == []  # nothing to tell: the session is gone
-    window.branch._marks_failed(token)(StoreUnavailable("the store could not be used: disk I/O error"))
+    window.branch._read_failed("mark the branch points", token)(
+        StoreUnavailable("the store could not be used: disk I/O error"))
     assert dialogs and "disk I/O error" in dialogs[-1][1]
     dialogs.expected = len(dialogs)
 
