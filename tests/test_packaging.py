@@ -34,9 +34,14 @@ def test_desktop_file_and_metainfo_share_the_app_id():
 # and the wheel built from that sdist, as `python -m build` does.
 @pytest.fixture(scope="module")
 def dists(tmp_path_factory):
+    import fcntl
     out = tmp_path_factory.mktemp("dist")
-    run = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO)],
-                         capture_output=True, text=True)
+    # one build at a time: setuptools lays the sdist's tree out in the repository itself, so two workers that each
+    # build (this module's tests split between them) removed each other's files midway
+    with open(tmp_path_factory.getbasetemp().parent / "sessionscope-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        run = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO)],
+                             capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     (wheel,), (sdist,) = out.glob("*.whl"), out.glob("*.tar.gz")
     return wheel, sdist

@@ -243,9 +243,10 @@ class RunPanel(QWidget):
     def show_session(self, store, session) -> None:
         """Shown for a session whose source runs here (or while a run goes on)."""
         self.store, self.session = store, session
-        runs = session is not None and sources.of(session.source_kind).runs_here
-        if runs and self.running is None:
-            offer(self.model_box, sources.of(session.source_kind).run_models)
+        src = sources.of(session.source_kind) if session is not None else None
+        runs = src is not None and src.runs_here and src.run_refusal(session) is None  # (this session's own rule)
+        if runs and src is not None and self.running is None:
+            offer(self.model_box, src.run_models)
         self.setVisible(runs or self.running is not None)
         self._refresh()
 

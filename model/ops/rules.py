@@ -65,6 +65,8 @@ def refusal(session: SessionView | None, name: str) -> str | None:
                 "(fork it to make a session of your own)")
     if rule.rule == "share":  # the store's own, whatever the tool: a team store's sharing, or what a sync pushes
         return None
+    if rule.rule == "run":  # some of a source's sessions only (the store's own an SDK keeps): asked of the session
+        return sources.of(session.source_kind).run_refusal(session)
     return sources.of(session.source_kind).refusal(rule.rule, session.status)
 
 

@@ -82,7 +82,7 @@ class Source:
                 f"a {self.label} session has no file of a tool's to write back"
         if action == "copy_resume":  # a line to paste exists wherever resuming does
             return self.refusal("resume", status)
-        if action == "run":
+        if action == "run":  # (ops asks `run_refusal`, which may also look at the session itself)
             return None if self.runs_here else f"a {self.label} session is not run from here"
         if action in ("send", "interrupt"):  # only an agent that runs somewhere else takes messages from here
             return f"only an agent that runs elsewhere takes messages from here, and this is a {self.label} session"
@@ -252,6 +252,11 @@ class Source:
         """Run an agent on `session` from here (sessionscope.sources.running); a RunOutcome once it ends."""
         raise Refused(f"a {self.label} session is not run from here")
 
+    def run_refusal(self, session) -> str | None:
+        """Why this one session is not run from here (None: it is): the tool's rule, and the session's own where
+        only some of a source's sessions run (the store's own, kept by an SDK's application)."""
+        return self.refusal("run", session.status)
+
     def follow(self, store, session_id: str, listener) -> int:
         """Follow a session running elsewhere as its API streams its events (a source that `streams`): each event
         pulls the session, the reply's pieces go to `listener.said`; returns the events added once it stops running
@@ -276,7 +281,22 @@ class Source:
         raise Refused(f"a {self.label} session keeps no file checkpoints")
 
 
-NATIVE = Source()
+class NativeSource(Source):
+    """The store's own sessions. Those an OpenAI Agents SDK application keeps here run on from here."""
+
+    runs_here = True  # (some of them: run_refusal says which)
+    run_models = ("gpt-4.1", "gpt-4.1-mini", "o4-mini")
+
+    def run_refusal(self, session) -> str | None:
+        from sessionscope.sources.agents_sdk import runner
+        return runner.refusal(session)
+
+    def run(self, store, session, request, listener):
+        from sessionscope.sources.agents_sdk import runner
+        return runner.run(store, session, request, listener)
+
+
+NATIVE = NativeSource()
 
 
 class ToolSource(Source):

@@ -148,6 +148,6 @@ def test_what_a_run_is_given_is_checked_before_claude_starts(tmp_path):
             checked(bad)
     store = open_store(tmp_path / "s.db")
     native = store.open_session(title="mine").id
-    with pytest.raises(Refused, match="not run from here"):
+    with pytest.raises(Refused, match="run from here"):
         ops.run(store, native, RunRequest("hello"), Quiet())
     store.close()
