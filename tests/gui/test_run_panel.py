@@ -130,3 +130,56 @@ def test_fork_and_explore_runs_two_paths_compares_them_and_keeps_one(claude_wind
     assert "archive" in [e["action"] for e in store.audit_log(forks[0])]  # audited (Unarchive undoes it)
     qtbot.waitUntil(lambda: w.session is not None and w.session.id == forks[1], timeout=10000)
     view.close()
+
+
+def test_an_agents_sdk_session_runs_from_the_panel_and_a_native_one_shows_none(qtbot, tmp_path, monkeypatch):
+    """The panel is the session's own rule: an OpenAI Agents SDK session kept in the store runs from it (the SDK's
+    Runner against a loopback Responses API, the reply in the timeline); a native session of the store's own shows
+    no panel."""
+    pytest.importorskip("agents")
+    import asyncio
+
+    from PySide6.QtCore import QSettings
+
+    from sessionscope import open_store
+    from sessionscope.adapters.agents import SessionscopeSession
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
+    from tests.responses_api import KEY, Replies
+    from tests.responses_api import serve as serve_responses
+
+    store = open_store(tmp_path / "store.db")
+    kept = SessionscopeSession("support-7", store)
+    asyncio.run(kept.add_items([{"role": "user", "content": "where is my parcel?"}]))
+    kept.flush()
+    kept.close()
+    mine = store.open_session(title="notes of my own").id
+    replies = Replies(["It left the depot this morning."])
+    with serve_responses(replies) as url:
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        make_app()
+        QSettings().clear()
+        QSettings().setValue("view/home_at_start", False)
+        w = MainWindow()
+        qtbot.addWidget(w)
+        w.show()
+        w.set_store(store)
+        for sid in (kept.id, mine):
+            qtbot.waitUntil(lambda sid=sid: w.sessions.model.row_of(sid) >= 0, timeout=10000)
+        w.open_session(mine)
+        qtbot.waitUntil(lambda: w.session is not None and w.session.id == mine, timeout=10000)
+        panel = w.branch.run_panel
+        assert not panel.isVisible()  # not an SDK's: nothing runs it
+        w.open_session(kept.id)
+        qtbot.waitUntil(lambda: w.session is not None and w.session.id == kept.id and panel.isVisible(), timeout=10000)
+        assert panel.model_box.findData("gpt-4.1") >= 0  # the source's models offered
+        panel.prompt.setPlainText("the tracking number is 55")
+        panel.run_button.click()
+        qtbot.waitUntil(lambda: panel.running is None, timeout=30000)
+        assert panel.state.text().startswith("ran:") and "It left the depot" in panel.output.toPlainText()
+        assert replies.requests[0]["input"][-1]["content"] == "the tracking number is 55"
+        texts = [e.text for e in store.branch_view(kept.id) if e.kind == "message"]
+        assert texts[-1] == "It left the depot this morning."
+        w.close()
+    store.close()
