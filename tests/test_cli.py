@@ -360,3 +360,21 @@ def test_a_mistyped_command_is_answered_with_what_it_was_probably_meant_to_be(ca
     assert "did you mean 'list'" in capsys.readouterr().err
     assert main(["--json", "serach", "x"]) == 2
     assert "did you mean 'search'" in capsys.readouterr().err
+
+
+def test_the_shells_habits_a_word_left_out_unquoted_and_an_event_by_its_number(cli):
+    """`search rewind -fork` as its help writes it (a `-word` is a word left out, not an option), and an event named
+    by the number `show` prints in its first column (`fork S --at 2`)."""
+    sid = cli("new", "--title", "habits").stdout.strip()
+    for text in ("rewind the fork", "rewind the branch", "nothing here"):
+        cli("append", sid, "--kind", "message", "--role", "user", "--text", text)
+    unquoted = _json(cli("search", "rewind", "-fork", "--limit", "10", "--json"))
+    assert [h["snippet"] for h in unquoted] == [h["snippet"] for h in _json(cli("search", "rewind -fork", "--json"))]
+    assert len(unquoted) == 1 and "branch" in unquoted[0]["snippet"]
+    shown = cli("show", sid).stdout.splitlines()
+    second = next(line for line in shown if line.split()[:1] == ["2"])  # the first column: the event's number
+    fork = _json(cli("fork", sid, "--at", "2", "--title", "from two", "--json"))
+    events = _json(cli("show", fork["session"]["id"], "--branch", "--json"))["events"]
+    assert [e["text"] for e in events if e["kind"] == "message"] == ["rewind the fork", "rewind the branch"]
+    assert second.split()[3] in [e["id"][:8] for e in _json(cli("show", sid, "--json"))["events"]]
+    assert cli("fork", sid, "--at", "99", ok=False).returncode != 0  # no event 99: said, as an unknown id is

@@ -22,6 +22,16 @@ from sessionscope.cli.output import (
 )
 
 
+def event_in(store, session_id: str, key: str) -> str:
+    """The event `key` names in a session: its number as `show` prints it in the first column (its seq), or an
+    event id (any prefix)."""
+    if key.isdigit():
+        found = next(iter(store.events(session_id, from_seq=int(key), to_seq=int(key))), None)
+        if found is not None:
+            return found.id
+    return store.resolve_event(key)
+
+
 def event_or_head(store, key: str) -> str:
     """An event id, or the head of the session `key` names."""
     from sessionscope.errors import NotFound

@@ -123,7 +123,8 @@ def acting(cmd, common) -> None:
     c = cmd("fork", "start a new session from an event of this one: it ends at that event",
             run="tools:fork", example='sessionscope fork 3f2a9c1e --at 9d0c --continue "now try the other fix"')
     c.add_argument("session")
-    c.add_argument("--at", required=True, metavar="EVENT")
+    c.add_argument("--at", required=True, metavar="EVENT",
+                   help="an event id (any prefix), or its number as `show` prints it in the first column")
     c.add_argument("--title")
     c.add_argument("--end-of-turn", action="store_true",
                    help="fork at the last event of EVENT's turn (before the next prompt) instead")
@@ -142,7 +143,8 @@ def acting(cmd, common) -> None:
     c.add_argument("--prompt", required=True, metavar="TEXT", help="what to say (- reads standard input)")
     c.add_argument("--fork", action="store_true", help="run a fork of the session (its tool writes it) and leave the "
                    "session as it is")
-    c.add_argument("--at", metavar="EVENT", help="with --fork: fork at this event instead of the end")
+    c.add_argument("--at", metavar="EVENT", help="with --fork: fork at this event instead of the end (an id, or its "
+                   "number in `show`'s first column)")
     c.add_argument("--model", help="the model for this run (default: the tool's own setting)")
     c.add_argument("--permission-mode", choices=("default", "acceptEdits", "plan", "bypassPermissions"),
                    help="the tool's permission mode for this run")
@@ -152,7 +154,8 @@ def acting(cmd, common) -> None:
     c = cmd("rewind", "move a session's head back to an earlier event",
             run="tools:rewind", example='sessionscope rewind 3f2a9c1e --to 9d0c --end-of-turn')
     c.add_argument("session")
-    c.add_argument("--to", required=True, metavar="EVENT")
+    c.add_argument("--to", required=True, metavar="EVENT",
+                   help="an event id (any prefix), or its number as `show` prints it in the first column")
     c.add_argument("--end-of-turn", action="store_true",
                    help="rewind to the last event of EVENT's turn (before the next prompt) instead")
 

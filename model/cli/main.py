@@ -34,7 +34,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"sessionscope: no command {word!r}; did you mean {' or '.join(repr(n) for n in near)}? "
                   "(sessionscope --help lists them all)", file=sys.stderr)
             return output.EXIT_USAGE
+    argv, excluded = _words_left_out(word, argv)
     args = parser.parse_args(argv)
+    if excluded:
+        args.query += excluded
     args.open_paths = files
     if files and args.command is not None:
         parser.error("files to open go alone (sessionscope FILE…), or to `sessionscope import FILE…`")
@@ -52,6 +55,20 @@ def main(argv: list[str] | None = None) -> int:
         return 141
     except Exception as exc:  # the one place a stray error becomes one line
         return output.report(exc)
+
+
+def _words_left_out(word: str | None, argv: list[str]) -> tuple[list[str], list[str]]:
+    """`search rewind -fork`: a `-word` is a word the query leaves out (as its help says), not an option argparse
+    does not know; taken out of argv before argparse reads it (the options `search` has are kept)."""
+    if word != "search":
+        return argv, []
+    kept, excluded = [], []
+    for arg in argv:
+        if len(arg) > 1 and arg[0] == "-" and arg[1] != "-" and arg != "-h" and not arg[1:].isdigit():
+            excluded.append(arg)
+        else:
+            kept.append(arg)
+    return kept, excluded
 
 
 def _check_store_path(args) -> None:

@@ -47,7 +47,8 @@ def restore_files(store, args) -> int:
     if not args.to:
         error("restore-files needs --to EVENT (or --undo)")
         return EXIT_USAGE
-    event = store.resolve_event(args.to)
+    from sessionscope.cli.commands import event_in
+    event = event_in(store, sid, args.to)
     plan = ops.restore_plan(store, sid, event, into=args.into)
     named = set(args.only or ())
     unknown = named - set(plan.by_path())

@@ -61,11 +61,11 @@ def _plain(text: str) -> str:
 
 def run(store, args):
     from sessionscope import ops
-    from sessionscope.cli.commands import event_or_head
+    from sessionscope.cli.commands import event_in
 
     sid = store.resolve_session(args.session)
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
-    at = event_or_head(store, args.at) if args.at else None
+    at = event_in(store, sid, args.at) if args.at else None
     request = RunRequest(prompt, fork=args.fork, at=at, model=args.model, permission_mode=args.permission_mode,
                          allowed=tuple(args.allow))
     asking = sys.stdin.isatty() and args.prompt != "-"

@@ -42,10 +42,10 @@ def _made(ch, src, text: str, new_file: bool) -> tuple[dict, str]:
 
 def fork(store, args):
     from sessionscope import ops
-    from sessionscope.cli.commands import event_or_head
+    from sessionscope.cli.commands import event_in, event_or_head
 
     sid = store.resolve_session(args.session)
-    at = event_or_head(store, args.at)
+    at = event_in(store, sid, args.at) if args.at.isdigit() else event_or_head(store, args.at)
     if args.end_of_turn:
         at = store.turn_end(at)
     if args.continue_with is None and not args.notes:
@@ -75,9 +75,10 @@ def _continue_prompt(store, args) -> str:
 
 def rewind(store, args):
     from sessionscope import ops
+    from sessionscope.cli.commands import event_in
 
     sid = store.resolve_session(args.session)
-    to = store.resolve_event(args.to)
+    to = event_in(store, sid, args.to)
     if args.end_of_turn:
         to = store.turn_end(to)
     ch = ops.rewind(store, sid, to, actor=ACTOR)
@@ -199,9 +200,10 @@ def star(store, args):
 
 def pin(store, args):
     from sessionscope import ops
+    from sessionscope.cli.commands import event_in
 
     sid = store.resolve_session(args.session)
-    ch = ops.pin(store, sid, store.resolve_event(args.event), not args.off, actor=ACTOR)
+    ch = ops.pin(store, sid, event_in(store, sid, args.event), not args.off, actor=ACTOR)
     pins = store.pins(sid)
     out(args, {"session": ch.session.as_dict(), "pins": [p.as_dict() for p in pins]},
         f"{len(pins)} pinned in {ch.session.title or sid[:8]}")
