@@ -11,6 +11,7 @@ import re
 import time
 from typing import Any
 
+EVENT_HELP = "an event id (any prefix), or its number as `show` prints it in the first column"
 
 def parse_time(text: str) -> float:
     """ISO 8601, epoch seconds, or an age like 30m, 2h, 7d (that long ago)."""
@@ -123,8 +124,7 @@ def acting(cmd, common) -> None:
     c = cmd("fork", "start a new session from an event of this one: it ends at that event",
             run="tools:fork", example='sessionscope fork 3f2a9c1e --at 9d0c --continue "now try the other fix"')
     c.add_argument("session")
-    c.add_argument("--at", required=True, metavar="EVENT",
-                   help="an event id (any prefix), or its number as `show` prints it in the first column")
+    c.add_argument("--at", required=True, metavar="EVENT", help=EVENT_HELP)
     c.add_argument("--title")
     c.add_argument("--end-of-turn", action="store_true",
                    help="fork at the last event of EVENT's turn (before the next prompt) instead")
@@ -154,8 +154,7 @@ def acting(cmd, common) -> None:
     c = cmd("rewind", "move a session's head back to an earlier event",
             run="tools:rewind", example='sessionscope rewind 3f2a9c1e --to 9d0c --end-of-turn')
     c.add_argument("session")
-    c.add_argument("--to", required=True, metavar="EVENT",
-                   help="an event id (any prefix), or its number as `show` prints it in the first column")
+    c.add_argument("--to", required=True, metavar="EVENT", help=EVENT_HELP)
     c.add_argument("--end-of-turn", action="store_true",
                    help="rewind to the last event of EVENT's turn (before the next prompt) instead")
 

@@ -16,15 +16,30 @@ pytestmark = pytest.mark.skipif(not BUNDLED.is_file(), reason="needs the claude 
 from tests.messages_api import Script, first_session, offline_env, serve, text, tool  # noqa: E402
 
 
+def _window(qtbot, store, *listed: str):
+    """A window over `store` with a new user's settings, the browser shown, once it lists `listed`."""
+    from PySide6.QtCore import QSettings
+
+    from sessionscope.gui.window.app import make_app
+    from sessionscope.gui.window.main_window import MainWindow
+    make_app()
+    QSettings().clear()
+    QSettings().setValue("view/home_at_start", False)
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    w.set_store(store)
+    for sid in listed:
+        qtbot.waitUntil(lambda sid=sid: w.sessions.model.row_of(sid) >= 0, timeout=10000)
+    return w
+
+
 @pytest.fixture
 def claude_window(qtbot, tmp_path, monkeypatch):
     """A window over a store holding one Claude Code session that `claude` began, the loopback API serving `script`
     (the test fills its replies)."""
-    from PySide6.QtCore import QSettings
 
     from sessionscope import open_store
-    from sessionscope.gui.window.app import make_app
-    from sessionscope.gui.window.main_window import MainWindow
     from sessionscope.sources.claude_code import import_paths
 
     home, work = tmp_path / "home", tmp_path / "work"
@@ -37,14 +52,7 @@ def claude_window(qtbot, tmp_path, monkeypatch):
         sid = first_session(work)
         store = open_store(tmp_path / "store.db")
         import_paths(store, [home / ".claude" / "projects"])
-        make_app()
-        QSettings().clear()
-        QSettings().setValue("view/home_at_start", False)
-        w = MainWindow()
-        qtbot.addWidget(w)
-        w.show()
-        w.set_store(store)
-        qtbot.waitUntil(lambda: w.sessions.model.row_of(sid) >= 0, timeout=10000)
+        w = _window(qtbot, store, sid)
         w.open_session(sid)
         qtbot.waitUntil(lambda: w.session is not None and w.session.id == sid, timeout=10000)
         yield w, script, sid, work
@@ -139,12 +147,8 @@ def test_an_agents_sdk_session_runs_from_the_panel_and_a_native_one_shows_none(q
     pytest.importorskip("agents")
     import asyncio
 
-    from PySide6.QtCore import QSettings
-
     from sessionscope import open_store
     from sessionscope.adapters.agents import SessionscopeSession
-    from sessionscope.gui.window.app import make_app
-    from sessionscope.gui.window.main_window import MainWindow
     from tests.responses_api import KEY, Replies
     from tests.responses_api import serve as serve_responses
 
@@ -158,15 +162,7 @@ def test_an_agents_sdk_session_runs_from_the_panel_and_a_native_one_shows_none(q
     with serve_responses(replies) as url:
         monkeypatch.setenv("OPENAI_BASE_URL", url)
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
-        make_app()
-        QSettings().clear()
-        QSettings().setValue("view/home_at_start", False)
-        w = MainWindow()
-        qtbot.addWidget(w)
-        w.show()
-        w.set_store(store)
-        for sid in (kept.id, mine):
-            qtbot.waitUntil(lambda sid=sid: w.sessions.model.row_of(sid) >= 0, timeout=10000)
+        w = _window(qtbot, store, kept.id, mine)
         w.open_session(mine)
         qtbot.waitUntil(lambda: w.session is not None and w.session.id == mine, timeout=10000)
         panel = w.branch.run_panel
