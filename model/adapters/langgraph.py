@@ -25,6 +25,7 @@ makes the tables, with an owner column and row rules, since a member may not mak
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import sqlite3
 import threading
@@ -62,6 +63,9 @@ class SessionscopeSaver(BaseCheckpointSaver):
         from sessionscope.sources.langgraph import reader
         self._mirrors: dict[str, ThreadMirror] = {}
         self._mirror_lock = threading.Lock()
+        # threads whose shown write (an interrupt, a resume, an error) is being saved and shown right now
+        self._writing: collections.Counter[str] = collections.Counter()
+        self._written = threading.Condition()
         path = sqlite_path(self.store.url)
         if path is None:
             self._open_postgres(source_row, reader)
@@ -154,14 +158,32 @@ class SessionscopeSaver(BaseCheckpointSaver):
     def put(self, config, checkpoint, metadata, new_versions):
         out = self.saver.put(config, checkpoint, metadata, new_versions)
         c = out["configurable"]
-        self._browse(str(c["thread_id"]), saved=(c.get("checkpoint_ns", ""), c["checkpoint_id"]))
+        thread = str(c["thread_id"])
+        # langgraph saves a resume and the step that follows it on two threads of its own, and the step's save
+        # may end first; a whole read has the answer before the step (its parent), and a shown event's link
+        # never changes once stored: so a shown write already under way is shown before this checkpoint
+        with self._written:
+            self._written.wait_for(lambda: not self._writing[thread], timeout=30.0)
+        self._browse(thread, saved=(c.get("checkpoint_ns", ""), c["checkpoint_id"]))
         return out
 
     def put_writes(self, config, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "") -> None:
-        self.saver.put_writes(config, writes, task_id, task_path)
-        if any(channel in SHOWN_WRITES for channel, _value in writes):  # a task's channel writes show nowhere
-            c = config["configurable"]
-            self._browse(str(c["thread_id"]), written=(c.get("checkpoint_ns", ""), c["checkpoint_id"]))
+        if not any(channel in SHOWN_WRITES for channel, _value in writes):  # a task's channel writes show nowhere
+            self.saver.put_writes(config, writes, task_id, task_path)
+            return
+        c = config["configurable"]
+        thread = str(c["thread_id"])
+        with self._written:
+            self._writing[thread] += 1
+        try:
+            self.saver.put_writes(config, writes, task_id, task_path)
+            self._browse(thread, written=(c.get("checkpoint_ns", ""), c["checkpoint_id"]))
+        finally:
+            with self._written:
+                self._writing[thread] -= 1
+                if not self._writing[thread]:
+                    del self._writing[thread]
+                self._written.notify_all()
 
     def delete_thread(self, thread_id: str) -> None:
         self.saver.delete_thread(thread_id)  # (takes SqliteSaver's lock, which _browse takes before ours)
