@@ -18,6 +18,8 @@ _REGISTRY = {
     "agents_sdk": "sessionscope.sources.agents_sdk.source",
     "langgraph": "sessionscope.sources.langgraph.source",
     "cline": "sessionscope.sources.cline.source",
+    "roo_code": "sessionscope.sources.roo_code.source",
+    "kilo_code": "sessionscope.sources.kilo_code.source",
     "aider": "sessionscope.sources.aider.source",
     "openhands": "sessionscope.sources.openhands.source",
     "managed_agents": "sessionscope.sources.managed_agents.source",

@@ -146,6 +146,11 @@ class Source:
         """Whether a database file is this tool's (sessionscope.sources.importing asks for .db/.sqlite files)."""
         return False
 
+    def kind_for(self, path: Path) -> str:
+        """The tool a file of this tool's format belongs to: where a fork keeps the same format (Roo Code and Kilo
+        Code keep Cline's files, Kilo's CLI OpenCode's tables), only the place it lies in tells them apart."""
+        return self.kind
+
     def claims_server(self, conn) -> bool:
         """Whether a database on a PostgreSQL server holds this tool's tables (sessionscope.sources.server_databases)."""
         return False
@@ -336,6 +341,10 @@ class ToolSource(Source):
     def claims(self, path: Path) -> bool:
         claims = getattr(self._module(), "claims", None)
         return bool(claims and claims(path))
+
+    def kind_for(self, path: Path) -> str:
+        kind_for = getattr(self._module(), "kind_for", None)
+        return kind_for(path) if kind_for else self.kind
 
     def claims_server(self, conn) -> bool:
         claims = getattr(self._module(), "claims_server", None)

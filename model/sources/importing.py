@@ -82,12 +82,12 @@ CLAIMED = DATABASES + (".md", ".zip")
 def classify(path: Path) -> str | None:
     """The kind of tool a file belongs to; None when it is JSON (or a database) of no known format."""
     if path.suffix in CLAIMED:
-        return next((t.kind for t in tools() if t.claims(path)), None)
+        return next((t.kind_for(path) for t in tools() if t.claims(path)), None)
     if path.suffix in DOCUMENTS:
         doc = _document(path)
         if doc is _NOT_JSON:
             return None
-        return _first_sniffing(doc) or (UNREAD_CONVERSATION if _conversation_like(doc) else None)
+        return _first_sniffing(doc, path) or (UNREAD_CONVERSATION if _conversation_like(doc) else None)
     read_any, opens = False, None
     try:
         with jsonl.open_binary(path) as fh:
@@ -103,7 +103,7 @@ def classify(path: Path) -> str | None:
                 except orjson.JSONDecodeError:
                     continue
                 read_any = True
-                kind = _first_sniffing(obj)
+                kind = _first_sniffing(obj, path)
                 if kind is not None:  # the first line a tool knows decides (a stray line before it does not)
                     return kind
     except (OSError, ValueError):  # ValueError: a damaged zstandard frame
@@ -115,17 +115,18 @@ def classify(path: Path) -> str | None:
     pretty = opens in (b"{", b"[") and not jsonl.compressed(path)
     doc = _document(path) if pretty else _NOT_JSON
     if doc is not _NOT_JSON:
-        return _first_sniffing(doc) or (UNREAD_CONVERSATION if _conversation_like(doc) else None)
+        return _first_sniffing(doc, path) or (UNREAD_CONVERSATION if _conversation_like(doc) else None)
     return DEFAULT if path.name.endswith((".jsonl", ".jsonl.zst")) else None
 
 
-def _first_sniffing(obj) -> str | None:
-    """The kind of the first tool whose sniff takes `obj`. A sniff that fails on a value it did not foresee
-    (`"type": {}`) says no: one odd line must never stop a scan of every other file."""
+def _first_sniffing(obj, path: Path) -> str | None:
+    """The kind of the first tool whose sniff takes `obj` (a fork of it where the file lies in the fork's place:
+    Source.kind_for). A sniff that fails on a value it did not foresee (`"type": {}`) says no: one odd line must
+    never stop a scan of every other file."""
     for t in tools():
         try:
             if t.sniff(obj):
-                return t.kind
+                return t.kind_for(path)
         except Exception:
             continue
     return None

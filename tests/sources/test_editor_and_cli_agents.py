@@ -209,9 +209,9 @@ def test_a_folder_import_reads_an_opencode_tree_through_its_sessions(store, tmp_
         ["ses_0.json", "ses_1.json", "ses_2.json"]
 
 
-def test_opencode_database_with_a_sub_agent(store, tmp_path):
-    db = tmp_path / "opencode" / "opencode.db"
-    db.parent.mkdir()
+def opencode_db(db) -> None:
+    """An OpenCode database (the tables of `opencode.db`): a review whose `task` call ran a sub-agent's session."""
+    db.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(db)
     con.executescript("""
         CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, directory TEXT, title TEXT,
@@ -237,6 +237,11 @@ def test_opencode_database_with_a_sub_agent(store, tmp_path):
         part("p4", "m4", "ses_b", {"type": "text", "text": "3 issues"})])
     con.commit()
     con.close()
+
+
+def test_opencode_database_with_a_sub_agent(store, tmp_path):
+    db = tmp_path / "opencode" / "opencode.db"
+    opencode_db(db)
     report = importing.import_paths(store, [db.parent])
     assert len(report.sessions) == 1  # the sub-agent's session is a run inside its parent's
     s = store.session(next(iter(report.sessions)))

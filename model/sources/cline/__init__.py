@@ -4,4 +4,12 @@ importer  a task folder's JSON files → one session, read again whole when they
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from sessionscope.sources.cline.importer import KIND, default_roots, import_paths, session_files, session_key, sniff  # noqa: F401
+from sessionscope.sources.cline.importer import (  # noqa: F401
+    KIND,
+    default_roots,
+    import_paths,
+    kind_for,
+    session_files,
+    session_key,
+    sniff,
+)

@@ -1,5 +1,7 @@
-"""Cline task folders (`saoudrizwan.claude-dev/tasks/<taskId>/`; Roo Code and Kilo use the same
-files), read only (FORMATS.md §6). The JSON files are rewritten whole: read again when they change.
+"""Cline task folders (`saoudrizwan.claude-dev/tasks/<taskId>/`), read only (FORMATS.md §6). Roo Code and Kilo
+Code, Cline's forks, keep the same files in their own extension's folder: they are read here too and named as
+themselves (`kind_for`; sessionscope.sources.roo_code, kilo_code). The JSON files are rewritten whole: read again
+when they change.
 
 A task folder is one session. Its conversation is `api_conversation_history.json`
 (what the model saw: tool calls with ids, their results coming back as user text
@@ -26,19 +28,36 @@ from sessionscope.sources.scan import importer
 KIND = "cline"
 NS = uuid.UUID("6d1f3a8e-2c5b-4f7e-9a0d-b3c4e5f6a7b8")
 API, UI, META = "api_conversation_history.json", "ui_messages.json", "task_metadata.json"
-EXTENSIONS = ("saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline", "kilocode.kilo-code")
+HISTORY = "history_item.json"  # Roo Code's: the task as its history lists it (workspace, mode, cost, parent task)
+EXTENSION = "saoudrizwan.claude-dev"
+# Cline's forks, by their extension's folder (VS Code writes it in lower case): their files are Cline's, so
+# nothing in a file tells them apart, only where the extension keeps it
+FORKS = {"rooveterinaryinc.roo-cline": "roo_code", "kilocode.kilo-code": "kilo_code"}
+EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")  # VS Code and the forks these extensions run in
 _RESULT = re.compile(r"^\[(?P<tool>[\w-]+)(?: for '(?P<what>.*?)')?\] Result:\s*", re.S)
 _TASK = re.compile(r"<task>\s*(.*?)\s*</task>", re.S)
 _USER = re.compile(r"<(?:feedback|answer|user_message)>\s*(.*?)\s*</(?:feedback|answer|user_message)>", re.S)
 
 
+def task_roots(extension: str) -> list[Path]:
+    """An extension's task folders in the global storage of VS Code and its forks (Linux, macOS, Windows)."""
+    from sessionscope.sources.vscode import user_dirs
+    return [t for app in EDITORS for u in user_dirs(app)
+            if (t := u / "globalStorage" / extension / "tasks").is_dir()]
+
+
 def default_roots() -> list[Path]:
-    """VS Code's global storage of Cline and the forks that share its files (Linux, macOS, Windows)."""
-    bases = [Path.home() / ".config" / "Code" / "User" / "globalStorage",
-             Path.home() / "Library" / "Application Support" / "Code" / "User" / "globalStorage"]
-    if os.environ.get("APPDATA"):
-        bases.append(Path(os.environ["APPDATA"]) / "Code" / "User" / "globalStorage")
-    return [b / e / "tasks" for b in bases for e in EXTENSIONS if (b / e / "tasks").is_dir()]
+    return task_roots(EXTENSION)
+
+
+def kind_for(path: Path) -> str:
+    """Which tool a task file in Cline's format is: a fork's by the extension folder it lies in, Roo Code's where
+    its history item lies beside it (a task folder copied elsewhere), else Cline's."""
+    parts = {p.lower() for p in path.parts}
+    fork = next((kind for folder, kind in FORKS.items() if folder in parts), None)
+    if fork is None and (path.parent / HISTORY).is_file():
+        fork = "roo_code"
+    return fork or KIND
 
 
 def _is_api(doc: Any) -> bool:
@@ -109,12 +128,42 @@ def build(path: Path, data: bytes) -> list[Transcript]:
         _ui_session(t, doc)
     else:
         raise ValueError("neither a Cline conversation nor a UI log")
+    item = _sibling(path, HISTORY)
+    if isinstance(item, dict):
+        _history_item(t, item)
     meta = _sibling(path, META)
     if isinstance(meta, dict):
         files = [f.get("path") for f in meta.get("files_in_context") or [] if isinstance(f, dict) and f.get("path")]
         if files:
             t.fact("files", sorted(set(files)), whole=True)
     return [t]
+
+
+def _text(value: Any, most: int = 300) -> str | None:
+    """A string of the tool's, bounded and on one line (what an untrusted file says is shown as data)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return "".join(c if c.isprintable() else " " for c in value.strip()[:most])
+
+
+def _history_item(t: Transcript, item: dict) -> None:
+    """What Roo Code's `history_item.json` adds: the workspace the task ran in, its mode and provider profile,
+    its cost, and the task it is a subtask of (Roo's orchestrator hands work to subtasks, each a task folder)."""
+    if workspace := _text(item.get("workspace"), 4096):
+        t.fields["cwd"], t.fields["project"] = workspace, Path(workspace).name or workspace
+    if task := _text(item.get("task"), 4096):
+        t.title(task)
+    for key, name in (("mode", "mode"), ("apiConfigName", "provider_profile"), ("status", "status"),
+                      ("parentTaskId", "parent_task"), ("rootTaskId", "root_task")):
+        if value := _text(item.get(key)):
+            t.meta[name] = value
+    ids = item.get("childIds")
+    children = [c for c in map(_text, ids[:200]) if c] if isinstance(ids, list) else []
+    if children:
+        t.meta["subtasks"] = children
+    cost = item.get("totalCost")
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool) and 0 <= cost < 1e9:
+        t.meta["cost"] = float(cost)
 
 
 def _requests(ui: list) -> list[tuple[float, int, int]]:
@@ -222,6 +271,7 @@ _UI_KINDS = {
     "command_output": ("tool_result", "tool"), "mcp_server_response": ("tool_result", "tool"),
     "use_mcp_server": ("tool_call", "assistant"), "followup": ("message", "assistant"),
     "plan_mode_respond": ("message", "assistant"), "error": ("system", "system"),
+    "subtask_result": ("tool_result", "tool"),  # Roo Code: what a subtask (`newTask`) handed back
 }
 
 

@@ -5,4 +5,4 @@ importer  a session with its messages and their parts → one session, a sub-age
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from sessionscope.sources.opencode.importer import KIND, claims, default_roots, import_paths, sniff  # noqa: F401
+from sessionscope.sources.opencode.importer import KIND, claims, default_roots, import_paths, kind_for, sniff  # noqa: F401

@@ -283,11 +283,20 @@ def build(path: Path, data: bytes) -> list[Transcript]:
     return out
 
 
-def _read(store, root, path, source_id, known, report, cancel):
+def read_file(store, root, path, source_id, known, report, cancel):
     reader = _read_doc if path.suffix == ".json" else _read_db
     reader(store, root, path, source_id, known, report, cancel)
 
 
+def kind_for(path: Path) -> str:
+    """Kilo Code's CLI is OpenCode's fork and keeps OpenCode's tables in `kilo.db` (its older storage tree under a
+    `kilo` data folder): those are Kilo Code's sessions (sessionscope.sources.kilo_code)."""
+    parts = [p.lower() for p in path.parts]
+    if path.name.lower() == "kilo.db" or any(a == "kilo" and b == "storage" for a, b in zip(parts, parts[1:])):
+        return "kilo_code"
+    return KIND
+
+
 _read_doc = read_whole(build)
 _read_db = read_whole(build, database=True)
-import_paths = importer(KIND, session_files, _read, "OpenCode sessions")
+import_paths = importer(KIND, session_files, read_file, "OpenCode sessions")

@@ -1,0 +1,120 @@
+"""Roo Code and Kilo Code, Cline's forks, named as themselves (#64 item 1): their task folders are Cline's files
+in their own extension's folder, Kilo's CLI keeps OpenCode's tables in `kilo.db`; each imports as its own tool
+(the list, `list --json`, the sidebar's tools), with Roo Code's history item (workspace, mode, cost, subtasks),
+from its default places and from a folder given by hand; a store that read them as Cline's or OpenCode's names
+them on its upgrade."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sessionscope import open_store, sources
+from sessionscope.sources import importing
+
+PUBLIC = Path(__file__).parent / "public"
+
+
+def _editor_home(tmp_path: Path, monkeypatch) -> Path:
+    """A home whose VS Code keeps Roo Code's, Kilo Code's and Cline's tasks where they do (Linux)."""
+    home = tmp_path / "home"
+    storage = home / ".config" / "Code" / "User" / "globalStorage"
+    shutil.copytree(PUBLIC / "roo_code" / "tasks", storage / "rooveterinaryinc.roo-cline" / "tasks")
+    shutil.copytree(PUBLIC / "kilo_code" / "tasks", storage / "kilocode.kilo-code" / "tasks")
+    cline = storage / "saoudrizwan.claude-dev" / "tasks" / "1760000000000"
+    cline.mkdir(parents=True)
+    (cline / "ui_messages.json").write_text(json.dumps([
+        {"ts": 1_760_000_000_000, "type": "say", "say": "text", "text": "a Cline task"},
+        {"ts": 1_760_000_001_000, "type": "say", "say": "text", "text": "Done."}]))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    return storage
+
+
+def _by_title(store) -> dict:
+    return {s.title: s for s in store.sessions()}
+
+
+def test_each_fork_is_found_in_its_own_place_and_named_as_itself(tmp_path, monkeypatch, store):
+    storage = _editor_home(tmp_path, monkeypatch)
+    assert sources.of("roo_code").default_roots() == [storage / "rooveterinaryinc.roo-cline" / "tasks"]
+    assert sources.of("kilo_code").default_roots() == [storage / "kilocode.kilo-code" / "tasks"]
+    assert sources.of("cline").default_roots() == [storage / "saoudrizwan.claude-dev" / "tasks"]
+    for kind in ("cline", "roo_code", "kilo_code"):
+        report = sources.of(kind).import_paths(store, sources.of(kind).default_roots())
+        assert report.files_read >= 1 and not report.problems, report.problems
+    found = _by_title(store)
+    assert {t: s.source_kind for t, s in found.items()} == {
+        "Do the thing": "roo_code", "Implement feature A": "roo_code",
+        "Review the new parser implementation": "kilo_code", "a Cline task": "cline"}
+    assert (sources.of("roo_code").label, sources.of("kilo_code").label) == ("Roo Code", "Kilo Code")
+
+
+def test_roo_codes_history_item_gives_the_workspace_mode_cost_and_subtasks(store):
+    report = importing.import_paths(store, [PUBLIC / "roo_code"])  # given by hand: its history item says Roo Code
+    assert len(report.sessions) == 2 and report.bad_lines == 0 and not report.problems
+    found = _by_title(store)
+    parent, child = found["Do the thing"], found["Implement feature A"]
+    assert parent.source_kind == child.source_kind == "roo_code"
+    assert (parent.cwd, parent.project, parent.tool_id) == ("/Users/test/project", "project", "test-task-parent")
+    assert parent.meta["mode"] == "orchestrator" and parent.meta["provider_profile"] == "claude-sonnet"
+    assert parent.meta["cost"] == 0.05 and parent.meta["subtasks"] == ["child-task-uuid-1111"]
+    assert child.meta["parent_task"] == child.meta["root_task"] == "test-task-parent"
+    assert (parent.tokens_in, parent.tokens_out) == (100, 200)
+    view = store.branch_view(parent.id)
+    assert [(e.kind, e.role) for e in view] == [("message", "user"), ("message", "assistant"),
+                                                ("tool_call", "assistant"), ("tool_result", "tool")]
+    assert json.loads(view[2].payload)["input"]["tool"] == "newTask" and view[3].text == "Feature A done"
+    view = store.branch_view(child.id)
+    assert [e.kind for e in view] == ["message", "tool_call", "tool_result", "message"]
+    assert view[1].text == "go test ./..." and view[2].text.startswith("ok")
+
+
+def test_kilo_codes_cli_keeps_opencodes_tables_and_is_kilo_code(corpus, store, tmp_path, monkeypatch):
+    """Kilo's CLI (and its rebuilt extension) is OpenCode's fork: `kilo.db` holds OpenCode's tables, an older
+    install a storage tree. Each is found in Kilo's place and named Kilo Code (OpenCode's own stay OpenCode's:
+    tests/sources/test_editor_and_cli_agents.py)."""
+    from tests.sources.test_editor_and_cli_agents import opencode_db
+
+    storage = _editor_home(tmp_path, monkeypatch)
+    data = tmp_path / "home" / ".local" / "share" / "kilo"
+    opencode_db(data / "kilo.db")
+    assert sources.of("kilo_code").default_roots() == [storage / "kilocode.kilo-code" / "tasks", data]
+    report = sources.of("kilo_code").import_paths(store, sources.of("kilo_code").default_roots())
+    assert not report.problems, report.problems
+    found = _by_title(store)
+    assert found["Review"].source_kind == found["Review the new parser implementation"].source_kind == "kilo_code"
+    assert (found["Review"].cwd, found["Review"].tokens_in) == ("/w", 550)
+    # a real OpenCode storage tree (the corpus's) in Kilo's data folder, given by hand
+    tree = corpus / "opencode" / "agent-sessions__storage_v2"
+    if not tree.is_dir():
+        pytest.skip("no OpenCode storage tree in the corpus")
+    shutil.copytree(tree, tmp_path / "elsewhere" / "kilo" / "storage")
+    report = importing.import_paths(store, [tmp_path / "elsewhere"])
+    assert report.sessions and not report.problems
+    assert {store.session(s).source_kind for s in report.sessions} == {"kilo_code"}
+
+
+def test_a_store_that_read_them_as_cline_names_them_on_its_upgrade(tmp_path, monkeypatch):
+    storage = _editor_home(tmp_path, monkeypatch)
+    path = tmp_path / "s.db"
+    with open_store(path) as store:
+        for root in sorted(storage.glob("*/tasks")):  # as the last version read them: all three as Cline's
+            sources.of("cline").import_paths(store, [root])
+        assert {s.source_kind for s in store.sessions()} == {"cline"}
+        before = {s.id for s in store.sessions()}
+    con = sqlite3.connect(path)  # back to the revision before, as that version left the store
+    con.execute("UPDATE alembic_version SET version_num = '0024'")
+    con.commit()
+    con.close()
+    with open_store(path) as store:
+        found = _by_title(store)
+        assert {s.id for s in store.sessions()} == before  # the same sessions, nothing read again
+        assert found["Do the thing"].source_kind == "roo_code"
+        assert found["Review the new parser implementation"].source_kind == "kilo_code"
+        assert found["a Cline task"].source_kind == "cline"
