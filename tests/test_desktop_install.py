@@ -27,7 +27,8 @@ def test_install_validate_uninstall(tmp_path, monkeypatch, capsys):
     entry = configparser.ConfigParser(interpolation=None)
     entry.read(desktop)
     exec_ = entry["Desktop Entry"]["Exec"].split()
-    assert exec_[-1] == "%F" and (exec_[0].endswith("sessionscope") or exec_[1:3] == ["-m", "sessionscope.cli"])
+    assert entry["Desktop Entry"]["MimeType"] == "x-scheme-handler/sessionscope;"  # it opens sessionscope:// links
+    assert exec_[-1] == "%U" and (exec_[0].endswith("sessionscope") or exec_[1:3] == ["-m", "sessionscope.cli"])
     assert icon.read_bytes().startswith(b"<") and b"<svg" in icon.read_bytes()
     assert not (data / "sessionscope").exists()  # no store was opened (or made) for this
     for tool, args in (("desktop-file-validate", [str(desktop)]), ("appstreamcli", ["validate", "--no-net", str(meta)])):

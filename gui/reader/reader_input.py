@@ -88,7 +88,7 @@ class ReaderInput:
             n, local = self.card_at(event.position().toPoint())
             d = self.doc(n) if n >= 0 else None
             link = d.documentLayout().anchorAt(local) if d is not None else ""
-            if link.startswith(("http://", "https://")):
+            if link.startswith(("http://", "https://", "sessionscope:")):  # (ours: open_requests takes it)
                 QDesktopServices.openUrl(QUrl(link))
         self._press = None
 

@@ -75,11 +75,17 @@ def main(args) -> int:
     paths = list(getattr(args, "open_paths", None) or [])
 
     window.own_store_url = getattr(args, "store", None)  # where File ▸ Back to Your Store goes
+    from sessionscope.gui.window import open_requests
+    open_requests.serve(window)  # `sessionscope open ID` and sessionscope:// links reach this window
+    window.pending_open = getattr(args, "open_target", None)  # `sessionscope open ID` started it
 
     def opened(store) -> None:
         window.set_store(store, first_run=not demo and not paths, demo=demo)
         if paths:  # `sessionscope FILE…`: import them (an export or a transcript) and show what came in
             window.import_commands.open_paths(paths)
+        if window.pending_open is not None:
+            found, window.pending_open = window.pending_open, None
+            open_requests.show(window, found)
     # the store opens once the window has painted: its import (SQLAlchemy, ~0.6 s) on a worker would hold the
     # interpreter while the window waits to paint
     def load() -> None:

@@ -50,6 +50,7 @@ class MainWindow(QMainWindow):
         self.is_demo = False
         self._closed = False  # closeEvent ran: what start-up still had waiting (the live pass, the chores) stays undone
         self.own_store_url: str | None = None  # where File ▸ Back to Your Store goes (--store), set by the app
+        self.pending_open = None  # a session `sessionscope open` asked for before the store was open (open_requests)
         self.tree_menu = None  # the tree's context menu, while it is up
         self._said_damaged = False  # a damaged store is said once, with what to do
         self._own_filters: dict | None = None  # the list's filters in the user's store, kept while the demo shows

@@ -1,6 +1,7 @@
 """`sessionscope install-desktop`: the app in the desktop's menus. The .desktop entry, the AppStream
 metainfo and the icon go where the freedesktop specs look ($XDG_DATA_HOME, ~/.local/share by
-default), the entry's Exec naming this installation's `sessionscope`; `--uninstall` removes them."""
+default), the entry's Exec naming this installation's `sessionscope`, which also opens `sessionscope://` links (its
+MimeType: the desktop's handler of the scheme); `--uninstall` removes them."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def install(data_home: Path) -> list[Path]:
     from sessionscope.resources import APP_ID, resource_path
     where = targets(data_home)
     entry = _shipped(f"{APP_ID}.desktop").decode()
-    entry = "\n".join(f"Exec={_command()} %F" if line.startswith("Exec=") else line for line in entry.splitlines()) + "\n"
+    entry = "\n".join(f"Exec={_command()} %U" if line.startswith("Exec=") else line for line in entry.splitlines()) + "\n"
     contents = {"desktop": entry.encode(), "metainfo": _shipped(f"{APP_ID}.metainfo.xml"),
                 "icon": resource_path("icons/sessionscope.svg").read_bytes()}
     for key, path in where.items():
@@ -49,7 +50,8 @@ def install(data_home: Path) -> list[Path]:
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_bytes(contents[key])
         os.replace(tmp, path)
-    if shutil.which("update-desktop-database"):  # menus pick the entry up now, not at the next login
+    # menus pick the entry up now, not at the next login; and its MimeType makes it the handler of sessionscope:// links
+    if shutil.which("update-desktop-database"):
         subprocess.run(["update-desktop-database", str(where["desktop"].parent)], capture_output=True)
     return list(where.values())
 

@@ -5,46 +5,10 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
-import re
-import time
-from typing import Any
+
+from sessionscope.cli.values import json_arg, json_or_text, parse_time
 
 EVENT_HELP = "an event id (any prefix), or its number as `show` prints it in the first column"
-
-def parse_time(text: str) -> float:
-    """ISO 8601, epoch seconds, or an age like 30m, 2h, 7d (that long ago)."""
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)([smhdw])", text.strip())
-    if m:
-        unit = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
-        return time.time() - float(m.group(1)) * unit
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        stamp = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a time: {text!r} (use ISO 8601, epoch seconds or 2h/3d)") from None
-    if stamp.tzinfo is None:
-        stamp = stamp.astimezone()
-    return stamp.timestamp()
-
-
-def json_arg(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not valid JSON: {exc}") from None
-
-
-def json_or_text(text: str) -> Any:
-    """A fact value: JSON when it parses as JSON, the plain string otherwise."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def writing(cmd, common) -> None:
@@ -84,7 +48,7 @@ def writing(cmd, common) -> None:
     f.add_argument("key")
 
 def reading(cmd, common) -> None:
-    """The commands of what a session holds: list, show, facts, diff."""
+    """The commands of what a session holds: list, show, facts, diff, open."""
     c = cmd("list", "list sessions, newest activity first",
             run="commands:list_sessions", example='sessionscope list --source claude_code --tag release --limit 20', reads=True)
     c.add_argument("--all", action="store_true", help="include archived sessions")
@@ -117,6 +81,11 @@ def reading(cmd, common) -> None:
             run="commands:diff", example='sessionscope diff 3f2a9c1e 7b41d0aa', reads=True)
     c.add_argument("a")
     c.add_argument("b")
+
+    c = cmd("open", "the window on a session: the open window is brought to it, else one opens on it "
+            "(`sessionscope ID` and a sessionscope://session/ID link do the same)",
+            run="opening:open_", example='sessionscope open 3f2a9c1e', no_store=True)
+    c.add_argument("session", help="a session id (any prefix), or a sessionscope://session/ID link")
 
 def acting(cmd, common) -> None:
     """The commands of what is done to a session: fork, rewind, resume, compact, close, pause, archive, delete,

@@ -27,6 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     if parser is None or word not in COMMANDS:  # no command, a file to open, a mistake: the whole grammar
         parser = build_parser()
     files, argv = file_arguments(argv)
+    if word and word not in COMMANDS and not files and _an_id(word) and not os.path.exists(word):
+        at = argv.index(word)  # `sessionscope ID` (and a sessionscope:// link the desktop hands over): `open` it
+        argv = [*argv[:at], "open", *argv[at:]]
+        word, parser = "open", build_parser(only="open")
     if word and word not in COMMANDS and not files and not os.path.exists(word):
         import difflib  # a mistyped command: what it was probably meant to be, before argparse lists all 55
         near = difflib.get_close_matches(word, list(COMMANDS), n=3, cutoff=0.6)
@@ -42,10 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     if files and args.command is not None:
         parser.error("files to open go alone (sessionscope FILE…), or to `sessionscope import FILE…`")
     if args.command is None:
-        return _open_window(args, parser)
+        return open_window(args)
     try:
         run = handler(args.command)
-        with (contextlib.nullcontext() if SPEC[args.command].no_store else _open_store(args)) as store:
+        with (contextlib.nullcontext() if SPEC[args.command].no_store else open_store_for(args)) as store:
             return run(store, args) or output.EXIT_OK
     except KeyboardInterrupt:
         print("sessionscope: interrupted", file=sys.stderr)
@@ -55,6 +59,11 @@ def main(argv: list[str] | None = None) -> int:
         return 141
     except Exception as exc:  # the one place a stray error becomes one line
         return output.report(exc)
+
+
+def _an_id(word: str) -> bool:
+    from sessionscope.history.addresses import looks_like_an_id  # (only for a word that is no command)
+    return looks_like_an_id(word)
 
 
 def _words_left_out(word: str | None, argv: list[str]) -> tuple[list[str], list[str]]:
@@ -86,13 +95,13 @@ def _check_store_path(args) -> None:
     print(f"sessionscope: note: no store was at {path}: a new, empty one is made there", file=sys.stderr)
 
 
-def _open_store(args):
+def open_store_for(args):
     """The store, or for `list`, `show`, `search` and `usage` of a SQLite store at today's schema, a reader that needs no
     SQLAlchemy (sessionscope.store.quick): those answer in ~0.1 s instead of ~0.6 s."""
     if args.command == "usage" and args.what == "statusline":
         return _statusline_store(args)
     _check_store_path(args)
-    if (args.command in ("list", "show", "usage", "search")) and not getattr(args, "branch", False):
+    if (args.command in ("list", "show", "usage", "search", "open")) and not getattr(args, "branch", False):
         from sessionscope.store.quick import open_reader
 
         reader = open_reader(args.store)
@@ -136,7 +145,7 @@ def no_display() -> bool:
         and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")
 
 
-def _open_window(args, parser) -> int:
+def open_window(args) -> int:
     if importlib.util.find_spec("PySide6") is None:
         output.error("the window needs Qt: pip install PySide6-Essentials (the commands work without it: "
                      "sessionscope --help)")

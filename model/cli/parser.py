@@ -158,13 +158,20 @@ def _explain(sub) -> None:
 
 
 def file_arguments(argv: list[str]) -> tuple[list[str], list[str]]:
-    """`sessionscope FILE…` (what the .desktop file's `Exec=sessionscope %F` passes): the leading
+    """`sessionscope FILE…` (what the .desktop file's `Exec=sessionscope %U` passes, as paths or file: URLs): the leading
     arguments that are existing paths, not commands, are files to open in the window."""
     import os
     if not COMMANDS:
         build_parser()
+    from urllib.parse import unquote, urlsplit
     files: list[str] = []
     rest = list(argv)
-    while rest and not rest[0].startswith("-") and rest[0] not in COMMANDS and os.path.exists(rest[0]):
-        files.append(os.path.abspath(rest.pop(0)))
+    while rest and not rest[0].startswith("-") and rest[0] not in COMMANDS:
+        word = rest[0]
+        if word.startswith("file://"):  # the entry's `%U` may hand a local file over as a file: URL
+            word = unquote(urlsplit(word).path)
+        if not os.path.exists(word):
+            break
+        files.append(os.path.abspath(word))
+        rest.pop(0)
     return files, rest

@@ -419,6 +419,12 @@ class Desktop(TypedDict):
     uninstalled: bool
 
 
+class Opened(TypedDict):
+    session: str
+    event: str | None
+    window: str  # "brought to it": the open window shows it (without one, `open` starts one and prints nothing)
+
+
 class Backup(TypedDict):
     store: str
     folder: str
@@ -464,5 +470,5 @@ SHAPES: dict[str, Shape] = {
     "write-back": _one(WrittenBack), "restore": _one(WrittenBack), "restore-files": _one(FilesRestored),
     "audit": _list(Audited), "pull": _one(Pulled), "send": _one(Sent), "interrupt": _one(Sent), "run": _one(Ran),
     "key": _one(Key),
-    "sync": _one(Sync), "install-desktop": _one(Desktop), "backup": _one(Backup), "repair": _one(Repaired),
+    "sync": _one(Sync), "install-desktop": _one(Desktop), "open": _one(Opened), "backup": _one(Backup), "repair": _one(Repaired),
 }

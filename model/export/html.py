@@ -20,6 +20,7 @@ from pygments.util import ClassNotFound
 
 from sessionscope.export.core import EventStream
 from sessionscope.export.render import Item, steps, titled_lineage, tool_name, when
+from sessionscope.history.addresses import link
 from sessionscope.history.richtext import markdown_html
 from sessionscope.safety.untrusted import printable
 
@@ -167,7 +168,7 @@ def _session(store, stream: EventStream, fh: IO[str], request, index: int, s) ->
     for k, v in meta:
         if v:
             fh.write(f"<li>{_esc(k)}: <b>{_esc(str(v))}</b></li>")
-    fh.write("</ul>\n")
+    fh.write(f'<li><a href="{_esc(link(s.id))}">open in Sessionscope</a></li></ul>\n')
     for step in steps(store, stream, index, request.detail):
         if step.what == "boundary":
             fh.write(f'<p class="boundary">— the branch continues in session {_esc(step.text[:8])} '

@@ -15,6 +15,7 @@ from typing import IO
 
 from sessionscope.export.core import EventStream
 from sessionscope.export.render import fence, steps, titled_lineage, tool_name, when
+from sessionscope.history.addresses import link
 from sessionscope.safety.untrusted import printable
 
 
@@ -38,7 +39,7 @@ def write(store, stream: EventStream, fh: IO[str], request) -> None:
         for k, v in facts:
             if v:
                 fh.write(f"- **{k}:** {prose(str(v))}\n")
-        fh.write("\n")
+        fh.write(f"- [Open in Sessionscope](<{link(s.id)}>)\n\n")
         for step in steps(store, stream, index, request.detail):
             quote = "> " if step.event is not None and step.event.sidechain else ""
             if step.what == "boundary":
