@@ -90,7 +90,7 @@ def serve(window) -> OpenRequests:
     requests = OpenRequests(window)
     requests.sig_open.connect(lambda found: show(window, found))
     requests.listen()
-    QDesktopServices.setUrlHandler(SCHEME, requests, "open_url")
+    QDesktopServices.setUrlHandler(SCHEME, requests, "open_url")  # type: ignore[arg-type]  # (the stub says bytes; PySide takes str)
     window.destroyed.connect(lambda: QDesktopServices.unsetUrlHandler(SCHEME))
     return requests
 
