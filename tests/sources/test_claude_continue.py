@@ -43,7 +43,9 @@ def _offline_home(home: Path, cwd: Path) -> dict:
 
 
 def _lines(path: Path) -> list[dict]:
-    return [orjson.loads(raw) for raw in path.read_bytes().splitlines() if raw.strip()]
+    """The file's whole lines (read while claude writes it, the last may be half written: CI read one once)."""
+    data = path.read_bytes()
+    return [orjson.loads(raw) for raw in data[:data.rfind(b"\n") + 1].splitlines() if raw.strip()]
 
 
 def test_the_fork_opens_in_claude_with_the_note_as_its_prompt(store, tmp_path, monkeypatch):
