@@ -30,13 +30,14 @@ def snippet_text(snippet: str) -> str:
 
 
 HELP = """<b>Search everything</b><br>
-<code>retry jitter</code> both words; <code>retr*</code> a prefix<br>
+<code>retry jitter</code> both words; <code>retr*</code> a prefix; <code>*ssion*</code> inside a word<br>
 <code>"exact phrase"</code> the words in order; <code>cookie OR session</code> either; <code>-flaky</code> not it<br>
 <code>kind:tool_result</code> <code>tool:Bash</code> <code>source:codex</code> <code>project:shop</code>
 <code>session:1a2b</code><br>
 <code>since:2026-11-01</code> <code>until:7d</code> <code>has:error</code> <code>is:starred</code>
 <code>is:pinned</code> <code>note:word</code> (your notes only)<br>
-A filter can be left out too: <code>-kind:thinking</code>"""
+A filter can be left out too: <code>-kind:thinking</code><br>
+A word that finds nothing is taken for a typo of the nearest word there is (said above the hits)"""
 
 
 class SearchDialog(QDialog):
@@ -76,7 +77,8 @@ class SearchDialog(QDialog):
         lay.addLayout(top)
         self.export_button = QPushButton("Export These Sessions…")
         self.export_button.setEnabled(False)
-        self.export_button.clicked.connect(lambda: self.sig_export.emit(self.query.text().strip()))
+        self.searched = ""  # what the hits shown are of: the query, or the one its typos mended to ("did you mean")
+        self.export_button.clicked.connect(lambda: self.sig_export.emit(self.searched or self.query.text().strip()))
         row = QHBoxLayout()
         row.addWidget(self.status, 1)
         row.addWidget(self.export_button)
@@ -126,7 +128,10 @@ class SearchDialog(QDialog):
         self.results.expandAll()
         n, m = len(hits), len(groups)
         by_meaning = sum(h.match == "meaning" for h in hits)
-        self.status.setText(f"{n} match{'' if n == 1 else 'es'} in {m} session{'' if m == 1 else 's'}"
+        mended = hits[0].did_you_mean if hits else ""
+        self.searched = mended or self.query.text().strip()
+        self.status.setText((f"Nothing as typed. Did you mean <b>{html.escape(mended)}</b>? " if mended else "")
+                            + f"{n} match{'' if n == 1 else 'es'} in {m} session{'' if m == 1 else 's'}"
                             + (f" ({by_meaning} found by meaning, marked ≈)" if by_meaning else "")
                             if hits else "No matches")
         self.export_button.setEnabled(bool(hits))
@@ -134,7 +139,7 @@ class SearchDialog(QDialog):
     def needle(self) -> str:
         """What to mark where a hit opens: the query's first word or phrase to find ("" for filters alone)."""
         try:
-            q = parse(self.query.text())
+            q = parse(self.searched or self.query.text())
         except InvalidInput:
             return ""
         return q.groups[0][0].text if q.groups else ""

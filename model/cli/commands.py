@@ -235,6 +235,9 @@ def search(store, args):
             hits = full.search(" ".join(args.query), limit=args.limit, session_id=sid, order=args.sort)
     lines = [f"{h.session_id[:8]}  {h.seq:>6}  {h.event_id[:8]}  {h.kind:<10} "
              + ("(by meaning) " if h.match == "meaning" else "") + one_line(h.snippet, 120) for h in hits]
+    if hits and hits[0].did_you_mean:  # nothing as typed: what was searched instead, said first
+        lines.insert(0, f"(nothing for {' '.join(args.query)!r}; did you mean {hits[0].did_you_mean!r}? "
+                        "its hits follow)")
     out(args, [hit_json(h) for h in hits], "\n".join(lines) or "(no matches)")
 
 

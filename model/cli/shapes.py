@@ -155,6 +155,7 @@ class Hit(TypedDict):
     matches: list[list[int]]
     match: str  # words, meaning or both
     note_id: str | None
+    did_you_mean: str  # "" or, where the query found nothing as typed, the query searched instead (typos mended)
 
 
 class Meaning(TypedDict):

@@ -162,6 +162,7 @@ class SearchHit:
     snippet: str  # matches wrapped in MARK_START / MARK_END
     match: str = "words"  # what found it: "words", "meaning" (search by meaning alone) or "both"
     note_id: str = ""  # a note's hit (kind "note"): which note
+    did_you_mean: str = ""  # the query found nothing as typed: this is what was searched instead (a typo mended)
 
     def as_dict(self) -> dict[str, Any]:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}

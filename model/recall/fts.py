@@ -208,10 +208,15 @@ def parsed(text: str, order: str, session_id: str | None) -> Query:
     return q
 
 
-def search(run: Run, text: str, *, limit: int = 50, session_id: str | None = None,
-           order: str = "relevance") -> list[SearchHit]:
-    """sessionscope.recall.search.search on SQLite with search by meaning off: notes first, then the events."""
-    q = parsed(text, order, session_id)
-    found = [] if q.notes_only else events(run, q, limit, order)
-    mine = notes(run, q, limit) if (q.has_words or q.notes_only) else []
-    return distinct(mine + found)[:limit]
+def search(run: Run, text: str, *, words, limit: int = 50, session_id: str | None = None,
+           order: str = "relevance", fuzzy: bool = True) -> list[SearchHit]:
+    """sessionscope.recall.search.search on SQLite with search by meaning off: notes first, then the events; `*part*`
+    and a typo's mending through the store's words (`words`: a sessionscope.recall.terms.Words)."""
+    from sessionscope.recall import fuzzy as forgiving
+    typed = parsed(text, order, session_id)
+
+    def found(q: Query) -> list[SearchHit]:
+        hits = [] if q.notes_only else events(run, q, limit, order)
+        mine = notes(run, q, limit) if (q.has_words or q.notes_only) else []
+        return distinct(mine + hits)[:limit]
+    return forgiving.searched(typed, text, words, found, fuzzy)

@@ -1,6 +1,7 @@
 """The search language (#34), one for the app, the command line and the MCP server.
 
-    retry jitter                 both words (a trailing * matches a prefix: retr*)
+    retry jitter                 both words (a trailing * matches a prefix: retr*; a leading one any
+                                 part of a word: *ssion* (in it), *ssion (at its end))
     "exact phrase"               the words in that order
     cookie OR session            either
     -flaky                       not this word
@@ -38,6 +39,15 @@ class Term:
     text: str
     phrase: bool = False  # "exact phrase": the words in this order
     prefix: bool = False  # retr*: any word starting so
+    inside: bool = False  # *ssion*: any word holding it (*ssion: ending so); the words it stands for are found in
+    # the store's vocabulary and searched for (sessionscope.recall.fuzzy)
+
+    def holds(self, word: str) -> bool:
+        """Whether one word (lowered) is what this one-word term finds."""
+        text = self.text.lower()
+        if self.inside:
+            return text in word if self.prefix else word.endswith(text)
+        return word.startswith(text) if self.prefix else word == text
 
     @property
     def words(self) -> list[str]:
@@ -126,7 +136,9 @@ def parse(text: str) -> Query:
 
 def _term(value: str, phrase: bool) -> Term:
     prefix = not phrase and value.endswith("*")
-    return Term(" ".join(value.rstrip("*").split()) if not phrase else " ".join(value.split()), phrase, prefix)
+    inside = not phrase and value.startswith("*") and len(value.strip("*").split()) == 1
+    text = " ".join(value.strip("*").split()) if not phrase else " ".join(value.split())
+    return Term(text, phrase, prefix, inside)
 
 
 def _checked(name: str, value: str, at: int) -> str:

@@ -6,7 +6,9 @@ redacted: a script recovered a whole AWS key in 218 calls. So every hit the inde
 redacted whole: each group of the query's words must be found in the redacted text, no excluded word may be, and
 the snippet is cut from the redacted text and marked there. A word that matched only inside a secret finds
 nothing; an excluded word is tested on the redacted text too (`-AKIAIOSF*` must not tell either). The index is
-asked without the excluded words, so it excludes nothing on the secrets' account.
+asked without the excluded words, so it excludes nothing on the secrets' account. `*part*` is held the same way
+(a word holding it must be in the redacted text), and no typo is mended: its "did you mean" would name a word of
+the index, a secret's as soon as any other.
 """
 
 from __future__ import annotations
@@ -40,9 +42,9 @@ def _matches(term: search_query.Term, words: list[str], start: int = 0) -> int |
     if not want:
         return None
     n = len(want)
+    last = search_query.Term(want[-1], prefix=term.prefix, inside=term.inside)  # (*part*: inside a word)
     for i in range(start, len(words) - n + 1):
-        if words[i:i + n - 1] == want[:-1] and (
-                words[i + n - 1].startswith(want[-1]) if term.prefix else words[i + n - 1] == want[-1]):
+        if words[i:i + n - 1] == want[:-1] and last.holds(words[i + n - 1]):
             return i
     return None
 
@@ -88,7 +90,8 @@ def search(store, redactor, text: str, *, limit: int, order: str = "relevance") 
         raise InvalidInput(f"the query is {len(text):,} characters long: at most {QUERY_MAX:,}")
     q = search_query.parse(text)
     asked = _without_exclusions(text)
-    hits = store.search(asked, limit=min(4 * limit, 1_000), order=order)
+    # (no typo is mended here: "did you mean" would name a word of the index, which may be a secret's)
+    hits = store.search(asked, limit=min(4 * limit, 1_000), order=order, fuzzy=False)
     texts = _full_texts(store, hits)
     out: list[SearchHit] = []
     for h in hits:

@@ -57,7 +57,7 @@ def ts_query(q: Query) -> str:
 
 
 def search(conn: Connection, text: str, *, limit: int = 50, session_id: str | None = None,
-           order: str = "relevance", meaning=None) -> list[SearchHit]:
+           order: str = "relevance", meaning=None, words=None, fuzzy: bool = True) -> list[SearchHit]:
     """The events `text` finds (sessionscope.recall.query: words, phrases, OR, -word and filters), the best first
     (`order` "relevance": BM25 on SQLite, ts_rank on PostgreSQL) or the newest first ("time": in the order the
     events came into the store, which the indexes walk without sorting every match), with snippets;
@@ -66,9 +66,23 @@ def search(conn: Connection, text: str, *, limit: int = 50, session_id: str | No
 
     `meaning` (sessionscope.recall.semantic.Ranker, when search by meaning is on): the best first is then the fusion
     of both rankings (reciprocal rank fusion), so a text that says the same in other words is found too, and
-    one that both find comes before one that only one does; the filters and left-out words hold for all."""
-    from sessionscope.recall import fts, notes
-    q = fts.parsed(text, order, session_id)
+    one that both find comes before one that only one does; the filters and left-out words hold for all.
+
+    `*part*` stands for the store's words holding it, and a query that finds nothing as typed (with `fuzzy`) is
+    searched again with each word the index lacks mended to the nearest it holds, its hits saying so
+    (sessionscope.recall.fuzzy; `words`: the store's vocabulary, the newest events' words when not given)."""
+    from sessionscope.recall import fts
+    from sessionscope.recall import fuzzy as forgiving
+    typed = fts.parsed(text, order, session_id)
+    vocabulary = words if words is not None else recent_words(conn)
+
+    def found(q: Query) -> list[SearchHit]:
+        return _found(conn, q, limit, order, meaning)
+    return forgiving.searched(typed, text, vocabulary, found, fuzzy)
+
+
+def _found(conn: Connection, q: Query, limit: int, order: str, meaning) -> list[SearchHit]:
+    from sessionscope.recall import notes
     found = [] if q.notes_only else _events(conn, q, limit, order)
     mine = notes.matching(conn, q, limit) if (q.has_words or q.notes_only) else []
     if meaning is not None and order == "relevance" and q.has_words:
@@ -79,6 +93,55 @@ def search(conn: Connection, text: str, *, limit: int = 50, session_id: str | No
             found = fuse(found, _among(conn, q, pks, limit))
         mine = fuse(mine, notes.among(conn, q, note_ids)[:limit])
     return distinct(mine + found)[:limit]
+
+
+RECENT_EVENTS = 20_000  # PostgreSQL: the words of the newest this many events a reader may see are its vocabulary
+
+
+class recent_words:
+    """The vocabulary where no word table is kept (PostgreSQL): the words of the newest events the reader may see,
+    as the text index has them (ts_stat over their tsvectors, run with the reader's rights, so a team member's
+    vocabulary is their own); on SQLite the store's word table (sessionscope.recall.terms)."""
+
+    def __init__(self, conn: Connection):
+        self.conn = conn
+        self.sqlite = conn.dialect.name == "sqlite"
+        if self.sqlite:
+            from sessionscope.recall.terms import Words, driver_run
+            self.words = Words(driver_run(conn))
+
+    def _stat(self, where: str, params: dict, most: int) -> list[str]:
+        if self.conn.dialect.name != "postgresql":
+            return []
+        inner = f"SELECT fts FROM event ORDER BY pk DESC LIMIT {RECENT_EVENTS}"  # (fixed text: no value of anyone's)
+        rows = self.conn.execute(sa.text(f"SELECT word FROM ts_stat('{inner}') WHERE {where} "
+                                         "ORDER BY ndoc DESC, word LIMIT :most"), {**params, "most": most}).all()
+        return [r[0] for r in rows]
+
+    def holding(self, part: str, at_end: bool, most: int) -> list[str]:
+        if self.sqlite:
+            return self.words.holding(part, at_end, most)
+        like = part.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return self._stat("word LIKE :p", {"p": f"%{like}" if at_end else f"%{like}%"}, most)
+
+    def near(self, word: str) -> list[str]:
+        if self.sqlite:
+            return self.words.near(word)
+        grams = sorted({word[i:i + 3] for i in range(len(word) - 2)})
+        if not grams:
+            return []
+        likes = " OR ".join(f"word LIKE :g{i}" for i in range(len(grams)))
+        return self._stat(f"length(word) BETWEEN :lo AND :hi AND ({likes})",
+                          {"lo": len(word) - 2, "hi": len(word) + 2} | {f"g{i}": f"%{g}%" for i, g in enumerate(grams)},
+                          400)
+
+    def indexed(self, word: str) -> bool:
+        if self.sqlite:
+            return self.words.indexed(word)
+        if self.conn.dialect.name != "postgresql":
+            return True  # (no index to ask: nothing is mended)
+        return self.conn.execute(sa.text("SELECT 1 FROM event WHERE fts @@ to_tsquery('simple', :q) LIMIT 1"),
+                                 {"q": ts_query(Query(groups=[[Term(word)]]))}).first() is not None
 
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009): a hit's score is the sum of 1 / (60 + rank)
@@ -227,9 +290,12 @@ def _hits(conn: Connection, snippets: dict[int, str], order: list[int]) -> list[
 
 
 def unindex_session(conn: Connection, session_id: str) -> None:
-    """Remove a session's events from the index before they are deleted."""
+    """Remove a session's events from the index before they are deleted (and forget the index's words: some may
+    have been this session's alone; sessionscope.recall.terms reads them again when next needed)."""
     if conn.dialect.name != "sqlite":
         return
+    from sessionscope.recall.terms import driver_run, forget
+    forget(driver_run(conn))
     conn.exec_driver_sql(
         f"INSERT INTO event_fts(event_fts, rowid, text) "
         f"SELECT 'delete', pk, {FTS_TEXT} FROM event WHERE session_id = ? AND {FTS_WHERE}",

@@ -44,7 +44,7 @@ class RepairReport:
 
 def _tables(con: sqlite3.Connection) -> list[str]:
     return [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-                                      "AND name NOT LIKE 'event_fts%' ORDER BY rowid")]
+                                      "AND name NOT LIKE 'event_fts%' AND name NOT LIKE 'search_term%' ORDER BY rowid")]
 
 
 def _columns(con: sqlite3.Connection, table: str) -> list[str]:

@@ -410,14 +410,17 @@ class Store(StoreViews):
         return facts.diff(self.facts_at(event_a), self.facts_at(event_b))
 
     def search(self, text: str, *, limit: int = 50, session_id: str | None = None,
-               order: str = "relevance") -> list[SearchHit]:
+               order: str = "relevance", fuzzy: bool = True) -> list[SearchHit]:
         """Events and notes `text` finds (sessionscope.recall.query's language), the best first or ("time") the newest.
         With search by meaning on (sessionscope.recall.semantic), the best first fuses the words' ranking with the
-        meaning's."""
-        from sessionscope.recall import semantic
+        meaning's. `*part*` finds the words holding it; a query that finds nothing has its typos mended (`fuzzy`),
+        each hit then saying what was searched (SearchHit.did_you_mean)."""
+        from sessionscope.recall import semantic, terms
         meaning = semantic.ranker(self) if order == "relevance" else None
+        words = terms.store_words(self) if self.engine.dialect.name == "sqlite" else None
         with self.reader() as conn:
-            return search.search(conn, text, limit=limit, session_id=session_id, order=order, meaning=meaning)
+            return search.search(conn, text, limit=limit, session_id=session_id, order=order, meaning=meaning,
+                                 words=words, fuzzy=fuzzy)
 
     def verify(self, session_id: str | None = None) -> list[ChainReport]:
         """Recompute hash chains; each report names the first broken link, if any. A session whose rows cannot

@@ -15,8 +15,8 @@ from sessionscope.store.revision import HEAD_REVISION
 
 
 def include_name(name, type_, _parents) -> bool:
-    """Autogenerate ignores the FTS5 table and its shadow tables (made by raw SQL)."""
-    return not (type_ == "table" and name and name.startswith("event_fts"))
+    """Autogenerate ignores the FTS5 tables and their shadow tables, and the search's vocabulary (made by raw SQL)."""
+    return not (type_ == "table" and name and name.startswith(("event_fts", "search_term")))
 
 
 def migrate(engine: Engine, url: str) -> None:

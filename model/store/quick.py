@@ -201,9 +201,11 @@ class QuickReader:
         sql, params = spend.entries_query(since_ts, until_ts, tool, sessions)
         return spend.entries(self.conn.execute(sql, params).fetchall(), unpack)
 
-    def search(self, text: str, *, limit: int = 50, session_id: str | None = None, order: str = "relevance"):
+    def search(self, text: str, *, limit: int = 50, session_id: str | None = None, order: str = "relevance",
+               fuzzy: bool = True):
         """As Store.search (sessionscope.recall.fts: the same SQL); None while search by meaning is on (its model and
-        the fusion of the two rankings are the Store's)."""
+        the fusion of the two rankings are the Store's), or where `*part*` or a typo needs the store's words and they
+        are far behind (the Store, which may write, brings them up to date)."""
         from sessionscope.recall import fts
         row = self.conn.execute("SELECT value FROM setting WHERE key = 'semantic'").fetchone()
         try:
@@ -212,8 +214,15 @@ class QuickReader:
             meaning = False  # (a value another version wrote: off, as the Store reads it)
         if meaning and order == "relevance" and self.conn.execute("SELECT 1 FROM embedding LIMIT 1").fetchone():
             return None
-        return fts.search(lambda sql, params: self.conn.execute(sql, list(params)).fetchall(), text, limit=limit,
-                          session_id=session_id, order=order)
+        from sessionscope.recall.terms import Behind, Words
+
+        def run(sql: str, params) -> list:
+            return self.conn.execute(sql, list(params)).fetchall()
+        try:  # (the store's words added since, if any, read into a scratch table of this reader's: it may not write)
+            return fts.search(run, text, words=Words(run), limit=limit, session_id=session_id, order=order,
+                              fuzzy=fuzzy)
+        except Behind:  # the store's words are far behind its index: the Store brings them up to date, and keeps them
+            return None
 
     def usage_table(self, **query):
         """As Store.usage_table, from the usage cache alone; None when a session changed since it was cached (the

@@ -137,6 +137,11 @@ def main(argv=None) -> int:
     row("search, common word, best 50 (BM25)", "", f"{q['ranked_common'] * 1000:.1f} ms", "", "", "≤ 50 ms")
     row("search with operators (phrase OR word -word kind: since:), best 50", "",
         f"{q['ranked_operators'] * 1000:.1f} ms", "", "", "≤ 50 ms")
+    row("search, a part of a word (`*factor*`), best 50", "", f"{q['search_part'] * 1000:.1f} ms",
+        f"the first after the import, reading the store's words from its index: {q['words_cold'] * 1000:.0f} ms", "",
+        "≤ 50 ms")
+    row("search, a typo mended (`migraton`: did you mean …), best 50", "", f"{q['search_typo'] * 1000:.1f} ms",
+        f"mended to {q['typo_mended']!r}", "", "≤ 50 ms")
     row("tool outcomes of the whole store (`stats tools`)", f"{q['outcomes_calls']:,} calls",
         f"{q['outcomes_cached'] * 1000:.0f} ms", f"first report, folding every session: {q['outcomes_cold']:.1f} s", "",
         "≤ 1 s (cached)")

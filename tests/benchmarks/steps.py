@@ -163,6 +163,11 @@ def queries(home: str, db: str, biggest: str) -> dict:
         return ids, store.events_by_ids(ids[:200])
     out["first_page"], (ids, _) = timed(first_page, 3)
     out["biggest_events"] = store.session(biggest).event_count
+    # a part of a word: the first search after the import reads the store's words from its index (then kept)
+    out["words_cold"], _ = timed(lambda: store.search("*factor*", limit=50))
+    out["search_part"], _ = timed(lambda: store.search("*factor*", limit=50), 5)
+    out["search_typo"], mended = timed(lambda: store.search("migraton", limit=50), 5)
+    out["typo_mended"] = mended[0].did_you_mean if mended else ""
     out["search_common"], _ = timed(lambda: store.search("the", limit=50, order="time"), 5)
     out["search_rare"], _ = timed(lambda: store.search("zebracorn", limit=50, order="time"), 5)
     out["ranked_common"], _ = timed(lambda: store.search("the", limit=50), 5)
