@@ -14,6 +14,7 @@ from sessionscope.sources.base import NATIVE, Source
 _REGISTRY = {
     "claude_code": "sessionscope.sources.claude_code.source",
     "codex": "sessionscope.sources.codex.source",
+    "traex": "sessionscope.sources.traex.source",
     "gemini": "sessionscope.sources.gemini.source",
     "agents_sdk": "sessionscope.sources.agents_sdk.source",
     "langgraph": "sessionscope.sources.langgraph.source",

@@ -5,5 +5,12 @@ lines     one rollout line → store events (and the facts it carries)
 source    the operations every source offers, registered in model/sources/__init__.py
 """
 
-from sessionscope.sources.codex.importer import KIND, default_roots, import_paths, is_rollout, session_files  # noqa: F401
+from sessionscope.sources.codex.importer import (  # noqa: F401
+    KIND,
+    default_roots,
+    import_paths,
+    is_rollout,
+    kind_for,
+    session_files,
+)
 from sessionscope.sources.codex.lines import sniff  # noqa: F401

@@ -28,6 +28,12 @@ def default_roots() -> list[Path]:
     return [d for d in (home / "sessions", home / "archived_sessions") if d.is_dir()]
 
 
+def kind_for(path: Path) -> str:
+    """A rollout under TRAE CLI's folder (`~/.trae/cli/`) is TraeX's, Codex's fork (sessionscope.sources.traex)."""
+    parts = [p.lower() for p in path.parts]
+    return "traex" if any(a == ".trae" and b == "cli" for a, b in zip(parts, parts[1:])) else KIND
+
+
 def is_rollout(path: Path) -> bool:
     """Whether a file's first JSON line is a Codex rollout line."""
     try:
