@@ -47,6 +47,7 @@ _REGISTRY = {
     "posit_assistant": "sessionscope.sources.posit_assistant.source",
     "qwenpaw": "sessionscope.sources.qwenpaw.source",
     "kiro": "sessionscope.sources.kiro.source",
+    "warp": "sessionscope.sources.warp.source",
 }
 
 
