@@ -71,8 +71,8 @@ def _prompt(raw: Any) -> str:
     except orjson.JSONDecodeError:
         return ""
     first = items[0] if isinstance(items, list) and items and isinstance(items[0], dict) else {}
-    query = first.get("Query") if isinstance(first.get("Query"), dict) else {}
-    return str(query.get("text") or "").strip()
+    query = first.get("Query")
+    return str(query.get("text") or "").strip() if isinstance(query, dict) else ""
 
 
 def _status(raw: Any) -> str:
@@ -97,8 +97,8 @@ def _usage(data: Any) -> tuple[int, dict[str, Any]]:
         return 0, {}
     tokens = sum(int(u.get("warp_tokens") or 0) + int(u.get("byok_tokens") or 0)
                  for u in usage.get("token_usage") or [] if isinstance(u, dict))
-    tools = usage.get("tool_usage_metadata") if isinstance(usage.get("tool_usage_metadata"), dict) else {}
-    counts = {k.removesuffix("_stats"): v for k, v in tools.items()
+    tools = usage.get("tool_usage_metadata")
+    counts = {k.removesuffix("_stats"): v for k, v in (tools.items() if isinstance(tools, dict) else ())
               if isinstance(v, dict) and isinstance(v.get("count"), int) and v["count"] > 0}
     return tokens, counts
 
