@@ -13,6 +13,8 @@ source    the operations above as every source offers them (sessionscope.sources
 """
 
 
+from sessionscope.sources.claude_code.places import kind_for  # noqa: F401 (light: importing.classify asks it)
+
 _IMPORTER_NAMES = frozenset({"KIND", "ImportReport", "default_roots", "file_problems", "import_paths", "session_files"})
 
 

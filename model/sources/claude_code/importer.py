@@ -97,8 +97,9 @@ def stands_alone(path: Path) -> bool:
 
 def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: Progress | None = None,
                  cancel: threading.Event | None = None, warm: bool = True,
-                 only: set[Path] | None = None) -> ImportReport:
-    """Import Claude Code transcripts from files or directories (each directory a source root).
+                 only: set[Path] | None = None, kind: str = KIND) -> ImportReport:
+    """Import Claude Code transcripts from files or directories (each directory a source root; its source of `kind`:
+    Claude Desktop's Cowork keeps the same transcripts, sessionscope.sources.claude_cowork).
 
     With `warm`, the sessions touched are made quick to open afterwards (Store.warm); the
     app's 2-second watcher skips that (it runs beside the UI, and a followed timeline walks
@@ -122,7 +123,7 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
     read_ahead: reader.Reader | None = None
     try:
         for root, files, location in plan:
-            source_id = store.write(source_row, KIND, location)
+            source_id = store.write(source_row, kind, location)
             jobs = _plan_files(store, root, files, source_id, report)
             read_ahead = _read_ahead(read_ahead, [j for j in jobs if j], compress)
             i = 0

@@ -32,3 +32,12 @@ def project_dir_name(cwd: str) -> str:
     """The folder Claude Code keeps a project's transcripts in, named from its cwd."""
     name = re.sub(r"[^a-zA-Z0-9]", "-", cwd)
     return name if len(name) <= MAX_SANITIZED else f"{name[:MAX_SANITIZED]}-{_simple_hash(cwd)}"
+
+
+COWORK = "local-agent-mode-sessions"  # Claude Desktop's local agent mode keeps Claude Code transcripts under it
+
+
+def kind_for(path: Path) -> str:
+    """A transcript of Claude Desktop's local agent mode (Cowork) is Cowork's (sessionscope.sources.claude_cowork):
+    Claude Code's own format, under the desktop app's `local-agent-mode-sessions`."""
+    return "claude_cowork" if COWORK in path.parts else "claude_code"

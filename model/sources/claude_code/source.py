@@ -41,6 +41,10 @@ class ClaudeCodeSource(Source):
     def default_roots(self) -> list[Path]:
         return default_roots()
 
+    def kind_for(self, path: Path) -> str:
+        from sessionscope.sources.claude_code.places import kind_for
+        return kind_for(path)  # (Claude Desktop's Cowork keeps Claude Code's transcripts)
+
     def sniff(self, obj) -> bool:
         if not (isinstance(obj, dict) and isinstance(obj.get("type"), str) and obj["type"] in LINE_TYPES):
             return False
