@@ -49,6 +49,7 @@ _REGISTRY = {
     "qwenpaw": "sessionscope.sources.qwenpaw.source",
     "kiro": "sessionscope.sources.kiro.source",
     "warp": "sessionscope.sources.warp.source",
+    "deepseek_tui": "sessionscope.sources.deepseek_tui.source",
 }
 
 
