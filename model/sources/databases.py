@@ -51,3 +51,12 @@ def tables(con: sqlite3.Connection) -> set[str]:
 
 def columns(con: sqlite3.Connection, table: str) -> set[str]:
     return {r[1] for r in con.execute(f'PRAGMA table_info("{table}")')}
+
+
+def claimed(root: Path, claims: Callable[[Path], bool]) -> list[Path]:
+    """The databases under `root` a tool's `claims` takes, oldest first (a database file given alone: itself, if so)."""
+    if root.is_file():
+        return [root] if claims(root) else []
+    found = [Path(d) / n for d, _dirs, names in os.walk(root) for n in names
+             if n.endswith(SUFFIXES) and claims(Path(d) / n)]
+    return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))

@@ -11,7 +11,6 @@ the last minutes) is left for the next read, so it is stored whole.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
 import uuid
@@ -56,11 +55,7 @@ def claims(path: Path) -> bool:
 
 
 def session_files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root] if claims(root) else []
-    found = [Path(d) / n for d, _dirs, names in os.walk(root) for n in names
-             if n.endswith(databases.SUFFIXES) and claims(Path(d) / n)]
-    return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
+    return databases.claimed(root, claims)
 
 
 def _seconds(value: Any) -> float | None:

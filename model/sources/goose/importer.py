@@ -46,9 +46,7 @@ def claims(path: Path) -> bool:
 
 
 def session_files(root: Path) -> list[Path]:
-    found = [Path(d) / n for d, _dirs, names in os.walk(root) for n in names
-             if n.endswith(databases.SUFFIXES) and claims(Path(d) / n)]
-    return sorted(found, key=lambda p: (p.stat().st_mtime, str(p)))
+    return databases.claimed(root, claims)
 
 
 def _time(value: Any) -> float | None:

@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from sessionscope.sources import databases
-from sessionscope.sources.documents import Transcript, load_json, oldest_first, read_whole
+from sessionscope.sources.documents import Transcript, load_json, read_whole
 from sessionscope.sources.records import parse_ts
 from sessionscope.sources.scan import importer
 
@@ -76,9 +76,7 @@ def _folder(key: Any) -> str | None:
 
 
 def session_files(root: Path) -> list[Path]:
-    found = [Path(d) / n for d, _dirs, names in os.walk(root) for n in names
-             if n.endswith(databases.SUFFIXES) and claims(Path(d) / n)]
-    return oldest_first(found)
+    return databases.claimed(root, claims)
 
 
 def _ms(value: Any) -> float | None:
