@@ -64,7 +64,7 @@ class Words:
     def __init__(self, run: Run, write: Callable[[Callable[[Run], None]], None] | None = None):
         self.run, self.write = run, write
         self.ready = False
-        self.extra = False  # words not yet in search_term, in temp.term_scratch_v
+        self.extra: bool | None = False  # words not yet in search_term, in temp.term_scratch_v (None: no words)
 
     def _ready(self) -> None:
         if self.ready:
@@ -78,15 +78,20 @@ class Words:
         if top <= at:
             return
         if self.write is not None:
-            self.write(lambda run: refresh(run, at, top))
-        elif top - at > SCRATCH_MOST:
+            try:
+                self.write(lambda run: refresh(run, at, top))
+            except Exception:  # noqa: BLE001 - a store that may not be written now (read only, full): what
+                self.extra = None  # is kept already is all there is (no part is expanded, no typo mended)
+            return
+        if top - at > SCRATCH_MOST:
             raise Behind(f"the store's words are {top - at:,} events behind")
-        else:
-            _scratch(self.run, at, top)
-            self.extra = True
+        _scratch(self.run, at, top)
+        self.extra = True
 
     def holding(self, part: str, at_end: bool, most: int) -> list[str]:
         self._ready()
+        if self.extra is None:
+            return []
         like = part.replace("/", "//").replace("%", "/%").replace("_", "/_")
         pattern = f"%{like}" if at_end else f"%{like}%"
         if len(part) >= 3:  # the trigram index finds the words holding it; LIKE then checks the end
@@ -104,6 +109,8 @@ class Words:
 
     def near(self, word: str) -> list[str]:
         self._ready()
+        if self.extra is None:
+            return []
         grams = sorted({word[i:i + 3] for i in range(len(word) - 2)})
         if not grams:
             return []

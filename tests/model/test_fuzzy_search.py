@@ -144,3 +144,17 @@ def test_the_corpus_store_answers_parts_and_typos(corpus, tmp_path):
         hits = store.search("*ssion*", limit=200)
         assert hits and all("ssion" in h.snippet.lower() for h in hits)
         assert {h.did_you_mean for h in store.search("permision")} == {"permission"}
+
+
+def test_a_store_that_cannot_be_written_still_searches(tmp_path, monkeypatch):
+    """The words are brought up to date in a write; where the store refuses it, a search still answers (its parts
+    and typos find what the words already kept)."""
+    from sessionscope import open_store
+    with open_store(tmp_path / "s.db") as store:
+        _filled(store)
+
+        def refused(_fn):
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+        monkeypatch.setattr(store, "write", refused)
+        assert store.search("*ssion*") == [] and store.search("rewnd") == []
+        assert _texts(store.search("rewind"), store) == {LINES[0]}
