@@ -8,18 +8,14 @@ metadata (a title of the app's ranks above one taken from the first prompt, belo
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
-import orjson
-import sqlalchemy as sa
-
 from sessionscope.sources.claude_code.importer import import_paths as claude_import
+from sessionscope.sources.claude_code.named import name, read_meta
 from sessionscope.sources.claude_code.places import COWORK
 
 KIND = "claude_cowork"
-META_MAX_BYTES = 1 << 20
 
 
 def default_roots() -> list[Path]:
@@ -35,44 +31,23 @@ def default_roots() -> list[Path]:
 
 
 def metadata(transcript: Path) -> dict | None:
-    """The session metadata beside the `local_<uuid>/` folder a transcript lies in, or None (bounded; untrusted)."""
+    """The session metadata beside the `local_<uuid>/` folder a transcript lies in, or None."""
     folder = next((p for p in transcript.parents if p.name.startswith("local_")), None)
-    if folder is None:
-        return None
-    meta = folder.with_name(folder.name + ".json")
-    try:
-        if not meta.is_file() or meta.stat().st_size > META_MAX_BYTES:
-            return None
-        doc = orjson.loads(meta.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    return doc if isinstance(doc, dict) else None
+    return read_meta(folder.with_name(folder.name + ".json")) if folder is not None else None
 
 
 def _titles(store, transcripts: list[Path]) -> None:
-    """Each session named as the app names it, where the metadata says a title and no user named it here."""
-    named: dict[str, dict] = {}
+    """Each session named as the app names it, with the folders the user gave it."""
+    found: dict[str, tuple[str, dict]] = {}
     for path in transcripts:
         doc = metadata(path)
         if doc and isinstance(doc.get("title"), str) and doc["title"].strip():
             cli = doc.get("cliSessionId")
-            named[cli if isinstance(cli, str) else path.stem] = doc
-    if not named:
-        return
-    from sessionscope.store.schema import SESSION
-
-    def apply(conn) -> None:
-        for sid, title, meta_text in conn.execute(sa.select(SESSION.c.id, SESSION.c.title, SESSION.c.meta)
-                                                  .where(SESSION.c.id.in_(list(named)))).all():
-            doc, meta = named[sid], json.loads(meta_text or "{}")
-            if meta.get("title_rank", 0) > 2:  # (a user's rename here)
-                continue
             folders = [f for f in doc.get("userSelectedFolders") or [] if isinstance(f, str)][:20]
-            meta.update(title_rank=2, title_source="cowork", cowork_session=str(doc.get("sessionId") or "")[:80],
-                        **({"cowork_folders": folders} if folders else {}))
-            title = " ".join(doc["title"].split())[:200]
-            conn.execute(SESSION.update().where(SESSION.c.id == sid).values(title=title, meta=json.dumps(meta)))
-    store.write(apply)
+            extra = {"cowork_session": str(doc.get("sessionId") or "")[:80]} | (
+                {"cowork_folders": folders} if folders else {})
+            found[cli if isinstance(cli, str) else path.stem] = (doc["title"], extra)
+    name(store, found, "cowork")
 
 
 def import_paths(store, paths, *, progress=None, cancel=None, warm: bool = True, only=None):
