@@ -14,6 +14,7 @@ from sessionscope.sources.base import NATIVE, Source
 _REGISTRY = {
     "claude_code": "sessionscope.sources.claude_code.source",
     "claude_cowork": "sessionscope.sources.claude_cowork.source",
+    "qoder": "sessionscope.sources.qoder.source",
     "codex": "sessionscope.sources.codex.source",
     "traex": "sessionscope.sources.traex.source",
     "gemini": "sessionscope.sources.gemini.source",

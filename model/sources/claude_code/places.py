@@ -38,6 +38,13 @@ COWORK = "local-agent-mode-sessions"  # Claude Desktop's local agent mode keeps 
 
 
 def kind_for(path: Path) -> str:
-    """A transcript of Claude Desktop's local agent mode (Cowork) is Cowork's (sessionscope.sources.claude_cowork):
-    Claude Code's own format, under the desktop app's `local-agent-mode-sessions`."""
-    return "claude_cowork" if COWORK in path.parts else "claude_code"
+    """Who keeps a transcript in Claude Code's format: Claude Desktop's local agent mode (Cowork) under the app's
+    `local-agent-mode-sessions`, Qoder under `~/.qoder/projects` (`.qoderwork`) or its `SharedClientCache`
+    (sessionscope.sources.claude_cowork, qoder); else Claude Code."""
+    parts = [p.lower() for p in path.parts]
+    if COWORK in path.parts:
+        return "claude_cowork"
+    if any(a in (".qoder", ".qoderwork") and b == "projects" for a, b in zip(parts, parts[1:])) or \
+            any(a == "qoder" and b == "sharedclientcache" for a, b in zip(parts, parts[1:])):
+        return "qoder"
+    return "claude_code"
