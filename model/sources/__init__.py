@@ -51,6 +51,7 @@ _REGISTRY = {
     "kiro": "sessionscope.sources.kiro.source",
     "warp": "sessionscope.sources.warp.source",
     "deepseek_tui": "sessionscope.sources.deepseek_tui.source",
+    "devin": "sessionscope.sources.devin.source",
 }
 
 
