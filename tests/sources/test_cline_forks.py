@@ -118,3 +118,16 @@ def test_a_store_that_read_them_as_cline_names_them_on_its_upgrade(tmp_path, mon
         assert found["Do the thing"].source_kind == "roo_code"
         assert found["Review the new parser implementation"].source_kind == "kilo_code"
         assert found["a Cline task"].source_kind == "cline"
+
+
+def test_a_task_is_in_the_folder_cline_names_to_the_model(corpus, store):
+    """Cline's files keep no folder field, but every turn's environment details name it ("Current Working
+    Directory (…)"; its UI log, "Current Workspace Directory"): that is the session's folder and project (before, the
+    task's id stood for its project). On the corpus's real Cline files."""
+    folder = corpus / "cline"
+    if not folder.is_dir():
+        pytest.skip("no cline corpus")
+    importing.import_paths(store, [folder])
+    where = {s.cwd for s in store.sessions()}
+    assert {"/workspaces/Online-Card-Architecture", "e:/devWorkSpace/mcp-vscode-server"} <= where
+    assert all(s.project == s.cwd for s in store.sessions() if s.cwd)

@@ -36,6 +36,8 @@ FORKS = {"rooveterinaryinc.roo-cline": "roo_code", "kilocode.kilo-code": "kilo_c
 EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")  # VS Code and the forks these extensions run in
 _RESULT = re.compile(r"^\[(?P<tool>[\w-]+)(?: for '(?P<what>.*?)')?\] Result:\s*", re.S)
 _TASK = re.compile(r"<task>\s*(.*?)\s*</task>", re.S)
+# the folder Cline (and its forks) names in the environment details it sends, in the file's own bytes
+_WORKSPACE = re.compile(rb"Current (?:Working|Workspace) Directory \(([^)\n\"]{1,1024})\)")
 _USER = re.compile(r"<(?:feedback|answer|user_message)>\s*(.*?)\s*</(?:feedback|answer|user_message)>", re.S)
 
 
@@ -128,6 +130,9 @@ def build(path: Path, data: bytes) -> list[Transcript]:
         _ui_session(t, doc)
     else:
         raise ValueError("neither a Cline conversation nor a UI log")
+    if folder_said := _WORKSPACE.search(data):  # what Cline tells the model of its folder, each turn
+        where = folder_said.group(1).decode("utf-8", "replace").replace("\\\\", "\\")
+        t.fields["cwd"] = t.fields["project"] = "".join(c for c in where if c.isprintable())
     item = _sibling(path, HISTORY)
     if isinstance(item, dict):
         _history_item(t, item)
