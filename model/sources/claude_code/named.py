@@ -4,6 +4,7 @@ keep a title (and a little more) in a file beside the transcript, which Claude C
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,3 +43,24 @@ def name(store, named: dict[str, tuple[str, dict[str, Any]]], source: str) -> No
             conn.execute(SESSION.update().where(SESSION.c.id == sid).values(title=" ".join(title.split())[:200],
                                                                            meta=json.dumps(meta)))
     store.write(apply)
+
+
+Titled = Callable[[Path], "tuple[str, str, dict[str, Any]] | None"]  # transcript → (session id, title, meta) or None
+
+
+def importer(kind: str, titled: Titled, source: str):
+    """The `import_paths` of a tool that keeps Claude Code's transcripts: Claude Code's reader, the sources of `kind`,
+    then each session named as `titled` reads it from beside its transcript."""
+    def import_paths(store, paths, *, progress=None, cancel=None, warm: bool = True, only=None):
+        from sessionscope.sources.claude_code.importer import import_paths as claude_import
+        from sessionscope.sources.claude_code.importer import session_files
+        report = claude_import(store, paths, progress=progress, cancel=cancel, warm=warm, only=only, kind=kind)
+        if not report.cancelled:
+            files = sorted(only) if only else [f for p in map(Path, paths)
+                                               for f in (session_files(p) if p.is_dir() else [p])]
+            found = {sid: (title, meta) for f in files if (said := titled(f)) is not None
+                     for sid, title, meta in [said]}
+            name(store, found, source)
+        return report
+    import_paths.__doc__ = f"Import {source}'s transcripts (Claude Code's reader, as {kind} sources), then their titles."
+    return import_paths

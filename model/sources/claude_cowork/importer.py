@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sessionscope.sources.claude_code.importer import import_paths as claude_import
-from sessionscope.sources.claude_code.named import name, read_meta
+from sessionscope.sources.claude_code.named import importer, read_meta
 from sessionscope.sources.claude_code.places import COWORK
 
 KIND = "claude_cowork"
@@ -36,26 +35,15 @@ def metadata(transcript: Path) -> dict | None:
     return read_meta(folder.with_name(folder.name + ".json")) if folder is not None else None
 
 
-def _titles(store, transcripts: list[Path]) -> None:
-    """Each session named as the app names it, with the folders the user gave it."""
-    found: dict[str, tuple[str, dict]] = {}
-    for path in transcripts:
-        doc = metadata(path)
-        if doc and isinstance(doc.get("title"), str) and doc["title"].strip():
-            cli = doc.get("cliSessionId")
-            folders = [f for f in doc.get("userSelectedFolders") or [] if isinstance(f, str)][:20]
-            extra = {"cowork_session": str(doc.get("sessionId") or "")[:80]} | (
-                {"cowork_folders": folders} if folders else {})
-            found[cli if isinstance(cli, str) else path.stem] = (doc["title"], extra)
-    name(store, found, "cowork")
+def titled(transcript: Path) -> tuple[str, str, dict] | None:
+    """(session id, the title the app shows, the folders the user gave it) from the metadata, or None."""
+    doc = metadata(transcript)
+    if not doc or not isinstance(doc.get("title"), str) or not doc["title"].strip():
+        return None
+    cli = doc.get("cliSessionId")
+    folders = [f for f in doc.get("userSelectedFolders") or [] if isinstance(f, str)][:20]
+    extra = {"cowork_session": str(doc.get("sessionId") or "")[:80]} | ({"cowork_folders": folders} if folders else {})
+    return cli if isinstance(cli, str) else transcript.stem, doc["title"], extra
 
 
-def import_paths(store, paths, *, progress=None, cancel=None, warm: bool = True, only=None):
-    """Import Cowork's transcripts (Claude Code's reader, as Cowork's sources), then their titles."""
-    report = claude_import(store, paths, progress=progress, cancel=cancel, warm=warm, only=only, kind=KIND)
-    if not report.cancelled:
-        from sessionscope.sources.claude_code.importer import session_files
-        found = sorted(only) if only else [f for p in map(Path, paths)
-                                           for f in (session_files(p) if p.is_dir() else [p])]
-        _titles(store, found)
-    return report
+import_paths = importer(KIND, titled, "cowork")

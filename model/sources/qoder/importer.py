@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sessionscope.sources.claude_code.importer import import_paths as claude_import
-from sessionscope.sources.claude_code.named import name, read_meta
+from sessionscope.sources.claude_code.named import importer, read_meta
 
 KIND = "qoder"
 
@@ -25,24 +24,15 @@ def default_roots() -> list[Path]:
     return [p for p in places if p.is_dir()]
 
 
-def _titles(store, transcripts: list[Path]) -> None:
-    found: dict[str, tuple[str, dict]] = {}
-    for path in transcripts:
-        if path.parent.name == "subagents":
-            continue
-        doc = read_meta(path.with_name(path.stem + "-session.json"))
-        if doc and isinstance(doc.get("title"), str) and doc["title"].strip():
-            folder = doc.get("working_dir")
-            found[path.stem] = (doc["title"], {"qoder_folder": folder[:4096]} if isinstance(folder, str) else {})
-    name(store, found, "qoder")
+def titled(transcript: Path) -> tuple[str, str, dict] | None:
+    """(session id, Qoder's title, its working folder) from the `<id>-session.json` beside it, or None."""
+    if transcript.parent.name == "subagents":
+        return None
+    doc = read_meta(transcript.with_name(transcript.stem + "-session.json"))
+    if not doc or not isinstance(doc.get("title"), str) or not doc["title"].strip():
+        return None
+    folder = doc.get("working_dir")
+    return transcript.stem, doc["title"], {"qoder_folder": folder[:4096]} if isinstance(folder, str) else {}
 
 
-def import_paths(store, paths, *, progress=None, cancel=None, warm: bool = True, only=None):
-    """Import Qoder's transcripts (Claude Code's reader, as Qoder's sources), then their titles."""
-    report = claude_import(store, paths, progress=progress, cancel=cancel, warm=warm, only=only, kind=KIND)
-    if not report.cancelled:
-        from sessionscope.sources.claude_code.importer import session_files
-        found = sorted(only) if only else [f for p in map(Path, paths)
-                                           for f in (session_files(p) if p.is_dir() else [p])]
-        _titles(store, found)
-    return report
+import_paths = importer(KIND, titled, "qoder")
