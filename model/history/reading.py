@@ -15,7 +15,7 @@ from sessionscope.errors import InvalidInput, NotFound, Refused
 from sessionscope.history.lifecycle import ARCHIVED
 from sessionscope.history.read_models import EventView, PinView, SessionView
 from sessionscope.store import gcpause
-from sessionscope.store.schema import EVENT, PIN, SESSION, SOURCE, STAR
+from sessionscope.store.schema import EVENT, PIN, SESSION, SOURCE, STAR, plain
 
 _SESSION_COLUMNS = [*SESSION.c, SOURCE.c.kind.label("source_kind"), STAR.c.session_id.is_not(None).label("starred")]
 # on PostgreSQL, whether the login may change the session: the server's own test (migration 0020), so the app
@@ -139,7 +139,7 @@ def tag_counts(conn: Connection, *, include_archived: bool = False) -> dict[str,
 def pins(conn: Connection, session_id: str | None = None) -> list[PinView]:
     """The pinned events, newest pin first; of one session (`session_id`) or of every session."""
     q = (sa.select(PIN.c.event_id, PIN.c.session_id, SESSION.c.title, PIN.c.pinned_at, EVENT.c.kind, EVENT.c.role,
-                   EVENT.c.ts, sa.func.substr(EVENT.c.text, 1, 300))
+                   EVENT.c.ts, sa.func.substr(plain(EVENT.c.text), 1, 300))
          .join(EVENT, EVENT.c.id == PIN.c.event_id).join(SESSION, SESSION.c.id == PIN.c.session_id)
          .order_by(PIN.c.pinned_at.desc(), PIN.c.event_id))
     if session_id is not None:
@@ -330,7 +330,7 @@ def shared_prefix(conn: Connection, s) -> list[tuple]:
             loaded.add(owner)
             rows.update((r[0], r) for r in conn.execute(
                 sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role,
-                          sa.func.substr(EVENT.c.text, 1, 200), EVENT.c.sidechain)
+                          sa.func.substr(plain(EVENT.c.text), 1, 200), EVENT.c.sidechain)
                 .where(EVENT.c.session_id == owner)).all())
             if cur not in rows:
                 break

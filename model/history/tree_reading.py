@@ -9,14 +9,14 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from sessionscope.history import reading, tree
-from sessionscope.store.schema import AUDIT, EVENT, SESSION
+from sessionscope.store.schema import AUDIT, EVENT, SESSION, plain
 
 
 def session_tree(conn: Connection, session_id: str):
     """The session's branch tree, compressed and laid out in lanes (sessionscope.history.tree.layout)."""
     s = reading.get_session(conn, session_id)
     q = (sa.select(EVENT.c.id, EVENT.c.parent_id, EVENT.c.seq, EVENT.c.kind, EVENT.c.role,
-                   sa.func.substr(EVENT.c.text, 1, 200))
+                   sa.func.substr(plain(EVENT.c.text), 1, 200))
          .where(EVENT.c.session_id == session_id, EVENT.c.sidechain.is_(False), EVENT.c.kind.not_like("fact.%"))
          .order_by(EVENT.c.seq))
     rewinds = (AUDIT.c.session_id == session_id) & (AUDIT.c.action == "rewind") & (AUDIT.c.outcome == "ok")

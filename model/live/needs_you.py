@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from sessionscope.history.read_models import SessionView
 from sessionscope.live.states import Live
 from sessionscope.live.words import NEEDS_YOU  # noqa: F401 (said here too)
-from sessionscope.store.schema import EVENT
+from sessionscope.store.schema import EVENT, plain
 
 SAID_CHARS = 600  # of the agent's last words: enough for its question
 
@@ -29,7 +29,7 @@ class Waiting:
 
 
 def _last_words(conn, session_id: str) -> str:
-    text = conn.execute(sa.select(sa.func.substr(EVENT.c.text, 1, SAID_CHARS)).where(
+    text = conn.execute(sa.select(sa.func.substr(plain(EVENT.c.text), 1, SAID_CHARS)).where(
         EVENT.c.session_id == session_id, EVENT.c.kind == "message", EVENT.c.role == "assistant")
         .order_by(EVENT.c.seq.desc()).limit(1)).scalar()
     return (text or "").strip()
@@ -39,7 +39,7 @@ def _pending(conn, session_id: str, live: Live) -> str:
     """The permission asked for (the hook's words), else the newest event when it is a tool call."""
     if live.state == "needs_approval" and ": " in live.why:
         return live.why.split(": ", 1)[1]
-    kind, text = conn.execute(sa.select(EVENT.c.kind, sa.func.substr(EVENT.c.text, 1, 300)).where(
+    kind, text = conn.execute(sa.select(EVENT.c.kind, sa.func.substr(plain(EVENT.c.text), 1, 300)).where(
         EVENT.c.session_id == session_id).order_by(EVENT.c.seq.desc()).limit(1)).one_or_none() or (None, "")
     return (text or "").strip() if kind == "tool_call" else ""
 

@@ -146,8 +146,8 @@ def _named(procs, keys: set) -> bool:
 def _tail_query():
     """Built once: a pass reads the tails of every session written within the day (a statement built per
     session was half of a pass's time)."""
-    from sessionscope.store.schema import EVENT
-    return (sa.select(EVENT.c.kind, EVENT.c.role, sa.func.substr(EVENT.c.text, 1, 400), EVENT.c.payload, EVENT.c.ts)
+    from sessionscope.store.schema import EVENT, plain
+    return (sa.select(EVENT.c.kind, EVENT.c.role, sa.func.substr(plain(EVENT.c.text), 1, 400), EVENT.c.payload, EVENT.c.ts)
             .where(EVENT.c.session_id == sa.bindparam("sid")).order_by(EVENT.c.seq.desc()).limit(TAIL))
 
 

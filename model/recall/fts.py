@@ -29,9 +29,10 @@ def sql_list(kinds: tuple[str, ...]) -> str:
     return ", ".join(f"'{k}'" for k in kinds)  # fixed names above, never user input
 
 
-FTS_TEXT = (f"CASE WHEN kind IN ({sql_list(TOOL_KINDS)}) THEN substr(text, 1, 4096) "
-            "ELSE substr(text, 1, 65536) END")
+FTS_TEXT = (f"CASE WHEN kind IN ({sql_list(TOOL_KINDS)}) THEN substr(plain_text(text), 1, 4096) "
+            "ELSE substr(plain_text(text), 1, 65536) END")
 FTS_WHERE = f"text != '' AND kind NOT IN ({sql_list(UNINDEXED_KINDS)})"
+TEXT = "plain_text(event.text)"  # an event's text, packed or not (sessionscope.store.payloads)
 JOINED = ("event JOIN session ON session.id = event.session_id "
           "LEFT OUTER JOIN source ON session.source_id = source.id")
 
@@ -69,8 +70,8 @@ def filters(q: Query, notes: bool = False) -> tuple[list[str], list] | None:
         if name == "kind":
             cond, args = "event.kind = ?", [value]
         elif name == "tool":  # a tool call's text is its tool's name, then its input
-            like, args = _starts("event.text", value + " ")
-            cond, args = f"(event.kind = 'tool_call' AND (event.text = ? OR {like}))", [value, *args]
+            like, args = _starts(TEXT, value + " ")
+            cond, args = f"(event.kind = 'tool_call' AND ({TEXT} = ? OR {like}))", [value, *args]
         elif name == "source":
             cond, args = "coalesce(source.kind, 'native') = ?", [value]
         elif name == "project":
@@ -82,8 +83,8 @@ def filters(q: Query, notes: bool = False) -> tuple[list[str], list] | None:
             cond = f"{column} >= ?" if name == "since" else f"{column} < ?"
             args = [moment(value)] if name == "since" else [moment(value, end_of_day=True)]
         elif name == "has":  # a failed tool result, as the tools say it
-            cond = ("(event.kind = 'tool_result' AND (event.failed OR event.text LIKE '%' || ? || '%' "
-                    "OR event.text GLOB '*xit code [1-9]*'))")
+            cond = (f"(event.kind = 'tool_result' AND (event.failed OR {TEXT} LIKE '%' || ? || '%' "
+                    f"OR {TEXT} GLOB '*xit code [1-9]*'))")
             args = ["Traceback (most recent call last)"]
         elif name == "is" and value == "starred":
             cond = f"{'note' if notes else 'event'}.session_id IN (SELECT session_id FROM star)"
@@ -107,9 +108,9 @@ def events(run: Run, q: Query, limit: int, order: str) -> list[SearchHit]:
     where, params = found
     if not q.has_words:  # filters alone: the newest events they keep, their text's start as the snippet
         for t in q.excluded:
-            cond, args = _holds("event.text", t.text)
+            cond, args = _holds(TEXT, t.text)
             where, params = [*where, f"NOT ({cond})"], [*params, *args]
-        rows = run(f"SELECT event.pk, event.text FROM {JOINED} WHERE {_where(where)} AND event.kind NOT IN "
+        rows = run(f"SELECT event.pk, {TEXT} FROM {JOINED} WHERE {_where(where)} AND event.kind NOT IN "
                    f"({sql_list(UNINDEXED_KINDS)}) ORDER BY event.pk DESC LIMIT ?", [*params, limit])
         return _hits(run, {pk: " ".join(t.split())[:160] for pk, t in rows}, [pk for pk, _ in rows])
     match = fts_query(q)

@@ -24,7 +24,9 @@ from sessionscope.recall.fts import (  # noqa: F401 (said here too: the indexing
 )
 from sessionscope.recall.query import Query, Term
 from sessionscope.store import db
-from sessionscope.store.schema import EVENT, SESSION
+from sessionscope.store.schema import EVENT, SESSION, plain
+
+TEXT = plain(EVENT.c.text)  # an event's text inside SQL (packed on SQLite: sessionscope.store.payloads)
 
 
 def index_range(conn: Connection, first_pk: int, last_pk: int) -> None:
@@ -172,8 +174,8 @@ def _among(conn: Connection, q: Query, pks: list[int], limit: int) -> list[Searc
         return []
     joined = EVENT.join(SESSION, SESSION.c.id == EVENT.c.session_id).outerjoin(
         SOURCE, SESSION.c.source_id == SOURCE.c.id)
-    cond = [sa.not_(EVENT.c.text.ilike(f"%{t.text}%")) for t in q.excluded]
-    rows = dict(conn.execute(sa.select(EVENT.c.pk, sa.func.substr(EVENT.c.text, 1, 2000)).select_from(joined)
+    cond = [sa.not_(TEXT.ilike(f"%{t.text}%")) for t in q.excluded]
+    rows = dict(conn.execute(sa.select(EVENT.c.pk, sa.func.substr(TEXT, 1, 2000)).select_from(joined)
                              .where(EVENT.c.pk.in_(pks), *_filters(conn, q), *cond)).all())
     order = [pk for pk in pks if pk in rows][:limit]
     words = [t.text for g in q.groups for t in g]
@@ -198,8 +200,8 @@ def _filters(conn: Connection, q: Query) -> list:
         if name == "kind":
             cond = EVENT.c.kind == value
         elif name == "tool":  # a tool call's text is its tool's name, then its input
-            cond = sa.and_(EVENT.c.kind == "tool_call", sa.or_(EVENT.c.text == value,
-                                                                EVENT.c.text.startswith(value + " ", autoescape=True)))
+            cond = sa.and_(EVENT.c.kind == "tool_call", sa.or_(TEXT == value,
+                                                                TEXT.startswith(value + " ", autoescape=True)))
         elif name == "source":
             cond = sa.func.coalesce(SOURCE.c.kind, "native") == value
         elif name == "project":
@@ -212,8 +214,8 @@ def _filters(conn: Connection, q: Query) -> list:
             cond = EVENT.c.ts < moment(value, end_of_day=True)
         elif name == "has":  # a failed tool result, as the tools say it
             cond = sa.and_(EVENT.c.kind == "tool_result", sa.or_(
-                EVENT.c.failed.is_(True), EVENT.c.text.contains("Traceback (most recent call last)"),
-                EVENT.c.text.op("GLOB" if conn.dialect.name == "sqlite" else "~")(
+                EVENT.c.failed.is_(True), TEXT.contains("Traceback (most recent call last)"),
+                TEXT.op("GLOB" if conn.dialect.name == "sqlite" else "~")(
                     "*xit code [1-9]*" if conn.dialect.name == "sqlite" else "xit code [1-9]")))
         elif name == "is" and value == "starred":
             cond = EVENT.c.session_id.in_(sa.select(STAR.c.session_id))
@@ -231,7 +233,7 @@ def _events(conn: Connection, q: Query, limit: int, order: str) -> list[SearchHi
     dialect = conn.dialect.name
     if not q.has_words:  # filters alone: the newest events they keep, their text's start as the snippet
         words = [w for t in q.excluded for w in [t.text]]
-        cond = [sa.not_(EVENT.c.text.ilike(f"%{w}%")) for w in words]
+        cond = [sa.not_(TEXT.ilike(f"%{w}%")) for w in words]
         rows = conn.execute(sa.select(EVENT.c.pk, EVENT.c.text).select_from(joined).where(
             *where, *cond, EVENT.c.kind.notin_(UNINDEXED_KINDS)).order_by(EVENT.c.pk.desc())
             .limit(limit)).all()
@@ -264,9 +266,9 @@ def _search_like(conn: Connection, q: Query, limit: int, where: list, joined) ->
     """Any other database: LIKE for every group (one of its terms), newest first."""
     stmt = sa.select(EVENT.c.pk, EVENT.c.text).select_from(joined).where(*where)
     for group in q.groups:
-        stmt = stmt.where(sa.or_(*(EVENT.c.text.ilike(f"%{t.text}%") for t in group)))
+        stmt = stmt.where(sa.or_(*(TEXT.ilike(f"%{t.text}%") for t in group)))
     for t in q.excluded:
-        stmt = stmt.where(sa.not_(EVENT.c.text.ilike(f"%{t.text}%")))
+        stmt = stmt.where(sa.not_(TEXT.ilike(f"%{t.text}%")))
     rows = conn.execute(stmt.order_by(EVENT.c.pk.desc()).limit(limit)).all()
     first = q.groups[0][0].text
     return _hits(conn, {pk: like_snippet(t, first) for pk, t in rows}, [pk for pk, _ in rows])

@@ -26,7 +26,7 @@ from sqlalchemy.engine import Connection
 from sessionscope.errors import InvalidInput, Refused
 from sessionscope.recall import embedding
 from sessionscope.store import settings
-from sessionscope.store.schema import EMBEDDING, EVENT, NOTE, SESSION
+from sessionscope.store.schema import EMBEDDING, EVENT, NOTE, SESSION, plain
 
 SETTING = "semantic"
 KINDS = ("message", "compaction_summary", "fact.set")
@@ -139,7 +139,7 @@ def _own_only(conn: Connection):
 
 
 def _event_rows(cfg: Config, after: int, limit: int | None, own=None):
-    stmt = (sa.select(EVENT.c.pk, EVENT.c.session_id, sa.func.substr(EVENT.c.text, 1, embedding.MAX_CHARS))
+    stmt = (sa.select(EVENT.c.pk, EVENT.c.session_id, sa.func.substr(plain(EVENT.c.text), 1, embedding.MAX_CHARS))
             .where(EVENT.c.pk > after, EVENT.c.kind.in_(cfg.kinds), EVENT.c.text != "").order_by(EVENT.c.pk))
     if own is not None:
         stmt = stmt.where(EVENT.c.session_id.in_(own))

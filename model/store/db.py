@@ -107,6 +107,8 @@ def _on_sqlite_connect(dbapi_conn: sqlite3.Connection, _record) -> None:
     # store for as long as it ran. Past each checkpoint the file is cut back to WAL_LIMIT (#61).
     cur.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
     cur.close()
+    from sessionscope.store import payloads  # (the schema's import: the column types decode with it)
+    payloads.register_sql(dbapi_conn)  # an event's text may be packed: SQL reads it as `plain_text(text)`
 
 
 def _is_memory(dbapi_conn: sqlite3.Connection) -> bool:

@@ -68,19 +68,23 @@ def _repack(raw: sqlite3.Connection, tool: str, first_pk: int, dictionary: zstan
     """Compress again, with the dictionary just learnt, the tool's lines this store took while it learnt (those it
     sampled): the first ones a new store holds would otherwise stay as they were. Lines stored before the samples
     began (a store older than its dictionaries) are left as they are."""
-    rows = raw.execute(
-        "SELECT e.pk, e.kind, e.payload FROM event e JOIN session s ON s.id = e.session_id LEFT JOIN source "
-        "ON source.id = s.source_id WHERE e.pk >= ? AND coalesce(source.kind, 'native') = ? "
-        f"AND e.kind NOT IN ({', '.join('?' * len(payloads.TEXT_KINDS))}) AND length(e.payload) >= ?",
-        (first_pk, tool, *sorted(payloads.TEXT_KINDS), payloads.DICT_MIN_BYTES)).fetchall()
-    changed = []
-    for pk, kind, stored in rows:
-        if isinstance(stored, bytes) and zstandard.get_frame_parameters(stored).dict_id:
-            continue
-        packed = payloads.pack(payloads.unpack(stored), kind, None, dictionary)
-        if packed != stored:
-            changed.append((packed, pk))
-    raw.executemany("UPDATE event SET payload = ? WHERE pk = ?", changed)
+    for column in ("payload", "text"):  # (an event's text is packed as its payload is, any kind: pack_text)
+        kept = sorted(payloads.TEXT_KINDS) if column == "payload" else []
+        rows = raw.execute(
+            f"SELECT e.pk, e.kind, e.{column} FROM event e JOIN session s ON s.id = e.session_id LEFT JOIN source "
+            "ON source.id = s.source_id WHERE e.pk >= ? AND coalesce(source.kind, 'native') = ? "
+            f"AND e.kind NOT IN ({', '.join(['?'] * len(kept))}) AND length(e.{column}) >= ?",
+            (first_pk, tool, *kept, payloads.DICT_MIN_BYTES)).fetchall()
+        changed = []
+        for pk, kind, stored in rows:
+            if isinstance(stored, bytes) and zstandard.get_frame_parameters(stored).dict_id:
+                continue
+            text = payloads.unpack(stored)
+            packed = (payloads.pack(text, kind, None, dictionary) if column == "payload"
+                      else payloads.pack_text(text, dictionary))
+            if packed != stored:
+                changed.append((packed, pk))
+        raw.executemany(f"UPDATE event SET {column} = ? WHERE pk = ?", changed)
 
 
 def _read(raw: sqlite3.Connection, dict_id: int) -> zstandard.ZstdCompressionDict | None:

@@ -30,7 +30,8 @@ HEAD_KINDS = frozenset({"message", "tool_call", "tool_result", "thinking", "comp
 _CHUNK = 500  # ids per IN (...) lookup, well under SQLite's variable limit
 COLUMNS = ("pk", "id", "session_id", "parent_id", "seq", "depth", "ts", "kind", "role", "text", "payload",
             "tokens_in", "tokens_out", "sidechain", "agent_id", "hash", "response_id", "failed")
-_BEFORE_PAYLOAD = operator.itemgetter(*COLUMNS[:COLUMNS.index("payload")])  # a row's values as a tuple
+_BEFORE_TEXT = operator.itemgetter(*COLUMNS[:COLUMNS.index("text")])  # a row's values as a tuple (the text, then
+# the payload, follow: each packed)
 _AFTER_PAYLOAD = operator.itemgetter(*COLUMNS[COLUMNS.index("payload") + 1:])
 _ROW = operator.itemgetter(*COLUMNS)
 INSERT_SQL = f"INSERT INTO event ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
@@ -197,12 +198,13 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
         if "failed" not in r:
             r["failed"] = payloads.failed(r["kind"], r["payload"])
     if conn.dialect.name == "sqlite":
-        # plain executemany: SQLAlchemy's insertmanyvalues costs ~30 µs a row here; payloads compressed with
-        # their tool's dictionary (sessionscope.store.payloads): fewer pages to write than bytes to compress
+        # plain executemany: SQLAlchemy's insertmanyvalues costs ~30 µs a row here; texts and payloads compressed
+        # with their tool's dictionary (sessionscope.store.payloads): fewer pages to write than bytes to compress
         raw = db.driver(conn)
         assert raw is not None  # (SQLite's, as the dialect said)
         dictionary = dictionaries.for_rows(raw, rows)
-        raw.executemany(INSERT_SQL, [_BEFORE_PAYLOAD(r) + (_packed(r, dictionary),) + _AFTER_PAYLOAD(r) for r in rows])
+        raw.executemany(INSERT_SQL, [_BEFORE_TEXT(r) + (payloads.pack_text(r["text"], dictionary), _packed(r, dictionary))
+                                     + _AFTER_PAYLOAD(r) for r in rows])
     else:
         # numbered by the caller (db.reserve_keys): on PostgreSQL one COPY, an executemany being a statement a
         # row over the socket (it kept an import at a quarter of SQLite's rate)

@@ -14,10 +14,15 @@ A frame names its dictionary by id (zstd writes it in the frame's header); the d
 every store this process opens (an id is a hash of the dictionary's bytes). A frame whose dictionary is not known yet
 asks the loaders the open stores registered (`add_loader`).
 
+An event's `text` (what the tool said, drawn from its payload: the reader shows it, search indexes it) is packed
+the same way (`pack_text`): kept plain beside its compressed payload it was half of a store of chat-heavy
+transcripts (#61). SQL that reads inside it calls `plain_text(text)` (`SQL_FUNCTION`, registered on every SQLite
+connection of a store: `register_sql`), and the text index reads it through the view `event_plain` (migration 0027).
+
 The hash chain is over the text (sessionscope.store.chain), never the stored bytes, so a store written before this, a
-JSONL export and a re-import all verify alike. Reading: a Core select of `event.payload` decodes through the
-column's type (sessionscope.store.schema); the few raw driver reads call `unpack`. PostgreSQL compresses large values
-itself (TOAST): text there.
+JSONL export and a re-import all verify alike. Reading: a Core select of `event.payload` or `event.text` decodes
+through the column's type (sessionscope.store.schema); the few raw driver reads call `unpack`. PostgreSQL
+compresses large values itself (TOAST): text there.
 """
 
 from __future__ import annotations
@@ -141,6 +146,28 @@ def pack_big(payload: str, kind: str) -> str | bytes | None:
     if len(payload) < BIG_BYTES or kind in TEXT_KINDS:
         return None
     return pack(payload, kind)
+
+
+def pack_text(text: str, dictionary: zstandard.ZstdCompressionDict | None = None) -> str | bytes:
+    """What to store for an event's `text` on SQLite: as `pack` (no kind of text is read with LIKE but through
+    `plain_text`)."""
+    return pack(text, "text", None, dictionary)
+
+
+SQL_FUNCTION = "plain_text"  # SQL's name for an event's text as text (`register_sql`)
+
+
+def plain(stored: str | bytes | None) -> str | None:
+    """`plain_text(x)` in SQL: a packed value's text, any other value as it is (NULL stays NULL)."""
+    if isinstance(stored, bytes):
+        return unpack(stored)
+    return stored
+
+
+def register_sql(conn, unpacker: Callable[[str | bytes | None], str | None] = plain) -> None:
+    """Let SQL on this sqlite3 connection read packed text: `plain_text(text)`, deterministic (so an index or a view
+    may use it)."""
+    conn.create_function(SQL_FUNCTION, 1, unpacker, deterministic=True)
 
 
 def unpack(stored: str | bytes | None) -> str:

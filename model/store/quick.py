@@ -24,12 +24,13 @@ _SESSIONS = ("SELECT session.*, source.kind AS source_kind, star.session_id IS N
 _SORT = {"updated": "session.updated_at", "created": "session.created_at", "title": "session.title",
          "events": "session.event_count", "tokens": "session.tokens_in + session.tokens_out",
          "status": "session.status", "project": "session.project"}
-_EVENT_COLUMNS = ", ".join(EventView.__dataclass_fields__)
+# an event's text may be packed (sessionscope.store.payloads): `plain_text`, registered on the reader's connection
+_EVENT_COLUMNS = ", ".join("plain_text(text)" if f == "text" else f for f in EventView.__dataclass_fields__)
 _SIDECHAIN = list(EventView.__dataclass_fields__).index("sidechain")  # stored as 0/1
 _PAYLOAD = list(EventView.__dataclass_fields__).index("payload")  # big ones compressed (sessionscope.store.payloads)
 # A listing's line: the columns stored before the text and payload, the start of the text, then sidechain (a
 # column past the payload: reading it walks the payload's overflow pages, the one cost kept)
-_BRIEF_COLUMNS = "id, seq, ts, kind, role, substr(text, 1, 600), sidechain"
+_BRIEF_COLUMNS = "id, seq, ts, kind, role, substr(plain_text(text), 1, 600), sidechain"
 
 
 # the filters `sessions` takes (a list filtered otherwise, by its live state say, waits for the Store)
@@ -83,6 +84,11 @@ class QuickReader:
     def __init__(self, conn: sqlite3.Connection, path: str = ""):
         self.conn = conn
         self.path = path
+        conn.create_function("plain_text", 1, self._plain, deterministic=True)
+
+    def _plain(self, stored):
+        """SQL's `plain_text` (sessionscope.store.payloads.plain), zstd imported only when a text is packed."""
+        return self._unpacker()(stored) if isinstance(stored, bytes) else stored
 
     def _unpacker(self):
         """`payloads.unpack`, with this store's dictionaries findable (imported only by the readers that unpack)."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Optional
 
 from sqlalchemy import BigInteger, Boolean, Column, Float, Index, Integer, LargeBinary, Table, Text, UniqueConstraint, false, text
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.functions import FunctionElement
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
@@ -19,14 +21,34 @@ from sessionscope.store import payloads
 
 
 class PayloadText(TypeDecorator):
-    """`event.payload`: text to every reader, though the bulk writers store big payloads compressed on
-    SQLite (sessionscope.store.payloads). A TEXT column either way: SQLite keeps a BLOB in it as it is."""
+    """`event.payload` and `event.text`: text to every reader, though the bulk writers store them compressed on
+    SQLite (sessionscope.store.payloads). A TEXT column either way: SQLite keeps a BLOB in it as it is. SQL that
+    reads inside one (substr, LIKE) reads `plain(column)`."""
 
     impl = Text
     cache_ok = True
 
     def process_result_value(self, value, dialect):
         return payloads.unpack(value)
+
+
+class plain(FunctionElement):
+    """A packed text column as text inside SQL: `plain_text(column)` on SQLite (sessionscope.store.payloads), the
+    column itself elsewhere."""
+
+    type = Text()
+    inherit_cache = True
+    name = "plain"
+
+
+@compiles(plain)
+def _plain_elsewhere(element, compiler, **kw):
+    return compiler.process(list(element.clauses)[0], **kw)
+
+
+@compiles(plain, "sqlite")
+def _plain_on_sqlite(element, compiler, **kw):
+    return f"{payloads.SQL_FUNCTION}({compiler.process(list(element.clauses)[0], **kw)})"
 
 
 class Source(SQLModel, table=True):
@@ -128,7 +150,7 @@ class Event(SQLModel, table=True):
     ts: float
     kind: str
     role: Optional[str] = None
-    text: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    text: str = Field(default="", sa_column=Column(PayloadText, nullable=False, default=""))  # see PayloadText
     payload: str = Field(default="", sa_column=Column(PayloadText, nullable=False, default=""))  # see PayloadText
     tokens_in: int = 0
     tokens_out: int = 0
