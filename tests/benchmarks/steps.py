@@ -376,9 +376,12 @@ def semantic(db: str, work: str) -> dict:
     from sessionscope.recall import semantic as sem
 
     copy = Path(work) / "semantic.db"
+    from sessionscope.store import dictionaries, payloads
     with sqlite3.connect(db) as src, sqlite3.connect(copy) as dst:
         src.backup(dst)
-        sample = [t for (t,) in src.execute("SELECT substr(text, 1, 2000) FROM event WHERE kind = 'message' "
+        dictionaries.watch_file(str(db))
+        payloads.register_sql(src)  # (an event's text may be packed)
+        sample = [t for (t,) in src.execute("SELECT substr(plain_text(text), 1, 2000) FROM event WHERE kind = 'message' "
                                             "ORDER BY pk LIMIT 20000")]
     t = time.perf_counter()
     model = stand_in_model(Path(work) / "stand-in-model", sample)
