@@ -32,6 +32,17 @@ def sql_list(kinds: tuple[str, ...]) -> str:
 FTS_TEXT = (f"CASE WHEN kind IN ({sql_list(TOOL_KINDS)}) THEN substr(plain_text(text), 1, 4096) "
             "ELSE substr(plain_text(text), 1, 65536) END")
 FTS_WHERE = f"text != '' AND kind NOT IN ({sql_list(UNINDEXED_KINDS)})"
+
+
+def indexed(kind: str, text: str) -> str | None:
+    """What FTS_TEXT and FTS_WHERE index of an event, from its text in hand (None: nothing): an import indexes
+    the rows it has just written without reading their packed texts back (tests/model/test_packed_text.py holds
+    both to the same index)."""
+    if not text or kind in UNINDEXED_KINDS:
+        return None
+    return text[:4096] if kind in TOOL_KINDS else text[:65536]
+
+
 TEXT = "plain_text(event.text)"  # an event's text, packed or not (sessionscope.store.payloads)
 JOINED = ("event JOIN session ON session.id = event.session_id "
           "LEFT OUTER JOIN source ON session.source_id = source.id")

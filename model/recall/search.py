@@ -40,6 +40,16 @@ def index_range(conn: Connection, first_pk: int, last_pk: int) -> None:
     )
 
 
+def index_rows(conn: Connection, rows: list[dict]) -> None:
+    """Index events just written, from their rows' own text (SQLite only): as `index_range` over them, without
+    reading back the texts the writer has just packed."""
+    if conn.dialect.name != "sqlite" or not rows:
+        return
+    from sessionscope.recall.fts import indexed
+    texts = [(r["pk"], t) for r in rows if (t := indexed(r["kind"], r["text"])) is not None]
+    db.driver(conn).executemany("INSERT INTO event_fts(rowid, text) VALUES (?, ?)", texts)  # type: ignore[union-attr]
+
+
 RANK_POOL = 2_000  # PostgreSQL: the best are found among the newest this many matches (and filters apply to them)
 
 

@@ -145,7 +145,7 @@ def append_events(conn: Connection, session_id: str, events: list[dict[str, Any]
     if taken:
         raise InvalidInput(f"event id {next(iter(taken))!r} is already in this store")
     insert_rows(conn, rows)
-    search.index_range(conn, first_pk, first_pk + len(rows) - 1)
+    search.index_rows(conn, rows)
     newest, oldest = max(r["ts"] for r in rows), min(r["ts"] for r in rows)
     added = {"event_count": len(rows), "tokens_in": sum(r["tokens_in"] for r in rows),
              "tokens_out": sum(r["tokens_out"] for r in rows)}

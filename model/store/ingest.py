@@ -144,7 +144,7 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
         row["hash"] = last_hash = chain.link(last_hash, row)
         rows.append(row)
     insert_rows(conn, rows)
-    search.index_range(conn, first_pk, first_pk + len(rows) - 1)
+    search.index_rows(conn, rows)
 
     added = {"event_count": sum(1 for e in fresh if e.counted), "tokens_in": sum(e.tokens_in for e in fresh),
              "tokens_out": sum(e.tokens_out for e in fresh)}

@@ -72,6 +72,19 @@ def _index(path: str) -> list[tuple]:
     return words
 
 
+def _indexed_again(path: str) -> list[tuple]:
+    """The index made again by `index_range` (SQL reading the stored, packed texts back), as repair makes it: an
+    import indexes the rows from their text in hand (`index_rows`), and both must index the same."""
+    from sessionscope.recall.search import index_range
+    with open_store(path) as s:
+        def again(conn):
+            conn.exec_driver_sql("INSERT INTO event_fts(event_fts) VALUES ('delete-all')")
+            first, last = conn.exec_driver_sql("SELECT min(pk), max(pk) FROM event").one()
+            index_range(conn, first, last)
+        s.write(again)
+    return _index(path)
+
+
 def test_generated_sessions_read_and_search_as_with_plain_text(tmp_path, monkeypatch):
     made, _key = _big_home(tmp_path)  # enough lines for the tool's dictionary, then short texts packed with it
     packed, plain = _stores(tmp_path, tmp_path / "projects", monkeypatch)
@@ -80,6 +93,7 @@ def test_generated_sessions_read_and_search_as_with_plain_text(tmp_path, monkeyp
     assert seen == _seen(plain)
     assert seen["verified"] and all(seen["store hits"][q] for q in ("tests", "tool:Bash", "has:error"))
     assert seen["store hits"] == seen["quick hits"] and seen["index"]
+    assert _indexed_again(packed) == seen["index"]
 
 
 def test_the_corpus_reads_and_searches_as_with_plain_text_in_less_room(corpus, tmp_path, monkeypatch):
@@ -88,7 +102,9 @@ def test_the_corpus_reads_and_searches_as_with_plain_text_in_less_room(corpus, t
         pytest.skip("no Claude Code files in the corpus")
     packed, plain = _stores(tmp_path, folder, monkeypatch)
     assert _packed_share(packed) > 0.3
-    assert _seen(packed) == _seen(plain)
+    seen = _seen(packed)
+    assert seen == _seen(plain)
+    assert _indexed_again(packed) == seen["index"]
     for path in (packed, plain):
         with sqlite3.connect(path) as con:
             con.execute("VACUUM")
