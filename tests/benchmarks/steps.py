@@ -291,6 +291,57 @@ def idle(home: str, db: str, settle: str = "20", seconds: str = "20") -> dict:
     return {"core": used / span, "seconds": span, "wal_mb": wal_mb, "sessions": sessions}
 
 
+def first_import(home: str, db: str, most: str = "120") -> dict:
+    """The app's first run as a user starts it: the real process on an empty store, the generated home its Claude
+    Code folder; the resident memory of the process and its children (the import's) summed every 50 ms, until the
+    store holds sessions, its count has stayed for a second and no child is left. Its peak is the issue's
+    "window + its import process" (#61: 502–519 MB on a 124 MB home then)."""
+    import subprocess
+    import tempfile
+
+    import psutil
+    for old in Path(db).parent.glob(Path(db).name + "*"):
+        old.unlink()
+    scratch = Path(tempfile.mkdtemp(prefix="sessionscope-first-"))
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(scratch), "CLAUDE_CONFIG_DIR": str(Path(home).parent),
+           "XDG_CONFIG_HOME": str(scratch / "config"), "XDG_DATA_HOME": str(scratch / "data")}
+    child = subprocess.Popen([sys.executable, "-m", "sessionscope.cli", "--store", db], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = psutil.Process(child.pid)
+
+    def tree() -> tuple[float, int]:
+        total, kids = 0, proc.children(recursive=True)
+        for p in [proc, *kids]:
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                continue
+        return total / 1e6, len(kids)
+
+    def stored() -> int:
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2) as conn:
+                return conn.execute("SELECT count(*) FROM session").fetchone()[0]
+        except sqlite3.Error:
+            return 0
+    peak, began, last, since = 0.0, time.monotonic(), -1, time.monotonic()
+    try:
+        while time.monotonic() - began < float(most):
+            rss, kids = tree()
+            peak = max(peak, rss)
+            now = stored()
+            if now != last or kids:
+                last, since = now, time.monotonic()
+            elif now and time.monotonic() - since >= 1.0:
+                break
+            time.sleep(0.05)
+        took = since - began
+    finally:
+        child.terminate()
+        child.wait(30)
+    return {"peak_mb": peak, "seconds": took, "sessions": stored()}
+
+
 def export(db: str, session: str, fmt: str, redact: str, out: str) -> dict:
     """One export in its own process: time, size, and this process's peak memory."""
     from sessionscope import open_store
@@ -430,7 +481,7 @@ def semantic(db: str, work: str) -> dict:
             "similar_first": similar_first, "similar": similar, "peak_mb": peak_mb()}
 
 
-STEPS = {"generate": generate, "live_states": live_states, "idle": idle,
+STEPS = {"generate": generate, "live_states": live_states, "idle": idle, "first_import": first_import,
          "mcp_search": mcp_search, "semantic": semantic, "other_tool": other_tool, "floor": floor,
          "import": do_import, "queries": queries,
          "postgres": postgres, "facts": facts, "gui": gui, "gui_store": gui_store, "cold_start": cold_start,
