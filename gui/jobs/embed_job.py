@@ -12,6 +12,17 @@ from sessionscope.gui.jobs.workers import run_task
 QUIET_DELAY_MS = 30_000  # after a watcher's rescan: agents write all day, one job a while is enough
 
 
+def needed(store) -> bool:
+    """Whether the job has work: search by meaning on, and a text without its vector or the model not fetched yet.
+    Off (as it starts), no more than its setting is read: whether the model is here is asked of huggingface_hub,
+    whose import alone was ~45 MB of the window's memory (#61)."""
+    from sessionscope.recall import semantic
+    if not semantic.config_of(store).enabled:
+        return False
+    status = semantic.status(store)
+    return status.config.enabled and (status.pending > 0 or not status.fetched)
+
+
 class EmbedJob(QObject):
     sig_message = Signal(str, int)  # a line for the status bar, for so many ms
     sig_done = Signal(int)  # texts embedded (search by meaning finds them now)
@@ -55,12 +66,7 @@ class EmbedJob(QObject):
         store = self.store
         if store is None or self.running or self.stopped:
             return
-        from sessionscope.recall import semantic
-
-        def needed():
-            status = semantic.status(store)
-            return status.config.enabled and (status.pending > 0 or not status.fetched)
-        run_task(needed, lambda yes: self._start(store) if yes and store is self.store else None,
+        run_task(lambda: needed(store), lambda yes: self._start(store) if yes and store is self.store else None,
                  lambda exc: None, owner=self)
 
     def _start(self, store) -> None:

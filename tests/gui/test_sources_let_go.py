@@ -28,3 +28,18 @@ def test_the_import_process_loads_no_qt():
     probe = "import sys, sessionscope.gui.jobs.import_worker; print(any(m.startswith('PySide6') for m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True,
                           check=True).stdout.strip() == "False"
+
+
+def test_the_window_asks_nothing_of_huggingface_while_search_by_meaning_is_off(tmp_path):
+    """Whether the model is fetched is huggingface_hub's to say, and its import is ~45 MB: asked only once search by
+    meaning is on."""
+    probe = f"""
+import sys
+from sessionscope import open_store
+from sessionscope.gui.jobs.embed_job import needed
+with open_store({str(tmp_path / 's.db')!r}) as store:
+    store.open_session(title="a session")
+    print(needed(store), "huggingface_hub" in sys.modules)
+"""
+    assert subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True,
+                          check=True).stdout.split() == ["False", "False"]
