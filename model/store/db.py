@@ -85,6 +85,18 @@ def create_store_engine(url: str) -> Engine:
 
 
 WAL_LIMIT = 64 * 1024 * 1024  # bytes of WAL kept past a checkpoint (the autocheckpoint's 16,384 pages)
+IMPORT_CACHE_KIB = 32 * 1024  # each connection's page cache, for a process that imports (see _on_sqlite_connect)
+READING_CACHE_KIB = 8 * 1024  # ... and for the window, whose imports run in a process of their own: each of its
+# pooled connections fills its own cache as it reads, and at 32 MB they held ~35 MB of the window's memory after
+# the first import (#61), while the system's file cache keeps the pages at hand all the same
+cache_kib = IMPORT_CACHE_KIB
+
+
+def reading_mostly() -> None:
+    """This process imports no more than a few lines at a time (the window): a small page cache per connection, for
+    the connections opened from now on."""
+    global cache_kib
+    cache_kib = READING_CACHE_KIB
 
 
 def _on_sqlite_connect(dbapi_conn: sqlite3.Connection, _record) -> None:
@@ -102,7 +114,7 @@ def _on_sqlite_connect(dbapi_conn: sqlite3.Connection, _record) -> None:
     # touched) cut a 50 MB import by a third (python -m tests.benchmarks). A 32 MB cache imports 500 MB
     # and 2 GB as fast and keeps the importer's peak ~30 MB lower (under 300 MB with its reader at 2 GB).
     cur.execute("PRAGMA wal_autocheckpoint=16384")
-    cur.execute("PRAGMA cache_size=-32768")
+    cur.execute(f"PRAGMA cache_size=-{cache_kib}")
     # SQLite reuses a WAL file and never shrinks it: after a 347 MB import the window kept a 447 MB WAL beside the
     # store for as long as it ran. Past each checkpoint the file is cut back to WAL_LIMIT (#61).
     cur.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
