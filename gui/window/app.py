@@ -45,8 +45,6 @@ def _quit_on_ctrl_c(app: QApplication, window: MainWindow) -> None:
 
 
 def main(args) -> int:
-    from sessionscope.store import db
-    db.reading_mostly()  # (its big imports run in their own process: sessionscope.gui.jobs.import_worker)
     app = make_app()
     from sessionscope.gui.window import theme
     theme.apply(getattr(args, "theme", None) or theme.saved())

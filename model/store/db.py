@@ -85,18 +85,11 @@ def create_store_engine(url: str) -> Engine:
 
 
 WAL_LIMIT = 64 * 1024 * 1024  # bytes of WAL kept past a checkpoint (the autocheckpoint's 16,384 pages)
-IMPORT_CACHE_KIB = 32 * 1024  # each connection's page cache, for a process that imports (see _on_sqlite_connect)
-READING_CACHE_KIB = 8 * 1024  # ... and for the window, whose imports run in a process of their own: each of its
-# pooled connections fills its own cache as it reads, and at 32 MB they held ~35 MB of the window's memory after
-# the first import (#61), while the system's file cache keeps the pages at hand all the same
-cache_kib = IMPORT_CACHE_KIB
-
-
-def reading_mostly() -> None:
-    """This process imports no more than a few lines at a time (the window): a small page cache per connection, for
-    the connections opened from now on."""
-    global cache_kib
-    cache_kib = READING_CACHE_KIB
+# Each connection's page cache. A process's pooled connections each fill their own as they read: at 32 MB the
+# window held ~35 MB more after its first import, and an import's process ~25 MB more, for no speed (#61, measured
+# alternating on generated homes: 250 MB in 3.3 s either way, 1 GB in 11.3–12.5 s with 8 MB against 11.5–14.3 s
+# with 32), while the system's file cache keeps the pages at hand all the same.
+CACHE_KIB = 8 * 1024
 
 
 def _on_sqlite_connect(dbapi_conn: sqlite3.Connection, _record) -> None:
@@ -111,10 +104,10 @@ def _on_sqlite_connect(dbapi_conn: sqlite3.Connection, _record) -> None:
     # An import writes hundreds of MB through indexes keyed by random uuids. Checkpointing the WAL every
     # 1,000 pages (the default) copies the same index pages back again and again, and a 2 MB page cache
     # rereads them: a 64 MB WAL between checkpoints and a 64 MB cache (allocated only as pages are
-    # touched) cut a 50 MB import by a third (python -m tests.benchmarks). A 32 MB cache imports 500 MB
-    # and 2 GB as fast and keeps the importer's peak ~30 MB lower (under 300 MB with its reader at 2 GB).
+    # touched) cut a 50 MB import by a third (python -m tests.benchmarks). With the WAL's checkpoints that far
+    # apart, a cache of 8 MB (CACHE_KIB) imports as fast as one of 32 or 64.
     cur.execute("PRAGMA wal_autocheckpoint=16384")
-    cur.execute(f"PRAGMA cache_size=-{cache_kib}")
+    cur.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
     # SQLite reuses a WAL file and never shrinks it: after a 347 MB import the window kept a 447 MB WAL beside the
     # store for as long as it ran. Past each checkpoint the file is cut back to WAL_LIMIT (#61).
     cur.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
