@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 
 from sessionscope.history.read_models import MARK_END, MARK_START, SearchHit
 from sessionscope.recall.query import Query, Term, moment
+from sessionscope.store.packed_sql import sql_plain
 
 Run = Callable[[str, Sequence[Any]], Sequence[Sequence[Any]]]
 
@@ -29,8 +30,8 @@ def sql_list(kinds: tuple[str, ...]) -> str:
     return ", ".join(f"'{k}'" for k in kinds)  # fixed names above, never user input
 
 
-FTS_TEXT = (f"CASE WHEN kind IN ({sql_list(TOOL_KINDS)}) THEN substr(plain_text(text), 1, 4096) "
-            "ELSE substr(plain_text(text), 1, 65536) END")
+FTS_TEXT = (f"CASE WHEN kind IN ({sql_list(TOOL_KINDS)}) THEN substr({sql_plain('text')}, 1, 4096) "
+            f"ELSE substr({sql_plain('text')}, 1, 65536) END")
 FTS_WHERE = f"text != '' AND kind NOT IN ({sql_list(UNINDEXED_KINDS)})"
 
 
@@ -43,7 +44,7 @@ def indexed(kind: str, text: str) -> str | None:
     return text[:4096] if kind in TOOL_KINDS else text[:65536]
 
 
-TEXT = "plain_text(event.text)"  # an event's text, packed or not (sessionscope.store.payloads)
+TEXT = sql_plain("event.text")  # an event's text, packed or not (sessionscope.store.payloads)
 JOINED = ("event JOIN session ON session.id = event.session_id "
           "LEFT OUTER JOIN source ON session.source_id = source.id")
 

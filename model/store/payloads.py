@@ -34,6 +34,8 @@ from collections.abc import Callable
 import orjson
 import zstandard
 
+from sessionscope.store.packed_sql import SQL_FUNCTION, sql_plain  # noqa: F401 (sql_plain: said here too)
+
 PLAIN_MIN_BYTES = 1024  # without a dictionary, a shorter line does not shrink by an eighth
 DICT_MIN_BYTES = 96  # with one, a line of this size already does
 BIG_BYTES = 16 * 1024  # what an import's reader process compresses ahead (`pack_big`)
@@ -152,9 +154,6 @@ def pack_text(text: str, dictionary: zstandard.ZstdCompressionDict | None = None
     """What to store for an event's `text` on SQLite: as `pack` (no kind of text is read with LIKE but through
     `plain_text`)."""
     return pack(text, "text", None, dictionary)
-
-
-SQL_FUNCTION = "plain_text"  # SQL's name for an event's text as text (`register_sql`)
 
 
 def plain(stored: str | bytes | None) -> str | None:

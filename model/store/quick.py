@@ -16,6 +16,7 @@ import sqlite3
 from sessionscope.errors import InvalidInput, NotFound
 from sessionscope.history.read_models import EventView, SessionView
 from sessionscope.store.locations import sqlite_path
+from sessionscope.store.packed_sql import sql_plain
 from sessionscope.store.revision import HEAD_REVISION
 
 _SESSIONS = ("SELECT session.*, source.kind AS source_kind, star.session_id IS NOT NULL AS starred FROM session "
@@ -25,12 +26,12 @@ _SORT = {"updated": "session.updated_at", "created": "session.created_at", "titl
          "events": "session.event_count", "tokens": "session.tokens_in + session.tokens_out",
          "status": "session.status", "project": "session.project"}
 # an event's text may be packed (sessionscope.store.payloads): `plain_text`, registered on the reader's connection
-_EVENT_COLUMNS = ", ".join("plain_text(text)" if f == "text" else f for f in EventView.__dataclass_fields__)
+_EVENT_COLUMNS = ", ".join(sql_plain("text") if f == "text" else f for f in EventView.__dataclass_fields__)
 _SIDECHAIN = list(EventView.__dataclass_fields__).index("sidechain")  # stored as 0/1
 _PAYLOAD = list(EventView.__dataclass_fields__).index("payload")  # big ones compressed (sessionscope.store.payloads)
 # A listing's line: the columns stored before the text and payload, the start of the text, then sidechain (a
 # column past the payload: reading it walks the payload's overflow pages, the one cost kept)
-_BRIEF_COLUMNS = "id, seq, ts, kind, role, substr(plain_text(text), 1, 600), sidechain"
+_BRIEF_COLUMNS = f"id, seq, ts, kind, role, substr({sql_plain('text')}, 1, 600), sidechain"
 
 
 # the filters `sessions` takes (a list filtered otherwise, by its live state say, waits for the Store)

@@ -33,8 +33,8 @@ class PayloadText(TypeDecorator):
 
 
 class plain(FunctionElement):
-    """A packed text column as text inside SQL: `plain_text(column)` on SQLite (sessionscope.store.payloads), the
-    column itself elsewhere."""
+    """A packed text column as text inside SQL: through `plain_text` on SQLite (sessionscope.store.payloads.sql_plain),
+    the column itself elsewhere."""
 
     type = Text()
     inherit_cache = True
@@ -48,7 +48,7 @@ def _plain_elsewhere(element, compiler, **kw):
 
 @compiles(plain, "sqlite")
 def _plain_on_sqlite(element, compiler, **kw):
-    return f"{payloads.SQL_FUNCTION}({compiler.process(list(element.clauses)[0], **kw)})"
+    return payloads.sql_plain(compiler.process(list(element.clauses)[0], **kw))
 
 
 class Source(SQLModel, table=True):

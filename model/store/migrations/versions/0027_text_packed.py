@@ -47,7 +47,8 @@ def _declare(old: str, new: str) -> None:
 def upgrade() -> None:
     if op.get_bind().dialect.name != 'sqlite':
         return
-    op.execute("CREATE VIEW IF NOT EXISTS event_plain AS SELECT pk, plain_text(text) AS text FROM event")
+    op.execute("CREATE VIEW IF NOT EXISTS event_plain AS SELECT pk, "
+               "CASE WHEN typeof(text) = 'blob' THEN plain_text(text) ELSE text END AS text FROM event")
     _declare(OLD, NEW)
 
 
