@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -54,6 +55,15 @@ def main(argv=None) -> int:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     size = parse_size(args.size)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="sessionscope-bench-"))
+    try:
+        return _measure(args, size, work)
+    finally:
+        if not args.keep:  # (a run's homes and stores: ~0.5-1 GB at 50MB, left in /tmp by every run before)
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _measure(args, size: int, work: Path) -> int:
+    """Every row, measured in `work`."""
     home = work / "claude" / "projects"
     rows: list[tuple[str, str, str, str, str, str]] = []
 
