@@ -5,6 +5,7 @@ Each prints one JSON line (times in seconds, peak memory in MB of this process).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -252,22 +253,35 @@ def facts(db: str, n: str) -> dict:
     return {"first": first, "cached": cached, "cold": cold, "warm": warm, "session": sid}
 
 
-def idle(home: str, db: str, settle: str = "20", seconds: str = "20") -> dict:
-    """The window at rest, as a user leaves it open: the real process over the store, watching the generated home as
-    its Claude Code folder; after `settle` seconds (its first looks done), the CPU it and its children use over
-    `seconds`, and the WAL beside the store then."""
+@contextlib.contextmanager
+def _the_app(home: str, db: str):
+    """The real app's process over the store `db`, as a user starts it, the generated home its Claude Code folder
+    (a scratch HOME of its own, removed after): its psutil.Process; ended when the block is."""
+    import shutil
     import subprocess
     import tempfile
 
     import psutil
-    scratch = Path(tempfile.mkdtemp(prefix="sessionscope-idle-"))
+    scratch = Path(tempfile.mkdtemp(prefix="sessionscope-app-"))
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(scratch), "CLAUDE_CONFIG_DIR": str(Path(home).parent),
            "XDG_CONFIG_HOME": str(scratch / "config"), "XDG_DATA_HOME": str(scratch / "data")}
     child = subprocess.Popen([sys.executable, "-m", "sessionscope.cli", "--store", db], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    proc = psutil.Process(child.pid)
+    try:
+        yield psutil.Process(child.pid)
+    finally:
+        child.terminate()
+        child.wait(30)
+        shutil.rmtree(scratch, ignore_errors=True)
 
-    def cpu() -> float:
+
+def idle(home: str, db: str, settle: str = "20", seconds: str = "20") -> dict:
+    """The window at rest, as a user leaves it open: the real process over the store, watching the generated home as
+    its Claude Code folder; after `settle` seconds (its first looks done), the CPU it and its children use over
+    `seconds`, and the WAL beside the store then."""
+    import psutil
+
+    def cpu(proc) -> float:
         total = 0.0
         for p in [proc, *proc.children(recursive=True)]:
             try:
@@ -276,16 +290,13 @@ def idle(home: str, db: str, settle: str = "20", seconds: str = "20") -> dict:
             except psutil.Error:
                 continue
         return total
-    try:
+    with _the_app(home, db) as proc:
         time.sleep(float(settle))
-        before, t = cpu(), time.monotonic()
+        before, t = cpu(proc), time.monotonic()
         time.sleep(float(seconds))
-        used, span = cpu() - before, time.monotonic() - t
+        used, span = cpu(proc) - before, time.monotonic() - t
         wal = Path(f"{db}-wal")
         wal_mb = wal.stat().st_size / 1e6 if wal.exists() else 0.0
-    finally:
-        child.terminate()
-        child.wait(30)
     with sqlite3.connect(db) as conn:
         sessions = conn.execute("SELECT count(*) FROM session").fetchone()[0]
     return {"core": used / span, "seconds": span, "wal_mb": wal_mb, "sessions": sessions}
@@ -296,20 +307,11 @@ def first_import(home: str, db: str, most: str = "120") -> dict:
     Code folder; the resident memory of the process and its children (the import's) summed every 50 ms, until the
     store holds sessions, its count has stayed for a second and no child is left. Its peak is the issue's
     "window + its import process" (#61: 502–519 MB on a 124 MB home then)."""
-    import subprocess
-    import tempfile
-
     import psutil
     for old in Path(db).parent.glob(Path(db).name + "*"):
         old.unlink()
-    scratch = Path(tempfile.mkdtemp(prefix="sessionscope-first-"))
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(scratch), "CLAUDE_CONFIG_DIR": str(Path(home).parent),
-           "XDG_CONFIG_HOME": str(scratch / "config"), "XDG_DATA_HOME": str(scratch / "data")}
-    child = subprocess.Popen([sys.executable, "-m", "sessionscope.cli", "--store", db], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    proc = psutil.Process(child.pid)
 
-    def tree() -> tuple[float, int]:
+    def tree(proc) -> tuple[float, int]:
         total, kids = 0, proc.children(recursive=True)
         for p in [proc, *kids]:
             try:
@@ -325,9 +327,9 @@ def first_import(home: str, db: str, most: str = "120") -> dict:
         except sqlite3.Error:
             return 0
     peak, began, last, since = 0.0, time.monotonic(), -1, time.monotonic()
-    try:
+    with _the_app(home, db) as proc:
         while time.monotonic() - began < float(most):
-            rss, kids = tree()
+            rss, kids = tree(proc)
             peak = max(peak, rss)
             now = stored()
             if now != last or kids:
@@ -336,9 +338,6 @@ def first_import(home: str, db: str, most: str = "120") -> dict:
                 break
             time.sleep(0.05)
         took = since - began
-    finally:
-        child.terminate()
-        child.wait(30)
     return {"peak_mb": peak, "seconds": took, "sessions": stored()}
 
 
