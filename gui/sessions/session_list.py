@@ -24,8 +24,9 @@ from sessionscope.live.words import LABELS, MARKS, STATES
 # the states the Status column shows (sessionscope.live.words), then the one a tool keeps of its own (paused)
 STATUSES = [("any state", {}), *((f"{MARKS[s]} {LABELS[s]}", {"live": s}) for s in STATES),
             ("paused", {"status": "paused"})]
-EMPTY = ("<h2>No sessions yet</h2><p>Sessionscope looks for the sessions of Claude Code, Codex CLI, Gemini CLI and "
-         "Cline where those tools keep them. A LangGraph or Agents SDK database, an Aider repository or OpenHands "
+EMPTY = ("<h2>No sessions yet</h2><p>Sessionscope looks for the sessions of Claude Code, Codex CLI, Gemini CLI, "
+         "Cursor, Copilot, Cline, OpenCode and thirty more agents where those tools keep them (Help&nbsp;▸&nbsp;Manual lists "
+         "them). A LangGraph or Agents SDK database, an Aider repository or OpenHands "
          "trajectories come in with Import; sessions behind an API (Anthropic managed agents) from a workspace you "
          "add in Settings.</p>")
 
