@@ -66,8 +66,9 @@ def gui(db: str, home: str) -> dict:
     # home of no tool's: the window opens a store as a user's app opens theirs, not a first run importing whatever
     # this machine's own ~/.claude holds (a child import starting beside the rows measured); the imports measured
     # below name their folders
-    os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="sessionscope-bench-config-")
-    os.environ["HOME"] = tempfile.mkdtemp(prefix="sessionscope-bench-home-")
+    # (in the run's work folder, removed with it)
+    os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="sessionscope-bench-config-", dir=Path(db).parent)
+    os.environ["HOME"] = tempfile.mkdtemp(prefix="sessionscope-bench-home-", dir=Path(db).parent)
     for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "GEMINI_CLI_HOME"):
         os.environ.pop(var, None)
     make_app()
