@@ -20,7 +20,7 @@ def needed(store) -> bool:
     if not semantic.config_of(store).enabled:
         return False
     status = semantic.status(store)
-    return status.config.enabled and (status.pending > 0 or not status.fetched)
+    return status.pending > 0 or not status.fetched
 
 
 class EmbedJob(QObject):

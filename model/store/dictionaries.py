@@ -68,13 +68,13 @@ def _repack(raw: sqlite3.Connection, tool: str, first_pk: int, dictionary: zstan
     """Compress again, with the dictionary just learnt, the tool's lines this store took while it learnt (those it
     sampled): the first ones a new store holds would otherwise stay as they were. Lines stored before the samples
     began (a store older than its dictionaries) are left as they are."""
-    for column in ("payload", "text"):  # (an event's text is packed as its payload is, any kind: pack_text)
-        kept = sorted(payloads.TEXT_KINDS) if column == "payload" else []
+    # (the kinds SQL reads inside stay plain payloads; an event's text is packed whatever its kind: pack_text)
+    plain_kinds = f"AND e.kind NOT IN ({', '.join(repr(k) for k in sorted(payloads.TEXT_KINDS))})"
+    for column, kinds in (("payload", plain_kinds), ("text", "")):
         rows = raw.execute(
             f"SELECT e.pk, e.kind, e.{column} FROM event e JOIN session s ON s.id = e.session_id LEFT JOIN source "
             "ON source.id = s.source_id WHERE e.pk >= ? AND coalesce(source.kind, 'native') = ? "
-            f"AND e.kind NOT IN ({', '.join(['?'] * len(kept))}) AND length(e.{column}) >= ?",
-            (first_pk, tool, *kept, payloads.DICT_MIN_BYTES)).fetchall()
+            f"{kinds} AND length(e.{column}) >= ?", (first_pk, tool, payloads.DICT_MIN_BYTES)).fetchall()
         changed = []
         for pk, kind, stored in rows:
             if isinstance(stored, bytes) and zstandard.get_frame_parameters(stored).dict_id:
