@@ -30,7 +30,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractScrollArea
 
-from sessionscope.gui.jobs.workers import Generation, run_task
+from sessionscope.gui.jobs.workers import Generation, hold_background, run_task
 from sessionscope.gui.reader import reader_cards as rc
 from sessionscope.gui.reader.reader_input import BAR, PAD, ReaderInput
 from sessionscope.gui.reader.timeline_model import dark_palette
@@ -348,6 +348,8 @@ class ReaderView(ReaderInput, QAbstractScrollArea):
         bar.blockSignals(False)
 
     def _budget(self) -> None:
+        """A scroll step: its frame has a budget, and background passes wait while the user scrolls."""
+        hold_background()
         if not self._deadline:
             self._deadline = time.perf_counter() + FRAME_BUDGET
 

@@ -6,6 +6,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPointF, QRect, QSiz
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QListView, QStyle, QStyledItemDelegate
 
+from sessionscope.gui.jobs.workers import hold_background
 from sessionscope.gui.reader.timeline_model import first_line
 
 LANE_W = 16
@@ -130,6 +131,7 @@ class BranchTreeView(QListView):
         # laid out a batch at a time between events: a 200,000-node tree laid out at once held the UI thread ~0.1 s
         self.setLayoutMode(QListView.LayoutMode.Batched)
         self.setBatchSize(BATCH)
+        self.verticalScrollBar().valueChanged.connect(lambda _v: hold_background())  # (background passes wait meanwhile)
         self.clicked.connect(self._clicked)
         self.activated.connect(self._clicked)  # Enter on the current node does what a click does
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QProxyStyle, QStyle, QStyleOptionHeader, QTableView
 
+from sessionscope.gui.jobs.workers import hold_background
+
 
 def fit_columns(view: QTableView, stretch: int, stretch_width: int = 0, fixed: dict[int, int] | None = None,
                 paged: bool = False) -> None:
@@ -99,6 +101,7 @@ def table(model, sort_column: int | None = None) -> QTableView:
     view.setShowGrid(False)
     view.setAlternatingRowColors(True)
     view.setWordWrap(False)
+    view.verticalScrollBar().valueChanged.connect(lambda _v: hold_background())  # (background passes wait meanwhile)
     if sort_column is not None:
         view.horizontalHeader().setStyle(sort_arrows())
         view.setSortingEnabled(True)

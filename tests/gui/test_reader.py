@@ -428,3 +428,23 @@ def test_parallel_subagents_are_named_by_the_task_that_spawned_each(qapp):
     assert _spawned_as(first, events, ["e0", "e1", "e2"], 2) == "Explore · map the cookie code"
     other = event(3, "message", text="something else", side=True)
     assert _spawned_as(other, events | {"e3": other}, ["e0", "e1", "e3"], 2) == "general-purpose · race hunt"
+
+
+def test_background_passes_wait_while_the_reader_or_the_list_scrolls(reader, qtbot):
+    """A scroll step holds the background passes (the live states' pass over every session) at their next step: each
+    paint of a scrolled view waits for Python's lock behind a worker running Python otherwise (#61)."""
+    import time
+
+    from sessionscope.gui.jobs import workers
+    window, r, _t = reader
+    qtbot.waitUntil(lambda: workers.quiet_for(0.0), timeout=5000)
+    for scroll in (lambda: r.scroll_by(40), lambda: r.verticalScrollBar().setValue(1),
+                   lambda: window.sessions.view.verticalScrollBar().valueChanged.emit(3),
+                   lambda: window.branch.tree.verticalScrollBar().valueChanged.emit(2)):
+        qtbot.waitUntil(lambda: workers.quiet_for(0.0), timeout=5000)
+        scroll()
+        assert not workers.quiet_for(0.0)
+        t = time.monotonic()
+        workers.yield_to_urgent()  # (a pass's step, here: the bound is the hold's, not `most`)
+        assert 0.1 <= time.monotonic() - t < 0.9
+        assert workers.quiet_for(0.0)
