@@ -29,7 +29,7 @@ def home(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def expected(home, tmp_path_factory) -> tuple:
     """The store an import in this one process makes (the reader is not started below its threshold)."""
-    assert sum(f.stat().st_size for f in home.rglob("*.jsonl")) < reader.PROCESS_BYTES
+    assert not reader.worth_a_process(sum(f.stat().st_size for f in home.rglob("*.jsonl")))
     with open_store(tmp_path_factory.mktemp("inline") / "s.db") as store:
         report = import_paths(store, [home])
         assert report.problems == [] and report.events_added > 1000
@@ -50,7 +50,7 @@ class Watched(reader.Reader):
 @pytest.fixture
 def watched(monkeypatch):
     Watched.started = []
-    monkeypatch.setattr(reader, "PROCESS_BYTES", 0)
+    monkeypatch.setattr(reader, "worth_a_process", lambda _bytes: True)  # (a small home, on any number of cores)
     monkeypatch.setattr(reader, "Reader", Watched)
     return Watched.started
 
@@ -157,3 +157,10 @@ def test_the_reader_process_runs_the_installed_package_not_one_in_the_callers_fo
         assert len(watched) == 1 and report.problems == []
         assert _state(store) == expected
     assert not mark.exists()
+
+
+def test_a_process_reads_ahead_from_a_few_megabytes_on_and_only_with_a_second_core(monkeypatch):
+    monkeypatch.setattr(reader.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    assert not reader.worth_a_process(reader.PROCESS_BYTES - 1) and reader.worth_a_process(reader.PROCESS_BYTES)
+    monkeypatch.setattr(reader.os, "sched_getaffinity", lambda _pid: {0}, raising=False)
+    assert not reader.worth_a_process(1 << 30)

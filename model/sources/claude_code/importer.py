@@ -164,7 +164,7 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
 def _read_ahead(current: reader.Reader | None, jobs: list[reader.FileJob], compress: bool) -> reader.Reader | None:
     """The reader process that reads `jobs` ahead (started once this run has enough to read), or None: they
     are read here."""
-    if current is None and sum(j.st.st_size - j.state.offset for j in jobs) < reader.PROCESS_BYTES:
+    if current is None and not reader.worth_a_process(sum(j.st.st_size - j.state.offset for j in jobs)):
         return None
     current = current or reader.Reader()
     for job in jobs:
