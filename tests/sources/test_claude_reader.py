@@ -128,6 +128,27 @@ def test_a_file_the_reader_cannot_read_is_its_error_and_the_next_file_is_read(ho
     assert r._proc.poll() is not None
 
 
+def test_a_reader_told_nothing_more_comes_ends_once_it_has_sent_what_it_was_given(home):
+    """Its memory goes as soon as it has read, not when the writer has stored the last of it (#61)."""
+    import time
+
+    from sessionscope.sources.claude_code.reader import FileJob, Reader, file_context
+    files = sorted(home.rglob("*.jsonl"))[:3]
+    jobs = [FileJob(p, p.stat(), ReadState(), file_context(p, home, 1), 1) for p in files]
+    r = Reader()
+    try:
+        r.submit(jobs)
+        r.no_more()
+        ended = time.monotonic() + 20
+        while r._proc.poll() is None and time.monotonic() < ended:  # (everything read is waiting here)
+            time.sleep(0.01)
+        assert r._proc.returncode == 0
+        for job, path in zip(jobs, files):
+            assert sum(1 for _ in r.batches(job)) >= 1 and job.state.offset == path.stat().st_size
+    finally:
+        r.close()
+
+
 def test_files_stored_in_many_batches_make_the_same_store(home, expected, monkeypatch, tmp_path):
     from sessionscope.sources import jsonl
     monkeypatch.setattr(jsonl, "CHUNK_BYTES", 96 << 10)  # a store batch every ~100 KB of lines

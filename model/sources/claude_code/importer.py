@@ -122,10 +122,12 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
     compress = store.engine.dialect.name == "sqlite"
     read_ahead: reader.Reader | None = None
     try:
-        for root, files, location in plan:
+        for n, (root, files, location) in enumerate(plan):
             source_id = store.write(source_row, kind, location)
             jobs = _plan_files(store, root, files, source_id, report)
             read_ahead = _read_ahead(read_ahead, [j for j in jobs if j], compress)
+            if read_ahead is not None and n == len(plan) - 1:
+                read_ahead.no_more()
             i = 0
             while i < len(files):
                 if cancel is not None and cancel.is_set():

@@ -185,6 +185,15 @@ class Reader:
         except OSError as exc:
             raise ReaderGone(f"the reader process ended ({exc})") from exc
 
+    def no_more(self) -> None:
+        """Nothing will be submitted after what was: the process ends once it has read and sent it, and its memory
+        goes then, not when the writer has stored the last of it (~50 MB held while the first run's window grew
+        beside them: #61's peak)."""
+        try:
+            self._proc.stdin.close()
+        except OSError:
+            pass  # gone already: said when its next batch is asked for
+
     def batches(self, job: FileJob) -> Iterator[None]:
         """As `batches(job)`, read in the reader process: `job.ctx` and `job.state` are replaced by what
         the reader sent (an earlier job's messages that its importer did not wait for are passed over)."""
