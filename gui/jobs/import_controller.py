@@ -19,6 +19,7 @@ class ImportController(QObject):
     sig_finished = Signal(object)  # a user's import ended: its report
     sig_message = Signal(str, int)  # a line for the status bar, for so many ms
     sig_first_run = Signal()  # a first run's import is on its way: sessions are coming
+    sig_busy = Signal(bool)  # a user's import (or the first run's) started, or ended
 
     def __init__(self, status_bar: QStatusBar, parent: QWidget):
         super().__init__(parent)
@@ -56,6 +57,7 @@ class ImportController(QObject):
         if not self.job.start(store, paths):
             self.sig_message.emit("An import is already running", 5000)
             return False
+        self.sig_busy.emit(True)
         return True
 
     def first_run(self, store) -> None:
@@ -67,6 +69,7 @@ class ImportController(QObject):
         if roots:
             self.sig_message.emit("Importing your agents' sessions; browse while it runs", 10000)
             if self.job.start(store, roots):
+                self.sig_busy.emit(True)
                 self.sig_first_run.emit()
 
     def pull(self) -> None:
@@ -88,6 +91,8 @@ class ImportController(QObject):
     def _done(self) -> None:
         self.progress.hide()
         self.cancel_button.hide()
+        if not self.job.quiet:
+            self.sig_busy.emit(False)
 
     def _failed(self, exc) -> None:
         self._done()

@@ -22,7 +22,7 @@ class RowValues(QObject):
         self.model, self.fetch, self.columns = model, fetch, columns
         self.known: dict[str, tuple[int, Any]] = {}  # session id → (its event count then, the value)
         self._wanted: set[str] = set()
-        self._pending = self._stopped = False
+        self._pending = self._stopped = self._held = False
         self._timer = QTimer(self, singleShot=True, interval=30, timeout=self._run)
 
     def get(self, s) -> tuple[bool, Any]:
@@ -32,7 +32,7 @@ class RowValues(QObject):
             return True, known[1]
         self._wanted.add(s.id)
         # started once, not restarted by each paint (a restart would put it off for ever)
-        if not self._pending and not self._timer.isActive() and not self._stopped:
+        if not self._pending and not self._timer.isActive() and not self._stopped and not self._held:
             self._timer.start()
         return False, None
 
@@ -46,7 +46,7 @@ class RowValues(QObject):
 
     def _run(self) -> None:
         m = self.model
-        if m.store is None or not self._wanted:
+        if m.store is None or not self._wanted or self._held:
             return
         wanted = list(self._wanted)[:BATCH]
         self._wanted.difference_update(wanted)
@@ -66,7 +66,15 @@ class RowValues(QObject):
         if rows and m._gen.current(token):  # the rows worked out (those painted), not all 20,000, in their own
             for col in cols:                    # columns only (each column changed is fitted again)
                 m.dataChanged.emit(m.index(min(rows), col), m.index(max(rows), col))
-        if self._wanted and not self._stopped:
+        if self._wanted and not self._stopped and not self._held:
+            self._timer.start()
+
+    def hold(self, held: bool) -> None:
+        """While held (a user's import runs), nothing is worked out: what is asked meanwhile waits, and is worked
+        out once it is let go. A session still growing was worked out again at every tick of the import, each time
+        reading every payload of it beside the import's processes (the first run's peak memory, #61)."""
+        self._held = held
+        if not held and self._wanted and not self._pending and not self._stopped:
             self._timer.start()
 
     def stop(self) -> None:

@@ -458,6 +458,11 @@ class SessionTableModel(QAbstractTableModel):
                                                                    f"{sign.about}\n\n{signs['loops'].about}", True)
         return sign
 
+    def hold_values(self, held: bool) -> None:
+        """Costs and vital signs wait while a user's import runs (sessionscope.gui.sessions.row_values.RowValues.hold)."""
+        self.costs.hold(held)
+        self.vitals.hold(held)
+
     def stop(self) -> None:
         """No pricing after the window closes."""
         self.costs.stop()

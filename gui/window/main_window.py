@@ -106,6 +106,7 @@ class MainWindow(QMainWindow):
         # sessions on their way: the list, not "No sessions yet"
         self.imports.sig_first_run.connect(lambda: self.sessions.setCurrentWidget(self.sessions.listed))
         self.sessions.importing = lambda: self.imports.busy
+        self.imports.sig_busy.connect(self.sessions.model.hold_values)
         from sessionscope.gui.jobs.embed_job import EmbedJob
         self.embeds = EmbedJob(self.statusBar(), self)  # search by meaning's vectors, after each import
         self.embeds.sig_message.connect(lambda m, ms: self.statusBar().showMessage(m, ms))

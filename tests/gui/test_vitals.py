@@ -73,6 +73,26 @@ def test_the_list_shows_the_signs_in_columns(window, qtbot):
     qtbot.waitUntil(lambda: cell("turns") == "2", timeout=10000)
 
 
+def test_the_signs_wait_while_a_users_import_runs_and_come_once_it_ends(window, qtbot, tmp_path):
+    """A session still growing was folded again at every tick of the import, beside the import's processes (#61)."""
+    sid, _calls = _troubled(window.store)
+    model = window.sessions.model
+    model.reload()
+    qtbot.waitUntil(lambda: model.row_of(sid) >= 0, timeout=10000)
+    col = {key: i for i, (key, *_r) in enumerate(COLUMNS)}
+    cell = lambda key: model.index(model.row_of(sid), col[key]).data(Qt.ItemDataRole.DisplayRole)  # noqa: E731
+    (tmp_path / "empty").mkdir()
+    with qtbot.waitSignal(window.imports.sig_busy) as busy:
+        assert window.imports.start(window.store, [tmp_path / "empty"])
+    assert busy.args == [True]
+    cell("failed"), cell("cost")  # asked for while it runs (its child process takes a while to start): they wait
+    at_the_end = []
+    window.imports.sig_finished.connect(lambda _r: at_the_end.append((sid in model.vitals.known, sid in model.costs.known)))
+    qtbot.waitUntil(lambda: bool(at_the_end), timeout=20000)
+    assert at_the_end == [(False, False)]
+    qtbot.waitUntil(lambda: cell("failed") == "3 (75%) ⟳", timeout=10000)
+
+
 def test_the_headers_menu_chooses_the_columns_and_the_next_window_remembers(window, qtbot):
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QMenu
