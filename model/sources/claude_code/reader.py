@@ -189,8 +189,10 @@ class Reader:
         """Nothing will be submitted after what was: the process ends once it has read and sent it, and its memory
         goes then, not when the writer has stored the last of it (~50 MB held while the first run's window grew
         beside them: #61's peak)."""
+        stdin = self._proc.stdin
         try:
-            self._proc.stdin.close()
+            if stdin is not None:
+                stdin.close()
         except OSError:
             pass  # gone already: said when its next batch is asked for
 
