@@ -52,6 +52,7 @@ _REGISTRY = {
     "warp": "sessionscope.sources.warp.source",
     "deepseek_tui": "sessionscope.sources.deepseek_tui.source",
     "devin": "sessionscope.sources.devin.source",
+    "junie": "sessionscope.sources.junie.source",
 }
 
 

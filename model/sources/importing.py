@@ -139,8 +139,8 @@ _UNREAD = {None: "not a session format Sessionscope reads; left alone",
 
 
 # files the tools keep beside their sessions that are never sessions: our journal, prompt histories (Claude
-# Code's and Amp's `history.jsonl`), Amp's secrets
-_NOT_SESSIONS = frozenset({"journal.jsonl", "history.jsonl", "secrets.json"})
+# Code's and Amp's `history.jsonl`), Amp's secrets, Junie's index of its session folders
+_NOT_SESSIONS = frozenset({"journal.jsonl", "history.jsonl", "secrets.json", "index.jsonl"})
 
 
 def walk(folder: Path):
