@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QProgressBar, QPushButton, QStatusBar, QWidget
 
 from sessionscope.gui.jobs.progress import ImportJob, SourceWatcher
-from sessionscope.gui.jobs.workers import run_task
+from sessionscope.gui.jobs.workers import run_task, yield_to_urgent
 from sessionscope.gui.views.managed_panel import ManagedSync
 
 
@@ -25,6 +25,7 @@ class ImportController(QObject):
         super().__init__(parent)
         self.window = parent
         self.problems: list[dict] = []  # the last import's problems (File ▸ Import Problems…)
+        self.store = None  # the store of the last user's import
         self.job = ImportJob(self)
         self.job.sig_progress.connect(self._progress)
         self.job.sig_tick.connect(self.sig_tick)
@@ -57,6 +58,7 @@ class ImportController(QObject):
         if not self.job.start(store, paths):
             self.sig_message.emit("An import is already running", 5000)
             return False
+        self.store = store
         self.sig_busy.emit(True)
         return True
 
@@ -69,6 +71,7 @@ class ImportController(QObject):
         if roots:
             self.sig_message.emit("Importing your agents' sessions; browse while it runs", 10000)
             if self.job.start(store, roots):
+                self.store = store
                 self.sig_busy.emit(True)
                 self.sig_first_run.emit()
 
@@ -112,6 +115,15 @@ class ImportController(QObject):
                          "(File ▸ Import Problems…)")
             self.sig_message.emit(text, 15000)
             self.sig_finished.emit(report)
+            self._catch_up_words(report)
+
+    def _catch_up_words(self, report) -> None:
+        """The words `*part*` and typo searches ask, brought up to what the import added (when the store keeps them),
+        on a worker that gives way to what the user waits for: the first such search after an import read them all."""
+        store = self.store
+        if store is not None and report.events_added:
+            run_task(lambda: store.catch_up_words(pause=yield_to_urgent), lambda _n: None, lambda _exc: None,
+                     owner=self)
 
 
 def _first_run_roots(store) -> list:

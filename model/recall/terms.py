@@ -5,13 +5,15 @@ command line's quick reader share it.
 `search_term` (a word, the events that held it) and `search_term_tri` (FTS5's trigram tokenizer over the words) are
 brought up to date when a search needs them, from the events added since (`search_terms_at`): their text is
 tokenized by FTS5 itself, in a scratch index of the same tokenizer, so the words are exactly the index's, and an
-import pays nothing for them. The quick reader, which may not write, reads the words added since into a scratch
+import pays nothing for them; the window brings them up to date after a user's import (`catch_up`, on a worker), so
+the first such search after it does not. The quick reader, which may not write, reads the words added since into a scratch
 table of its own. Deleting a session forgets the words (they are read again whole at the next need), so a word of
 a purged session is not kept here.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 from sessionscope.recall.fts import FTS_TEXT, FTS_WHERE, Run
@@ -50,6 +52,31 @@ def forget(run: Run) -> None:
     run("DELETE FROM search_term", [])
     run("INSERT INTO search_term_tri(search_term_tri) VALUES ('delete-all')", [])
     run("DELETE FROM setting WHERE key = ?", [TERMS_AT])
+
+
+CATCH_UP_STEP = 20_000  # events a transaction of `catch_up` reads the words of (the write lock held that long)
+
+
+def _refresh_range(run: Run, *, after: int, upto: int) -> None:
+    refresh(run, after, upto)
+
+
+def catch_up(read: Run, write: Callable[[Callable[[Run], None]], None], pause: Callable[[], None] = lambda: None) -> int:
+    """Bring a store's words up to its newest event, a step at a time, each step a write transaction of its own
+    (`pause()` between them: a background pass waits there for what the user waits for); how many events' words were
+    read. A store that keeps no words (never asked a `*part*` or typo search) is left without: 0."""
+    row = read("SELECT value FROM setting WHERE key = ?", [TERMS_AT])
+    at = int(row[0][0]) if row and str(row[0][0]).isdigit() else 0
+    if not at or not read("SELECT 1 FROM search_term LIMIT 1", []):
+        return 0
+    top = read("SELECT coalesce(max(pk), 0) FROM event", [])[0][0]
+    done = at
+    while done < top:
+        upto = min(top, done + CATCH_UP_STEP)
+        write(functools.partial(_refresh_range, after=done, upto=upto))
+        done = upto
+        pause()
+    return done - at
 
 
 class Behind(Exception):

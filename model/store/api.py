@@ -422,6 +422,19 @@ class Store(StoreViews):
             return search.search(conn, text, limit=limit, session_id=session_id, order=order, meaning=meaning,
                                  words=words, fuzzy=fuzzy)
 
+    def catch_up_words(self, pause=None) -> int:
+        """Bring the words `*part*` and typo searches ask (sessionscope.recall.terms) up to the newest event, when this
+        store keeps them; how many events' words were read (0 on PostgreSQL, whose trigram index is the table's)."""
+        if self.engine.dialect.name != "sqlite":
+            return 0
+        from sessionscope.recall import terms
+
+        def read(sql: str, params) -> list:
+            with self.reader() as conn:
+                return list(terms.driver_run(conn)(sql, params))
+        return terms.catch_up(read, lambda fn: self.write(lambda conn: fn(terms.driver_run(conn))),
+                              pause or (lambda: None))
+
     def verify(self, session_id: str | None = None) -> list[ChainReport]:
         """Recompute hash chains; each report names the first broken link, if any. A session whose rows cannot
         be read (a damaged store) is reported with the first event that cannot, and the check goes on."""

@@ -158,3 +158,27 @@ def test_a_store_that_cannot_be_written_still_searches(tmp_path, monkeypatch):
         monkeypatch.setattr(store, "write", refused)
         assert store.search("*ssion*") == [] and store.search("rewnd") == []
         assert _texts(store.search("rewind"), store) == {LINES[0]}
+
+
+@pytest.mark.sqlite_only
+def test_a_store_that_keeps_words_is_brought_up_to_date_in_steps_and_one_that_keeps_none_is_left_so(store, monkeypatch):
+    """After a user's import the window catches the words up on a worker (Store.catch_up_words), so the first
+    `*part*` search after it does not read them all; a store never asked such a search keeps none."""
+    from sessionscope.recall import terms
+    sid = _filled(store)
+    assert store.catch_up_words() == 0  # keeps no words: none are made
+    with store.reader() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM search_term").scalar() == 0
+    store.search("*ssion*")  # words kept from now on
+    for n in range(5):
+        store.append(sid, "message", role="user", text=f"the marmalade number {n} and the rewinding")
+    monkeypatch.setattr(terms, "CATCH_UP_STEP", 2)  # a transaction every two events
+    pauses = []
+    assert store.catch_up_words(pause=lambda: pauses.append(1)) == 5 and len(pauses) == 3
+    with store.reader() as conn:
+        words = {r[0] for r in conn.exec_driver_sql("SELECT term FROM search_term")}
+        at = conn.exec_driver_sql("SELECT value FROM setting WHERE key = ?", (terms.TERMS_AT,)).scalar()
+        top = conn.exec_driver_sql("SELECT max(pk) FROM event").scalar()
+    assert {"marmalade", "rewinding", "number"} <= words and int(at) == top
+    assert store.catch_up_words() == 0
+    assert _texts(store.search("*armala*"), store) == {f"the marmalade number {n} and the rewinding" for n in range(5)}
