@@ -103,3 +103,12 @@ def test_junie_is_found_in_the_home_folder(tmp_path, monkeypatch):
     assert junie.default_roots() == []
     root = _home(tmp_path)
     assert junie.default_roots() == [root] and junie.session_files(root) == [root / SESSION / "events.jsonl"]
+
+
+def test_a_folder_the_index_names_is_kept_on_one_line_without_control_characters(store, tmp_path):
+    root = _home(tmp_path)
+    entry = json.loads((root / "index.jsonl").read_text())
+    entry["projectDir"] = "/home/x/evil\x1b[2J\nproject"
+    (root / "index.jsonl").write_text(json.dumps(entry) + "\n")
+    s = store.session(next(iter(junie.import_paths(store, [root]).sessions)))
+    assert s.cwd == "/home/x/evil[2Jproject"

@@ -108,6 +108,7 @@ def build(path: Path, data: bytes) -> list[Transcript]:
                    ts=first or _ms(entry.get("createdAt")) or path.stat().st_mtime)
     cwd = _text(entry.get("projectDir")) or next(
         (d for _n, o in reversed(lines) if (d := _text(_agent_event(o).get("currentDirectory")))), "")
+    cwd = "".join(c for c in cwd[:4096] if c.isprintable())  # (a folder is shown and matched as data, on one line)
     if cwd:
         t.fields.update(cwd=cwd, project=cwd)
     name = _title(lines) or _text(entry.get("taskName"))
