@@ -122,7 +122,8 @@ class ImportController(QObject):
         on a worker that gives way to what the user waits for: the first such search after an import read them all."""
         store = self.store
         if store is not None and report.events_added:
-            run_task(lambda: store.catch_up_words(pause=yield_to_urgent), lambda _n: None, lambda _exc: None,
+            from sessionscope import ops
+            run_task(lambda: ops.catch_up_words(store, pause=yield_to_urgent), lambda _n: None, lambda _exc: None,
                      owner=self)
 
 

@@ -24,7 +24,7 @@ _MODULES = {
     "continuing": "continue_prompt fork_and_continue",
     "exporting": "export set_allowed_values set_redaction_patterns",
     "files": "changed_files files_at restore_files restore_plan undo_plan undo_restore",
-    "importing": "import_paths",
+    "importing": "catch_up_words import_paths",
     "many": "Batch each retag",
     "meaning": "embed set_semantic",
     "native": "open_session append set_fact delete_fact",

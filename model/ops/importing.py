@@ -42,3 +42,9 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *,
         audit.audited(store, Action.IMPORT, outcome="cancelled" if report.cancelled else "ok",
                       detail=asked | entry | {"problems": len(report.problems)})
     return report
+
+
+def catch_up_words(store: Store, *, pause: Callable[[], None] | None = None) -> int:
+    """The words `*part*` and typo searches ask, brought up to what an import added (Store.catch_up_words): upkeep
+    of the search index's vocabulary, as an import keeps its text index, so no audit entry of its own."""
+    return store.catch_up_words(pause=pause)
