@@ -112,3 +112,19 @@ def test_a_folder_the_index_names_is_kept_on_one_line_without_control_characters
     (root / "index.jsonl").write_text(json.dumps(entry) + "\n")
     s = store.session(next(iter(junie.import_paths(store, [root]).sessions)))
     assert s.cwd == "/home/x/evil[2Jproject"
+
+
+def test_a_command_a_new_task_overtook_is_said_not_to_have_finished(store, tmp_path):
+    root = _home(tmp_path)
+    events = root / SESSION / "events.jsonl"
+    lines = events.read_text().splitlines(keepends=True)
+    running = next(i for i, line in enumerate(lines) if '"TerminalBlockUpdatedEvent"' in line)
+    later = json.dumps({"kind": "UserPromptEvent", "requestId": "prompt-2", "prompt": "never mind, stop",
+                        "timestampMs": 1786898100000}) + "\n"
+    events.write_text("".join(lines[:running + 1]) + later)
+    sid = next(iter(junie.import_paths(store, [root]).sessions))
+    branch = store.branch(sid)
+    result = next(e for e in branch if e.kind == "tool_result")
+    assert result.text == junie.importer.UNFINISHED and json.loads(result.payload)["is_error"]
+    assert branch[-1].text == "never mind, stop"
+

@@ -146,6 +146,18 @@ def _agent_event(obj: dict) -> dict:
     return agent_event if isinstance(agent_event, dict) else {}
 
 
+UNFINISHED = "(did not finish: the task went on, or ended, without it)"
+
+
+def _unfinished(ae: dict) -> bool:
+    """A step whose last state still runs, though what came after settled it (a new task, the task's end)."""
+    return ae.get("status") in RUNNING
+
+
+def _failed(ae: dict) -> bool:
+    return ae.get("status") in ("FAILED", "ERROR", "CANCELLED", "CANCELED") or _unfinished(ae)
+
+
 class _Reading:
     """One read of a session's lines into its transcript, in the order they first appeared."""
 
@@ -260,8 +272,8 @@ class _Reading:
                 t.said("assistant", text.strip(), began, raw=ae, key=key)
         elif kind == "TerminalBlockUpdatedEvent":
             t.call(step, "terminal", {"command": _text(ae.get("command"))}, began, key=f"{key}:call")
-            output = _text(ae.get("output")) or _text(ae.get("details"))
-            t.result(step, output, ts, error=ae.get("status") == "FAILED", raw=ae, key=f"{key}:result")
+            output = _text(ae.get("output")) or _text(ae.get("details")) or (UNFINISHED if _unfinished(ae) else "")
+            t.result(step, output, ts, error=_failed(ae), raw=ae, key=f"{key}:result")
         elif kind == "FileChangesBlockUpdatedEvent":
             self._changes(step, ae, began, ts)
         elif kind == "ViewFilesBlockUpdatedEvent":
@@ -270,7 +282,8 @@ class _Reading:
                     t.call(f"{step}:{i}", "view", {"file_path": p}, began, raw=f, key=f"{key}:view:{i}")
         else:  # ToolBlockUpdatedEvent: what it did, in words, and what came of it
             t.call(step, "tool", {"action": _text(ae.get("text"))}, began, key=f"{key}:call")
-            t.result(step, _text(ae.get("details")), ts, error=ae.get("status") == "FAILED", raw=ae, key=f"{key}:result")
+            t.result(step, _text(ae.get("details")) or (UNFINISHED if _unfinished(ae) else ""), ts, error=_failed(ae),
+                     raw=ae, key=f"{key}:result")
 
     def _changes(self, step: str, ae: dict, began: float | None, ts: float | None) -> None:
         """Each file a block changed, as the edit or write the window diffs and blame follows."""
@@ -288,7 +301,7 @@ class _Reading:
                                            "new_string": _text(after.get("text"))}
             self.t.call(f"{step}:{i}", name, args, began, raw=c, key=f"step:{step}:change:{i}")
             self.t.result(f"{step}:{i}", _text(ae.get("details")) if i == 0 else "", ts,
-                          error=ae.get("status") == "FAILED", key=f"step:{step}:change:{i}:result")
+                          error=_failed(ae), key=f"step:{step}:change:{i}:result")
 
 
 import_paths = importer(KIND, session_files, read_whole(build), "JetBrains Junie sessions")
