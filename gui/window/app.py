@@ -14,7 +14,6 @@ from sessionscope.gui.window.main_window import MainWindow
 from sessionscope.gui.window.startup import FirstPaint
 from sessionscope.gui.window.stores import _open_store, open_demo_store
 from sessionscope.resources import APP_ID, APP_NAME, ORGANIZATION, resource_path
-from sessionscope.store import gcpause
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:
@@ -24,7 +23,6 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     # the switch interval (5 ms by default): a paint of a few hundred Qt calls then waited 230 ms behind
     # a tree layout. At 0.5 ms the same paint waits ≤ 10 ms (benchmark: reader scroll stall).
     sys.setswitchinterval(0.0001)
-    gcpause.keep_after_pauses()  # (a worker's first collector pass after a pause on another thread walked all it made)
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationDisplayName(APP_NAME)

@@ -27,7 +27,6 @@ from collections.abc import Iterator
 _lock = threading.Lock()
 _depth = 0
 _was_enabled = True
-_keep_after = False  # a pause's end puts what is alive out of sight (`keep_after_pauses`: the window's)
 
 
 @contextlib.contextmanager
@@ -44,20 +43,7 @@ def paused() -> Iterator[None]:
         with _lock:
             _depth -= 1
             if _depth == 0 and _was_enabled:
-                if _keep_after:
-                    gc.freeze()
                 gc.enable()
-
-
-def keep_after_pauses() -> None:
-    """From now on, what is alive when a pause ends is put out of the collector's sight (`keep`). The collector is
-    paused for the whole process, so what another thread made meanwhile piles up in its youngest generation: the
-    first pass after the pause walked all of it, 100-135 ms with Python's lock held on a worker laying out a
-    200,000-event tree while the reader opened beside it (#61). The window keeps what it makes anyway (`keep`,
-    `refreeze`); a process that lives long and keeps little (the MCP server) should not, as cyclic garbage among
-    what is frozen waits for `thaw`."""
-    global _keep_after
-    _keep_after = True
 
 
 def keep() -> None:
