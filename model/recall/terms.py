@@ -58,7 +58,12 @@ CATCH_UP_STEP = 20_000  # events a transaction of `catch_up` reads the words of 
 
 
 def _refresh_range(run: Run, *, after: int, upto: int) -> None:
-    refresh(run, after, upto)
+    """One step of `catch_up`, from where the words stand now, read inside the write transaction: another reader may
+    have caught them up since, or a session's deletion forgotten them all (then none are kept: 0 is "keeps none")."""
+    row = run("SELECT value FROM setting WHERE key = ?", [TERMS_AT])
+    now = int(row[0][0]) if row and str(row[0][0]).isdigit() else 0
+    if now and now < upto:
+        refresh(run, max(after, now), upto)
 
 
 def catch_up(read: Run, write: Callable[[Callable[[Run], None]], None], pause: Callable[[], None] = lambda: None) -> int:

@@ -428,12 +428,9 @@ class Store(StoreViews):
         if self.engine.dialect.name != "sqlite":
             return 0
         from sessionscope.recall import terms
-
-        def read(sql: str, params) -> list:
-            with self.reader() as conn:
-                return list(terms.driver_run(conn)(sql, params))
-        return terms.catch_up(read, lambda fn: self.write(lambda conn: fn(terms.driver_run(conn))),
-                              pause or (lambda: None))
+        words = terms.store_words(self)
+        assert words.write is not None  # (the Store's words are written in its own transactions)
+        return terms.catch_up(words.run, words.write, pause or (lambda: None))
 
     def verify(self, session_id: str | None = None) -> list[ChainReport]:
         """Recompute hash chains; each report names the first broken link, if any. A session whose rows cannot

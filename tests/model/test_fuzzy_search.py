@@ -182,3 +182,24 @@ def test_a_store_that_keeps_words_is_brought_up_to_date_in_steps_and_one_that_ke
     assert {"marmalade", "rewinding", "number"} <= words and int(at) == top
     assert store.catch_up_words() == 0
     assert _texts(store.search("*armala*"), store) == {f"the marmalade number {n} and the rewinding" for n in range(5)}
+
+
+@pytest.mark.sqlite_only
+def test_words_forgotten_while_they_are_caught_up_stay_forgotten(store):
+    """A session deleted meanwhile forgets every word (they may be nowhere else): a step of the catch-up that comes
+    after must not mark the store as keeping words it no longer has."""
+    from sessionscope.recall import terms
+    sid = _filled(store)
+    store.search("*ssion*")
+    store.append(sid, "message", role="user", text="the marmalade")
+    words = terms.store_words(store)
+
+    def forgetting_first(fn) -> None:
+        words.write(terms.forget)
+        words.write(fn)
+    assert terms.catch_up(words.run, forgetting_first) == 1  # (what it was asked to cover)
+    with store.reader() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM search_term").scalar() == 0
+        assert conn.exec_driver_sql("SELECT value FROM setting WHERE key = ?", (terms.TERMS_AT,)).first() is None
+    assert _texts(store.search("*armala*"), store) == {"the marmalade"}  # read whole again when next needed
+
