@@ -19,11 +19,16 @@ def include_name(name, type_, _parents) -> bool:
     return not (type_ == "table" and name and name.startswith(("event_fts", "search_term")))
 
 
-def migrate(engine: Engine, url: str) -> None:
-    """Create or upgrade the schema; refuse a store newer than this code."""
+def migrate(engine: Engine, url: str, snapshot: bool = True) -> None:
+    """Create or upgrade the schema; refuse a store newer than this code. A new SQLite store gets head's schema
+    from its snapshot (sessionscope.store.fresh), without Alembic, unless `snapshot` is False."""
     current = _read_revision(engine)
     if current == HEAD_REVISION:
         return
+    if current is None and snapshot:
+        from sessionscope.store import fresh
+        if fresh.create(engine):
+            return
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
@@ -85,3 +90,32 @@ def _read_revision_conn(conn: Connection) -> str | None:
     if not sa.inspect(conn).has_table("alembic_version"):
         return None
     return conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+
+
+def made_by_alembic(path: Path) -> None:
+    """A store at `path` (which must not exist) made by Alembic's migrations alone."""
+    from sessionscope.store import db
+
+    engine = db.create_store_engine(db.as_url(path))
+    try:
+        migrate(engine, str(path), snapshot=False)
+    finally:
+        engine.dispose()
+
+
+def write_snapshot() -> None:
+    """Write head's snapshot again from Alembic's migrations (sessionscope.store.fresh), after adding one."""
+    import json
+    import tempfile
+
+    from sessionscope.store import fresh
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "head.db"
+        made_by_alembic(path)
+        data = fresh.snapshot(path)
+    fresh.SNAPSHOT.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {fresh.SNAPSHOT} ({len(data['statements'])} statements, revision {data['revision']})")
+
+
+if __name__ == "__main__":
+    write_snapshot()
