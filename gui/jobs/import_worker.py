@@ -28,7 +28,9 @@ def main(argv: list[str]) -> int:
         if now - last[0] >= 0.1 or done == total:
             last[0] = now
             print(json.dumps({"progress": [done, total, path], "mark": store.change_mark()}), flush=True)
-    report = ops.import_paths(store, argv[1:], progress=progress, actor="app")
+    # read here, not in a reader process beside this one: the second core is the window's (the first run's peak
+    # memory, measured where ops.import_paths says)
+    report = ops.import_paths(store, argv[1:], progress=progress, actor="app", read_ahead=False)
     print(json.dumps({"report": report.as_dict()}), flush=True)
     return 0
 

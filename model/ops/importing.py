@@ -22,10 +22,15 @@ PATHS_SAID = 20  # the places an entry names; the rest are counted
 def import_paths(store: Store, paths: Iterable[str | os.PathLike[str]], *,
                  progress: Callable[[int, int, str], None] | None = None, cancel: threading.Event | None = None,
                  warm: bool = True,
-                 watcher: bool = False, actor: str | None = None) -> scan.ImportReport:
+                 watcher: bool = False, actor: str | None = None, read_ahead: bool = True) -> scan.ImportReport:
     """Import what `paths` hold, each file by its tool (sessionscope.sources.importing.import_paths), recorded once
     for the whole import: the tools' own entries give way to it. A `watcher`'s pass (the window's every few
-    seconds, `status`'s look before it answers) is recorded by each tool that read something, and only then."""
+    seconds, `status`'s look before it answers) is recorded by each tool that read something, and only then.
+    Without `read_ahead`, big imports read in this process too (the window's: claude_code.reader.in_this_process)."""
+    if not read_ahead:
+        from sessionscope.sources.claude_code.reader import in_this_process
+        with in_this_process():
+            return import_paths(store, paths, progress=progress, cancel=cancel, warm=warm, watcher=watcher, actor=actor)
     paths = [str(p) for p in paths]
     if watcher:
         with audit.acting_as(actor):

@@ -185,3 +185,34 @@ def test_a_process_reads_ahead_from_a_few_megabytes_on_and_only_with_a_second_co
     assert not reader.worth_a_process(reader.PROCESS_BYTES - 1) and reader.worth_a_process(reader.PROCESS_BYTES)
     monkeypatch.setattr(reader.os, "sched_getaffinity", lambda _pid: {0}, raising=False)
     assert not reader.worth_a_process(1 << 30)
+
+
+@pytest.fixture
+def big_enough(monkeypatch):
+    """Any import is worth a reader process here (two cores, no threshold), and each one started is remembered."""
+    Watched.started = []
+    monkeypatch.setattr(reader.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    monkeypatch.setattr(reader, "PROCESS_BYTES", 0)
+    monkeypatch.setattr(reader, "Reader", Watched)
+    return Watched.started
+
+
+def test_an_import_asked_to_read_in_its_own_process_starts_no_reader(home, expected, big_enough, tmp_path):
+    """The window's imports (ops.import_paths(read_ahead=False)): the same store, read by the importing process."""
+    from sessionscope import ops
+    with reader.in_this_process():
+        assert not reader.worth_a_process(1 << 30)
+    assert reader.worth_a_process(1 << 30)
+    with open_store(tmp_path / "here.db") as store:
+        report = ops.import_paths(store, [home], read_ahead=False)
+        assert big_enough == [] and report.problems == []
+        assert _state(store) == expected
+    with open_store(tmp_path / "ahead.db") as store:  # (the same call reading ahead starts one)
+        ops.import_paths(store, [home])
+        assert len(big_enough) == 1
+
+
+def test_the_windows_import_process_reads_its_files_itself(home, big_enough, tmp_path, capsys):
+    from sessionscope.gui.jobs import import_worker
+    assert import_worker.main([str(tmp_path / "s.db"), str(home)]) == 0
+    assert big_enough == [] and '"report"' in capsys.readouterr().out

@@ -13,6 +13,8 @@ This module and what it imports stay light (no SQLAlchemy, no store): the proces
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import pickle
 import queue
@@ -42,9 +44,31 @@ _AGENT_RE = re.compile(r"^agent-(.+)$")
 _prepared: set[tuple[str, str]] = set()  # the backups this process prepared (each is stored once)
 
 
+# Set inside `in_this_process()`: what is imported there reads in the importing process, whatever its size.
+_HERE: contextvars.ContextVar[bool] = contextvars.ContextVar("sessionscope_read_here", default=False)
+
+
+@contextlib.contextmanager
+def in_this_process() -> Iterator[None]:
+    """Imports inside read their files in the importing process, never in a reader process. The window's imports
+    run so: there the second core is the window's, which lists and shows what comes in, and the reader process
+    (~55 MB, and ~10 MB more the importer holds for it) was the first run's peak over 300 MB. Measured on the
+    benchmark's first run (the real app on an empty store, 2 cores), alternating: 46 MB of transcripts stored in
+    the same time (1.98-2.03 s against 1.89-2.01 s), the peak 261-270 MB against 313-319; 150 MB in 3.4-3.5 s
+    against 3.0-3.1 s, the peak 269 MB against 337."""
+    token = _HERE.set(True)
+    try:
+        yield
+    finally:
+        _HERE.reset(token)
+
+
 def worth_a_process(to_read: int) -> bool:
     """Whether reading `to_read` bytes ahead in a process of its own saves time: enough bytes, and a second core
-    for it (on one, the two halves take turns and the process's start and pickling are lost)."""
+    for it (on one, the two halves take turns and the process's start and pickling are lost); never inside
+    `in_this_process()`."""
+    if _HERE.get():
+        return False
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # (macOS, Windows)
