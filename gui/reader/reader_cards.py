@@ -204,7 +204,7 @@ def _spawned_as(first, events: dict, ids: list[str], at: int) -> str | None:
             name = said.subagent_name(call)
             if name is None:
                 continue
-            if first.text.strip() in (str(call.args.get("prompt", "")).strip(), str(call.args.get("description", "")).strip()):
+            if first.text.strip() in (str(call.args.get(k, "")).strip() for k in ("prompt", "description", "message", "content")):
                 return name
             near.append(name)
     return near[0] if near else None

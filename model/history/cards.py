@@ -22,7 +22,7 @@ EDIT = {"edit", "multiedit", "str_replace", "str_replace_editor", "replace", "ed
 WRITE = {"write", "write_file", "create_file", "write_to_file"}
 SEARCH = {"grep", "glob", "search", "search_file_content", "find_files", "list_directory", "ls", "codebase_search"}
 PATCH = {"apply_patch"}
-AGENT = {"task", "agent"}
+AGENT = {"task", "agent", "new_task"}  # (new_task: Roo Code's orchestrator handing work to a subtask)
 _EXIT = re.compile(r"(?:[Ee]xit code|exit_code|Exit status)\W{0,3}(-?\d+)")
 
 
@@ -139,9 +139,15 @@ def diff(call: Call) -> str:
 def subagent_name(call: Call) -> str | None:
     """What a subagent is called, as its spawning call says it ("Explore · find the cookie races": the Task's type
     and description); None for a call that spawns none, or says nothing of it."""
-    if call.name.lower() not in AGENT:
+    name, args = call.name.lower(), call.args
+    if name == "tool" and args.get("tool") == "newTask":  # Roo Code's UI log: the orchestrator's `newTask`
+        name = "new_task"
+    if name not in AGENT:
         return None
-    kind, what = call.args.get("subagent_type"), call.args.get("description")
+    if name == "new_task":  # the subtask's mode and what it was asked
+        kind, what = args.get("mode"), args.get("message", args.get("content"))
+    else:
+        kind, what = args.get("subagent_type"), args.get("description")
     said = [" ".join(str(v).split())[:80] for v in (kind, what) if isinstance(v, str) and v.strip()]
     return " · ".join(said) or None
 
@@ -184,7 +190,7 @@ def summary(call: Call, output: str = "", error: bool = False) -> str:
         where = path or args.get("dir_path", "") or args.get("directory", "")
         return f"{name} {_short(str(pattern), 60)}" + (f" in {where}" if where else "")
     if low in AGENT:
-        return f"{name}: {_short(str(args.get('description') or args.get('prompt') or ''), 80)}"
+        return f"{name}: {_short(str(args.get('description') or args.get('prompt') or args.get('message') or ''), 80)}"
     if (plan := plan_of(call)) is not None:  # the plan's first line (its title), never its JSON
         first_line = next((line.strip("# ").strip() for line in plan.splitlines() if line.strip()), "")
         return f"Plan: {_short(first_line, 80)}" if first_line else "Plan"

@@ -52,6 +52,9 @@ class Transcript:
     # they grew by since the last read is stored as one usage event (sessionscope.insight.usage reads it)
     totals: tuple[int, int] | None = None
     totals_model: str = ""
+    # what the events' ids are drawn from, where not `key`: a run stored in another session keeps the ids it had as a
+    # session of its own (a Roo Code subtask, sessionscope.sources.cline), so it is never stored twice
+    ids: str | None = None
 
     def add(self, kind: str, role: str | None, text: str, payload: Any, ts: float | None = None, *,
             tokens_in: int = 0, tokens_out: int = 0, head: bool | None = None, key: str | None = None) -> NewEvent:
@@ -60,10 +63,10 @@ class Transcript:
         and content (a document rewritten differently from some point on continues as a branch)."""
         body = payload if isinstance(payload, str) else orjson.dumps(payload, default=str).decode()
         if key is not None:
-            name = f"{self.key}:item:{key}"
+            name = f"{self.ids or self.key}:item:{key}"
         else:
             digest = hashlib.sha1(f"{kind}\0{role}\0{body}".encode("utf-8", "surrogatepass")).hexdigest()
-            name = f"{self.last or self.key}:{digest}"
+            name = f"{self.last or self.ids or self.key}:{digest}"
         e = NewEvent(id=str(uuid.uuid5(self.ns, name)), parent_id=self.last,
                      ts=ts or self.ts, kind=kind, role=role, text=text[:65_536], payload=body,
                      tokens_in=tokens_in, tokens_out=tokens_out,

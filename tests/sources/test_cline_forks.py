@@ -49,30 +49,81 @@ def test_each_fork_is_found_in_its_own_place_and_named_as_itself(tmp_path, monke
         report = sources.of(kind).import_paths(store, sources.of(kind).default_roots())
         assert report.files_read >= 1 and not report.problems, report.problems
     found = _by_title(store)
-    assert {t: s.source_kind for t, s in found.items()} == {
-        "Do the thing": "roo_code", "Implement feature A": "roo_code",
-        "Review the new parser implementation": "kilo_code", "a Cline task": "cline"}
+    assert {t: s.source_kind for t, s in found.items()} == {  # (Roo's subtask: a run in "Do the thing")
+        "Do the thing": "roo_code", "Review the new parser implementation": "kilo_code", "a Cline task": "cline"}
     assert (sources.of("roo_code").label, sources.of("kilo_code").label) == ("Roo Code", "Kilo Code")
 
 
 def test_roo_codes_history_item_gives_the_workspace_mode_cost_and_subtasks(store):
     report = importing.import_paths(store, [PUBLIC / "roo_code"])  # given by hand: its history item says Roo Code
-    assert len(report.sessions) == 2 and report.bad_lines == 0 and not report.problems
-    found = _by_title(store)
-    parent, child = found["Do the thing"], found["Implement feature A"]
-    assert parent.source_kind == child.source_kind == "roo_code"
+    assert len(report.sessions) == 1 and report.bad_lines == 0 and not report.problems
+    (parent,) = store.sessions()
+    assert parent.title == "Do the thing" and parent.source_kind == "roo_code"
     assert (parent.cwd, parent.project, parent.tool_id) == ("/Users/test/project", "project", "test-task-parent")
     assert parent.meta["mode"] == "orchestrator" and parent.meta["provider_profile"] == "claude-sonnet"
     assert parent.meta["cost"] == 0.05 and parent.meta["subtasks"] == ["child-task-uuid-1111"]
-    assert child.meta["parent_task"] == child.meta["root_task"] == "test-task-parent"
-    assert (parent.tokens_in, parent.tokens_out) == (100, 200)
+    assert (parent.tokens_in, parent.tokens_out) == (150, 270)  # the subtask's request counts in its orchestration
     view = store.branch_view(parent.id)
     assert [(e.kind, e.role) for e in view] == [("message", "user"), ("message", "assistant"),
                                                 ("tool_call", "assistant"), ("tool_result", "tool")]
     assert json.loads(view[2].payload)["input"]["tool"] == "newTask" and view[3].text == "Feature A done"
-    view = store.branch_view(child.id)
-    assert [e.kind for e in view] == ["message", "tool_call", "tool_result", "message"]
-    assert view[1].text == "go test ./..." and view[2].text.startswith("ok")
+    _the_subtask_runs_between_its_call_and_its_result(store, parent)
+
+
+def _the_subtask_runs_between_its_call_and_its_result(store, parent) -> None:
+    """Roo's subtask: a run in its orchestration's session (as a subagent's is), after the `newTask` call that started
+    it and before the result it handed back, named by that call; its task, mode and cost on the run."""
+    from sessionscope.history import cards
+    run = parent.meta["subagents"]["child-task-uuid-1111"]
+    assert run["kind"] == "subtask" and run["task"] == "Implement feature A" and run["mode"] == "code"
+    assert run["parent_task"] == "test-task-parent" and run["cost"] == 0.01
+    walk = store.events_by_ids(store.branch_ids(parent.id, include_subagents=True))
+    assert [(e.kind, e.text[:20], e.agent_id) for e in walk] == [
+        ("message", "Do the thing", None), ("message", "I will delegate.", None),
+        ("tool_call", '{"tool": "newTask", ', None),
+        ("message", "Implement feature A", "child-task-uuid-1111"), ("tool_call", "go test ./...", "child-task-uuid-1111"),
+        ("tool_result", "ok  \tproject\t0.012s", "child-task-uuid-1111"),
+        ("message", "Feature A done", "child-task-uuid-1111"), ("tool_result", "Feature A done", None)]
+    assert all(e.sidechain for e in walk if e.agent_id)
+    (call,) = cards.calls(walk[2].payload)
+    assert cards.subagent_name(call) == "Code · Implement feature A"
+    # (the orchestrator's conversation, where Roo keeps one, calls the same tool `new_task`)
+    assert cards.subagent_name(cards.Call("new_task", {"mode": "code", "message": "Implement feature A"})) == \
+        "code · Implement feature A"
+
+
+def test_a_subtask_read_before_its_orchestration_is_a_run_in_it_all_the_same(store, tmp_path):
+    """Roo writes a subtask's files before its orchestrator's last ones (an import reads the older first): the run
+    waits in the session the orchestration's files then fill, and nothing is stored twice when either is read again."""
+    import os
+    tasks = tmp_path / "tasks"
+    shutil.copytree(PUBLIC / "roo_code" / "tasks", tasks)
+    child = tasks / "child-task-uuid-1111"
+    importing.import_paths(store, [child])  # the subtask alone first
+    (parent,) = store.sessions()
+    assert parent.tool_id == "test-task-parent" and "child-task-uuid-1111" in parent.meta["subagents"]
+    importing.import_paths(store, [tasks])
+    (parent,) = store.sessions()
+    assert parent.title == "Do the thing" and parent.event_count == 8
+    _the_subtask_runs_between_its_call_and_its_result(store, parent)
+    for f in child.iterdir():  # its files rewritten as they were: read again, nothing added
+        os.utime(f, ns=(f.stat().st_atime_ns, f.stat().st_mtime_ns + 1_000_000_000))
+    report = importing.import_paths(store, [tasks])
+    assert report.files_read >= 1 and report.events_added == 0
+
+
+def test_a_subtask_whose_orchestration_is_not_beside_it_stays_a_session(store, tmp_path):
+    """A subtask folder copied alone, or one naming its parent with anything but a plain folder name (the file is the
+    tool's, so untrusted): a session of its own, as before."""
+    for name, parent in (("alone", "test-task-parent"), ("climbing", "../tasks"), ("absolute", str(tmp_path))):
+        task = tmp_path / name / "tasks" / "child-task-uuid-1111"
+        shutil.copytree(PUBLIC / "roo_code" / "tasks" / "child-task-uuid-1111", task)
+        item = json.loads((task / "history_item.json").read_text())
+        (task / "history_item.json").write_text(json.dumps(item | {"parentTaskId": parent, "rootTaskId": parent}))
+        importing.import_paths(store, [task.parent])
+    found = store.sessions()
+    assert [s.title for s in found] == ["Implement feature A"] * 3
+    assert all(s.meta["parent_task"] and "subagents" not in s.meta for s in found)
 
 
 def test_kilo_codes_cli_keeps_opencodes_tables_and_is_kilo_code(corpus, store, tmp_path, monkeypatch):

@@ -3,7 +3,8 @@ Code, Cline's forks, keep the same files in their own extension's folder: they a
 themselves (`kind_for`; sessionscope.sources.roo_code, kilo_code). The JSON files are rewritten whole: read again
 when they change.
 
-A task folder is one session. Its conversation is `api_conversation_history.json`
+A task folder is one session; a Roo Code subtask's is a run inside its orchestration's session
+(`_as_subtask_run`). Its conversation is `api_conversation_history.json`
 (what the model saw: tool calls with ids, their results coming back as user text
 `[read_file for 'X'] Result:`, paired with the calls in order); `ui_messages.json`
 gives the times and the tokens of each request; `task_metadata.json` the files in
@@ -136,6 +137,9 @@ def build(path: Path, data: bytes) -> list[Transcript]:
     item = _sibling(path, HISTORY)
     if isinstance(item, dict):
         _history_item(t, item)
+        if (owner := _orchestration(folder, item)) is not None:
+            _as_subtask_run(t, folder, owner, item)
+            return [t]
     meta = _sibling(path, META)
     if isinstance(meta, dict):
         files = [f.get("path") for f in meta.get("files_in_context") or [] if isinstance(f, dict) and f.get("path")]
@@ -169,6 +173,40 @@ def _history_item(t: Transcript, item: dict) -> None:
     cost = item.get("totalCost")
     if isinstance(cost, (int, float)) and not isinstance(cost, bool) and 0 <= cost < 1e9:
         t.meta["cost"] = float(cost)
+
+
+def _orchestration(folder: Path, item: dict) -> Path | None:
+    """The folder of the task whose session a Roo Code subtask is a run in: the first task of its orchestration
+    (`rootTaskId`), else the one that started it (`parentTaskId`), lying beside it in the same tasks folder. None for
+    a task the user started, or when neither is there (a task folder copied alone, its parent deleted): it stays a
+    session of its own. The names are the file's: only a plain folder name is looked up."""
+    for key in ("rootTaskId", "parentTaskId"):
+        name = item.get(key)
+        if (isinstance(name, str) and 0 < len(name) <= 200 and name.isprintable() and name not in (".", "..", folder.name)
+                and "/" not in name and "\\" not in name and (folder.parent / name).is_dir()):
+            return folder.parent / name
+    return None
+
+
+def _as_subtask_run(t: Transcript, folder: Path, owner: Path, item: dict) -> None:
+    """A Roo Code subtask as a run in its orchestration's session, as Codex's and Claude Code's subagents are runs in
+    their parent's: its events sidechain under its task id, placed where it began (`spawned_at`: after the `newTask`
+    call that started it; sessionscope.history.branch). Its events keep the ids they had as a session of their own
+    (`Transcript.ids`): a subtask stored before as a session of its own is not stored a second time when its files are
+    read again. The session's
+    title, folder and model stay the orchestration's; the run carries its task, mode and cost."""
+    agent = folder.name
+    started = item.get("ts")  # (ms)
+    if not isinstance(started, (int, float)) or isinstance(started, bool) or not 0 < started < 1e15:
+        started = 1000 * min((e.ts for e in t.events), default=t.ts)
+    run: dict[str, Any] = {"kind": "subtask", "spawned_at": started / 1000}
+    run |= {k: t.meta[k] for k in ("mode", "status", "parent_task", "cost") if k in t.meta}
+    if task := _text(item.get("task"), 500):
+        run["task"] = task
+    t.ids, t.key, t.tool_id = t.key, session_key(owner), owner.name
+    t.fields, t.meta = {}, {"subagents": {agent: run}}
+    for e in t.events:
+        e.sidechain, e.agent_id, e.head = True, agent, False
 
 
 def _requests(ui: list) -> list[tuple[float, int, int]]:
