@@ -182,3 +182,23 @@ def test_a_task_is_in_the_folder_cline_names_to_the_model(corpus, store):
     where = {s.cwd for s in store.sessions()}
     assert {"/workspaces/Online-Card-Architecture", "e:/devWorkSpace/mcp-vscode-server"} <= where
     assert all(s.project == s.cwd for s in store.sessions() if s.cwd)
+
+
+def test_a_subtask_stored_as_a_session_before_is_not_stored_twice(store, tmp_path, monkeypatch):
+    """A store of the version before holds a subtask as a session of its own: its files read again (Roo rewrote
+    them) add none of its events to the orchestration's session; the session it was stays as it was."""
+    import os
+
+    from sessionscope.sources.cline import importer
+    tasks = tmp_path / "tasks"
+    shutil.copytree(PUBLIC / "roo_code" / "tasks", tasks)
+    with monkeypatch.context() as before:  # as the version before read them
+        before.setattr(importer, "_orchestration", lambda _folder, _item: None)
+        importing.import_paths(store, [tasks])
+    assert sorted(s.title for s in store.sessions()) == ["Do the thing", "Implement feature A"]
+    child = tasks / "child-task-uuid-1111"
+    for f in child.iterdir():
+        os.utime(f, ns=(f.stat().st_atime_ns, f.stat().st_mtime_ns + 1_000_000_000))
+    report = importing.import_paths(store, [tasks])
+    assert report.files_read >= 1 and report.events_added == 0
+    assert {s.title: s.event_count for s in store.sessions()} == {"Do the thing": 4, "Implement feature A": 4}
