@@ -193,8 +193,8 @@ def _as_subtask_run(t: Transcript, folder: Path, owner: Path, item: dict) -> Non
     their parent's: its events sidechain under its task id, placed where it began (`spawned_at`: after the `newTask`
     call that started it; sessionscope.history.branch). Its events keep the ids they had as a session of their own
     (`Transcript.ids`): a subtask stored before as a session of its own is not stored a second time when its files are
-    read again. The session's
-    title, folder and model stay the orchestration's; the run carries its task, mode and cost."""
+    read again. The session's title, folder and model stay the orchestration's; the run carries its task, mode and
+    cost."""
     agent = folder.name
     started = item.get("ts")  # (ms)
     if not isinstance(started, (int, float)) or isinstance(started, bool) or not 0 < started < 1e15:
