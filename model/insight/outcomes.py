@@ -192,7 +192,8 @@ def cached_rows(conn: Connection, session_ids: list[str] | None = None) -> tuple
 def save(conn: Connection, fresh: dict[str, tuple[int, list[list]]]) -> None:
     """Cache the sessions folded by `cached_rows`, in one short write."""
     from sessionscope.safety.team import changeable
-    fresh = {sid: v for sid, v in fresh.items() if sid in changeable(conn, fresh)}  # (a team store: one's own)
+    mine = changeable(conn, fresh)  # (a team store: one's own; asked once, not once a session)
+    fresh = {sid: v for sid, v in fresh.items() if sid in mine}
     if not fresh:
         return
     conn.execute(TOOL_CACHE.delete().where(TOOL_CACHE.c.session_id.in_(list(fresh))))

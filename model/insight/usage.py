@@ -36,21 +36,35 @@ from sessionscope.store.schema import EVENT, SESSION, SOURCE, USAGE_CACHE
 
 def fold(conn: Connection, session_id: str) -> list[list]:
     """The session's usage, [[day, model, input, output, cache_read, cache_write], …], from its events."""
-    fallback = conn.execute(sa.select(SESSION.c.model).where(SESSION.c.id == session_id)).scalar() or ""
-    q = (sa.select(EVENT.c.ts, EVENT.c.tokens_in, EVENT.c.tokens_out, EVENT.c.payload)
-         .where(EVENT.c.session_id == session_id, sa.or_(EVENT.c.tokens_in > 0, EVENT.c.tokens_out > 0)))
-    rows: dict[tuple[str, str], list[int]] = {}
-    for ts, t_in, t_out, payload in conn.execute(q):
-        if '"forkedFrom"' in payload:
-            continue  # a copy of the origin's line: its tokens were spent there
-        if not ts or ts <= 0:
-            continue  # a line with no time of its own has no day to count on
-        model, *parts = split(payload, t_in or 0, t_out or 0)
-        day = dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d")
-        acc = rows.setdefault((day, model or fallback), [0, 0, 0, 0])
-        for i, n in enumerate(parts):
-            acc[i] += n
-    return [[day, model, *acc] for (day, model), acc in sorted(rows.items())]
+    return fold_many(conn, [session_id]).get(session_id, [])
+
+
+FOLD_BATCH = 500  # sessions a query: one round trip for many small sessions (a team store's member folds thousands)
+
+
+def fold_many(conn: Connection, session_ids: list[str]) -> dict[str, list[list]]:
+    """`fold` of each session, a query for every FOLD_BATCH of them (not one a session)."""
+    out: dict[str, list[list]] = {}
+    for start in range(0, len(session_ids), FOLD_BATCH):
+        batch = session_ids[start:start + FOLD_BATCH]
+        fallback: dict[str, str | None] = dict(conn.execute(
+            sa.select(SESSION.c.id, SESSION.c.model).where(SESSION.c.id.in_(batch))).tuples().all())
+        q = (sa.select(EVENT.c.session_id, EVENT.c.ts, EVENT.c.tokens_in, EVENT.c.tokens_out, EVENT.c.payload)
+             .where(EVENT.c.session_id.in_(batch), sa.or_(EVENT.c.tokens_in > 0, EVENT.c.tokens_out > 0)))
+        rows: dict[str, dict[tuple[str, str], list[int]]] = {sid: {} for sid in batch}
+        for sid, ts, t_in, t_out, payload in conn.execute(q):
+            if '"forkedFrom"' in payload:
+                continue  # a copy of the origin's line: its tokens were spent there
+            if not ts or ts <= 0:
+                continue  # a line with no time of its own has no day to count on
+            model, *parts = split(payload, t_in or 0, t_out or 0)
+            day = dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d")
+            acc = rows[sid].setdefault((day, model or fallback.get(sid) or ""), [0, 0, 0, 0])
+            for i, n in enumerate(parts):
+                acc[i] += n
+        for sid, by_day in rows.items():
+            out[sid] = [[day, model, *acc] for (day, model), acc in sorted(by_day.items())]
+    return out
 
 
 def cached_rows(conn: Connection, session_ids: list[str] | None = None,
@@ -63,22 +77,35 @@ def cached_rows(conn: Connection, session_ids: list[str] | None = None,
     if session_ids is not None:
         have = have.where(SESSION.c.id.in_(session_ids))
     out: dict[str, list[list]] = {}
+    stale: dict[str, int] = {}
     for sid, last_seq, cached_seq, blob in conn.execute(have).all():
         if cached_seq == last_seq and blob is not None:
             out[sid] = orjson.loads(blob)
-            continue
-        if pause is not None:
-            pause()  # (a background report lets what the user waits for go first, session by session)
-        out[sid] = fold(conn, sid)
-        if folded is not None:
-            folded[sid] = (last_seq or 0, out[sid])
+        else:
+            stale[sid] = last_seq or 0
+    _fold_stale(conn, stale, out, folded, pause)
     return out
+
+
+def _fold_stale(conn: Connection, stale: dict[str, int], out: dict[str, list[list]], folded: dict | None,
+                pause: Any = None) -> None:
+    """Fold the sessions whose cache is missing or old ({id: its last seq}) into `out` (and `folded`, to save)."""
+    ids = list(stale)
+    step = FOLD_BATCH if pause is None else 50  # (a background report lets what the user waits for go first)
+    for start in range(0, len(ids), step):
+        if pause is not None:
+            pause()
+        for sid, rows in fold_many(conn, ids[start:start + step]).items():
+            out[sid] = rows
+            if folded is not None:
+                folded[sid] = (stale[sid], rows)
 
 
 def save(conn: Connection, folded: dict[str, tuple[int, list[list]]]) -> None:
     """Cache the sessions `cached_rows` folded, in one short write."""
     from sessionscope.safety.team import changeable
-    folded = {sid: v for sid, v in folded.items() if sid in changeable(conn, folded)}  # (a team store: one's own)
+    mine = changeable(conn, folded)  # (a team store: one's own; asked once, not once a session)
+    folded = {sid: v for sid, v in folded.items() if sid in mine}
     if not folded:
         return
     conn.execute(USAGE_CACHE.delete().where(USAGE_CACHE.c.session_id.in_(list(folded))))
@@ -137,16 +164,16 @@ def rows_and_sessions(conn: Connection, session_ids: list[str] | None, folded: d
     team store's member asks for all of them through the owner's function (sessionscope.safety.team): under the row
     rules each cache row was checked against its session one by one (a quarter of a second for 35,000)."""
     if session_ids is None and db.rules_apply(conn, "usage_cache"):
-        out, info, cached = {}, {}, []
+        out: dict[str, list[list]] = {}
+        info, cached, stale = {}, [], {}
         for sid, last_seq, cached_seq, blob, project, kind, person in conn.exec_driver_sql(
                 "SELECT * FROM sessionscope_usage()").all():
             info[sid] = (project, kind or "native", person)
             if cached_seq == last_seq and blob is not None:
                 cached.append((sid, blob))
             else:
-                out[sid] = fold(conn, sid)
-                if folded is not None:
-                    folded[sid] = (last_seq or 0, out[sid])
+                stale[sid] = last_seq or 0
+        _fold_stale(conn, stale, out, folded, pause)
         # (the cached rows parsed as one document: a parse a session cost a tenth of the report)
         out.update(zip((sid for sid, _ in cached), orjson.loads(b"[" + b",".join(bytes(b) for _, b in cached) + b"]")))
         return out, info

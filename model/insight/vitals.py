@@ -397,7 +397,8 @@ def cached(conn: Connection, session_ids: list[str]) -> tuple[dict[str, Vitals],
 def save(conn: Connection, fresh: dict[str, tuple[int, Vitals]]) -> None:
     """Cache the sessions folded by `cached`, in one short write."""
     from sessionscope.safety.team import changeable
-    fresh = {sid: v for sid, v in fresh.items() if sid in changeable(conn, fresh)}  # (a team store: one's own)
+    mine = changeable(conn, fresh)  # (a team store: one's own; asked once, not once a session)
+    fresh = {sid: v for sid, v in fresh.items() if sid in mine}
     if not fresh:
         return
     ids = list(fresh)
