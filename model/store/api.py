@@ -375,10 +375,12 @@ class Store(StoreViews):
     def warm(self, session_ids, min_events: int | None = None) -> None:
         """Make big sessions quick to open: their head branch walked and stored, the facts at
         their head folded and snapshotted, their vital signs folded. Importers call this for what they touched; small
-        sessions are left to be walked when opened (they cost more to warm in bulk than to open)."""
+        sessions are left to be walked when opened (they cost more to warm in bulk than to open). On a team store,
+        every session's reports are folded too (`derive_for_readers`)."""
         floor = self.WARM_MIN_EVENTS if min_events is None else min_events
+        session_ids = list(session_ids)
         with self.reader() as conn:  # the few big ones, in one query (a first import touches hundreds)
-            big = reading.heads_of_big(conn, list(session_ids), floor)
+            big = reading.heads_of_big(conn, session_ids, floor)
         for sid, head in big:
             with contextlib.suppress(SessionscopeError):
                 self.branch_outline(sid)
@@ -386,6 +388,8 @@ class Store(StoreViews):
         if big:  # and their vital signs (the strip and the list ask for them as the session opens)
             with contextlib.suppress(SessionscopeError):
                 self.vitals([sid for sid, _head in big])
+        with contextlib.suppress(SessionscopeError):  # (a team store's members can keep none of it themselves)
+            self.derive_for_readers(session_ids)
 
     def events_by_ids(self, ids: list[str]) -> list[EventView]:
         from sessionscope.history.branch import events_by_ids

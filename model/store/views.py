@@ -102,6 +102,26 @@ class StoreViews:
         self._keep(outcomes.save, folded)
         return rows
 
+    def derive_for_readers(self, session_ids) -> None:
+        """On a team store, fold what the reports and the list derive from these sessions (usage, tool outcomes,
+        vital signs) and cache it now, as their owner: a member who may read them keeps nothing derived from another's
+        session (sessionscope.safety.team.changeable), so without this every member folded every shared session
+        again at every report. Elsewhere nothing: the one reader caches what it folds the first time it asks."""
+        from sessionscope.insight import outcomes, usage
+        ids = list(session_ids)
+        with self.reader() as conn:
+            if not ids or not db.rules_apply(conn, "usage_cache"):
+                return
+        for start in range(0, len(ids), 500):
+            batch = ids[start:start + 500]
+            folded: dict = {}
+            with self.reader() as conn:
+                usage.cached_rows(conn, batch, folded)
+                _rows, fresh = outcomes.cached_rows(conn, batch)
+            self._keep(usage.save, folded)
+            self._keep(outcomes.save, fresh)
+            self.vitals(batch)
+
     def _keep(self, save, folded: dict) -> None:
         """Cache what a read folded, in one short write; when the store is busy, it is folded again next time."""
         if folded:

@@ -129,7 +129,16 @@ def fill(url: str, people: list[str], sessions: int, events: int, seed: int, say
         conn.execute("ANALYZE")
         size = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
     return {"events": events, "sessions": len(sizes), "seconds_events": seconds_events,
-            "seconds_rest": time.monotonic() - t, "bytes": size, "big": plan[0][1], "people": len(people)}
+            "seconds_rest": time.monotonic() - t, "bytes": size, "big": plan[0][1], "people": len(people),
+            "owned": {p: [row[1] for row in plan if row[2] == p] for p in people}}
+
+
+def _derive(url: str, session_ids: list[str]) -> None:
+    """What a person's imports leave beside their sessions on a team store: the reports' caches
+    (Store.derive_for_readers, which `warm` calls), folded as that person."""
+    from sessionscope import open_store
+    with open_store(url) as store:
+        store.derive_for_readers(session_ids)
 
 
 def _copy_events(conninfo: str, share: list[tuple], seed: int) -> list[tuple]:
@@ -315,10 +324,15 @@ def main(argv=None) -> int:
             t = time.perf_counter()
             owner.warm([filled["big"]])
             warm = time.perf_counter() - t
-        say("measuring as a member …")
 
         def url_of(person):
             return server.url(database, person)
+        say("folding each person's reports as their imports would have …")
+        t = time.perf_counter()
+        with multiprocessing.get_context("spawn").Pool(WORKERS) as pool:
+            pool.starmap(_derive, [(url_of(p), ids) for p, ids in filled.pop("owned").items()])
+        derived = time.perf_counter() - t
+        say("measuring as a member …")
         rows = measure(url_of, people, filled["big"], say, args.big)
         seconds, detail = concurrent(url_of, people, args.appends)
         rows.append((f"{len(people)} people appending at once", seconds, detail, ""))
@@ -332,7 +346,8 @@ def main(argv=None) -> int:
     print(f"\nThe team store at scale: {filled['sessions']:,} sessions, {filled['events']:,} events, "
           f"{filled['people']} people; PostgreSQL {version}, {filled['bytes'] / 1e9:.1f} GB on disk")
     print(f"filled by COPY at {fill_rate:,.0f} events/s ({filled['seconds_events']:,.0f} s), indexes and "
-          f"statistics {filled['seconds_rest']:,.0f} s, the big session warmed {warm:.1f} s")
+          f"statistics {filled['seconds_rest']:,.0f} s, the big session warmed {warm:.1f} s, each person's reports "
+          f"folded as their imports leave them {derived:,.0f} s")
     print("server settings: " + ", ".join(f"{k}={v}" for k, v in SERVER_SETTINGS.items()))
     print()
     print(f"| {'measured (as a member, under the row rules)':<58} | {'time':>9} | {'target':>7} | detail")
