@@ -184,6 +184,19 @@ def rows_and_sessions(conn: Connection, session_ids: list[str] | None, folded: d
     return usage, info
 
 
+_NO_INFO = ("", "native", "")
+
+
+def _named(info: tuple[str, str, str], dimension: str) -> str:
+    """A session's project, source or person as the report names it ("" for a dimension it is not grouped by)."""
+    project, source, person = info
+    if dimension == "project":
+        return project or "(no project)"
+    if dimension == "person":
+        return person or "(unknown)"
+    return source if dimension == "source" else ""
+
+
 def report(conn: Connection, *, since: str = "", until: str = "", by: str = "day", group: str = "project",
            session_ids: list[str] | None = None, folded: dict | None = None, pause: Any = None) -> Report:
     """Usage between two days (inclusive, 'YYYY-MM-DD'; empty: unbounded) by day, week or month, grouped
@@ -198,11 +211,11 @@ def report(conn: Connection, *, since: str = "", until: str = "", by: str = "day
     totals, tokens, costs, sessions_in, unpriced = r.totals, r.tokens, r.costs, r.sessions_in, r.unpriced
     by_model_group = group == "model"
     total_cost = 0.0
+    by_info: dict[tuple[str, str, str], list[float]] = {}  # (project, source, person) → what its sessions spent
     # (this loop is the report: 75,000 rows over 35,000 sessions of a team; written out, not looped over parts)
     for sid, rows in usage.items():
-        project, source, person = info.get(sid, ("", "native", ""))
-        fixed = {"project": project or "(no project)", "source": source, "person": person or "(unknown)"}
-        group_name = fixed.get(group, "")
+        fixed = info.get(sid, _NO_INFO)
+        group_name = _named(fixed, group)
         s_cost, s_tokens, spent_in_range = 0.0, 0, False
         for day, model, p0, p1, p2, p3 in rows:
             if (since and day < since) or (until and day > until):
@@ -246,10 +259,16 @@ def report(conn: Connection, *, since: str = "", until: str = "", by: str = "day
             s_tokens += n
         if spent_in_range:  # (what a session spent counts once for its project, source and person)
             per_session[sid] = [s_cost, s_tokens]
-            for dimension, name in fixed.items():
-                spent = by_dimension[dimension].setdefault(name, [0.0, 0])
-                spent[0] += s_cost
-                spent[1] += s_tokens
+            spent = by_info.get(fixed)
+            if spent is None:
+                spent = by_info[fixed] = [0.0, 0]
+            spent[0] += s_cost
+            spent[1] += s_tokens
+    for fixed, (i_cost, i_tokens) in by_info.items():  # (a few thousand: one a project, source and person)
+        for dimension in ("project", "source", "person"):
+            spent = by_dimension[dimension].setdefault(_named(fixed, dimension), [0.0, 0])
+            spent[0] += i_cost
+            spent[1] += i_tokens
     totals[:] = [sum(acc[i] for acc in tokens.values()) for i in range(4)]
     r.total_cost = total_cost
     r.buckets = _continuous(sorted({b for b, _g in r.tokens}), since, until, by)
