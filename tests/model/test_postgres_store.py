@@ -175,3 +175,81 @@ def test_a_cache_write_takes_the_write_lock_or_gives_way(pg_store):
 
     with db.write_connection(pg_store.engine):  # an import holding the lock
         assert db.try_write(pg_store.engine, outline.store_entries, s.id, *walked, wait_s=0.05) is None
+
+
+def test_appends_to_other_sessions_go_at_once_and_a_store_wide_writer_waits_for_them(pg_store):
+    """An append holds its session's lock and the store's lock shared (db.write_connection): an append to
+    another session goes on while it is open; one to the same session, and a store-wide write (a rename, an
+    import), wait until it ends."""
+    import threading
+    import time
+
+    from sessionscope.store import db
+
+    a, b = pg_store.open_session(title="a").id, pg_store.open_session(title="b").id
+    pg_store.append(a, "message", text="a0")
+    holding, release = threading.Event(), threading.Event()
+
+    def hold_an_append_open():
+        with db.write_connection(pg_store.engine, a) as conn:
+            conn.exec_driver_sql("SELECT 1")
+            holding.set()
+            release.wait(30)
+
+    def timed(work):
+        done: dict = {}
+
+        def run():
+            work()
+            done["at"] = time.monotonic()
+        t = threading.Thread(target=run)
+        t.start()
+        return t, done
+
+    holder = threading.Thread(target=hold_an_append_open)
+    holder.start()
+    assert holding.wait(10)
+    started = time.monotonic()
+    pg_store.append(b, "message", text="b0")  # another session's: at once
+    assert time.monotonic() - started < 2
+    same, same_done = timed(lambda: pg_store.append(a, "message", text="a1"))
+    wide, wide_done = timed(lambda: pg_store.rename(b, "renamed"))
+    time.sleep(1.0)
+    assert not same_done and not wide_done  # both wait for the open append
+    released = time.monotonic()
+    release.set()
+    for t in (holder, same, wide):
+        t.join(30)
+    assert same_done["at"] >= released and wide_done["at"] >= released
+    assert [e.text for e in pg_store.events(a)] == ["a0", "a1"]
+    assert pg_store.session(b).title == "renamed"
+
+
+def _append_to_own_and_shared(url, own, shared, n):
+    store = open_store(url)
+    for i in range(n):
+        store.append(own, "message", role="user", text=f"own {i}")
+        store.append(shared, "message", role="user", text=f"{own} shared {i}")
+    store.close()
+
+
+def test_processes_appending_to_their_sessions_and_one_they_share_keep_every_chain_whole(pg_store):
+    """Four processes, each appending to a session of its own and, between, to one they all share, at once: every
+    session's seqs run unbroken, each event hangs under the one before, and every chain verifies."""
+    import multiprocessing as mp
+
+    shared = pg_store.open_session(title="shared").id
+    own = [pg_store.open_session(title=f"own {w}").id for w in range(4)]
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_append_to_own_and_shared, args=(str(pg_store.url), sid, shared, 60)) for sid in own]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0, 0, 0]
+    for sid, count in [(shared, 240), *[(s, 60) for s in own]]:
+        events = pg_store.events(sid)
+        assert [e.seq for e in events] == list(range(1, count + 1))
+        assert all(y.parent_id == x.id for x, y in zip(events, events[1:]))
+        assert pg_store.verify(sid)[0].ok
+    assert {e.text for e in pg_store.events(shared)} == {f"{s} shared {i}" for s in own for i in range(60)}
