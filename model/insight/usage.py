@@ -48,7 +48,7 @@ def fold_many(conn: Connection, session_ids: list[str]) -> dict[str, list[list]]
     for start in range(0, len(session_ids), FOLD_BATCH):
         batch = session_ids[start:start + FOLD_BATCH]
         fallback: dict[str, str | None] = dict(conn.execute(
-            sa.select(SESSION.c.id, SESSION.c.model).where(SESSION.c.id.in_(batch))).tuples().all())
+            sa.select(SESSION.c.id, SESSION.c.model).where(SESSION.c.id.in_(batch))).all())
         q = (sa.select(EVENT.c.session_id, EVENT.c.ts, EVENT.c.tokens_in, EVENT.c.tokens_out, EVENT.c.payload)
              .where(EVENT.c.session_id.in_(batch), sa.or_(EVENT.c.tokens_in > 0, EVENT.c.tokens_out > 0)))
         rows: dict[str, dict[tuple[str, str], list[int]]] = {sid: {} for sid in batch}
