@@ -104,6 +104,18 @@ def postgres_server():
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def team_store(postgres_server):
+    """A store the database's owner (postgres) made and turned the rules on in; three logins of the team."""
+    from sessionscope import open_store
+
+    database, names = postgres_server.team("alice", "bob", "carol", admins=("carol",))
+    stores = {who: open_store(postgres_server.url(database, name)) for who, name in names.items()}
+    yield postgres_server, database, names, stores
+    for s in stores.values():
+        s.close()
+
+
 @pytest.fixture
 def pg_store(postgres_server):
     """A store on a fresh database of the throwaway PostgreSQL server."""
