@@ -211,7 +211,7 @@ def test_appends_to_other_sessions_go_at_once_and_a_store_wide_writer_waits_for_
     assert holding.wait(10)
     started = time.monotonic()
     pg_store.append(b, "message", text="b0")  # another session's: at once
-    assert time.monotonic() - started < 10  # (blocked, it would wait out the holder: 30 s)
+    assert time.monotonic() - started < 2
     same, same_done = timed(lambda: pg_store.append(a, "message", text="a1"))
     wide, wide_done = timed(lambda: pg_store.rename(b, "renamed"))
     time.sleep(1.0)
