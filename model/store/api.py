@@ -131,10 +131,9 @@ class Store(StoreViews):
 
     def append(self, session_id: str, kind: str, *, role: str | None = None, text: str = "",
                payload: Any = None, **fields: Any) -> EventView:
-        """Append one event under the session's head; returns it with seq and hash. On PostgreSQL, beside appends to
-        other sessions (`db.run_session_write`)."""
-        return db.run_session_write(self.engine, session_id, lambda conn: append_event(
-            conn, session_id, kind=kind, role=role, text=text, payload=payload, **fields))
+        """Append one event under the session's head; returns it with seq and hash."""
+        return self.write(lambda conn: append_event(conn, session_id, kind=kind, role=role, text=text,
+                                                     payload=payload, **fields))
 
     def set_fact(self, session_id: str, key: str, value: Any, **fields: Any) -> EventView:
         return self.append(session_id, facts.FACT_SET, payload={"key": key, "value": value}, **fields)
