@@ -117,8 +117,8 @@ class StoreViews:
         with self.reader() as conn:
             if not ids or not db.rules_apply(conn, "usage_cache"):
                 return
-        for start in range(0, len(ids), 500):
-            batch = ids[start:start + 500]
+        for start in range(0, len(ids), usage.FOLD_BATCH):  # (a first import touches hundreds: in usage's batches)
+            batch = ids[start:start + usage.FOLD_BATCH]
             folded: dict = {}
             with self.reader() as conn:
                 usage.cached_rows(conn, batch, folded)
