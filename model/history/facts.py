@@ -123,7 +123,12 @@ def store_snapshots(conn: Connection, snapshots: list[tuple[str, str]]) -> None:
             "SELECT e.id FROM event e JOIN session s ON s.id = e.session_id WHERE e.id = ANY(%s) "
             "AND sessionscope_may_change(s.owner)", ([r["event_id"] for r in fresh],)).all()}
         fresh = [r for r in fresh if r["event_id"] in mine]
-    if fresh:
+    if fresh and conn.dialect.name == "postgresql":
+        # (appends to two sessions run at once there, sessionscope.store.db.write_connection: two forks of one
+        # origin may store the same origin event's snapshot together)
+        from sqlalchemy.dialects.postgresql import insert
+        conn.execute(insert(FACT_SNAPSHOT).on_conflict_do_nothing(), fresh)
+    elif fresh:
         conn.execute(FACT_SNAPSHOT.insert(), fresh)
 
 

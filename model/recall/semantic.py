@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection
 
 from sessionscope.errors import InvalidInput, Refused
 from sessionscope.recall import embedding
-from sessionscope.store import settings
+from sessionscope.store import settings, settled
 from sessionscope.store.schema import EMBEDDING, EVENT, NOTE, SESSION, plain
 
 SETTING = "semantic"
@@ -138,9 +138,11 @@ def _own_only(conn: Connection):
     return sa.select(SESSION.c.id).where(sa.func.sessionscope_may_change(SESSION.c.owner))
 
 
-def _event_rows(cfg: Config, after: int, limit: int | None, own=None):
+def _event_rows(cfg: Config, after: int, limit: int | None, own=None, upto: int | None = None):
     stmt = (sa.select(EVENT.c.pk, EVENT.c.session_id, sa.func.substr(plain(EVENT.c.text), 1, embedding.MAX_CHARS))
             .where(EVENT.c.pk > after, EVENT.c.kind.in_(cfg.kinds), EVENT.c.text != "").order_by(EVENT.c.pk))
+    if upto is not None:  # (no further than the settled key: an event committed later below it would be passed over)
+        stmt = stmt.where(EVENT.c.pk <= upto)
     if own is not None:
         stmt = stmt.where(EVENT.c.session_id.in_(own))
     return stmt.limit(limit) if limit else stmt
@@ -181,7 +183,7 @@ def embed(store, progress: Callable[[int, int], None] | None = None, cancel: thr
             return Outcome(done, cancelled=True)
         with store.reader() as conn:
             own = _own_only(conn)
-            rows = conn.execute(_event_rows(cfg, _after(conn), BATCH, own)).all()
+            rows = conn.execute(_event_rows(cfg, _after(conn), BATCH, own, settled.settled_key(conn))).all()
             if not rows:
                 rows = [(None, sid, text, nid) for nid, sid, text in conn.execute(
                     _notes_without(own=own).order_by(NOTE.c.created_at).limit(BATCH))]

@@ -131,9 +131,10 @@ class Store(StoreViews):
 
     def append(self, session_id: str, kind: str, *, role: str | None = None, text: str = "",
                payload: Any = None, **fields: Any) -> EventView:
-        """Append one event under the session's head; returns it with seq and hash."""
-        return self.write(lambda conn: append_event(conn, session_id, kind=kind, role=role, text=text,
-                                                     payload=payload, **fields))
+        """Append one event under the session's head; returns it with seq and hash. On PostgreSQL, beside appends to
+        other sessions (`db.run_session_write`)."""
+        return db.run_session_write(self.engine, session_id, lambda conn: append_event(
+            conn, session_id, kind=kind, role=role, text=text, payload=payload, **fields))
 
     def set_fact(self, session_id: str, key: str, value: Any, **fields: Any) -> EventView:
         return self.append(session_id, facts.FACT_SET, payload={"key": key, "value": value}, **fields)
@@ -455,13 +456,14 @@ class Store(StoreViews):
             return blobs.verify_all(conn)
 
     def change_mark(self) -> tuple[int, int]:
-        """(last event pk, last audit id): moves whenever anyone, in any process, writes. Two index
+        """(settled event pk, last audit id): moves whenever anyone, in any process, writes. Two index
         lookups, asked every two seconds: a new session, a status change or a delete is audited, and
-        every event raises the pk, so nothing needs counting."""
+        every event raises the pk, so nothing needs counting. The pk is the settled one (store.settled):
+        on PostgreSQL an append in flight may still commit an event below the largest stored."""
+        from sessionscope.store import settled
         from sessionscope.store.schema import AUDIT
         with self.reader() as conn:
-            return (conn.execute(sa.select(sa.func.max(EVENT.c.pk))).scalar() or 0,
-                    conn.execute(sa.select(sa.func.max(AUDIT.c.id))).scalar() or 0)
+            return (settled.settled_key(conn), conn.execute(sa.select(sa.func.max(AUDIT.c.id))).scalar() or 0)
 
     def changes_since(self, mark: tuple[int, int]) -> Changes:
         """What changed after `mark` (from change_mark): the sessions that got events, and the list."""

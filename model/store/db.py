@@ -186,6 +186,14 @@ def last_key_sql(conn, table: str, column: str) -> str:
     return f"(SELECT {column} FROM {table} ORDER BY {column} DESC LIMIT 1)"
 
 
+def _next_key_sql(conn) -> str:
+    """SQL for a bound below every event key nextval may hand out from now on: the next one; on a team store, whose
+    members read the sequence through the owner's function (no is_called), its last value, one too low at worst."""
+    if _key_functions(conn):
+        return "(SELECT sessionscope_last_key('event', 'pk'))"
+    return "(SELECT last_value + CASE WHEN is_called THEN 1 ELSE 0 END FROM event_pk_seq)"
+
+
 def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[tuple], *,
                     reserved: bool = False) -> None:
     """Insert rows whose key (the first of `columns`: `id`, the event's `pk`) the caller numbered under the store's
@@ -277,6 +285,8 @@ def row(conn: Connection, table: sa.Table, **where) -> dict | None:
 
 
 PG_WRITE_LOCK = 0x5E551095  # the advisory lock key of the store's writers on PostgreSQL ("sessions")
+PG_SESSION_LOCKS = 0x5E551096  # with a session id's hash: the lock of one session's appends (the two-key space)
+PG_KEY_MARKS = 0x5E551097  # with a key: an append in flight may still commit an event at or after it (settled.py)
 
 
 ANALYZE_AFTER = 5_000  # new events after which an import refreshes PostgreSQL's planner statistics
@@ -300,17 +310,31 @@ def _is_lock_error(exc: BaseException) -> bool:
 
 
 @contextlib.contextmanager
-def write_connection(engine: Engine) -> Iterator[Connection]:
-    """One write transaction, holding the write lock from its first statement."""
+def write_connection(engine: Engine, session_id: str | None = None) -> Iterator[Connection]:
+    """One write transaction, holding the write lock from its first statement (with `session_id`, on PostgreSQL:
+    that session's lock alone, beside the other sessions' writers of the same kind)."""
     with engine.connect() as conn:
         conn = conn.execution_options(sessionscope_write=True)
         with conn.begin():
-            if conn.dialect.name == "postgresql":
+            if conn.dialect.name == "postgresql" and session_id is None:
                 # Writers take turns, as SQLite's one write lock makes them: every write reads what it
                 # builds on (the session's last seq and hash, the events already stored) inside its
                 # transaction, so two machines importing the same session can neither double an event
                 # nor fork a hash chain. Readers never wait; the lock ends with the transaction.
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_WRITE_LOCK})
+            elif conn.dialect.name == "postgresql":
+                # An append to one session builds on that session alone (its last seq, hash and head; its key
+                # from the sequence): it takes the store's lock shared, so appends to other sessions go at
+                # once (a team's members, each agent's backend) while a store-wide writer (an import, a
+                # fork, a delete: the global lock, exclusive) waits for them and they for it; and the
+                # session's own lock, so two appends to one session still take turns.
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock_shared(:key)"), {"key": PG_WRITE_LOCK})
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key, hashtext(:sid))"),
+                             {"key": PG_SESSION_LOCKS, "sid": session_id})
+                # Appends at once commit their keys out of order (101 before 100): before taking one, this says
+                # where it may land, so the change mark stops below it until it commits (sessionscope.store.settled).
+                conn.execute(sa.text(f"SELECT pg_advisory_xact_lock_shared(:key, least({_next_key_sql(conn)}, "
+                                     "2147483647)::int)"), {"key": PG_KEY_MARKS})
             yield conn
 
 
@@ -331,11 +355,22 @@ def run_write(engine: Engine, work, *args, **kwargs):
     the transaction. Disk-full and other I/O errors surface as StoreUnavailable,
     after the transaction rolled back (nothing stored is damaged).
     """
+    return _run_write(engine, None, work, args, kwargs)
+
+
+def run_session_write(engine: Engine, session_id: str, work, *args, **kwargs):
+    """`run_write` for a write that reads and changes one session alone and takes its keys from the sequence (an
+    append): on PostgreSQL it holds that session's lock, not the store's (`write_connection`); SQLite has one
+    writer whatever it writes."""
+    return _run_write(engine, session_id, work, args, kwargs)
+
+
+def _run_write(engine: Engine, session_id: str | None, work, args, kwargs):
     deadline = time.monotonic() + WRITE_RETRY_S
     delay = 0.01
     while True:
         try:
-            with write_connection(engine) as conn:
+            with write_connection(engine, session_id) as conn:
                 return work(conn, *args, **kwargs)
         except (sa.exc.OperationalError, sqlite3.OperationalError) as exc:  # (sqlite3's: see `driver`)
             if _is_lock_error(exc) and time.monotonic() < deadline:

@@ -175,3 +175,139 @@ def test_a_cache_write_takes_the_write_lock_or_gives_way(pg_store):
 
     with db.write_connection(pg_store.engine):  # an import holding the lock
         assert db.try_write(pg_store.engine, outline.store_entries, s.id, *walked, wait_s=0.05) is None
+
+
+def test_appends_to_other_sessions_go_at_once_and_a_store_wide_writer_waits_for_them(pg_store):
+    """An append holds its session's lock and the store's lock shared (db.write_connection): an append to
+    another session goes on while it is open; one to the same session, and a store-wide write (a rename, an
+    import), wait until it ends."""
+    import threading
+    import time
+
+    from sessionscope.store import db
+
+    a, b = pg_store.open_session(title="a").id, pg_store.open_session(title="b").id
+    pg_store.append(a, "message", text="a0")
+    holding, release = threading.Event(), threading.Event()
+
+    def hold_an_append_open():
+        with db.write_connection(pg_store.engine, a) as conn:
+            conn.exec_driver_sql("SELECT 1")
+            holding.set()
+            release.wait(30)
+
+    def timed(work):
+        done: dict = {}
+
+        def run():
+            work()
+            done["at"] = time.monotonic()
+        t = threading.Thread(target=run)
+        t.start()
+        return t, done
+
+    holder = threading.Thread(target=hold_an_append_open)
+    holder.start()
+    assert holding.wait(10)
+    started = time.monotonic()
+    pg_store.append(b, "message", text="b0")  # another session's: at once
+    assert time.monotonic() - started < 10  # (blocked, it would wait out the holder: 30 s)
+    same, same_done = timed(lambda: pg_store.append(a, "message", text="a1"))
+    wide, wide_done = timed(lambda: pg_store.rename(b, "renamed"))
+    time.sleep(1.0)
+    assert not same_done and not wide_done  # both wait for the open append
+    released = time.monotonic()
+    release.set()
+    for t in (holder, same, wide):
+        t.join(30)
+    assert same_done["at"] >= released and wide_done["at"] >= released
+    assert [e.text for e in pg_store.events(a)] == ["a0", "a1"]
+    assert pg_store.session(b).title == "renamed"
+
+
+def _append_to_own_and_shared(url, own, shared, n):
+    store = open_store(url)
+    for i in range(n):
+        store.append(own, "message", role="user", text=f"own {i}")
+        store.append(shared, "message", role="user", text=f"{own} shared {i}")
+    store.close()
+
+
+def test_processes_appending_to_their_sessions_and_one_they_share_keep_every_chain_whole(pg_store):
+    """Four processes, each appending to a session of its own and, between, to one they all share, at once: every
+    session's seqs run unbroken, each event hangs under the one before, and every chain verifies."""
+    import multiprocessing as mp
+
+    shared = pg_store.open_session(title="shared").id
+    own = [pg_store.open_session(title=f"own {w}").id for w in range(4)]
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_append_to_own_and_shared, args=(str(pg_store.url), sid, shared, 60)) for sid in own]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0, 0, 0]
+    for sid, count in [(shared, 240), *[(s, 60) for s in own]]:
+        events = pg_store.events(sid)
+        assert [e.seq for e in events] == list(range(1, count + 1))
+        assert all(y.parent_id == x.id for x, y in zip(events, events[1:]))
+        assert pg_store.verify(sid)[0].ok
+    assert {e.text for e in pg_store.events(shared)} == {f"{s} shared {i}" for s in own for i in range(60)}
+
+
+
+def _mark_stops_below_an_append_in_flight(held, other, reader):
+    """`held` appends to a session of its own in a transaction kept open, `other` appends to another and commits
+    (a later key, stored first); `reader`'s change mark and embedding rows must stop below the open one's key."""
+    import threading
+
+    from sessionscope.recall import semantic
+    from sessionscope.store import db, settled
+    from sessionscope.store.append import append_event
+
+    a, b = held.open_session(title="a").id, other.open_session(title="b").id
+    held.append(a, "message", text="before")
+    before = reader.change_mark()
+    took, release, late = threading.Event(), threading.Event(), {}
+
+    def append_held_open():
+        with db.write_connection(held.engine, a) as conn:
+            append_event(conn, a, kind="message", text="late")
+            late["pk"] = conn.exec_driver_sql("SELECT max(pk) FROM event").scalar()
+            took.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=append_held_open)
+    holder.start()
+    try:
+        assert took.wait(10)
+        other.append(b, "message", text="committed first")  # a later key, committed while the first is open
+        with other.reader() as conn:
+            assert conn.exec_driver_sql("SELECT max(pk) FROM event").scalar() > late["pk"]  # (the race)
+        with reader.reader() as conn:
+            rows = conn.execute(semantic._event_rows(semantic.Config(enabled=True), 0, None, None,
+                                                     settled.settled_key(conn))).all()
+        mark = reader.change_mark()
+        assert before[0] <= mark[0] < late["pk"]
+        assert all(pk < late["pk"] for pk, *_ in rows)
+    finally:
+        release.set()
+        holder.join(30)
+    assert reader.change_mark()[0] >= late["pk"] + 1
+    return mark, a, b
+
+
+def test_the_change_mark_stops_below_an_append_still_in_flight(pg_store):
+    """Appends at once commit their keys out of order: one holding key 100 open while another commits 101. The
+    change mark (and the embedding job, which also reads 'every event after the largest key seen') must stop
+    below 100 until it commits, or the window and the job would pass over it for good (sessionscope.store.settled)."""
+    mark, a, b = _mark_stops_below_an_append_in_flight(pg_store, pg_store, pg_store)
+    assert pg_store.changes_since(mark).session_ids == {a, b}
+
+
+def test_a_members_change_mark_stops_below_another_members_append_in_flight(team_store):
+    """The same on a team store, where members read the key sequence through the owner's function: Bob's mark
+    stops below the key of Alice's append still open, though he stored a later one."""
+    *_, stores = team_store
+    mark, _, b = _mark_stops_below_an_append_in_flight(stores["alice"], stores["bob"], stores["bob"])
+    assert b in stores["bob"].changes_since(mark).session_ids
