@@ -328,13 +328,14 @@ def write_connection(engine: Engine, session_id: str | None = None) -> Iterator[
                 # once (a team's members, each agent's backend) while a store-wide writer (an import, a
                 # fork, a delete: the global lock, exclusive) waits for them and they for it; and the
                 # session's own lock, so two appends to one session still take turns.
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock_shared(:key)"), {"key": PG_WRITE_LOCK})
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key, hashtext(:sid))"),
-                             {"key": PG_SESSION_LOCKS, "sid": session_id})
-                # Appends at once commit their keys out of order (101 before 100): before taking one, this says
-                # where it may land, so the change mark stops below it until it commits (sessionscope.store.settled).
-                conn.execute(sa.text(f"SELECT pg_advisory_xact_lock_shared(:key, least({_next_key_sql(conn)}, "
-                                     "2147483647)::int)"), {"key": PG_KEY_MARKS})
+                # Appends at once commit their keys out of order (101 before 100): before taking one, it says
+                # where that may land, so the change mark stops below it until it commits (store.settled). The
+                # three in one round trip, taken in this order (the select list is evaluated left to right).
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock_shared(:store), pg_advisory_xact_lock(:sessions, "
+                                     "hashtext(:sid)), pg_advisory_xact_lock_shared(:marks, least("
+                                     f"{_next_key_sql(conn)}, 2147483647)::int)"),
+                             {"store": PG_WRITE_LOCK, "sessions": PG_SESSION_LOCKS, "sid": session_id,
+                              "marks": PG_KEY_MARKS})
             yield conn
 
 
