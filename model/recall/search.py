@@ -152,7 +152,11 @@ class recent_words:
             return self.words.indexed(word)
         if self.conn.dialect.name != "postgresql":
             return True  # (no index to ask: nothing is mended)
-        return self.conn.execute(sa.text("SELECT 1 FROM event WHERE fts @@ to_tsquery('simple', :q) LIMIT 1"),
+        # (a member asks through the owner's function, as search does: under the rules the match walked every
+        # readable event, 310 ms in 200,000 for a word none of them holds)
+        source = ("sessionscope_matching(to_tsquery('simple', :q), 1)" if db.rules_apply(self.conn, "event")
+                  else "event WHERE fts @@ to_tsquery('simple', :q)")
+        return self.conn.execute(sa.text(f"SELECT 1 FROM {source} LIMIT 1"),
                                  {"q": ts_query(Query(groups=[[Term(word)]]))}).first() is not None
 
 

@@ -203,3 +203,21 @@ def test_words_forgotten_while_they_are_caught_up_stay_forgotten(store):
         assert conn.exec_driver_sql("SELECT value FROM setting WHERE key = ?", (terms.TERMS_AT,)).first() is None
     assert _texts(store.search("*armala*"), store) == {"the marmalade"}  # read whole again when next needed
 
+
+
+def test_a_member_is_mended_only_to_words_they_may_read(team_store):
+    """On a team store a word is 'in the index' for a member only where they may read it (asked through the owner's
+    function, as search is): Bob's search for a word only Alice's private session holds is mended to the word of
+    the session she shared, and tells nothing of the private one; Alice finds hers as typed."""
+    from sessionscope import ops
+    *_, st = team_store
+    alice, bob = st["alice"], st["bob"]
+    private = alice.open_session(title="private").id
+    alice.append(private, "message", role="user", text="the zebracorn sleeps")
+    shared = alice.open_session(title="shared").id
+    alice.append(shared, "message", role="user", text="the zebracorns sleep")
+    ops.share(alice, shared, actor="test")
+    hits = bob.search("zebracorn")
+    assert [h.session_id for h in hits] == [shared] and {h.did_you_mean for h in hits} == {"zebracorns"}
+    mine = alice.search("zebracorn")
+    assert [h.session_id for h in mine] == [private] and {h.did_you_mean for h in mine} == {""}
