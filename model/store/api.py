@@ -97,6 +97,11 @@ class Store(StoreViews):
         """Run `work(conn, …)` in one write transaction (retried on contention)."""
         return db.run_write(self.engine, work, *args, **kwargs)
 
+    def write_session(self, session_id: str, work: Callable[..., Any], *args, **kwargs) -> Any:
+        """`write` for work that reads and changes one session alone and numbers its events with
+        `settled.take_keys` (a sync's page): on PostgreSQL beside other sessions' writers (`db.run_session_write`)."""
+        return db.run_session_write(self.engine, session_id, work, *args, **kwargs)
+
     def audited(self, action: str, work: Callable[[Connection], Any] | None = None, **entry: Any) -> Any:
         """`work(conn)` and its audit entry in one write transaction (sessionscope.safety.audit.audited)."""
         return audit.audited(self, action, work, **entry)
@@ -456,14 +461,13 @@ class Store(StoreViews):
             return blobs.verify_all(conn)
 
     def change_mark(self) -> tuple[int, int]:
-        """(settled event pk, last audit id): moves whenever anyone, in any process, writes. Two index
+        """(settled event pk, settled audit id): moves whenever anyone, in any process, writes. Two index
         lookups, asked every two seconds: a new session, a status change or a delete is audited, and
-        every event raises the pk, so nothing needs counting. The pk is the settled one (store.settled):
-        on PostgreSQL an append in flight may still commit an event below the largest stored."""
+        every event raises the pk, so nothing needs counting. Both are the settled keys (store.settled): on
+        PostgreSQL a write to one session still in flight may commit a row below the largest stored."""
         from sessionscope.store import settled
-        from sessionscope.store.schema import AUDIT
         with self.reader() as conn:
-            return (settled.settled_key(conn), conn.execute(sa.select(sa.func.max(AUDIT.c.id))).scalar() or 0)
+            return settled.settled_key(conn), settled.settled_key(conn, "audit")
 
     def changes_since(self, mark: tuple[int, int]) -> Changes:
         """What changed after `mark` (from change_mark): the sessions that got events, and the list."""

@@ -23,6 +23,7 @@ from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection, Engine
 
 from sessionscope.errors import MissingExtra, Refused, StoreUnavailable
+from sessionscope.store import settled
 
 BUSY_TIMEOUT_S = 30.0
 WRITE_RETRY_S = 120.0
@@ -155,24 +156,11 @@ def reserve_keys(conn, table: str, column: str, n: int) -> int:
         return (raw.execute(f"SELECT max({column}) FROM {table}").fetchone()[0] or 0) + 1
     if conn.dialect.name != "postgresql":
         return (conn.exec_driver_sql(f"SELECT max({column}) FROM {table}").scalar() or 0) + 1
-    if _key_functions(conn):  # a team store: a member moves no sequence but through the owner's functions
+    if settled.key_functions(conn):  # a team store: a member moves no sequence but through the owner's functions
         return conn.exec_driver_sql("SELECT sessionscope_take_keys(%s, %s, %s)", (table, column, n)).scalar()
     return conn.exec_driver_sql(f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "
                                 f"nextval(pg_get_serial_sequence('{table}', '{column}')) + %s) - %s",
                                 (n - 1, n - 1)).scalar()
-
-
-_KEY_FUNCTIONS: dict[str, bool] = {}
-
-
-def _key_functions(conn) -> bool:
-    """Whether the store hands out keys through sessionscope.safety.team's functions (made by `team init`): asked once a
-    store (a member's process starts after init; the owner's may keep its own rights until it is restarted)."""
-    url = str(conn.engine.url)
-    if url not in _KEY_FUNCTIONS:
-        _KEY_FUNCTIONS[url] = conn.exec_driver_sql(
-            "SELECT to_regprocedure('sessionscope_take_keys(text,text,integer)') IS NOT NULL").scalar()
-    return _KEY_FUNCTIONS[url]
 
 
 def last_key_sql(conn, table: str, column: str) -> str:
@@ -180,18 +168,10 @@ def last_key_sql(conn, table: str, column: str) -> str:
     (then `insert_numbered` moves the sequence past them): SQLite's largest row; PostgreSQL's sequence, as a
     team store's row rules hide other members' rows from max() (see `reserve_keys`)."""
     if conn.dialect.name == "postgresql":
-        if _key_functions(conn):
+        if settled.key_functions(conn):
             return f"(SELECT sessionscope_last_key('{table}', '{column}'))"
         return f"(SELECT last_value FROM {table}_{column}_seq)"  # (the name SQLAlchemy gives a serial's sequence)
     return f"(SELECT {column} FROM {table} ORDER BY {column} DESC LIMIT 1)"
-
-
-def _next_key_sql(conn) -> str:
-    """SQL for a bound below every event key nextval may hand out from now on: the next one; on a team store, whose
-    members read the sequence through the owner's function (no is_called), its last value, one too low at worst."""
-    if _key_functions(conn):
-        return "(SELECT sessionscope_last_key('event', 'pk'))"
-    return "(SELECT last_value + CASE WHEN is_called THEN 1 ELSE 0 END FROM event_pk_seq)"
 
 
 def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[tuple], *,
@@ -224,7 +204,7 @@ def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[
             cur.execute(f"TRUNCATE {target}")
     if reserved:  # the keys came from reserve_keys: the sequence is past them already
         return
-    if _key_functions(conn):
+    if settled.key_functions(conn):
         conn.exec_driver_sql("SELECT sessionscope_keys_past(%s, %s, %s)", (table.name, columns[0], max(r[0] for r in rows)))
         return
     conn.execute(sa.text(f"SELECT setval(pg_get_serial_sequence('{table.name}', '{columns[0]}'), :key)"),
@@ -286,7 +266,6 @@ def row(conn: Connection, table: sa.Table, **where) -> dict | None:
 
 PG_WRITE_LOCK = 0x5E551095  # the advisory lock key of the store's writers on PostgreSQL ("sessions")
 PG_SESSION_LOCKS = 0x5E551096  # with a session id's hash: the lock of one session's appends (the two-key space)
-PG_KEY_MARKS = 0x5E551097  # with a key: an append in flight may still commit an event at or after it (settled.py)
 
 
 ANALYZE_AFTER = 5_000  # new events after which an import refreshes PostgreSQL's planner statistics
@@ -323,19 +302,17 @@ def write_connection(engine: Engine, session_id: str | None = None) -> Iterator[
                 # nor fork a hash chain. Readers never wait; the lock ends with the transaction.
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_WRITE_LOCK})
             elif conn.dialect.name == "postgresql":
-                # An append to one session builds on that session alone (its last seq, hash and head; its key
-                # from the sequence): it takes the store's lock shared, so appends to other sessions go at
-                # once (a team's members, each agent's backend) while a store-wide writer (an import, a
-                # fork, a delete: the global lock, exclusive) waits for them and they for it; and the
-                # session's own lock, so two appends to one session still take turns.
-                # Appends at once commit their keys out of order (101 before 100): before taking one, it says
-                # where that may land, so the change mark stops below it until it commits (store.settled). The
-                # three in one round trip, taken in this order (the select list is evaluated left to right).
+                # An append to one session (or a sync's page of one) builds on that session alone (its last
+                # seq, hash and head; its keys from the sequence): it takes the store's lock shared, so writes
+                # to other sessions go at once (a team's members, each agent's backend) while a store-wide
+                # writer (an import, a fork, a delete: the global lock, exclusive) waits for them and they for
+                # it; and the session's own lock, so two writes to one session still take turns.
+                # Writers at once commit their keys out of order (101 before 100): before taking any, this one
+                # says where they may land, so the change mark stops below them until it commits (store.settled).
+                # All in one round trip, taken in this order (the select list is evaluated left to right).
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock_shared(:store), pg_advisory_xact_lock(:sessions, "
-                                     "hashtext(:sid)), pg_advisory_xact_lock_shared(:marks, least("
-                                     f"{_next_key_sql(conn)}, 2147483647)::int)"),
-                             {"store": PG_WRITE_LOCK, "sessions": PG_SESSION_LOCKS, "sid": session_id,
-                              "marks": PG_KEY_MARKS})
+                                     f"hashtext(:sid)), {settled.marks_sql(conn)}"),
+                             {"store": PG_WRITE_LOCK, "sessions": PG_SESSION_LOCKS, "sid": session_id})
             yield conn
 
 

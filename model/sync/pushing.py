@@ -30,7 +30,7 @@ from sessionscope.export.core import redactor_for
 from sessionscope.export.redact import Finding, Redactor
 from sessionscope.recall import search
 from sessionscope.safety import audit
-from sessionscope.store import chain, db, ingest, people, settings
+from sessionscope.store import chain, db, ingest, people, settings, settled
 from sessionscope.store.schema import EVENT, NOTE, PIN, SESSION, SOURCE, STAR
 from sessionscope.sync.choices import SyncPlan, plan, shown
 
@@ -256,7 +256,7 @@ class _Push:
                 step_extras = {"notes": notes, "star": extras["star"], "pins": extras["pins"], "mark": mark,
                                "fields": in_fields} if final else None
                 try:
-                    self.team.write(self._apply, row, fields, seq, events, found, step_extras)
+                    self.team.write_session(row["id"], self._apply, row, fields, seq, events, found, step_extras)
                 except _Moved as moved:  # another sync got there first: from where it ended
                     seq, last = moved.seq, moved.last_hash
                     continue
@@ -312,9 +312,9 @@ class _Push:
         elif current.last_seq != expected:
             raise _Moved(current.last_seq, current.last_hash)
         if events:
-            first = db.reserve_keys(conn, "event", "pk", len(events))
-            ingest.insert_rows(conn, [e | {"pk": first + i} for i, e in enumerate(events)])
-            search.index_range(conn, first, first + len(events) - 1)
+            keys = settled.take_keys(conn, len(events))  # (beside other members' pages: not always consecutive)
+            ingest.insert_rows(conn, [e | {"pk": k} for e, k in zip(events, keys)])
+            search.index_range(conn, keys[0], keys[-1])  # (SQLite only, where they are)
         synced = _synced(current.meta)
         was = synced.get("redacted") or {}
         kinds = Counter(was.get("kinds") or {}) + Counter(found["kinds"])

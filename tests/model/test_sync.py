@@ -326,3 +326,53 @@ def test_the_sync_command(tmp_path, capsys):
     main(["--store", store, "sync", "status"])
     text = capsys.readouterr().out
     assert "team store: sqlite:///" in text and "every 15 min" in text and "last sync" in text
+
+
+def test_two_members_push_at_once_and_the_change_mark_waits_for_the_open_page(team_db, tmp_path, monkeypatch):
+    """#61: a sync's page holds its session's lock, not the store's. While Alice's page is written but not yet
+    committed, Bob's whole sync goes through (it took turns with hers before), and the change mark stops below her
+    keys though his, taken after, are stored; then hers commits and both copies are whole."""
+    server, database, names = team_db
+    members = {}
+    for who in ("alice", "bob"):
+        local = open_store(tmp_path / f"{who}.db")
+        sid = local.open_session(title=f"{who} at once", project=f"/work/{who}-at-once").id
+        for i in range(6):
+            local.append(sid, "message", role="user" if i % 2 else "assistant", text=f"{who} step {i}")
+        ops.set_project_rule(local, f"/work/{who}-at-once", "always", actor="test")
+        members[who] = (local, sid, server.url(database, names[who]))
+    holding, release, done = threading.Event(), threading.Event(), {}
+    real = pushing._Push._apply
+
+    def held_open(self, conn, row, *args):
+        real(self, conn, row, *args)
+        if row["id"] == members["alice"][1]:
+            holding.set()
+            release.wait(30)
+    monkeypatch.setattr(pushing._Push, "_apply", held_open)
+    alice = threading.Thread(target=lambda: done.setdefault("alice", ops.sync_now(*members["alice"][::2], actor="test")))
+    alice.start()
+    try:
+        assert holding.wait(30)
+        bob = ops.sync_now(*members["bob"][::2], actor="test")
+        assert alice.is_alive() and "alice" not in done  # (Bob did not wait for her page)
+        assert bob.events == 6 and not bob.problems
+        with open_store(members["bob"][2]) as team:
+            with team.reader() as conn:
+                his_first = conn.exec_driver_sql("SELECT min(pk) FROM event WHERE session_id = %s",
+                                                 (members["bob"][1],)).scalar()
+                his_entry = conn.exec_driver_sql("SELECT max(id) FROM audit WHERE session_id = %s",
+                                                 (members["bob"][1],)).scalar()
+            mark = team.change_mark()  # her keys and her page's audit entry, taken first, are still to commit
+            assert mark[0] < his_first and his_entry is not None and mark[1] < his_entry
+    finally:
+        release.set()
+        alice.join(60)
+    assert done["alice"].events == 6 and not done["alice"].problems
+    with open_store(members["bob"][2]) as team:
+        after = team.change_mark()
+        assert after[0] >= his_first and after[1] >= his_entry
+        for _, sid, _ in members.values():
+            assert [e.seq for e in team.events(sid)] == list(range(1, 7)) and all(r.ok for r in team.verify(sid))
+    for local, *_ in members.values():
+        local.close()
