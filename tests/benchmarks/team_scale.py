@@ -287,6 +287,47 @@ def concurrent(url_of, people: list[str], per: int = 200) -> tuple[float, str]:
                      f"first append to the last ({span:.1f} s); slowest person {slowest:.1f} s")
 
 
+def _local_store(args) -> None:
+    """A person's own store: `sessions` native sessions of `per` events, in a project they always share."""
+    path, who, sessions, per = args
+    from sessionscope import open_store, ops
+    with open_store(path) as local:
+        for s in range(sessions):
+            sid = local.open_session(title=f"{who} work {s}", project=f"/work/{who}").id
+            for i in range(per):
+                local.append(sid, "message", role="user" if i % 2 else "assistant", text=f"{who} step {i} of {s}")
+        ops.set_project_rule(local, f"/work/{who}", "always", actor="bench")
+
+
+def _syncer(args) -> tuple[int, int, float, float]:
+    """One person's sync of their own store into the team store: (events pushed, problems, start, end)."""
+    path, url = args
+    from sessionscope import open_store, ops
+    with open_store(path) as local:
+        ops.sync_now(local, url, dry_run=True, actor="bench")  # (its modules loaded, its reads warm: not counted)
+        t = time.time()
+        report = ops.sync_now(local, url, actor="bench")
+        return report.events, len(report.problems), t, time.time()
+
+
+def syncing(url_of, people: list[str], folder: Path, sessions: int = 10, per: int = 100) -> list[tuple]:
+    """The people's syncs of their own stores (`sessions` × `per` events each, redacted on the way), one after
+    another and then all at once (other stores), each counted from the first sync's start to the last's end."""
+    ctx = multiprocessing.get_context("spawn")
+    rows = []
+    for phase, workers in (("one after another", 1), ("at once", len(people))):
+        stores = [(str(folder / f"{phase[:4]}-{p}.db"), url_of(p)) for p in people]
+        with ctx.Pool(WORKERS) as pool:
+            pool.map(_local_store, [(path, f"{phase[:4]}{p}", sessions, per) for (path, _), p in zip(stores, people)])
+        with ctx.Pool(workers) as pool:
+            done = pool.map(_syncer, stores)
+        span = max(r[3] for r in done) - min(r[2] for r in done)
+        pushed, problems = sum(r[0] for r in done), sum(r[1] for r in done)
+        rows.append((f"{len(people)} people syncing, {phase}", span, f"{pushed:,} events pushed, {problems} problems; "
+                     f"{pushed / span:,.0f} events/s from the first sync's start to the last's end", ""))
+    return rows
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m tests.benchmarks.team_scale")
     p.add_argument("--sessions", type=int, default=100_000)
@@ -295,6 +336,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--big", type=int, default=BIG, help="the big session's events")
     p.add_argument("--appends", type=int, default=200, help="events each person appends at once, at the end")
+    p.add_argument("--syncing", type=int, default=8, help="people who sync their own stores, then at once")
     p.add_argument("--keep", metavar="DIR", help="put the server's data in DIR and keep it")
     args = p.parse_args(argv)
     if args.events < args.big * 2:
@@ -337,6 +379,8 @@ def main(argv=None) -> int:
         rows = measure(url_of, people, filled["big"], say, args.big)
         seconds, detail = concurrent(url_of, people, args.appends)
         rows.append((f"{len(people)} people appending at once", seconds, detail, ""))
+        with tempfile.TemporaryDirectory() as folder:
+            rows += syncing(url_of, people[:args.syncing], Path(folder))
         version = server.version()
     finally:
         if not args.keep:
