@@ -59,7 +59,9 @@ def settled_key(conn: sa.Connection, table: str = "event") -> int:
         return conn.exec_driver_sql(top).scalar() or 0
     found, in_flight = conn.execute(sa.text(
         f"SELECT ({top}), (SELECT min(objid::bigint) FROM pg_locks WHERE locktype = 'advisory' "
-        "AND classid = CAST(:space AS oid) AND objsubid = 2 AND granted)"), {"space": space}).one()
+        "AND classid = CAST(:space AS oid) AND objsubid = 2 AND granted "
+        "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))"),  # (a server holds more)
+        {"space": space}).one()
     return found if in_flight is None else min(found, in_flight - 1)
 
 

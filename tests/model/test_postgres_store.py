@@ -311,3 +311,39 @@ def test_a_members_change_mark_stops_below_another_members_append_in_flight(team
     *_, stores = team_store
     mark, _, b = _mark_stops_below_an_append_in_flight(stores["alice"], stores["bob"], stores["bob"])
     assert b in stores["bob"].changes_since(mark).session_ids
+
+
+def test_an_append_open_in_another_database_of_the_server_does_not_hold_this_stores_mark(pg_store, postgres_server):
+    """Advisory locks are per database, but `pg_locks` lists the whole server's: the settled key reads this
+    database's marks only (a team server may hold several stores; the tests' server holds many at once)."""
+    import threading
+
+    from sessionscope.store import db
+    from sessionscope.store.append import append_event
+
+    other = open_store(postgres_server.fresh_database())
+    try:
+        theirs = other.open_session(title="elsewhere").id
+        ours = pg_store.open_session(title="here").id
+        for _ in range(3):
+            pg_store.append(ours, "message", text="ours")
+        took, release = threading.Event(), threading.Event()
+
+        def held_open():
+            with db.write_connection(other.engine, theirs) as conn:
+                append_event(conn, theirs, kind="message", text="open elsewhere")
+                took.set()
+                release.wait(30)
+        holder = threading.Thread(target=held_open)
+        holder.start()
+        try:
+            assert took.wait(10)
+            with pg_store.reader() as conn:
+                stored = conn.exec_driver_sql("SELECT max(pk) FROM event").scalar()
+            assert pg_store.change_mark()[0] == stored
+        finally:
+            release.set()
+            holder.join(30)
+    finally:
+        other.close()
+        postgres_server.drop(other.url)
