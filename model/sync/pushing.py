@@ -360,8 +360,15 @@ class _Push:
             src = lc.execute(sa.select(SOURCE.c.kind, SOURCE.c.location).where(SOURCE.c.id == local_id)).first()
         kind = src.kind if src else "native"
         location = f"{self.who}:{self.redactor.redact_text(src.location if src else '', 'source')}"
-        found = conn.execute(sa.select(SOURCE.c.id).where(SOURCE.c.kind == kind, SOURCE.c.location == location)).scalar()
-        if found is None:
+        where = (SOURCE.c.kind == kind, SOURCE.c.location == location)
+        found = conn.execute(sa.select(SOURCE.c.id).where(*where)).scalar()
+        if found is None and conn.dialect.name == "postgresql":
+            # (this member's other sync may be adding it at once: its page holds another session's lock)
+            from sqlalchemy.dialects.postgresql import insert
+            conn.execute(insert(SOURCE).values(kind=kind, location=location, enabled=False, added_at=time.time())
+                         .on_conflict_do_nothing())
+            found = conn.execute(sa.select(SOURCE.c.id).where(*where)).scalar()
+        elif found is None:
             found = conn.execute(SOURCE.insert().values(kind=kind, location=location, enabled=False,
                                                         added_at=time.time())).inserted_primary_key[0]
         self.sources[local_id] = found

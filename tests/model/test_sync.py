@@ -376,3 +376,43 @@ def test_two_members_push_at_once_and_the_change_mark_waits_for_the_open_page(te
             assert [e.seq for e in team.events(sid)] == list(range(1, 7)) and all(r.ok for r in team.verify(sid))
     for local, *_ in members.values():
         local.close()
+
+
+def test_a_members_two_first_syncs_at_once_share_one_source_row(team_db, tmp_path, monkeypatch):
+    """Two stores of one member pushing their first native sessions at once both need the team's source row for
+    "native on this member's machines": the second waits for the first's page and takes that row, instead of
+    failing on its unique key (the pages of different sessions no longer take turns)."""
+    server, database, names = team_db
+    url = server.url(database, names["bob"])
+    locals_, sids = [], []
+    for n in range(2):
+        local = open_store(tmp_path / f"bob{n}.db")
+        sid = local.open_session(title=f"bob's first {n}", project=f"/work/bob-first-{n}").id
+        local.append(sid, "message", role="user", text=f"first sync {n}")
+        ops.set_project_rule(local, f"/work/bob-first-{n}", "always", actor="test")
+        locals_.append(local)
+        sids.append(sid)
+    holding, release, done = threading.Event(), threading.Event(), {}
+    real = pushing._Push._apply
+
+    def held_open(self, conn, row, *args):
+        real(self, conn, row, *args)
+        if row["id"] == sids[0]:
+            holding.set()
+            release.wait(30)
+    monkeypatch.setattr(pushing._Push, "_apply", held_open)
+    runs = [threading.Thread(target=lambda n=n: done.setdefault(n, ops.sync_now(locals_[n], url, actor="test")))
+            for n in range(2)]
+    runs[0].start()
+    assert holding.wait(30)
+    runs[1].start()
+    runs[1].join(1.0)  # (it waits on the source row the first one's page has not committed yet)
+    release.set()
+    for r in runs:
+        r.join(60)
+    assert [done[n].problems for n in range(2)] == [[], []]
+    with open_store(url) as team, team.reader() as conn:
+        sources = conn.exec_driver_sql("SELECT DISTINCT source_id FROM session WHERE id = ANY(%s)", (sids,)).all()
+        assert len(sources) == 1 and sources[0][0] is not None
+    for local in locals_:
+        local.close()
