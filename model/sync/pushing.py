@@ -360,17 +360,16 @@ class _Push:
             src = lc.execute(sa.select(SOURCE.c.kind, SOURCE.c.location).where(SOURCE.c.id == local_id)).first()
         kind = src.kind if src else "native"
         location = f"{self.who}:{self.redactor.redact_text(src.location if src else '', 'source')}"
-        where = (SOURCE.c.kind == kind, SOURCE.c.location == location)
-        found = conn.execute(sa.select(SOURCE.c.id).where(*where)).scalar()
-        if found is None and conn.dialect.name == "postgresql":
-            # (this member's other sync may be adding it at once: its page holds another session's lock)
-            from sqlalchemy.dialects.postgresql import insert
-            conn.execute(insert(SOURCE).values(kind=kind, location=location, enabled=False, added_at=time.time())
-                         .on_conflict_do_nothing())
-            found = conn.execute(sa.select(SOURCE.c.id).where(*where)).scalar()
-        elif found is None:
-            found = conn.execute(SOURCE.insert().values(kind=kind, location=location, enabled=False,
-                                                        added_at=time.time())).inserted_primary_key[0]
+        which = sa.select(SOURCE.c.id).where(SOURCE.c.kind == kind, SOURCE.c.location == location)
+        values = {"kind": kind, "location": location, "enabled": False, "added_at": time.time()}
+        found: int | None = conn.execute(which).scalar()
+        if found is None:
+            if conn.dialect.name == "postgresql":  # (this member's other sync may be adding it at once)
+                from sqlalchemy.dialects.postgresql import insert
+                conn.execute(insert(SOURCE).values(**values).on_conflict_do_nothing())
+            else:
+                conn.execute(SOURCE.insert().values(**values))
+            found = conn.execute(which).scalar_one()
         self.sources[local_id] = found
         return found
 
