@@ -23,6 +23,7 @@ from sessionscope.history import lifecycle, sessions, titles
 from sessionscope.recall import search
 from sessionscope.store import chain, db, dictionaries, links, payloads
 from sessionscope.store.incoming import NewEvent, SessionInfo
+from sessionscope.store.packed_sql import compact_hash
 from sessionscope.store.schema import EVENT, EVENT_ALIAS, SESSION
 
 # the kinds of a conversation's own lines: a stored one of these under a fresh event keeps it from being the head
@@ -32,7 +33,8 @@ COLUMNS = ("pk", "id", "session_id", "parent_id", "seq", "depth", "ts", "kind", 
             "tokens_in", "tokens_out", "sidechain", "agent_id", "hash", "response_id", "failed")
 _BEFORE_TEXT = operator.itemgetter(*COLUMNS[:COLUMNS.index("text")])  # a row's values as a tuple (the text, then
 # the payload, follow: each packed)
-_AFTER_PAYLOAD = operator.itemgetter(*COLUMNS[COLUMNS.index("payload") + 1:])
+_AFTER_PAYLOAD = operator.itemgetter(*COLUMNS[COLUMNS.index("payload") + 1:COLUMNS.index("hash")])
+_AFTER_HASH = operator.itemgetter(*COLUMNS[COLUMNS.index("hash") + 1:])
 _ROW = operator.itemgetter(*COLUMNS)
 INSERT_SQL = f"INSERT INTO event ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 
@@ -204,7 +206,7 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
         assert raw is not None  # (SQLite's, as the dialect said)
         dictionary = dictionaries.for_rows(raw, rows)
         raw.executemany(INSERT_SQL, [_BEFORE_TEXT(r) + (payloads.pack_text(r["text"], dictionary), _packed(r, dictionary))
-                                     + _AFTER_PAYLOAD(r) for r in rows])
+                                     + _AFTER_PAYLOAD(r) + (compact_hash(r["hash"]),) + _AFTER_HASH(r) for r in rows])
     else:
         # numbered by the caller (db.reserve_keys): on PostgreSQL one COPY, an executemany being a statement a
         # row over the socket (it kept an import at a quarter of SQLite's rate)

@@ -16,7 +16,7 @@ import sqlite3
 from sessionscope.errors import InvalidInput, NotFound
 from sessionscope.history.read_models import EventView, SessionView
 from sessionscope.store.locations import sqlite_path
-from sessionscope.store.packed_sql import sql_plain
+from sessionscope.store.packed_sql import sql_hash, sql_plain
 from sessionscope.store.revision import HEAD_REVISION
 
 _SESSIONS = ("SELECT session.*, source.kind AS source_kind, star.session_id IS NOT NULL AS starred FROM session "
@@ -26,7 +26,8 @@ _SORT = {"updated": "session.updated_at", "created": "session.created_at", "titl
          "events": "session.event_count", "tokens": "session.tokens_in + session.tokens_out",
          "status": "session.status", "project": "session.project"}
 # an event's text may be packed (sessionscope.store.payloads): `plain_text`, registered on the reader's connection
-_EVENT_COLUMNS = ", ".join(sql_plain("text") if f == "text" else f for f in EventView.__dataclass_fields__)
+_EVENT_COLUMNS = ", ".join(sql_plain("text") if f == "text" else sql_hash() if f == "hash" else f
+                           for f in EventView.__dataclass_fields__)
 _SIDECHAIN = list(EventView.__dataclass_fields__).index("sidechain")  # stored as 0/1
 _PAYLOAD = list(EventView.__dataclass_fields__).index("payload")  # big ones compressed (sessionscope.store.payloads)
 # A listing's line: the columns stored before the text and payload, the start of the text, then sidechain (a

@@ -14,10 +14,11 @@ from typing import Optional
 from sqlalchemy import BigInteger, Boolean, Column, Float, Index, Integer, LargeBinary, Table, Text, UniqueConstraint, false, text
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
-from sqlalchemy.types import TypeDecorator
+from sqlalchemy.types import String, TypeDecorator
 from sqlmodel import Field, SQLModel
 
 from sessionscope.store import payloads
+from sessionscope.store.packed_sql import compact_hash
 
 
 class PayloadText(TypeDecorator):
@@ -30,6 +31,19 @@ class PayloadText(TypeDecorator):
 
     def process_result_value(self, value, dialect):
         return payloads.unpack(value)
+
+
+class ChainHash(TypeDecorator):
+    """`event.hash`: hex digits to every reader and writer, 32 bytes on SQLite (packed_sql.compact_hash)."""
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return compact_hash(value) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value, dialect):
+        return value.hex() if isinstance(value, bytes) else value
 
 
 class plain(FunctionElement):
@@ -156,7 +170,7 @@ class Event(SQLModel, table=True):
     tokens_out: int = 0
     sidechain: bool = False
     agent_id: Optional[str] = None
-    hash: str
+    hash: str = Field(sa_column=Column(ChainHash, nullable=False))  # see ChainHash
     # what SQL needs of a payload it can no longer read inside once compressed (sessionscope.store.payloads)
     response_id: Optional[str] = None  # the API response an assistant line belongs to (Claude's message.id)
     failed: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
