@@ -3,10 +3,12 @@ import, PostgreSQL's own text search, and writers on several processes at once."
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
+import threading
 
 import pytest
 import sqlalchemy as sa
@@ -256,44 +258,52 @@ def test_processes_appending_to_their_sessions_and_one_they_share_keep_every_cha
 
 
 
-def _mark_stops_below_an_append_in_flight(held, other, reader):
-    """`held` appends to a session of its own in a transaction kept open, `other` appends to another and commits
-    (a later key, stored first); `reader`'s change mark and embedding rows must stop below the open one's key."""
-    import threading
-
-    from sessionscope.recall import semantic
-    from sessionscope.store import db, settled
+@contextlib.contextmanager
+def _append_held_open(store, session_id: str):
+    """An append to `session_id` written in a thread and held open (not committed) while the block runs; yields
+    its key."""
+    from sessionscope.store import db
     from sessionscope.store.append import append_event
 
-    a, b = held.open_session(title="a").id, other.open_session(title="b").id
-    held.append(a, "message", text="before")
-    before = reader.change_mark()
     took, release, late = threading.Event(), threading.Event(), {}
 
-    def append_held_open():
-        with db.write_connection(held.engine, a) as conn:
-            append_event(conn, a, kind="message", text="late")
+    def hold():
+        with db.write_connection(store.engine, session_id) as conn:
+            append_event(conn, session_id, kind="message", text="late")
             late["pk"] = conn.exec_driver_sql("SELECT max(pk) FROM event").scalar()
             took.set()
             release.wait(30)
 
-    holder = threading.Thread(target=append_held_open)
+    holder = threading.Thread(target=hold)
     holder.start()
     try:
         assert took.wait(10)
+        yield late["pk"]
+    finally:
+        release.set()
+        holder.join(30)
+
+
+def _mark_stops_below_an_append_in_flight(held, other, reader):
+    """`held` appends to a session of its own in a transaction kept open, `other` appends to another and commits
+    (a later key, stored first); `reader`'s change mark and embedding rows must stop below the open one's key."""
+    from sessionscope.recall import semantic
+    from sessionscope.store import settled
+
+    a, b = held.open_session(title="a").id, other.open_session(title="b").id
+    held.append(a, "message", text="before")
+    before = reader.change_mark()
+    with _append_held_open(held, a) as late:
         other.append(b, "message", text="committed first")  # a later key, committed while the first is open
         with other.reader() as conn:
-            assert conn.exec_driver_sql("SELECT max(pk) FROM event").scalar() > late["pk"]  # (the race)
+            assert conn.exec_driver_sql("SELECT max(pk) FROM event").scalar() > late  # (the race)
         with reader.reader() as conn:
             rows = conn.execute(semantic._event_rows(semantic.Config(enabled=True), 0, None, None,
                                                      settled.settled_key(conn))).all()
         mark = reader.change_mark()
-        assert before[0] <= mark[0] < late["pk"]
-        assert all(pk < late["pk"] for pk, *_ in rows)
-    finally:
-        release.set()
-        holder.join(30)
-    assert reader.change_mark()[0] >= late["pk"] + 1
+        assert before[0] <= mark[0] < late
+        assert all(pk < late for pk, *_ in rows)
+    assert reader.change_mark()[0] >= late + 1
     return mark, a, b
 
 
@@ -316,34 +326,16 @@ def test_a_members_change_mark_stops_below_another_members_append_in_flight(team
 def test_an_append_open_in_another_database_of_the_server_does_not_hold_this_stores_mark(pg_store, postgres_server):
     """Advisory locks are per database, but `pg_locks` lists the whole server's: the settled key reads this
     database's marks only (a team server may hold several stores; the tests' server holds many at once)."""
-    import threading
-
-    from sessionscope.store import db
-    from sessionscope.store.append import append_event
-
     other = open_store(postgres_server.fresh_database())
     try:
         theirs = other.open_session(title="elsewhere").id
         ours = pg_store.open_session(title="here").id
         for _ in range(3):
             pg_store.append(ours, "message", text="ours")
-        took, release = threading.Event(), threading.Event()
-
-        def held_open():
-            with db.write_connection(other.engine, theirs) as conn:
-                append_event(conn, theirs, kind="message", text="open elsewhere")
-                took.set()
-                release.wait(30)
-        holder = threading.Thread(target=held_open)
-        holder.start()
-        try:
-            assert took.wait(10)
+        with _append_held_open(other, theirs):
             with pg_store.reader() as conn:
                 stored = conn.exec_driver_sql("SELECT max(pk) FROM event").scalar()
             assert pg_store.change_mark()[0] == stored
-        finally:
-            release.set()
-            holder.join(30)
     finally:
         other.close()
         postgres_server.drop(other.url)
