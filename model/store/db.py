@@ -266,6 +266,7 @@ def row(conn: Connection, table: sa.Table, **where) -> dict | None:
 
 PG_WRITE_LOCK = 0x5E551095  # the advisory lock key of the store's writers on PostgreSQL ("sessions")
 PG_SESSION_LOCKS = 0x5E551096  # with a session id's hash: the lock of one session's appends (the two-key space)
+PG_CACHE_LOCK = 0x5E551099  # the caches' writers' (try_write)
 
 
 ANALYZE_AFTER = 5_000  # new events after which an import refreshes PostgreSQL's planner statistics
@@ -317,12 +318,17 @@ def write_connection(engine: Engine, session_id: str | None = None) -> Iterator[
 
 
 def _pg_try_lock(conn: sa.Connection, wait_s: float) -> bool:
-    """The PostgreSQL write lock within `wait_s`, or False (a skippable write gives up, as on SQLite)."""
+    """The locks of a cache's write within `wait_s`, or False (a skippable write gives up, as on SQLite): the caches'
+    own lock, so two windows' workers storing one session's outline take turns (delete, then insert: they collided
+    on its key), and the store's write lock shared, so it waits for no append or sync page (8 agents appending
+    at once left no moment for the lock whole: every cache write gave way) while imports, forks and deletes still
+    shut it out. What it stores was folded before, under the key it was folded at, and is checked on reading."""
     deadline = time.monotonic() + wait_s
-    while not conn.execute(sa.text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": PG_WRITE_LOCK}).scalar():
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.01)
+    for key, how in ((PG_CACHE_LOCK, "pg_try_advisory_xact_lock"), (PG_WRITE_LOCK, "pg_try_advisory_xact_lock_shared")):
+        while not conn.execute(sa.text(f"SELECT {how}(:key)"), {"key": key}).scalar():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
     return True
 
 

@@ -339,3 +339,26 @@ def test_an_append_open_in_another_database_of_the_server_does_not_hold_this_sto
     finally:
         other.close()
         postgres_server.drop(other.url)
+
+
+def test_a_cache_write_goes_on_beside_appends_in_flight(pg_store):
+    """A cache's write holds the store's lock shared (and the caches' own): with agents appending (an append held
+    open here, to another session and to the session itself) the outline a reader walked is stored at once; with
+    the store's whole lock every cache write gave way while any append was open."""
+    from sessionscope.history import outline
+    from sessionscope.store import db
+
+    s, other = pg_store.open_session().id, pg_store.open_session().id
+    for i in range(5):
+        pg_store.append(s, "message", text=f"m{i}")
+    with pg_store.reader() as conn:
+        _entries, walked = outline.head_entries(conn, s)
+
+    def stored() -> bool:
+        with pg_store.reader() as conn:
+            return outline.cached_entries(conn, s, walked[0], walked[1]) is not None
+    for busy in (other, s):
+        pg_store.write(lambda conn: conn.exec_driver_sql("DELETE FROM outline_cache"))
+        with _append_held_open(pg_store, busy):
+            db.try_write(pg_store.engine, outline.store_entries, s, *walked, wait_s=0.5)
+            assert stored(), busy
