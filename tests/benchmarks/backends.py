@@ -187,11 +187,12 @@ def claude_backend(work: str, url: str | None = None, peer_url: str | None = Non
     return {"ours": ours, "sdk": theirs}
 
 
-def backends_on_postgres(work: str) -> dict:
+def backends_on_postgres(work: str, appends: str = "200") -> dict:
     """The Agents and Claude rows with the store on a throwaway PostgreSQL server (tests/postgres.py) (#31: "on
     PostgreSQL, the same rows"): the Agents SDK's beside its own SQLAlchemySession on the same server, the
     Claude SDK's (which ships no store) beside the plainest one on the same server, as on SQLite beside a
-    JSONL file: each append's lines COPYed into one table."""
+    JSONL file: each append's lines COPYed into one table. And 8 agents appending at once (`appends` events each)
+    beside one alone."""
     from tests import postgres as pg
 
     server = pg.start()
@@ -201,6 +202,38 @@ def backends_on_postgres(work: str) -> dict:
         peer = server.fresh_database().replace("postgresql://", "postgresql+psycopg://", 1)  # (async SQLAlchemy)
         return {"agents": agents_backend(work, server.fresh_database(migrated=True), peer),
                 "claude": claude_backend(work, server.fresh_database(migrated=True),
-                                         server.fresh_database().replace("postgresql+psycopg://", "postgresql://", 1))}
+                                         server.fresh_database().replace("postgresql+psycopg://", "postgresql://", 1)),
+                "at_once": appending_at_once(server.fresh_database(migrated=True), int(appends))}
     finally:
         server.stop()
+
+
+def _appender(args) -> tuple[float, float]:
+    """One agent's process: `n` appends to a session of its own, one a transaction, once every writer is ready
+    (`ready`, a barrier: a session's opening takes the store's whole lock); (first's start, last's end)."""
+    url, n, ready = args
+    from sessionscope import open_store
+    store = open_store(url)
+    sid = store.open_session(title="at once").id
+    store.append(sid, "message", role="user", text="warm")  # (its connection open, its statements prepared)
+    ready.wait()
+    t = time.time()  # (wall clock, compared across processes)
+    for i in range(n):
+        store.append(sid, "message", role="user" if i % 2 else "assistant", text=f"line {i} of a busy day")
+    end = time.time()
+    store.close()
+    return t, end
+
+
+def appending_at_once(url: str, n: int, writers: int = 8) -> dict:
+    """`writers` processes appending `n` events each to sessions of their own at once (each append holds its
+    session's lock and the store's shared), beside one process appending as many alone: events a second, each
+    counted from the first append to the last."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Manager() as manager, ctx.Pool(writers) as pool:
+        alone = pool.map(_appender, [(url, n * writers, manager.Barrier(1))])[0]
+        together = pool.map(_appender, [(url, n, manager.Barrier(writers))] * writers)
+    span = max(e for _, e in together) - min(t for t, _ in together)
+    return {"events": n * writers, "writers": writers, "together": n * writers / span,
+            "alone": n * writers / (alone[1] - alone[0])}
