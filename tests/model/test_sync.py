@@ -416,3 +416,20 @@ def test_a_members_two_first_syncs_at_once_share_one_source_row(team_db, tmp_pat
         assert len(sources) == 1 and sources[0][0] is not None
     for local in locals_:
         local.close()
+
+
+def test_a_sync_into_a_store_without_team_rules_takes_its_keys_from_the_sequence(pg_store, tmp_path):
+    """A PostgreSQL store of one's own (no `team init`, no owner's functions): a sync's pages take their keys with
+    nextval itself, and the copy is whole."""
+    local = open_store(tmp_path / "own.db")
+    sid = local.open_session(title="mine", project="/work/mine").id
+    for i in range(7):
+        local.append(sid, "message", role="user" if i % 2 else "assistant", text=f"mine {i}")
+    ops.set_project_rule(local, "/work/mine", "always", actor="test")
+    report = ops.sync_now(local, str(pg_store.url), actor="test")
+    assert report.events == 7 and not report.problems
+    assert [e.seq for e in pg_store.events(sid)] == list(range(1, 8)) and pg_store.verify(sid)[0].ok
+    with pg_store.reader() as conn:
+        pks = [pk for (pk,) in conn.exec_driver_sql("SELECT pk FROM event WHERE session_id = %s ORDER BY seq", (sid,))]
+    assert pks == sorted(pks) and len(set(pks)) == 7
+    local.close()
