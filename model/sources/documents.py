@@ -26,6 +26,7 @@ from sessionscope.history.titles import from_prompt
 from sessionscope.sources import jsonl
 from sessionscope.sources.records import add_fact
 from sessionscope.sources.scan import ImportReport, save_state, unchanged
+from sessionscope.store.ids import name_id
 from sessionscope.store.incoming import NewEvent, SessionInfo
 from sessionscope.store.ingest import ingest
 from sessionscope.store.schema import SESSION
@@ -67,7 +68,7 @@ class Transcript:
         else:
             digest = hashlib.sha1(f"{kind}\0{role}\0{body}".encode("utf-8", "surrogatepass")).hexdigest()
             name = f"{self.last or self.ids or self.key}:{digest}"
-        e = NewEvent(id=str(uuid.uuid5(self.ns, name)), parent_id=self.last,
+        e = NewEvent(id=name_id(self.ns, name), parent_id=self.last,
                      ts=ts or self.ts, kind=kind, role=role, text=text[:65_536], payload=body,
                      tokens_in=tokens_in, tokens_out=tokens_out,
                      head=kind in ("message", "tool_call", "tool_result", "thinking") if head is None else head)

@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from sessionscope.store.ids import name_id
 from sessionscope.store.incoming import NewEvent
 
 
@@ -29,6 +30,6 @@ def add_fact(events: list[NewEvent], seen: dict[str, Any], ns: uuid.UUID, anchor
         return
     seen[key] = value
     body = orjson.dumps(value).decode()
-    events.append(NewEvent(id=str(uuid.uuid5(ns, f"{anchor}:fact:{key}:{body[:200]}")), parent_id=anchor, ts=ts,
+    events.append(NewEvent(id=name_id(ns, f"{anchor}:fact:{key}:{body[:200]}"), parent_id=anchor, ts=ts,
                            kind="fact.set", role="extracted", text=f"{key} = {body[:500]}",
                            payload=orjson.dumps({"key": key, "value": value}).decode(), activity=False))
