@@ -26,8 +26,7 @@ from sessionscope.history.titles import from_prompt
 from sessionscope.sources import jsonl
 from sessionscope.sources.records import add_fact
 from sessionscope.sources.scan import ImportReport, save_state, unchanged
-from sessionscope.store.ids import name_id
-from sessionscope.store.incoming import NewEvent, SessionInfo
+from sessionscope.store.incoming import NewEvent, SessionInfo, name_id
 from sessionscope.store.ingest import ingest
 from sessionscope.store.schema import SESSION
 

@@ -8,8 +8,7 @@ from typing import Any
 
 import orjson
 
-from sessionscope.store.ids import name_id
-from sessionscope.store.incoming import NewEvent
+from sessionscope.store.incoming import NewEvent, name_id
 
 
 def parse_ts(value: Any) -> float | None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from sessionscope.errors import InvalidInput, NotFound
+from sessionscope.store.incoming import name_id
 
 _NATIVE_NS = uuid.UUID("6f1d3a52-8c1b-4a57-9d0e-5e55105c09e1")
 
@@ -21,17 +21,6 @@ def native_event_id(session_id: str, seq: int) -> str:
     """Deterministic: the same session and position always give the same id."""
     return name_id(_NATIVE_NS, f"{session_id}/{seq}")
 
-
-def name_id(ns: uuid.UUID, name: str) -> str:
-    """`str(uuid.uuid5(ns, name))`, a third of its time: importers draw an id for every event this way (the
-    version and variant bits set on the SHA-1's first 16 bytes, then the 8-4-4-4-12 hex form)."""
-    n = int.from_bytes(hashlib.sha1(ns.bytes + name.encode("utf-8")).digest()[:16], "big")
-    h = "%032x" % (n & _KEEP | _V5)
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-
-
-_KEEP = ~((0xF000 << 64) | (0xC000 << 48))  # the version nibble and the two variant bits, cleared
-_V5 = (0x5000 << 64) | (0x8000 << 48)  # version 5, RFC 4122's variant
 
 
 def resolve(conn: Connection, table: sa.Table, key: str, what: str) -> str:

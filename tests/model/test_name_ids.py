@@ -1,4 +1,4 @@
-"""Event ids drawn from a name (`ids.name_id`) are exactly the standard library's `uuid.uuid5`: every importer's
+"""Event ids drawn from a name (`incoming.name_id`) are exactly the standard library's `uuid.uuid5`: every importer's
 ids hang on it, and one that differed would read every stored session again as a new branch."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from sessionscope.sources.aider.importer import NS as AIDER_NS
-from sessionscope.store.ids import name_id
+from sessionscope.store.incoming import name_id
 
 
 def _names(rng: random.Random, count: int):
