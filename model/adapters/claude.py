@@ -26,7 +26,7 @@ from sessionscope.adapters.behind import Behind
 from sessionscope.errors import MissingExtra
 from sessionscope.safety import audit, untrusted
 from sessionscope.sources.claude_code import mirror
-from sessionscope.store import db
+from sessionscope.store import db, keys
 from sessionscope.store.db import sql
 from sessionscope.store.schema import MIRROR_ENTRY, MIRROR_SUMMARY
 
@@ -74,7 +74,7 @@ def _append(conn, key, entries: list[dict[str, Any]], now: float, known: dict):
     # this process last looked
     # (ORDER BY … LIMIT 1, not min(): PostgreSQL reads a key's whole index range for its min())
     found = sql(conn, f"SELECT 0, (SELECT id FROM mirror_entry WHERE {_KEY} ORDER BY id LIMIT 1), NULL UNION ALL "
-                      f"SELECT 1, {db.last_key_sql(conn, 'mirror_entry', 'id')}, NULL UNION ALL "
+                      f"SELECT 1, {keys.last_key_sql(conn, 'mirror_entry', 'id')}, NULL UNION ALL "
                       f"SELECT 2, id, uuid FROM mirror_entry WHERE {_KEY} AND id > ?",
                 (*where, *where, had.last if had is not None else 0)).fetchall()
     first = next(v for part, v, _u in found if part == 0)

@@ -32,7 +32,7 @@ from sessionscope.history import sessions
 from sessionscope.history.sessions import native_source_id
 from sessionscope.recall import search
 from sessionscope.safety import audit
-from sessionscope.store import chain, db, ingest, people
+from sessionscope.store import chain, ingest, keys, people
 from sessionscope.store.schema import EVENT, NOTE, SESSION, SOURCE
 
 FORMAT_KEY = "sessionscope_export"
@@ -323,7 +323,7 @@ def _insert_session(conn, path, s: SessionCheck) -> int:
                 text=note["text"], created_at=float(note.get("created_at") or time.time()),
                 updated_at=float(note.get("updated_at") or time.time()),
                 generated_by=note["generated_by"] if isinstance(note.get("generated_by"), str) else None))
-    first_pk = db.reserve_keys(conn, "event", "pk", max(1, s.events))
+    first_pk = keys.reserve_keys(conn, "event", "pk", max(1, s.events))
     pk, batch, n = first_pk, [], 0
     with open(path, "rb") as fh:
         fh.seek(s.offset)

@@ -99,7 +99,7 @@ class Store(StoreViews):
 
     def write_session(self, session_id: str, work: Callable[..., Any], *args, **kwargs) -> Any:
         """`write` for work that reads and changes one session alone and numbers its events with
-        `settled.take_keys` (a sync's page): on PostgreSQL beside other sessions' writers (`db.run_session_write`)."""
+        `keys.take_keys` (a sync's page): on PostgreSQL beside other sessions' writers (`db.run_session_write`)."""
         return db.run_session_write(self.engine, session_id, work, *args, **kwargs)
 
     def audited(self, action: str, work: Callable[[Connection], Any] | None = None, **entry: Any) -> Any:

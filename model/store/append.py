@@ -14,7 +14,7 @@ from sessionscope.history import facts, lifecycle
 from sessionscope.history.read_models import EventView
 from sessionscope.recall import search
 from sessionscope.safety import untrusted
-from sessionscope.store import chain, db, payloads
+from sessionscope.store import chain, db, keys, payloads
 from sessionscope.store.ids import native_event_id
 from sessionscope.store.schema import EVENT, SESSION
 
@@ -124,7 +124,7 @@ def append_events(conn: Connection, session_id: str, events: list[dict[str, Any]
     depth = 0
     if parent is not None:
         depth = _existing(conn, [parent])[parent] + 1
-    first_pk = db.reserve_keys(conn, "event", "pk", len(events))
+    first_pk = keys.reserve_keys(conn, "event", "pk", len(events))
     seq, last_hash, now = s["last_seq"], s["last_hash"], time.time()
     rows = []
     for i, ev in enumerate(events):

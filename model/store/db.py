@@ -23,7 +23,7 @@ from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection, Engine
 
 from sessionscope.errors import MissingExtra, Refused, StoreUnavailable
-from sessionscope.store import settled
+from sessionscope.store import keys, settled
 
 BUSY_TIMEOUT_S = 30.0
 WRITE_RETRY_S = 120.0
@@ -146,34 +146,6 @@ def sql(conn, statement: str, params: tuple):
     return conn.exec_driver_sql(statement.replace("?", "%s"), params)
 
 
-def reserve_keys(conn, table: str, column: str, n: int) -> int:
-    """The first of `n` new consecutive keys of `table.column` for rows the caller numbers itself (a bulk
-    insert), inside the store's write lock. SQLite: after the largest stored. PostgreSQL: taken from the
-    column's sequence, which every writer moves (one statement), never from max(): a team store's
-    row-level security hides other members' rows from max(), and a key below one of theirs would collide."""
-    raw = driver(conn)
-    if raw is not None:
-        return (raw.execute(f"SELECT max({column}) FROM {table}").fetchone()[0] or 0) + 1
-    if conn.dialect.name != "postgresql":
-        return (conn.exec_driver_sql(f"SELECT max({column}) FROM {table}").scalar() or 0) + 1
-    if settled.key_functions(conn):  # a team store: a member moves no sequence but through the owner's functions
-        return conn.exec_driver_sql("SELECT sessionscope_take_keys(%s, %s, %s)", (table, column, n)).scalar()
-    return conn.exec_driver_sql(f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "
-                                f"nextval(pg_get_serial_sequence('{table}', '{column}')) + %s) - %s",
-                                (n - 1, n - 1)).scalar()
-
-
-def last_key_sql(conn, table: str, column: str) -> str:
-    """SQL for the largest key of `table.column` given so far, for a caller that numbers its rows after it
-    (then `insert_numbered` moves the sequence past them): SQLite's largest row; PostgreSQL's sequence, as a
-    team store's row rules hide other members' rows from max() (see `reserve_keys`)."""
-    if conn.dialect.name == "postgresql":
-        if settled.key_functions(conn):
-            return f"(SELECT sessionscope_last_key('{table}', '{column}'))"
-        return f"(SELECT last_value FROM {table}_{column}_seq)"  # (the name SQLAlchemy gives a serial's sequence)
-    return f"(SELECT {column} FROM {table} ORDER BY {column} DESC LIMIT 1)"
-
-
 def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[tuple], *,
                     reserved: bool = False) -> None:
     """Insert rows whose key (the first of `columns`: `id`, the event's `pk`) the caller numbered under the store's
@@ -204,7 +176,7 @@ def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[
             cur.execute(f"TRUNCATE {target}")
     if reserved:  # the keys came from reserve_keys: the sequence is past them already
         return
-    if settled.key_functions(conn):
+    if keys.key_functions(conn):
         conn.exec_driver_sql("SELECT sessionscope_keys_past(%s, %s, %s)", (table.name, columns[0], max(r[0] for r in rows)))
         return
     conn.execute(sa.text(f"SELECT setval(pg_get_serial_sequence('{table.name}', '{columns[0]}'), :key)"),

@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection
 
 from sessionscope.history import lifecycle, sessions, titles
 from sessionscope.recall import search
-from sessionscope.store import chain, db, dictionaries, links, payloads
+from sessionscope.store import chain, db, dictionaries, keys, links, payloads
 from sessionscope.store.incoming import NewEvent, SessionInfo
 from sessionscope.store.packed_sql import compact_hash
 from sessionscope.store.schema import EVENT, EVENT_ALIAS, SESSION
@@ -129,7 +129,7 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
     links.cut_loops(fresh, waiting, functools.partial(_stored_parent, conn), problems)
     depths, under_stored = _depths(conn, fresh, batch_ids, depth, waiting)
 
-    first_pk = db.reserve_keys(conn, "event", "pk", len(fresh))
+    first_pk = keys.reserve_keys(conn, "event", "pk", len(fresh))
     seq, last_hash = s["last_seq"], s["last_hash"]
     rows = []
     for i, e in enumerate(fresh):
@@ -208,7 +208,7 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
         raw.executemany(INSERT_SQL, [_BEFORE_TEXT(r) + (payloads.pack_text(r["text"], dictionary), _packed(r, dictionary))
                                      + _AFTER_PAYLOAD(r) + (compact_hash(r["hash"]),) + _AFTER_HASH(r) for r in rows])
     else:
-        # numbered by the caller (db.reserve_keys): on PostgreSQL one COPY, an executemany being a statement a
+        # numbered by the caller (keys.reserve_keys): on PostgreSQL one COPY, an executemany being a statement a
         # row over the socket (it kept an import at a quarter of SQLite's rate)
         db.insert_numbered(conn, EVENT, COLUMNS, [_ROW(r) for r in rows], reserved=True)
 

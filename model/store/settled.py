@@ -19,22 +19,11 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from sessionscope.store.keys import key_functions
+
 # the mark space of each table whose keys are read in order: (its key column, the advisory lock's first key)
 MARKED = {"event": ("pk", 0x5E551097), "audit": ("id", 0x5E551098)}
 _INT_MAX = 2_147_483_647  # (an advisory lock's second key is an int: a larger key marks at this, too low, never above)
-
-
-_KEY_FUNCTIONS: dict[str, bool] = {}
-
-
-def key_functions(conn) -> bool:
-    """Whether the store hands out keys through sessionscope.safety.team's functions (made by `team init`): asked once a
-    store (a member's process starts after init; the owner's may keep its own rights until it is restarted)."""
-    url = str(conn.engine.url)
-    if url not in _KEY_FUNCTIONS:
-        _KEY_FUNCTIONS[url] = conn.exec_driver_sql(
-            "SELECT to_regprocedure('sessionscope_take_keys(text,text,integer)') IS NOT NULL").scalar()
-    return _KEY_FUNCTIONS[url]
 
 
 def marks_sql(conn) -> str:
@@ -63,16 +52,3 @@ def settled_key(conn: sa.Connection, table: str = "event") -> int:
         "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))"),  # (a server holds more)
         {"space": space}).one()
     return found if in_flight is None else min(found, in_flight - 1)
-
-
-def take_keys(conn, n: int) -> list[int]:
-    """`n` new event keys, ascending, for rows the caller numbers itself beside other sessions' writers: on
-    PostgreSQL each from the sequence (`db.reserve_keys`' block, a nextval then a setval, is safe only under the
-    exclusive lock: another writer's nextval between the two would land inside it), so not always consecutive;
-    on SQLite (one writer) the block."""
-    if conn.dialect.name != "postgresql":
-        first = (conn.exec_driver_sql("SELECT max(pk) FROM event").scalar() or 0) + 1
-        return list(range(first, first + n))
-    nextval = "sessionscope_nextval" if key_functions(conn) else "nextval"
-    return sorted(conn.exec_driver_sql(f"SELECT {nextval}(pg_get_serial_sequence('event', 'pk')::regclass) "
-                                       "FROM generate_series(1, %s)", (n,)).scalars())

@@ -30,7 +30,7 @@ from sessionscope.export.core import redactor_for
 from sessionscope.export.redact import Finding, Redactor
 from sessionscope.recall import search
 from sessionscope.safety import audit
-from sessionscope.store import chain, db, ingest, people, settings, settled
+from sessionscope.store import chain, db, ingest, keys, people, settings
 from sessionscope.store.schema import EVENT, NOTE, PIN, SESSION, SOURCE, STAR
 from sessionscope.sync.choices import SyncPlan, plan, shown
 
@@ -312,9 +312,9 @@ class _Push:
         elif current.last_seq != expected:
             raise _Moved(current.last_seq, current.last_hash)
         if events:
-            keys = settled.take_keys(conn, len(events))  # (beside other members' pages: not always consecutive)
-            ingest.insert_rows(conn, [e | {"pk": k} for e, k in zip(events, keys)])
-            search.index_range(conn, keys[0], keys[-1])  # (SQLite only, where they are)
+            taken = keys.take_keys(conn, len(events))  # (beside other members' pages: not always consecutive)
+            ingest.insert_rows(conn, [e | {"pk": k} for e, k in zip(events, taken)])
+            search.index_range(conn, taken[0], taken[-1])  # (SQLite only, where they are)
         synced = _synced(current.meta)
         was = synced.get("redacted") or {}
         kinds = Counter(was.get("kinds") or {}) + Counter(found["kinds"])

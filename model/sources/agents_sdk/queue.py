@@ -34,14 +34,14 @@ def put(conn, session_id: str, items: list[dict], now: float) -> int:
     """Queue the SDK's items (the caller's write transaction); refused, as an append is, for a session that
     takes no more events (archived)."""
     from sessionscope.history import lifecycle
-    from sessionscope.store import db
+    from sessionscope.store import db, keys
     from sessionscope.store.schema import MIRROR_ENTRY, SESSION
     sid = store_session_id(session_id)
     s = db.row(conn, SESSION, id=sid)
     if s is not None:
         lifecycle.next_status(sid, s["status"], "append")
     # numbered under the store's write lock, so that ids follow commits on every engine (queue order)
-    top = (sql(conn, f"SELECT {db.last_key_sql(conn, 'mirror_entry', 'id')}", ()).fetchone()[0] or 0) + 1
+    top = (sql(conn, f"SELECT {keys.last_key_sql(conn, 'mirror_entry', 'id')}", ()).fetchone()[0] or 0) + 1
     rows = [(top + i, SDK, "", session_id, "", untrusted.dumps(item), now) for i, item in enumerate(items)]
     db.insert_numbered(conn, MIRROR_ENTRY, ("id", "sdk", "project_key", "session_id", "subpath", "entry", "written"), rows)
     return len(rows)
