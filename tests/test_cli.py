@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from sessionscope.store import payloads
 from tests.conftest import REPO
 
 
@@ -110,7 +111,8 @@ def test_verify_names_the_broken_event_and_exits_1(cli):
     sid = cli("new").stdout.strip()
     ids = [_json(cli("append", sid, "--kind", "message", "--text", f"m{i}", "--json"))["id"] for i in range(3)]
     con = sqlite3.connect(cli.db)
-    con.execute("UPDATE event SET text = 'forged' WHERE id = ?", (ids[1],))
+    payloads.register_sql(con)  # (an UPDATE of the event table compiles its generated `text`: migration 0028)
+    con.execute("UPDATE event SET text_kept = 'forged' WHERE id = ?", (ids[1],))
     con.commit()
     con.close()
     out = cli("verify", ok=False)

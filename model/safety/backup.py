@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sessionscope.errors import InvalidInput, Refused
+from sessionscope.store import payloads
 from sessionscope.store.locations import sqlite_path
 
 KEEP = {"scheduled": 7, "manual": 5, "before-restore": 3}
@@ -151,6 +152,7 @@ def check(path: Path) -> None:
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
+            payloads.register_sql(con)  # (what the schema's view and generated column call)
             result = con.execute("PRAGMA integrity_check").fetchall()
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         finally:

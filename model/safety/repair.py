@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sessionscope.safety.backup import store_file
-from sessionscope.store import db
+from sessionscope.store import db, payloads
 
 SKIP = ("alembic_version", "source_file", "outline_cache", "usage_cache", "tool_cache",
         "vitals_cache", "file_touch", "commit_link")  # remade, not copied: a re-import
@@ -47,7 +47,12 @@ def _tables(con: sqlite3.Connection) -> list[str]:
                                       "AND name NOT LIKE 'event_fts%' AND name NOT LIKE 'search_term%' ORDER BY rowid")]
 
 
+# a column of today's schema, by (table, name), and its name in a store made before it was renamed
+_RENAMED = {("event", "text_kept"): "text"}  # (0028: `event.text` is generated from what is kept)
+
+
 def _columns(con: sqlite3.Connection, table: str) -> list[str]:
+    """The table's stored columns (PRAGMA table_info leaves out generated ones, which are not written)."""
     return [r[1] for r in con.execute(f'PRAGMA table_info("{table}")')]
 
 
@@ -100,6 +105,7 @@ def repair(location: str, *, progress=None) -> RepairReport:
     src = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     src.text_factory = db.replacing
     dst = sqlite3.connect(fresh)
+    payloads.register_sql(dst)  # (writing an event compiles its generated `text`, which calls into Python: 0028)
     try:
         try:
             tables = [t for t in _tables(dst) if t not in SKIP]
@@ -113,12 +119,13 @@ def repair(location: str, *, progress=None) -> RepairReport:
             except sqlite3.DatabaseError:
                 report.lost[table] = report.lost.get(table, 0)
                 continue
-            cols = [c for c in _columns(dst, table) if c in theirs]
+            cols = [c for c in _columns(dst, table) if c in theirs or _RENAMED.get((table, c)) in theirs]
             if not cols:
                 continue
             names = ", ".join(f'"{c}"' for c in cols)
             insert = f'INSERT OR IGNORE INTO "{table}" ({names}) VALUES ({", ".join("?" * len(cols))})'
-            for batch in _readable_rows(src, table, cols, report):
+            read = [c if c in theirs else _RENAMED[(table, c)] for c in cols]
+            for batch in _readable_rows(src, table, read, report):
                 report.replaced_text += sum(1 for row in batch if any(isinstance(v, str) and "\ufffd" in v for v in row))
                 dst.executemany(insert, batch)
                 report.copied[table] = report.copied.get(table, 0) + len(batch)

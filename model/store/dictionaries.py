@@ -70,7 +70,9 @@ def _repack(raw: sqlite3.Connection, tool: str, first_pk: int, dictionary: zstan
     began (a store older than its dictionaries) are left as they are."""
     # (the kinds SQL reads inside stay plain payloads; an event's text is packed whatever its kind: pack_text)
     plain_kinds = f"AND e.kind NOT IN ({', '.join(repr(k) for k in sorted(payloads.TEXT_KINDS))})"
-    for column, kinds in (("payload", plain_kinds), ("text", "")):
+    # (an event's text is kept as `text_kept`: `event.text` is generated from it, and a text kept as where it stands
+    # in its payload is a few bytes, never as long as DICT_MIN_BYTES)
+    for column, kinds in (("payload", plain_kinds), ("text_kept", "")):
         rows = raw.execute(
             f"SELECT e.pk, e.kind, e.{column} FROM event e JOIN session s ON s.id = e.session_id LEFT JOIN source "
             "ON source.id = s.source_id WHERE e.pk >= ? AND coalesce(source.kind, 'native') = ? "

@@ -36,7 +36,9 @@ _BEFORE_TEXT = operator.itemgetter(*COLUMNS[:COLUMNS.index("text")])  # a row's 
 _AFTER_PAYLOAD = operator.itemgetter(*COLUMNS[COLUMNS.index("payload") + 1:COLUMNS.index("hash")])
 _AFTER_HASH = operator.itemgetter(*COLUMNS[COLUMNS.index("hash") + 1:])
 _ROW = operator.itemgetter(*COLUMNS)
-INSERT_SQL = f"INSERT INTO event ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+# SQLite keeps an event's text as `text_kept` (`event.text` is a column generated from it: payloads.keep_text)
+INSERT_SQL = (f"INSERT INTO event ({', '.join('text_kept' if c == 'text' else c for c in COLUMNS)}) "
+              f"VALUES ({', '.join('?' * len(COLUMNS))})")
 
 
 def _lookup(conn: Connection, key, value, values: list[str]) -> dict[str, Any]:
@@ -191,9 +193,10 @@ def _depths(conn: Connection, fresh: list[NewEvent], batch_ids: set[str], stored
     return links.depths(fresh, stored), under
 
 
-def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
+def insert_rows(conn: Connection, rows: list[dict[str, Any]], *, pack: bool = True) -> None:
     """Insert event rows (every column of COLUMNS but the two drawn from the payload, which are filled here where
-    a row lacks them; payload as text; hashed already)."""
+    a row lacks them; payload as text; hashed already). On SQLite the text is kept once where the payload holds it
+    (`payloads.keep_text`), and with `pack` the rest compressed; without (an append), kept as it is."""
     for r in rows:
         if "response_id" not in r:
             r["response_id"] = payloads.response_id(r["role"], r["payload"])
@@ -204,8 +207,14 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]]) -> None:
         # with their tool's dictionary (sessionscope.store.payloads): fewer pages to write than bytes to compress
         raw = db.driver(conn)
         assert raw is not None  # (SQLite's, as the dialect said)
+        if not pack:
+            raw.executemany(INSERT_SQL, [_BEFORE_TEXT(r) + (payloads.text_ref(r["text"], r["payload"]) or r["text"],
+                                                            r["payload"])
+                                         + _AFTER_PAYLOAD(r) + (compact_hash(r["hash"]),) + _AFTER_HASH(r) for r in rows])
+            return
         dictionary = dictionaries.for_rows(raw, rows)
-        raw.executemany(INSERT_SQL, [_BEFORE_TEXT(r) + (payloads.pack_text(r["text"], dictionary), _packed(r, dictionary))
+        raw.executemany(INSERT_SQL, [_BEFORE_TEXT(r) + (payloads.keep_text(r["text"], r["payload"], dictionary),
+                                                        _packed(r, dictionary))
                                      + _AFTER_PAYLOAD(r) + (compact_hash(r["hash"]),) + _AFTER_HASH(r) for r in rows])
     else:
         # numbered by the caller (keys.reserve_keys): on PostgreSQL one COPY, an executemany being a statement a

@@ -19,6 +19,16 @@ def include_name(name, type_, _parents) -> bool:
     return not (type_ == "table" and name and name.startswith(("event_fts", "search_term")))
 
 
+def include_object(obj, name, type_, reflected, compare_to) -> bool:
+    """Autogenerate leaves SQLite's kept text and the `event.text` generated from it (0028) to their migration: the
+    models declare the text column PostgreSQL has."""
+    if type_ != "column" or obj.table.name != "event":
+        return True
+    if name == "text_kept" and reflected:
+        return False
+    return not (name == "text" and getattr(obj if reflected else compare_to, "computed", None) is not None)
+
+
 def migrate(engine: Engine, url: str, snapshot: bool = True) -> None:
     """Create or upgrade the schema; refuse a store newer than this code. A new SQLite store gets head's schema
     from its snapshot (sessionscope.store.fresh), without Alembic, unless `snapshot` is False."""

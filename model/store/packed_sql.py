@@ -2,6 +2,8 @@
 kept there as bytes: no import here, so the command line's quick reader, which writes such SQL, stays light."""
 
 SQL_FUNCTION = "plain_text"  # SQL's name for a packed text as text (registered by payloads.register_sql)
+TEXT_OF_FUNCTION = "text_in_payload"  # an event's text kept as where it stands in its payload (payloads.text_in_payload)
+TEXT_REF = b"\x00T"  # how such a kept text begins (a zstd frame begins otherwise, and a plain text is no BLOB)
 
 
 def sql_plain(column: str) -> str:
@@ -25,3 +27,4 @@ def compact_hash(value):
 def sql_hash(column: str = "hash") -> str:
     """SQL for a SQLite event's chain hash as its hex digits, kept as bytes or (written before) as text."""
     return f"CASE WHEN typeof({column}) = 'blob' THEN lower(hex({column})) ELSE {column} END"
+

@@ -34,11 +34,12 @@ from collections.abc import Callable
 import orjson
 import zstandard
 
-from sessionscope.store.packed_sql import SQL_FUNCTION, sql_plain  # noqa: F401 (sql_plain: said here too)
+from sessionscope.store.packed_sql import SQL_FUNCTION, TEXT_OF_FUNCTION, TEXT_REF, sql_plain  # noqa: F401 (sql_plain: said here too)
 
 PLAIN_MIN_BYTES = 1024  # without a dictionary, a shorter line does not shrink by an eighth
 DICT_MIN_BYTES = 96  # with one, a line of this size already does
 BIG_BYTES = 16 * 1024  # what an import's reader process compresses ahead (`pack_big`)
+REF_MIN_CHARS = 64  # a shorter text keeps itself (a reference saves little, and a reader of it alone needs no payload)
 TEXT_KINDS = frozenset({"meta", "system"})  # SQL reads inside these (LIKE), so they stay text
 # Level 1 for big tool output without a dictionary: 3-4x smaller at ~400 MB/s, and an import writes fewer pages
 # than it spends compressing. With a dictionary the lines are short and level 3 costs little more.
@@ -156,6 +157,38 @@ def pack_text(text: str, dictionary: zstandard.ZstdCompressionDict | None = None
     return pack(text, "text", None, dictionary)
 
 
+def keep_text(text: str, payload: str, dictionary: zstandard.ZstdCompressionDict | None = None) -> str | bytes:
+    """What SQLite keeps of an event's text (`event.text_kept`, migration 0028): where it stands in its payload, when
+    the payload holds it whole as a JSON string, as tools write their lines; else packed as `pack_text` packs it."""
+    return text_ref(text, payload) or pack_text(text, dictionary)
+
+
+def text_ref(text: str, payload: str) -> bytes | None:
+    """Where `text`, as a JSON string writes it, first stands in `payload`: TEXT_REF, then its offset and its length
+    in characters (4 bytes each); None where it does not stand there whole, or is short enough to keep itself."""
+    if len(text) < REF_MIN_CHARS or len(payload) >= 1 << 32:
+        return None
+    try:
+        quoted = orjson.dumps(text).decode()[1:-1]
+    except orjson.JSONEncodeError:  # (a lone surrogate: no JSON string holds it)
+        return None
+    at = payload.find(quoted)
+    if at < 0:
+        return None
+    return TEXT_REF + at.to_bytes(4, "little") + len(quoted).to_bytes(4, "little")
+
+
+def text_in_payload(kept: bytes, payload: str | bytes | None) -> str:
+    """SQL's `text_in_payload(text_kept, payload)`, which `event.text` calls for a text kept as a `text_ref`: the JSON
+    string it names in the payload, read."""
+    at, length = int.from_bytes(kept[2:6], "little"), int.from_bytes(kept[6:10], "little")
+    try:
+        return orjson.loads(f'"{unpack(payload)[at:at + length]}"')
+    except orjson.JSONDecodeError:
+        # (`verify` names it: this is not the text its hash covers)
+        return f"{DAMAGED_PAYLOAD} (its text no longer stands where it was kept)"
+
+
 def plain(stored: str | bytes | None) -> str | None:
     """`plain_text(x)` in SQL: a packed value's text, any other value as it is (NULL stays NULL)."""
     if isinstance(stored, bytes):
@@ -167,6 +200,7 @@ def register_sql(conn, unpacker: Callable[[str | bytes | None], str | None] = pl
     """Let SQL on this sqlite3 connection read packed text: `plain_text(text)`, deterministic (so an index or a view
     may use it)."""
     conn.create_function(SQL_FUNCTION, 1, unpacker, deterministic=True)
+    conn.create_function(TEXT_OF_FUNCTION, 2, text_in_payload, deterministic=True)
 
 
 def unpack(stored: str | bytes | None) -> str:

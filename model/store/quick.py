@@ -87,10 +87,17 @@ class QuickReader:
         self.conn = conn
         self.path = path
         conn.create_function("plain_text", 1, self._plain, deterministic=True)
+        conn.create_function("text_in_payload", 2, self._text_in_payload, deterministic=True)
 
     def _plain(self, stored):
         """SQL's `plain_text` (sessionscope.store.payloads.plain), zstd imported only when a text is packed."""
         return self._unpacker()(stored) if isinstance(stored, bytes) else stored
+
+    def _text_in_payload(self, kept, payload):
+        """SQL's `text_in_payload`, which `event.text` calls for a text kept once (payloads.text_in_payload)."""
+        from sessionscope.store import dictionaries, payloads
+        dictionaries.watch_file(self.path)
+        return payloads.text_in_payload(kept, payload)
 
     def _unpacker(self):
         """`payloads.unpack`, with this store's dictionaries findable (imported only by the readers that unpack)."""

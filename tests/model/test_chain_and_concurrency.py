@@ -21,7 +21,8 @@ def test_verify_names_the_altered_event(store):
     other = store.open_session()
     store.append(other.id, "message", text="fine")
     assert all(r.ok for r in store.verify())
-    _tamper(store, "UPDATE event SET text = 'forged' WHERE id = :id", id=events[3].id)
+    text = "text_kept" if store.engine.dialect.name == "sqlite" else "text"  # (SQLite's `text` is generated: 0028)
+    _tamper(store, f"UPDATE event SET {text} = 'forged' WHERE id = :id", id=events[3].id)
     reports = {r.session_id: r for r in store.verify()}
     assert reports[other.id].ok
     bad = reports[s.id]

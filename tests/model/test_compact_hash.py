@@ -13,7 +13,7 @@ import pytest
 from sessionscope import open_store, ops
 from sessionscope.export.core import ExportRequest
 from sessionscope.sources.importing import import_paths
-from sessionscope.store import ingest, schema
+from sessionscope.store import ingest, payloads, schema
 from sessionscope.store.quick import open_reader
 from tests.model.test_payloads import _big_home
 
@@ -99,6 +99,7 @@ def test_a_store_of_both_kinds_of_row_verifies_across_them(tmp_path, monkeypatch
         assert [e.text for e in events] == [f"before {i}" for i in range(3)] + [f"after {i}" for i in range(3)]
         assert s.verify(sid)[0].ok
     con = sqlite3.connect(path)
+    payloads.register_sql(con)  # (an UPDATE of the event table compiles its generated `text`: migration 0028)
     con.execute("UPDATE event SET tokens_in = 7 WHERE seq = 5")  # (a column the hash covers)
     con.commit()
     con.close()

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from sessionscope import open_store
+from sessionscope.store import payloads
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.sqlite_only  # bytes of a SQLite file; PostgreSQL checks its own pages
@@ -39,7 +40,8 @@ def test_a_title_that_is_not_utf8_is_one_marked_row_and_verify_names_its_session
     store.close()
     con = sqlite3.connect(tmp_path / "s.db")
     con.execute("UPDATE session SET title = CAST(X'626164fffe' AS TEXT) WHERE id = ?", (ids[1],))
-    con.execute("UPDATE event SET text = CAST(X'ff' AS TEXT) WHERE session_id = ? AND seq = 7", (ids[2],))
+    payloads.register_sql(con)  # (an UPDATE of the event table compiles its generated `text`: migration 0028)
+    con.execute("UPDATE event SET text_kept = CAST(X'ff' AS TEXT) WHERE session_id = ? AND seq = 7", (ids[2],))
     con.commit()
     con.close()
     listed = _cli(tmp_path / "s.db", "list")
@@ -58,6 +60,7 @@ def test_a_payload_that_no_longer_decompresses_is_named_by_verify_and_shown_as_d
     store, ids = _store(tmp_path / "s.db")
     store.close()
     con = sqlite3.connect(tmp_path / "s.db")
+    payloads.register_sql(con)  # (an UPDATE of the event table compiles its generated `text`: migration 0028)
     # a compressed payload (as the importers store big tool output) whose frame was damaged
     con.execute("UPDATE event SET payload = ? WHERE session_id = ? AND seq = 5",
                 (b"\x28\xb5\x2f\xfd" + b"\x00" * 40, ids[0]))

@@ -25,8 +25,9 @@ def _stores(tmp_path, folder, monkeypatch) -> tuple[str, str]:
     packed, plain = tmp_path / "packed.db", tmp_path / "plain.db"
     with open_store(packed) as s:
         import_paths(s, [folder])
-    with monkeypatch.context() as m:
-        m.setattr(payloads, "pack_text", lambda text, dictionary=None: text)
+    with monkeypatch.context() as m:  # (neither packed nor kept as where its payload holds it: migration 0028)
+        m.setattr(payloads, "keep_text", lambda text, payload, dictionary=None: text)
+        m.setattr(payloads, "pack_text", lambda text, dictionary=None: text)  # (and as the dictionary's learning packs)
         with open_store(plain) as s:
             import_paths(s, [folder])
     return str(packed), str(plain)
@@ -56,9 +57,13 @@ def _seen(path: str) -> dict:
     return out
 
 
-def _packed_share(path: str) -> float:
+def _packed_share(path: str, refs: bool | None = None) -> float:
+    """The share of events whose text the store does not keep as it is (packed, or where its payload holds it; `refs`
+    True: the latter alone, False: the former alone)."""
     con = sqlite3.connect(path)
-    packed, total = con.execute("SELECT sum(typeof(text) = 'blob'), count(*) FROM event").fetchone()
+    column = "text_kept" if "text_kept" in [r[1] for r in con.execute("PRAGMA table_info(event)")] else "text"
+    which = {None: "", True: f" AND substr({column}, 1, 2) = x'0054'", False: f" AND substr({column}, 1, 2) != x'0054'"}
+    packed, total = con.execute(f"SELECT sum(typeof({column}) = 'blob'{which[refs]}), count(*) FROM event").fetchone()
     con.close()
     return packed / total
 
@@ -89,6 +94,7 @@ def test_generated_sessions_read_and_search_as_with_plain_text(tmp_path, monkeyp
     made, _key = _big_home(tmp_path)  # enough lines for the tool's dictionary, then short texts packed with it
     packed, plain = _stores(tmp_path, tmp_path / "projects", monkeypatch)
     assert _packed_share(packed) > 0.05 and _packed_share(plain) == 0  # (its replies are short)
+    assert _packed_share(packed, refs=True) > 0.05  # (its long texts: all where their payloads hold them)
     seen = _seen(packed)
     assert seen == _seen(plain)
     assert seen["verified"] and all(seen["store hits"][q] for q in ("tests", "tool:Bash", "has:error"))
@@ -107,10 +113,13 @@ def test_the_corpus_reads_and_searches_as_with_plain_text_in_less_room(corpus, t
     assert _indexed_again(packed) == seen["index"]
     for path in (packed, plain):
         with sqlite3.connect(path) as con:
+            payloads.register_sql(con)  # (VACUUM compiles the generated `text`: 0028)
             con.execute("VACUUM")
-    text_bytes = [sqlite3.connect(p).execute("SELECT sum(length(CAST(text AS BLOB))) FROM event").fetchone()[0]
+    text_bytes = [sqlite3.connect(p).execute("SELECT sum(length(CAST(text_kept AS BLOB))) FROM event").fetchone()[0]
                   for p in (packed, plain)]
-    assert text_bytes[0] < text_bytes[1] / 2  # (the corpus: 2.3 MB of text kept in 0.8 MB)
+    # (the corpus: 2.3 MB of text kept in 0.8 MB packed, in 0.2 MB once the payload holds the long ones)
+    assert text_bytes[0] < text_bytes[1] / 5
+    assert _packed_share(packed, refs=True) > 0.25 and _packed_share(packed, refs=False) > 0.05  # (both kinds)
 
 
 def test_a_session_deleted_leaves_the_index_as_with_plain_text(tmp_path, monkeypatch):

@@ -12,6 +12,7 @@ from sessionscope.export import jsonl as jsonl_export
 from sessionscope.export.core import ExportRequest
 from sessionscope.ops import export
 from sessionscope.sources.claude_code import import_paths
+from sessionscope.store import payloads
 from sessionscope.store.payloads import pack, unpack
 from sessionscope.store.quick import open_reader
 from tests.sources.claude_factory import Transcript
@@ -150,6 +151,7 @@ def test_a_store_from_before_the_dictionaries_gets_its_columns_filled(tmp_path):
         import_paths(s, [tmp_path / "projects"])
         branch = {t.session_id: [e.id for e in s.branch(t.session_id)] for t in made}
     con = sqlite3.connect(path)
+    payloads.register_sql(con)  # (an UPDATE of the event table compiles its generated `text`: migration 0028)
     want = dict(con.execute("SELECT id, response_id FROM event WHERE response_id IS NOT NULL"))
     failed = {t.lines[-1]["uuid"] for t in made}
     assert len(want) > 100 and set(r[0] for r in con.execute("SELECT id FROM event WHERE failed")) == failed

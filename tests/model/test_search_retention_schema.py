@@ -82,12 +82,13 @@ def test_migrations_match_the_models(tmp_path):
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from sessionscope.store.migrating import include_name
+    from sessionscope.store.migrating import include_name, include_object
     from sessionscope.store.schema import SQLModel
 
     store = open_store(tmp_path / "s.db")
     with store.engine.connect() as conn:
-        diffs = compare_metadata(MigrationContext.configure(conn, opts={"include_name": include_name}), SQLModel.metadata)
+        context = MigrationContext.configure(conn, opts={"include_name": include_name, "include_object": include_object})
+        diffs = compare_metadata(context, SQLModel.metadata)
     store.close()
     assert diffs == []
 

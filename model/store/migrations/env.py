@@ -6,7 +6,7 @@ processes opening a fresh store at once cannot both create the tables.
 
 from alembic import context
 
-from sessionscope.store.migrating import include_name
+from sessionscope.store.migrating import include_name, include_object
 from sessionscope.store.schema import SQLModel
 
 target_metadata = SQLModel.metadata
@@ -18,6 +18,7 @@ def run_migrations_online() -> None:
         connection=connection,
         target_metadata=target_metadata,
         include_name=include_name,
+        include_object=include_object,
         render_as_batch=True,  # SQLite cannot ALTER most things; batch mode copies tables
     )
     with context.begin_transaction():
