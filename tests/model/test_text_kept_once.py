@@ -68,15 +68,21 @@ def _read(store) -> tuple:
             [(h.event_id, h.snippet) for h in store.search("passed", limit=200)], all(r.ok for r in store.verify()))
 
 
-def test_a_store_from_0027_reads_the_same_upgraded_keeps_new_texts_once_and_goes_back(tmp_path):
-    _big_home(tmp_path, sessions=12)
+def _store_taken_back(tmp_path, sessions: int):
+    """A store of `sessions` generated sessions, taken back to 0027; and what its readers read at head."""
+    _big_home(tmp_path, sessions=sessions)
     path = tmp_path / "s.db"
     with open_store(path) as s:
         import_paths(s, [tmp_path / "projects"])
         want = _read(s)
-    assert _kept(path).get(1, 0) > 100  # (texts kept as where their payloads hold them)
+    assert _kept(path).get(1, 0) > 8 * sessions  # (texts kept as where their payloads hold them)
     _downgraded(path, "0027")
     assert _kept(path).get(1, 0) == 0  # (every text written out again)
+    return path, want
+
+
+def test_a_store_from_0027_reads_the_same_upgraded_keeps_new_texts_once_and_goes_back(tmp_path):
+    path, want = _store_taken_back(tmp_path, 12)
     with sqlite3.connect(path) as con:  # 0027's shape: a plain column, read by a connection without our functions
         assert "text_kept" not in [r[1] for r in con.execute("PRAGMA table_xinfo(event)")]
         assert con.execute("SELECT count(*) FROM event WHERE text LIKE '%passed%'").fetchone()[0] > 100
@@ -90,12 +96,7 @@ def test_a_store_from_0027_reads_the_same_upgraded_keeps_new_texts_once_and_goes
 
 
 def test_a_store_from_0027_repaired_keeps_its_texts(tmp_path):
-    _big_home(tmp_path, sessions=4)
-    path = tmp_path / "s.db"
-    with open_store(path) as s:
-        import_paths(s, [tmp_path / "projects"])
-        want = _read(s)
-    _downgraded(path, "0027")
+    path, want = _store_taken_back(tmp_path, 4)
     report = repair(str(path))
     assert not report.lost
     with open_store(path) as s:
