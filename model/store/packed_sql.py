@@ -3,7 +3,9 @@ kept there as bytes: no import here, so the command line's quick reader, which w
 
 SQL_FUNCTION = "plain_text"  # SQL's name for a packed text as text (registered by payloads.register_sql)
 TEXT_OF_FUNCTION = "text_in_payload"  # an event's text kept as where it stands in its payload (payloads.text_in_payload)
-TEXT_REF = b"\x00T"  # how such a kept text begins (a zstd frame begins otherwise, and a plain text is no BLOB)
+# how a kept text that the payload holds begins (a zstd frame begins otherwise, and a plain text is no BLOB): a JSON
+# string of the payload, or a few characters then a run of the payload's own (a tool call's `name {input}`)
+TEXT_REF, TEXT_SPLICE = b"\x00T", b"\x00S"
 
 
 def sql_plain(column: str) -> str:

@@ -34,7 +34,13 @@ from collections.abc import Callable
 import orjson
 import zstandard
 
-from sessionscope.store.packed_sql import SQL_FUNCTION, TEXT_OF_FUNCTION, TEXT_REF, sql_plain  # noqa: F401 (sql_plain: said here too)
+from sessionscope.store.packed_sql import (  # noqa: F401 (sql_plain: said here too)
+    SQL_FUNCTION,
+    TEXT_OF_FUNCTION,
+    TEXT_REF,
+    TEXT_SPLICE,
+    sql_plain,
+)
 
 PLAIN_MIN_BYTES = 1024  # without a dictionary, a shorter line does not shrink by an eighth
 DICT_MIN_BYTES = 96  # with one, a line of this size already does
@@ -164,29 +170,45 @@ def keep_text(text: str, payload: str, dictionary: zstandard.ZstdCompressionDict
 
 
 def text_ref(text: str, payload: str) -> bytes | None:
-    """Where `text`, as a JSON string writes it, first stands in `payload`: TEXT_REF, then its offset and its length
-    in characters (4 bytes each); None where it does not stand there whole, or is short enough to keep itself."""
+    """Where `payload` holds `text`, as SQLite keeps it instead of a copy; None where it does not hold it whole (or
+    the text is short enough to keep itself). Either the text as a JSON string writes it (TEXT_REF, then its offset
+    and its length in the payload's characters, 4 bytes each), or its first word and space, then the rest as the
+    payload's own characters (TEXT_SPLICE, the word's UTF-8 length in 2 bytes and the word, then offset and length):
+    a tool call's text is its name, then its input as JSON."""
     if len(text) < REF_MIN_CHARS or len(payload) >= 1 << 32:
         return None
     try:
         quoted = orjson.dumps(text).decode()[1:-1]
-    except orjson.JSONEncodeError:  # (a lone surrogate: no JSON string holds it)
+    except orjson.JSONEncodeError:  # (a lone surrogate: no JSON string holds it, and it has no UTF-8)
         return None
     at = payload.find(quoted)
-    if at < 0:
+    if at >= 0:
+        return TEXT_REF + at.to_bytes(4, "little") + len(quoted).to_bytes(4, "little")
+    space = text.find(" ", 0, 200)
+    rest = text[space + 1:]
+    if space < 1 or len(rest) < REF_MIN_CHARS or (at := payload.find(rest)) < 0:
         return None
-    return TEXT_REF + at.to_bytes(4, "little") + len(quoted).to_bytes(4, "little")
+    word = text[:space + 1].encode("utf-8")
+    return TEXT_SPLICE + len(word).to_bytes(2, "little") + word + at.to_bytes(4, "little") + len(rest).to_bytes(4, "little")
 
 
 def text_in_payload(kept: bytes, payload: str | bytes | None) -> str:
-    """SQL's `text_in_payload(text_kept, payload)`, which `event.text` calls for a text kept as a `text_ref`: the JSON
-    string it names in the payload, read."""
-    at, length = int.from_bytes(kept[2:6], "little"), int.from_bytes(kept[6:10], "little")
+    """SQL's `text_in_payload(text_kept, payload)`, which `event.text` calls for a text kept as a `text_ref`: what it
+    names in the payload, read."""
+    whole = unpack(payload)
     try:
-        return orjson.loads(f'"{unpack(payload)[at:at + length]}"')
-    except orjson.JSONDecodeError:
-        # (`verify` names it: this is not the text its hash covers)
-        return f"{DAMAGED_PAYLOAD} (its text no longer stands where it was kept)"
+        if kept[:2] == TEXT_SPLICE:
+            n = int.from_bytes(kept[2:4], "little")
+            at, length = int.from_bytes(kept[4 + n:8 + n], "little"), int.from_bytes(kept[8 + n:12 + n], "little")
+            if at + length <= len(whole):
+                return kept[4:4 + n].decode("utf-8") + whole[at:at + length]
+        elif kept[:2] == TEXT_REF:
+            at, length = int.from_bytes(kept[2:6], "little"), int.from_bytes(kept[6:10], "little")
+            return orjson.loads(f'"{whole[at:at + length]}"')
+    except (orjson.JSONDecodeError, UnicodeDecodeError):
+        pass
+    # (`verify` names it: this is not the text its hash covers)
+    return f"{DAMAGED_PAYLOAD} (its text no longer stands where it was kept)"
 
 
 def plain(stored: str | bytes | None) -> str | None:

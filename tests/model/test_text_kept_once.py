@@ -37,6 +37,22 @@ def test_a_text_read_through_its_reference_is_what_json_reads_in_the_line(text, 
     assert payloads.text_in_payload(ref, payloads.pack(line, "message")) == text  # (the payload packed: the same)
 
 
+@pytest.mark.parametrize("args", [{"command": "pytest tests/model -q -k 'not slow' --maxfail=3", "timeout": 120000},
+                                  {"file_path": "/home/dev/é.py", "old_string": "a\n\tb \"q\"", "new_string": "x" * 80},
+                                  {"todos": [{"content": "step " * 20, "status": "pending"}]}])
+def test_a_tool_calls_text_is_its_name_then_the_lines_own_input(args):
+    """The converter's text of a call (sessionscope.sources.claude_code.lines.block_text) against the line as a tool
+    writes it (compact JSON, as JavaScript's JSON.stringify): kept as its name, then the payload's characters."""
+    from sessionscope.sources.claude_code.lines import block_text
+    block = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": args}
+    line = json.dumps({"type": "assistant", "message": {"content": [block]}}, ensure_ascii=False, separators=(",", ":"))
+    text = block_text([block])
+    ref = payloads.text_ref(text, line)
+    assert ref is not None and ref.startswith(payloads.TEXT_SPLICE) and len(ref) < 24
+    assert payloads.text_in_payload(ref, line) == payloads.text_in_payload(ref, payloads.pack(line, "tool_call")) == text
+    assert payloads.text_in_payload(ref, line[:-40]).startswith(payloads.DAMAGED_PAYLOAD)  # (a payload cut short)
+
+
 def test_no_reference_where_the_payload_does_not_hold_the_text_whole():
     assert payloads.text_ref("a" * 100, json.dumps({"t": "a" * 99})) is None
     assert payloads.text_ref("half \udc80 a pair " * 10, "anything") is None  # (no JSON string holds it)
@@ -59,7 +75,7 @@ def _kept(path) -> dict:
     with sqlite3.connect(path) as con:
         columns = [r[1] for r in con.execute("PRAGMA table_info(event)")]
         column = "text_kept" if "text_kept" in columns else "text"
-        return dict(con.execute(f"SELECT substr({column}, 1, 2) = x'0054', count(*) FROM event GROUP BY 1"))
+        return dict(con.execute(f"SELECT substr({column}, 1, 1) = x'00', count(*) FROM event GROUP BY 1"))
 
 
 def _read(store) -> tuple:
