@@ -165,7 +165,7 @@ def pack_text(text: str, dictionary: zstandard.ZstdCompressionDict | None = None
 
 def keep_text(text: str, payload: str, dictionary: zstandard.ZstdCompressionDict | None = None) -> str | bytes:
     """What SQLite keeps of an event's text (`event.text_kept`, migration 0028): where it stands in its payload, when
-    the payload holds it whole as a JSON string, as tools write their lines; else packed as `pack_text` packs it."""
+    the payload holds it whole (`text_ref`), as tools write their lines; else packed as `pack_text` packs it."""
     return text_ref(text, payload) or pack_text(text, dictionary)
 
 
