@@ -29,4 +29,3 @@ def compact_hash(value):
 def sql_hash(column: str = "hash") -> str:
     """SQL for a SQLite event's chain hash as its hex digits, kept as bytes or (written before) as text."""
     return f"CASE WHEN typeof({column}) = 'blob' THEN lower(hex({column})) ELSE {column} END"
-

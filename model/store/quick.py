@@ -95,15 +95,18 @@ class QuickReader:
 
     def _text_in_payload(self, kept, payload):
         """SQL's `text_in_payload`, which `event.text` calls for a text kept once (payloads.text_in_payload)."""
-        from sessionscope.store import dictionaries, payloads
-        dictionaries.watch_file(self.path)
-        return payloads.text_in_payload(kept, payload)
+        return self._payloads().text_in_payload(kept, payload)
 
     def _unpacker(self):
-        """`payloads.unpack`, with this store's dictionaries findable (imported only by the readers that unpack)."""
+        """`payloads.unpack`, with this store's dictionaries findable."""
+        return self._payloads().unpack
+
+    def _payloads(self):
+        """sessionscope.store.payloads, with this store's dictionaries findable (imported only by the readers that
+        unpack)."""
         from sessionscope.store import dictionaries, payloads
         dictionaries.watch_file(self.path)
-        return payloads.unpack
+        return payloads
 
     def __enter__(self) -> "QuickReader":
         return self
