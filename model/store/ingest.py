@@ -207,15 +207,13 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]], *, pack: bool = Tr
         # with their tool's dictionary (sessionscope.store.payloads): fewer pages to write than bytes to compress
         raw = db.driver(conn)
         assert raw is not None  # (SQLite's, as the dialect said)
-        if not pack:
-            raw.executemany(INSERT_SQL, [_BEFORE_TEXT(r) + (payloads.text_ref(r["text"], r["payload"]) or r["text"],
-                                                            r["payload"])
-                                         + _AFTER_PAYLOAD(r) + (compact_hash(r["hash"]),) + _AFTER_HASH(r) for r in rows])
-            return
-        dictionary = dictionaries.for_rows(raw, rows)
-        raw.executemany(INSERT_SQL, [_BEFORE_TEXT(r) + (payloads.keep_text(r["text"], r["payload"], dictionary),
-                                                        _packed(r, dictionary))
-                                     + _AFTER_PAYLOAD(r) + (compact_hash(r["hash"]),) + _AFTER_HASH(r) for r in rows])
+        if pack:
+            dictionary = dictionaries.for_rows(raw, rows)
+            kept = [(payloads.keep_text(r["text"], r["payload"], dictionary), _packed(r, dictionary)) for r in rows]
+        else:
+            kept = [(payloads.text_ref(r["text"], r["payload"]) or r["text"], r["payload"]) for r in rows]
+        raw.executemany(INSERT_SQL, [_BEFORE_TEXT(r) + k + _AFTER_PAYLOAD(r) + (compact_hash(r["hash"]),) + _AFTER_HASH(r)
+                                     for r, k in zip(rows, kept)])
     else:
         # numbered by the caller (keys.reserve_keys): on PostgreSQL one COPY, an executemany being a statement a
         # row over the socket (it kept an import at a quarter of SQLite's rate)
