@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from sessionscope.live import hook
 from sessionscope.live.turns import Turn
+from sessionscope.store import db
 from sessionscope.store.schema import LIVE_SIGNAL
 
 KEEP_S = 7 * 86400.0  # a signal older than this says nothing of a session's state any more
@@ -151,8 +152,8 @@ def drain(store) -> int:
         _upsert(conn, [r for r in rows if r["ts"] >= old])
         if prune:
             conn.execute(LIVE_SIGNAL.delete().where(LIVE_SIGNAL.c.ts < old))
-    if rows or prune:
-        store.write(work)
+    if rows or prune:  # (beside other sessions' writers on PostgreSQL: an import waits for none of them here)
+        store.write_beside([db.LIVE_SIGNALS_LOCK], work)
         _pruned[store.url] = now if prune else _pruned.get(store.url, 0.0)
     for f in files:
         try:

@@ -22,6 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from sessionscope.store import db
 from sessionscope.store.schema import AUDIT
 
 
@@ -89,6 +90,8 @@ def audited(store, action: str, work: Callable[[Connection], Any] | None = None,
                         detail=detail(result) if callable(detail) else detail, actor=actor)
         return result if work is not None else entry
     try:
+        if work is None:  # an entry alone builds on no other row: on PostgreSQL, beside other sessions' writers
+            return store.write_beside([db.AUDIT_LOCK], run)
         return store.write(run)
     except SessionscopeError as exc:
         if work is not None:

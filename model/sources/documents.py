@@ -229,8 +229,8 @@ def read_whole(build: Build, *, database: bool = False, beside: Callable[[Path],
 
         # small files share a transaction (ImportReport.shared): a commit per file wrote the same index pages again
         # for each (a folder of 174 Aider histories spent a quarter of its import committing)
-        report.shared(store).add(path, st.st_size, lambda conn: (commit(conn), {t.key for t in found if t.events}),
-                                 said)
+        touched = {t.key for t in found if t.events}
+        report.shared(store).add(path, st.st_size, lambda conn: (commit(conn), touched), said, touched)
 
     return read_file
 

@@ -11,7 +11,7 @@ import contextlib
 import contextvars
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -104,6 +104,11 @@ def source_row(conn, kind: str, location: Path | str, enabled: bool = True) -> i
         sid = conn.execute(SOURCE.insert().values(kind=kind, location=loc, enabled=enabled,
                                                   added_at=time.time())).inserted_primary_key[0]
     return sid
+
+
+def source_id_of(store, kind: str, location: Path | str) -> int:
+    """`source_row` in a write of its own, beside other sessions' writers (another member's import)."""
+    return store.write_beside([db.source_lock(kind, location)], source_row, kind, location)
 
 
 def set_watched(conn, locations: list[str], watched: bool) -> list[str]:
@@ -238,7 +243,7 @@ class SharedCommits:
 
     def __init__(self, store, report: ImportReport):
         self.store, self.report = store, report
-        self.pending: list[tuple[Path, Callable, Callable[[], None]]] = []
+        self.pending: list[tuple[Path, Callable, Callable[[], None], frozenset[str] | None]] = []
         self.size, self.since = 0, 0.0
         self.wait_s = self.FIRST_S
 
@@ -246,11 +251,15 @@ class SharedCommits:
         # (and is read as one batch: its lines are stored together, or none of them)
         return state.offset == 0 and st.st_size <= min(self.SHARE_BYTES, jsonl.CHUNK_BYTES)
 
-    def add(self, path: Path, size: int, work: Callable, then: Callable[[], None]) -> None:
-        """`work(conn)` stores the file's lines and offset; `then()` runs once it is committed (or failed)."""
+    def add(self, path: Path, size: int, work: Callable, then: Callable[[], None],
+            sessions: Collection[str] | None = None) -> None:
+        """`work(conn)` stores the file's lines and offset; `then()` runs once it is committed (or failed).
+        `sessions`: the sessions `work` writes, beside which it writes only its file's scan state (`save_state`):
+        on PostgreSQL the batch then holds their locks alone, beside other sessions' writers (another member's
+        import); None: the store's whole lock."""
         if not self.pending:
             self.since = time.monotonic()
-        self.pending.append((path, work, then))
+        self.pending.append((path, work, then, None if sessions is None else frozenset(sessions)))
         self.size += size
         if self.size >= self.SHARE_BYTES or time.monotonic() - self.since >= self.wait_s:
             self.flush()
@@ -259,14 +268,16 @@ class SharedCommits:
         pending, self.pending, self.size, self.wait_s = self.pending, [], 0, self.SHARE_S
         if not pending:
             return
+        named = [s for *_, s in pending]
+        held: set[str] = set() if None in named else {sid for s in named if s is not None for sid in s}
         try:
-            results = self.store.write(lambda conn: [work(conn) or (0, set()) for _, work, _ in pending])
+            results = self.store.write_beside(held, lambda conn: [work(conn) or (0, set()) for _, work, _, _ in pending])
         except Exception as exc:  # noqa: BLE001 — one file's: each is stored alone, and the one that fails said
             if store_failure(exc):
                 raise
-            results = [as_file_problem(self.report, path, lambda work=work: self.store.write(work)) or (0, set())
-                       for path, work, _ in pending]
-        for (added, touched), (_, _, then) in zip(results, pending):
+            results = [as_file_problem(self.report, path, lambda work=work, s=s: self.store.write_beside(s or [], work))
+                       or (0, set()) for path, work, _, s in pending]
+        for (added, touched), (_, _, then, _) in zip(results, pending):
             self.report.events_added += added
             self.report.sessions |= touched
             then()
@@ -290,7 +301,7 @@ def run_import(store, kind: str, paths, find, read_file, *, progress=None, cance
         plan.append((p, files))
     total, done = sum(f.stat().st_size for _, fs in plan for f in fs), 0
     for location, files in plan:
-        source_id = store.write(source_row, kind, location)
+        source_id = source_id_of(store, kind, location)
         with store.reader() as conn:
             states = {r.path: r for r in conn.execute(sa.select(SOURCE_FILE).where(SOURCE_FILE.c.source_id == source_id))}
         root = location if location.is_dir() else location.parent

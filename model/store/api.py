@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 import sqlalchemy as sa
@@ -101,6 +101,13 @@ class Store(StoreViews):
         """`write` for work that reads and changes one session alone and numbers its events with
         `keys.take_keys` (a sync's page): on PostgreSQL beside other sessions' writers (`db.run_session_write`)."""
         return db.run_session_write(self.engine, session_id, work, *args, **kwargs)
+
+    def write_beside(self, names: Collection[str], work: Callable[..., Any], *args, **kwargs) -> Any:
+        """`write` for work that reads and changes only what these names stand for (sessions by their ids, an
+        import's batch; a row no session holds by a name of its own, as `db.AUDIT_LOCK`), numbering its events with
+        `keys.new_keys`: on PostgreSQL it holds their locks and the store's lock shared, beside writers of other
+        names (another member's import, an agent's appends). No name: `write`, under the store's whole lock."""
+        return db.run_session_write(self.engine, names, work, *args, **kwargs)
 
     def audited(self, action: str, work: Callable[[Connection], Any] | None = None, **entry: Any) -> Any:
         """`work(conn)` and its audit entry in one write transaction (sessionscope.safety.audit.audited)."""

@@ -15,7 +15,7 @@ import os
 import random
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -240,6 +240,16 @@ PG_WRITE_LOCK = 0x5E551095  # the advisory lock key of the store's writers on Po
 PG_SESSION_LOCKS = 0x5E551096  # with a session id's hash: the lock of one session's appends (the two-key space)
 PG_CACHE_LOCK = 0x5E551099  # the caches' writers' (try_write)
 
+# What a write beside others (`write_connection` with names) may build on besides sessions (named by their ids): rows
+# no session holds, each named in the sessions' lock space (a session id that spells one only makes the two take turns)
+AUDIT_LOCK = "audit log"  # an entry alone (audit.audited without work: it builds on no other row)
+LIVE_SIGNALS_LOCK = "live signals"  # the hooks' spooled signals brought in (live.signals.drain)
+
+
+def source_lock(kind: str, location: object) -> str:
+    """The lock name of a source's row (scan.source_row: found, or made once)."""
+    return f"source {kind} {location}"
+
 
 ANALYZE_AFTER = 5_000  # new events after which an import refreshes PostgreSQL's planner statistics
 
@@ -262,31 +272,42 @@ def _is_lock_error(exc: BaseException) -> bool:
 
 
 @contextlib.contextmanager
-def write_connection(engine: Engine, session_id: str | None = None) -> Iterator[Connection]:
-    """One write transaction, holding the write lock from its first statement (with `session_id`, on PostgreSQL:
-    that session's lock alone, beside the other sessions' writers of the same kind)."""
+def write_connection(engine: Engine, session_id: str | Collection[str] | None = None) -> Iterator[Connection]:
+    """One write transaction, holding the write lock from its first statement (with `session_id`, one or several, on
+    PostgreSQL: those sessions' locks alone, beside the other sessions' writers, and keys taken as `keys.new_keys`
+    says)."""
+    sessions = _sessions(session_id)
     with engine.connect() as conn:
-        conn = conn.execution_options(sessionscope_write=True)
+        conn = conn.execution_options(sessionscope_write=True, sessionscope_beside=bool(sessions))
         with conn.begin():
-            if conn.dialect.name == "postgresql" and session_id is None:
+            if conn.dialect.name == "postgresql" and not sessions:
                 # Writers take turns, as SQLite's one write lock makes them: every write reads what it
                 # builds on (the session's last seq and hash, the events already stored) inside its
                 # transaction, so two machines importing the same session can neither double an event
                 # nor fork a hash chain. Readers never wait; the lock ends with the transaction.
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": PG_WRITE_LOCK})
             elif conn.dialect.name == "postgresql":
-                # An append to one session (or a sync's page of one) builds on that session alone (its last
-                # seq, hash and head; its keys from the sequence): it takes the store's lock shared, so writes
+                # A write that builds on its sessions alone (an append, a sync's page, an import's batch: their
+                # last seq, hash and head; its keys from the sequence) takes the store's lock shared, so writes
                 # to other sessions go at once (a team's members, each agent's backend) while a store-wide
-                # writer (an import, a fork, a delete: the global lock, exclusive) waits for them and they for
-                # it; and the session's own lock, so two writes to one session still take turns.
+                # writer (a fork, a delete: the global lock, exclusive) waits for them and they for it; and each
+                # session's own lock, so two writes to one session still take turns. Several sessions' locks are
+                # taken in one order (their ids sorted), so two such writers never wait on each other in a ring.
                 # Writers at once commit their keys out of order (101 before 100): before taking any, this one
                 # says where they may land, so the change mark stops below them until it commits (store.settled).
                 # All in one round trip, taken in this order (the select list is evaluated left to right).
-                conn.execute(sa.text("SELECT pg_advisory_xact_lock_shared(:store), pg_advisory_xact_lock(:sessions, "
-                                     f"hashtext(:sid)), {settled.marks_sql(conn)}"),
-                             {"store": PG_WRITE_LOCK, "sessions": PG_SESSION_LOCKS, "sid": session_id})
+                locks = ", ".join(f"pg_advisory_xact_lock(:sessions, hashtext(:s{i}))" for i in range(len(sessions)))
+                conn.execute(sa.text(f"SELECT pg_advisory_xact_lock_shared(:store), {locks}, {settled.marks_sql(conn)}"),
+                             {"store": PG_WRITE_LOCK, "sessions": PG_SESSION_LOCKS}
+                             | {f"s{i}": sid for i, sid in enumerate(sessions)})
             yield conn
+
+
+def _sessions(session_id: str | Collection[str] | None) -> list[str]:
+    """The sessions a write holds, sorted (none: the store's whole lock)."""
+    if session_id is None:
+        return []
+    return [session_id] if isinstance(session_id, str) else sorted(set(session_id))
 
 
 def _pg_try_lock(conn: sa.Connection, wait_s: float) -> bool:
@@ -314,20 +335,35 @@ def run_write(engine: Engine, work, *args, **kwargs):
     return _run_write(engine, None, work, args, kwargs)
 
 
-def run_session_write(engine: Engine, session_id: str, work, *args, **kwargs):
-    """`run_write` for a write that reads and changes one session alone and takes its keys from the sequence (an
-    append): on PostgreSQL it holds that session's lock, not the store's (`write_connection`); SQLite has one
-    writer whatever it writes."""
+def run_session_write(engine: Engine, session_id: str | Collection[str], work, *args, **kwargs):
+    """`run_write` for a write that reads and changes these sessions alone (one, or an import's batch of several) and
+    takes its keys as `keys.new_keys` says (an append, a sync's page, an import): on PostgreSQL it holds their locks,
+    not the store's (`write_connection`); SQLite has one writer whatever it writes. No session: `run_write`."""
     return _run_write(engine, session_id, work, args, kwargs)
 
 
-def _run_write(engine: Engine, session_id: str | None, work, args, kwargs):
+# PostgreSQL's codes for a write beside others that lost a race it could not see coming, safe to run again: another
+# session's writer stored the same unique row first (an event id two files both hold, a kept file's blob), or the
+# server broke a ring of waits between two such writers' rows
+_RACED = frozenset({"23505", "40P01"})
+RACE_TRIES = 5
+
+
+def _run_write(engine: Engine, session_id: str | Collection[str] | None, work, args, kwargs):
     deadline = time.monotonic() + WRITE_RETRY_S
     delay = 0.01
+    raced = 0
     while True:
         try:
-            with write_connection(engine, session_id) as conn:
-                return work(conn, *args, **kwargs)
+            try:
+                with write_connection(engine, session_id) as conn:
+                    return work(conn, *args, **kwargs)
+            except Exception as exc:  # (the driver's own too: a COPY raises psycopg's, unwrapped)
+                if _sessions(session_id) and sqlstate(exc) in _RACED and raced < RACE_TRIES:
+                    raced += 1  # run again from the start: it reads what the other writer committed
+                    time.sleep(delay * (1 + random.random()))
+                    continue
+                raise
         except (sa.exc.OperationalError, sqlite3.OperationalError) as exc:  # (sqlite3's: see `driver`)
             if _is_lock_error(exc) and time.monotonic() < deadline:
                 time.sleep(delay * (1 + random.random()))
@@ -346,8 +382,9 @@ def _run_write(engine: Engine, session_id: str | None, work, args, kwargs):
 
 def sqlstate(exc: BaseException) -> str | None:
     """PostgreSQL's code for the error under a SQLAlchemy one (42501: refused by a right or a row rule; 23505: a
-    unique key taken); None on SQLite or for any other error."""
-    return getattr(getattr(exc, "orig", None), "sqlstate", None)
+    unique key taken); None on SQLite or for any other error. (SQLAlchemy's names the driver's as `orig`; psycopg's
+    own, from a COPY on its cursor, is it.)"""
+    return getattr(getattr(exc, "orig", exc), "sqlstate", None)
 
 
 def team_refusal(exc: BaseException) -> str | None:

@@ -131,14 +131,14 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
     links.cut_loops(fresh, waiting, functools.partial(_stored_parent, conn), problems)
     depths, under_stored = _depths(conn, fresh, batch_ids, depth, waiting)
 
-    first_pk = keys.reserve_keys(conn, "event", "pk", len(fresh))
+    pks = keys.new_keys(conn, len(fresh))
     seq, last_hash = s["last_seq"], s["last_hash"]
     rows = []
-    for i, e in enumerate(fresh):
+    for pk, e in zip(pks, fresh):
         seq += 1
         d = depths[e.id]
         row = {
-            "pk": first_pk + i, "id": e.id, "session_id": info.id, "parent_id": e.parent_id, "seq": seq,
+            "pk": pk, "id": e.id, "session_id": info.id, "parent_id": e.parent_id, "seq": seq,
             "depth": d, "ts": e.ts, "kind": e.kind, "role": e.role, "text": e.text, "payload": e.payload,
             "tokens_in": e.tokens_in, "tokens_out": e.tokens_out, "sidechain": e.sidechain,
             "agent_id": e.agent_id, "packed": e.packed,
@@ -152,7 +152,7 @@ def ingest(conn: Connection, info: SessionInfo, events: list[NewEvent], problems
 
     added = {"event_count": sum(1 for e in fresh if e.counted), "tokens_in": sum(e.tokens_in for e in fresh),
              "tokens_out": sum(e.tokens_out for e in fresh)}
-    # the row read above is current: this transaction holds the store's write lock (db.write_connection)
+    # the row read above is current: this transaction holds the store's write lock, or the session's (db.write_connection)
     values: dict[str, Any] = {"last_seq": seq, "last_hash": last_hash} | {k: s[k] + n for k, n in added.items()}
     head = links.head(events, batch_ids, {e.id: e.parent_id for e in fresh}, self_linked, under_stored)
     if head is not None:
@@ -215,7 +215,7 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]], *, pack: bool = Tr
         raw.executemany(INSERT_SQL, [_BEFORE_TEXT(r) + k + _AFTER_PAYLOAD(r) + (compact_hash(r["hash"]),) + _AFTER_HASH(r)
                                      for r, k in zip(rows, kept)])
     else:
-        # numbered by the caller (keys.reserve_keys): on PostgreSQL one COPY, an executemany being a statement a
+        # numbered by the caller (keys.new_keys): on PostgreSQL one COPY, an executemany being a statement a
         # row over the socket (it kept an import at a quarter of SQLite's rate)
         db.insert_numbered(conn, EVENT, COLUMNS, [_ROW(r) for r in rows], reserved=True)
 

@@ -57,3 +57,13 @@ def take_keys(conn, n: int) -> list[int]:
     nextval = "sessionscope_nextval" if key_functions(conn) else "nextval"
     return sorted(conn.exec_driver_sql(f"SELECT {nextval}(pg_get_serial_sequence('event', 'pk')::regclass) "
                                        "FROM generate_series(1, %s)", (n,)).scalars())
+
+
+def new_keys(conn, n: int) -> list[int]:
+    """`n` new event keys, ascending, for the rows of a writer that numbers its own (an import's batch): the block of
+    `reserve_keys` under the store's whole lock, `take_keys` in a write beside other sessions' writers (on
+    PostgreSQL, `db.write_connection` with sessions)."""
+    if conn.get_execution_options().get("sessionscope_beside") and conn.dialect.name == "postgresql":
+        return take_keys(conn, n)
+    first = reserve_keys(conn, "event", "pk", n)
+    return list(range(first, first + n))

@@ -3,12 +3,12 @@
 What reads "every row after the largest key seen" (the window's change mark, `Store.change_mark` /
 `changes_since`, over events and the audit log; the embedding job over events) is right only while keys commit
 in the order they were taken. SQLite has one writer, so they do, and the settled key is the largest stored. On
-PostgreSQL writes to different sessions run at once (`db.write_connection` with a session: an append, a sync's
-page): one may take event key 100, another 101 and commit first. So each of them, before it takes a key, holds a
-shared advisory lock on (the table's mark space, the sequence's next value) for events and for the audit log
-(`marks_sql`): no key it takes can be below that mark, and the lock goes when its transaction ends. Store-wide
-writers (imports, forks) hold the write lock exclusive, so none of them is in flight beside those, and they take
-and commit their keys in order.
+PostgreSQL writes to different sessions run at once (`db.write_connection` with sessions: an append, a sync's
+page, an import's batch): one may take event key 100, another 101 and commit first. So each of them, before it
+takes a key, holds a shared advisory lock on (the table's mark space, the sequence's next value) for events and
+for the audit log (`marks_sql`): no key it takes can be below that mark, and the lock goes when its transaction
+ends. Store-wide writers (forks, deletes, other tools' imports) hold the write lock exclusive, so none of them is
+in flight beside those, and they take and commit their keys in order.
 
 Why one statement is enough to read it: its snapshot is taken before it reads `pg_locks`. A row not committed when
 the locks were read either had its mark there already (so the answer is below it) or takes its key later, above

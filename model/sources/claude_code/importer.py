@@ -32,6 +32,7 @@ from sessionscope.sources.scan import (  # noqa: F401 (re-exported)
     files_under,
     resume_state,
     save_state,
+    source_id_of,
     source_row,
     store_failure,
     unchanged,
@@ -123,7 +124,7 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
     read_ahead: reader.Reader | None = None
     try:
         for n, (root, files, location) in enumerate(plan):
-            source_id = store.write(source_row, kind, location)
+            source_id = source_id_of(store, kind, location)
             jobs = _plan_files(store, root, files, source_id, report)
             read_ahead = _read_ahead(read_ahead, [j for j in jobs if j], compress)
             if read_ahead is not None and n == len(plan) - 1:
@@ -233,10 +234,11 @@ def _import_file(store: Store, job: reader.FileJob, produced, report: ImportRepo
             if shared is not None:  # the whole file is one batch: committed with others
                 shared.add(path, st.st_size, functools.partial(_commit_batch, ctx=job.ctx, path=path,
                                                                  source_id=job.source_id, st=st, state=job.state),
-                           said)
+                           said, _batch_sessions(job.ctx))
                 said = None
                 break
-            added, touched = store.write(_commit_batch, job.ctx, path, job.source_id, st, job.state)
+            added, touched = store.write_beside(_batch_sessions(job.ctx), _commit_batch, job.ctx, path, job.source_id,
+                                                  st, job.state)
             report.events_added += added
             report.sessions |= touched
             if cancel is not None and cancel.is_set():
@@ -245,7 +247,7 @@ def _import_file(store: Store, job: reader.FileJob, produced, report: ImportRepo
         if said is not None and (job.state.bytes_read == 0 or not job.ctx.sessions):  # nothing stored: its offset
             if shared is not None:
                 shared.add(path, st.st_size, functools.partial(save_state, path=path, source_id=job.source_id,
-                                                               st=st, state=job.state), said)
+                                                               st=st, state=job.state), said, ())
                 said = None
             else:
                 store.write(save_state, path, job.source_id, st, job.state)
@@ -256,6 +258,12 @@ def _import_file(store: Store, job: reader.FileJob, produced, report: ImportRepo
     summaries.extend(job.ctx.summaries)
     if said is not None:
         said()
+
+
+def _batch_sessions(ctx: FileContext) -> set[str]:
+    """The sessions a batch writes (`_commit_batch`: their events, their checkpoints' backups), whose locks alone it
+    holds on PostgreSQL: an import beside another member's, or the window's beside the command line's."""
+    return set(ctx.sessions) | {sid for sid, _ in ctx.backups}
 
 
 def _prefill_facts(store: Store, ctx: FileContext) -> None:
