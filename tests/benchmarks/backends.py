@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 
 def agents_backend(work: str, url: str | None = None, peer_url: str | None = None) -> dict:
@@ -237,3 +238,40 @@ def appending_at_once(url: str, n: int, writers: int = 8) -> dict:
     span = max(e for _, e in together) - min(t for t, _ in together)
     return {"events": n * writers, "writers": writers, "together": n * writers / span,
             "alone": n * writers / (alone[1] - alone[0])}
+
+
+def members_importing(server, home: str, members: int = 2) -> dict:
+    """`members` people importing homes of their own into one PostgreSQL store at once (the home's project folders
+    dealt out by size, a `sessionscope import` process each), beside the same imports one after another into a
+    fresh store, best of 2 each: an import's batch holds its sessions' locks and the store's lock shared, so neither
+    waits for the other's (db.write_connection)."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    folders = sorted((p for p in Path(home).iterdir() if p.is_dir()), key=lambda p: -sum(
+        f.stat().st_size for f in p.rglob("*.jsonl")))
+    shares: list[list[str]] = [[] for _ in range(members)]
+    sizes = [0] * members
+    for folder in folders:  # (the biggest first, each to the member with least so far)
+        least = sizes.index(min(sizes))
+        shares[least].append(str(folder))
+        sizes[least] += sum(f.stat().st_size for f in folder.rglob("*.jsonl"))
+    shares = [share for share in shares if share]  # (a home of one folder: one member)
+
+    def run(together: bool) -> float:
+        url = server.fresh_database(migrated=True)
+        argv = [[sys.executable, "-m", "sessionscope.cli", "--store", url, "import", *share] for share in shares]
+        t = time.perf_counter()
+        if together:
+            runs = [subprocess.Popen(a, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for a in argv]
+            for r in runs:
+                _, err = r.communicate()
+                assert r.returncode == 0, err[-2000:]
+        else:
+            for a in argv:
+                subprocess.run(a, cwd=repo, capture_output=True, check=True)
+        return time.perf_counter() - t
+    alone = min(run(False) for _ in range(2))
+    together = min(run(True) for _ in range(2))
+    return {"members": len(shares), "mb": sum(sizes) / 1e6, "together": together, "alone": alone}

@@ -219,6 +219,8 @@ def postgres(home: str) -> dict:
         out["search_rare"], _ = timed(lambda: store.search("zebracorn", limit=50, order="time"), 5)
         out["ranked_common"], _ = timed(lambda: store.search("the", limit=50), 5)
         store.close()
+        from tests.benchmarks.backends import members_importing
+        out["members"] = members_importing(server, home)
         return out
     finally:
         server.stop()
