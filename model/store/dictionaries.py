@@ -86,7 +86,8 @@ def _repack(raw: sqlite3.Connection, tool: str, first_pk: int, dictionary: zstan
                       else payloads.pack_text(text, dictionary))
             if packed != stored:
                 changed.append((packed, pk))
-        raw.executemany(f"UPDATE event SET {column} = ? WHERE pk = ?", changed)
+        with payloads.inserting(raw):  # (an update works out the generated `text` too: see there)
+            raw.executemany(f"UPDATE event SET {column} = ? WHERE pk = ?", changed)
 
 
 def _read(raw: sqlite3.Connection, dict_id: int) -> zstandard.ZstdCompressionDict | None:

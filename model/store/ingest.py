@@ -212,8 +212,10 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]], *, pack: bool = Tr
             kept = [(payloads.keep_text(r["text"], r["payload"], dictionary), _packed(r, dictionary)) for r in rows]
         else:
             kept = [(payloads.text_ref(r["text"], r["payload"]) or r["text"], r["payload"]) for r in rows]
-        raw.executemany(INSERT_SQL, [_BEFORE_TEXT(r) + k + _AFTER_PAYLOAD(r) + (compact_hash(r["hash"]),) + _AFTER_HASH(r)
-                                     for r, k in zip(rows, kept)])
+        values = [_BEFORE_TEXT(r) + k + _AFTER_PAYLOAD(r) + (compact_hash(r["hash"]),) + _AFTER_HASH(r)
+                  for r, k in zip(rows, kept)]
+        with payloads.inserting(raw):  # (SQLite would work out each referenced text, to throw it away)
+            raw.executemany(INSERT_SQL, values)
     else:
         # numbered by the caller (keys.new_keys): on PostgreSQL one COPY, an executemany being a statement a
         # row over the socket (it kept an import at a quarter of SQLite's rate)

@@ -117,3 +117,39 @@ def test_a_store_from_0027_repaired_keeps_its_texts(tmp_path):
     assert not report.lost
     with open_store(path) as s:
         assert _read(s) == want
+
+
+def test_a_bulk_insert_does_not_work_out_the_texts_it_keeps_as_references(tmp_path):
+    """SQLite works out a row's virtual `text` on insert to throw it away: inside `payloads.inserting` the writer's
+    connection answers NULL for it, so an import decompresses no payload for it; every other connection, and the
+    writer's once the insert is done, reads the text itself."""
+    _big_home(tmp_path, sessions=2)
+    path = tmp_path / "s.db"
+    with open_store(path) as s:
+        import_paths(s, [tmp_path / "projects"])
+        want = _read(s)
+    writer, other = sqlite3.connect(path), sqlite3.connect(path)
+    for con in (writer, other):
+        payloads.register_sql(con)
+    referenced = "SELECT text FROM event WHERE substr(text_kept, 1, 1) = x'00' LIMIT 5"
+    texts = [t for (t,) in other.execute(referenced)]
+    assert len(texts) == 5 and all(texts)
+    calls: list[int] = []
+    real = payloads.text_in_payload
+    payloads.text_in_payload = lambda *a: calls.append(1) or real(*a)  # (what the registered function calls)
+    try:
+        with payloads.inserting(writer):
+            assert [t for (t,) in writer.execute(referenced)] == [None] * 5
+            assert [t for (t,) in other.execute(referenced)] == texts
+            writer.execute("INSERT INTO event (id, session_id, seq, depth, ts, kind, text_kept, payload, tokens_in, "
+                           "tokens_out, sidechain, hash) SELECT id || '-copy', session_id, seq + 100000, depth, ts, kind, "
+                           "text_kept, payload, 0, 0, 0, hash FROM event WHERE substr(text_kept, 1, 1) = x'00'")
+        assert len(calls) == 5  # (the other connection's reads alone)
+        assert [t for (t,) in writer.execute(referenced)] == texts
+    finally:
+        payloads.text_in_payload = real
+        writer.rollback()
+        writer.close()
+        other.close()
+    with open_store(path) as s:
+        assert _read(s) == want
