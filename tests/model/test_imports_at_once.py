@@ -171,3 +171,36 @@ def test_a_batch_of_no_session_holds_the_whole_lock(pg_store):
     holder.join(30)
     append.join(30)
     assert "error" not in done
+
+
+def test_members_of_a_team_store_import_their_own_homes_at_once(team_store, tmp_path, monkeypatch):
+    """On a team store (each member under the row rules, keys through the owner's functions) too: Bob's import is
+    stored while Alice's first batch is still open, and each reads their own sessions whole."""
+    *_, stores = team_store
+    alice, bob = stores["alice"], stores["bob"]
+    theirs = {"alice": _session(tmp_path / "alice", 0), "bob": _session(tmp_path / "bob", 1)}
+    holding, release = threading.Event(), threading.Event()
+    index_rows = search.index_rows
+
+    def index_then_hold(conn, rows):
+        index_rows(conn, rows)
+        if threading.current_thread().name == "alice":
+            holding.set()
+            release.wait(30)
+    monkeypatch.setattr(search, "index_rows", index_then_hold)
+    hers, done = _in_thread(lambda: import_paths(alice, [tmp_path / "alice" / "projects"]), "alice")
+    assert holding.wait(10)
+    started = time.monotonic()
+    report = import_paths(bob, [tmp_path / "bob" / "projects"])
+    assert report.events_added > 0 and not report.problems
+    assert time.monotonic() - started < 10  # (blocked, it would wait out Alice's batch: 30 s)
+    release.set()
+    hers.join(30)
+    assert "error" not in done and done["report"].events_added > 0 and not done["report"].problems
+    for who, store in (("alice", alice), ("bob", bob)):
+        alone = open_store(tmp_path / f"{who}.db")
+        import_paths(alone, [tmp_path / who / "projects"])
+        sid = theirs[who].session_id
+        assert [(e.id, e.hash) for e in store.branch(sid)] == [(e.id, e.hash) for e in alone.branch(sid)]
+        assert all(r.ok for r in store.verify())
+        alone.close()
