@@ -48,7 +48,8 @@ def _tables(con: sqlite3.Connection) -> list[str]:
 
 
 # a column of today's schema, by (table, name), and its name in a store made before it was renamed
-_RENAMED = {("event", "text_kept"): "text"}  # (0028: `event.text` is generated from what is kept)
+# (0028, 0029: `event.text` and `event.payload` are generated from what is kept)
+_RENAMED = {("event", "text_kept"): "text", ("event", "payload_kept"): "payload"}
 
 
 def _columns(con: sqlite3.Connection, table: str) -> list[str]:

@@ -70,23 +70,27 @@ def _repack(raw: sqlite3.Connection, tool: str, first_pk: int, dictionary: zstan
     began (a store older than its dictionaries) are left as they are."""
     # (the kinds SQL reads inside stay plain payloads; an event's text is packed whatever its kind: pack_text)
     plain_kinds = f"AND e.kind NOT IN ({', '.join(repr(k) for k in sorted(payloads.TEXT_KINDS))})"
-    # (an event's text is kept as `text_kept`: `event.text` is generated from it, and a text kept as where it stands
-    # in its payload is a few bytes, never as long as DICT_MIN_BYTES)
-    for column, kinds in (("payload", plain_kinds), ("text_kept", "")):
+    # (the payload and the text are kept as `payload_kept` and `text_kept`: `event.payload` and `event.text` are
+    # generated from them, and a text kept as where it stands in its payload is a few bytes, never DICT_MIN_BYTES)
+    for column, kinds in (("payload_kept", plain_kinds), ("text_kept", "")):
         rows = raw.execute(
-            f"SELECT e.pk, e.kind, e.{column} FROM event e JOIN session s ON s.id = e.session_id LEFT JOIN source "
-            "ON source.id = s.source_id WHERE e.pk >= ? AND coalesce(source.kind, 'native') = ? "
-            f"{kinds} AND length(e.{column}) >= ?", (first_pk, tool, payloads.DICT_MIN_BYTES)).fetchall()
+            f"SELECT e.pk, e.kind, e.{column}, e.payload, e.id, e.parent_id, e.session_id FROM event e JOIN session s "
+            "ON s.id = e.session_id LEFT JOIN source ON source.id = s.source_id WHERE e.pk >= ? "
+            f"AND coalesce(source.kind, 'native') = ? {kinds} AND length(e.{column}) >= ?",
+            (first_pk, tool, payloads.DICT_MIN_BYTES)).fetchall()
         changed = []
-        for pk, kind, stored in rows:
-            if isinstance(stored, bytes) and zstandard.get_frame_parameters(stored).dict_id:
+        for pk, kind, stored, payload, *ids in rows:
+            if isinstance(stored, bytes) and stored[:1] == b"\x00":
+                continue  # (a text kept as where it stands in the payload: a long tool name's may reach the length)
+            frame = stored[payloads.IDS_HEAD:] if isinstance(stored, bytes) and stored[:1] == payloads.IDS_OUT else stored
+            if isinstance(frame, bytes) and frame[:4] == payloads.ZSTD_MAGIC and \
+                    zstandard.get_frame_parameters(frame).dict_id:
                 continue
-            text = payloads.unpack(stored)
-            packed = (payloads.pack(text, kind, None, dictionary) if column == "payload"
-                      else payloads.pack_text(text, dictionary))
+            packed = (payloads.pack_kept(payloads.unpack(payload), kind, None, dictionary, tuple(ids))
+                      if column == "payload_kept" else payloads.pack_text(payloads.unpack(stored), dictionary))
             if packed != stored:
                 changed.append((packed, pk))
-        with payloads.inserting(raw):  # (an update works out the generated `text` too: see there)
+        with payloads.inserting(raw):  # (an update works out the generated columns too: see there)
             raw.executemany(f"UPDATE event SET {column} = ? WHERE pk = ?", changed)
 
 

@@ -20,13 +20,13 @@ def include_name(name, type_, _parents) -> bool:
 
 
 def include_object(obj, name, type_, reflected, compare_to) -> bool:
-    """Autogenerate leaves SQLite's kept text and the `event.text` generated from it (0028) to their migration: the
-    models declare the text column PostgreSQL has."""
+    """Autogenerate leaves SQLite's kept text and payload and the `event.text` and `event.payload` generated from them
+    (0028, 0029) to their migrations: the models declare the columns PostgreSQL has."""
     if type_ != "column" or obj.table.name != "event":
         return True
-    if name == "text_kept" and reflected:
+    if name in ("text_kept", "payload_kept") and reflected:
         return False
-    return not (name == "text" and getattr(obj if reflected else compare_to, "computed", None) is not None)
+    return not (name in ("text", "payload") and getattr(obj if reflected else compare_to, "computed", None) is not None)
 
 
 def migrate(engine: Engine, url: str, snapshot: bool = True) -> None:

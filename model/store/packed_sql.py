@@ -6,6 +6,8 @@ TEXT_OF_FUNCTION = "text_in_payload"  # an event's text kept as where it stands 
 # how a kept text that the payload holds begins (a zstd frame begins otherwise, and a plain text is no BLOB): a JSON
 # string of the payload, or a few characters then a run of the payload's own (a tool call's `name {input}`)
 TEXT_REF, TEXT_SPLICE = b"\x00T", b"\x00S"
+IDS_OF_FUNCTION = "payload_with_ids"  # an event's payload kept without its row's ids (payloads.payload_with_ids)
+IDS_OUT = b"\x01"  # how such a kept payload begins (a zstd frame begins otherwise, and a plain payload is no BLOB)
 
 
 def sql_plain(column: str) -> str:

@@ -19,6 +19,11 @@ the same way (`pack_text`): kept plain beside its compressed payload it was half
 transcripts (#61). SQL that reads inside it calls `plain_text(text)` (`SQL_FUNCTION`, registered on every SQLite
 connection of a store: `register_sql`), and the text index reads it through the view `event_plain` (migration 0027).
 
+On SQLite the row keeps `payload_kept` and `text_kept`, and `event.payload` and `event.text` are columns generated
+from them (migrations 0028, 0029): a payload is kept without the row's own ids where the line holds them
+(`pack_kept`, read back by `payload_with_ids`), a text as where it stands in its payload (`keep_text`,
+`text_in_payload`).
+
 The hash chain is over the text (sessionscope.store.chain), never the stored bytes, so a store written before this, a
 JSONL export and a re-import all verify alike. Reading: a Core select of `event.payload` or `event.text` decodes
 through the column's type (sessionscope.store.schema); the few raw driver reads call `unpack`. PostgreSQL
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import struct
 import threading
 from collections.abc import Callable, Iterator
 
@@ -36,6 +42,8 @@ import orjson
 import zstandard
 
 from sessionscope.store.packed_sql import (  # noqa: F401 (sql_plain: said here too)
+    IDS_OF_FUNCTION,
+    IDS_OUT,
     SQL_FUNCTION,
     TEXT_OF_FUNCTION,
     TEXT_REF,
@@ -212,6 +220,102 @@ def text_in_payload(kept: bytes, payload: str | bytes | None) -> str:
     return f"{DAMAGED_PAYLOAD} (its text no longer stands where it was kept)"
 
 
+
+# -- a payload kept without its row's ids (migration 0029) ------------------------------------------------------------
+# The line a tool wrote names the event's own id, its parent's and its session's (Claude Code's uuid, parentUuid,
+# sessionId), each already a column of the row; inside a compressed payload each costs ~26 bytes no dictionary shrinks.
+_NO_ID = 0xFFFFFFFF  # (where an id that does not stand in the payload stood)
+IDS_HEAD = 1 + 3 * 4  # IDS_OUT, then where each of the three stood (little-endian)
+
+
+def leave_ids_out(payload: str, ids: tuple[str | None, str | None, str | None]) -> tuple[str, bytes] | None:
+    """(the payload without each of `ids` (the row's id, parent id, session id) where it stands whole as a JSON string
+    apart from the others, the header that says where each stood), or None when none does (nothing to gain).
+    Looked for where a tool writes a line's ids, its envelope's start (Claude Code's parentUuid, sessionId) and after
+    its message (its uuid): a line's long middle is not searched three times (on every row of an import)."""
+    n = len(payload)
+    if n >= _NO_ID:
+        return None
+    head_end, tail = min(n, _HEAD_CHARS), max(_HEAD_CHARS, n - _TAIL_CHARS)
+    where = [_NO_ID, _NO_ID, _NO_ID]
+    spans: list[tuple[int, int]] = []
+    for i, value in enumerate(ids):
+        if not value:
+            continue
+        needle = f'"{value}"'
+        found = payload.find(needle, 0, head_end)
+        if found < 0:
+            found = payload.find(needle, tail)
+        while found >= 0:
+            lo, hi = found + 1, found + 1 + len(value)
+            for a, b in spans:
+                if lo < b and hi > a:
+                    break  # (overlapping one taken: the same id twice, as id and parent; rare, so looked for anywhere)
+            else:
+                where[i] = lo
+                spans.append((lo, hi))
+                break
+            found = payload.find(needle, found + 1)
+    if not spans:
+        return None
+    spans.sort()
+    parts, last = [], 0
+    for lo, hi in spans:
+        parts.append(payload[last:lo])
+        last = hi
+    parts.append(payload[last:])
+    return "".join(parts), _IDS_HEADER.pack(IDS_OUT[0], *where)
+
+
+_HEAD_CHARS, _TAIL_CHARS = 1024, 4096
+_IDS_HEADER = struct.Struct("<BIII")  # IDS_OUT, then where each of the three stood
+
+
+def pack_kept(payload: str, kind: str, role: str | None, dictionary: zstandard.ZstdCompressionDict | None,
+              ids: tuple[str | None, str | None, str | None] | None) -> str | bytes:
+    """What SQLite keeps of an imported event's payload (`event.payload_kept`): `pack`'s, without the row's ids where
+    the payload holds them (`leave_ids_out`; read back by `payload_with_ids`), except the kinds SQL reads inside and
+    the big ones (the ids are little of those, and an import's reader process packs them ahead as they are:
+    `pack_big`); `ids` None: as `pack` (lines that hold no ids)."""
+    left = None if ids is None or kind in TEXT_KINDS or len(payload) >= BIG_BYTES else leave_ids_out(payload, ids)
+    if left is None:
+        return pack(payload, kind, role, dictionary)
+    rest, head = left
+    packed = pack(rest, kind, role, dictionary)
+    return head + (packed if isinstance(packed, bytes) else packed.encode("utf-8", "surrogatepass"))
+
+
+def payload_with_ids(kept: bytes, event_id: str | None, parent_id: str | None, session_id: str | None) -> str:
+    """SQL's `payload_with_ids(payload_kept, id, parent_id, session_id)`, which `event.payload` calls for a payload kept
+    without its ids: the payload as its tool wrote it."""
+    try:
+        if len(kept) < IDS_HEAD:
+            raise ValueError("its header is cut short")
+        where = _IDS_HEADER.unpack_from(kept)[1:]
+        body = kept[IDS_HEAD:]
+        rest = unpack(body) if body[:4] == ZSTD_MAGIC else body.decode("utf-8", "surrogatepass")
+        if rest.startswith(DAMAGED_PAYLOAD):
+            return rest
+        placed = sorted(((at, v) for at, v in zip(where, (event_id, parent_id, session_id)) if at != _NO_ID),
+                        key=lambda p: p[0])
+        parts: list[str] = []
+        last = shift = 0
+        for at, value in placed:
+            if value is None:
+                raise ValueError("an id it left out is not in the row")
+            cut = at - shift  # (where it stood, in the payload without the ones before it)
+            if not last <= cut <= len(rest):
+                raise ValueError("an id stood past the payload's end")
+            parts += [rest[last:cut], value]
+            last, shift = cut, shift + len(value)
+        return "".join(parts) + rest[last:]
+    except (ValueError, UnicodeDecodeError) as exc:  # (`verify` names it: this is not the line its hash covers)
+        return f"{DAMAGED_PAYLOAD} ({type(exc).__name__}: {str(exc)[:120]})"
+
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # (no UTF-8 text begins so: 0xb5 cannot follow "(")
+
+
 def plain(stored: str | bytes | None) -> str | None:
     """`plain_text(x)` in SQL: a packed value's text, any other value as it is (NULL stays NULL)."""
     if isinstance(stored, bytes):
@@ -229,7 +333,13 @@ def register_sql(conn, unpacker: Callable[[str | bytes | None], str | None] = pl
         if key in _INSERTING:  # (see `inserting`)
             return None
         return text_in_payload(kept, payload)
+
+    def payload_of(kept: bytes, event_id: str | None, parent_id: str | None, session_id: str | None) -> str | None:
+        if key in _INSERTING:
+            return None
+        return payload_with_ids(kept, event_id, parent_id, session_id)
     conn.create_function(TEXT_OF_FUNCTION, 2, text_of, deterministic=True)
+    conn.create_function(IDS_OF_FUNCTION, 4, payload_of, deterministic=True)
 
 
 _INSERTING: set[int] = set()  # the connections (by id) inside `inserting`
@@ -239,9 +349,10 @@ _INSERTING: set[int] = set()  # the connections (by id) inside `inserting`
 def inserting(conn) -> Iterator[None]:
     """Around a bulk insert (or update) of events on this sqlite3 connection (registered by `register_sql`): SQLite
     works out every generated column of a row it writes, a virtual one too, and throws a virtual one's value away
-    when no index or constraint reads it (none reads `event.text`), so `text_in_payload` would decompress each
-    referenced row's payload for nothing (~5 % of an Aider import's time). Meanwhile it answers NULL on this
-    connection; the statements in between are the write's alone (a connection runs one at a time)."""
+    when no index or constraint reads it (none reads `event.text` nor `event.payload`), so `text_in_payload` and
+    `payload_with_ids` would decompress each such row's payload for nothing (~5 % of an Aider import's time, for the
+    text alone). Meanwhile both answer NULL on this connection; the statements in between are the write's alone (a
+    connection runs one at a time)."""
     _INSERTING.add(id(conn))
     try:
         yield

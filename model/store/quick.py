@@ -88,6 +88,7 @@ class QuickReader:
         self.path = path
         conn.create_function("plain_text", 1, self._plain, deterministic=True)
         conn.create_function("text_in_payload", 2, self._text_in_payload, deterministic=True)
+        conn.create_function("payload_with_ids", 4, self._payload_with_ids, deterministic=True)
 
     def _plain(self, stored):
         """SQL's `plain_text` (sessionscope.store.payloads.plain), zstd imported only when a text is packed."""
@@ -96,6 +97,10 @@ class QuickReader:
     def _text_in_payload(self, kept, payload):
         """SQL's `text_in_payload`, which `event.text` calls for a text kept once (payloads.text_in_payload)."""
         return self._payloads().text_in_payload(kept, payload)
+
+    def _payload_with_ids(self, kept, event_id, parent_id, session_id):
+        """SQL's `payload_with_ids`, which `event.payload` calls for a payload kept without its ids (payloads.pack_kept)."""
+        return self._payloads().payload_with_ids(kept, event_id, parent_id, session_id)
 
     def _unpacker(self):
         """`payloads.unpack`, with this store's dictionaries findable."""

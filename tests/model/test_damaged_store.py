@@ -62,7 +62,7 @@ def test_a_payload_that_no_longer_decompresses_is_named_by_verify_and_shown_as_d
     con = sqlite3.connect(tmp_path / "s.db")
     payloads.register_sql(con)  # (an UPDATE of the event table compiles its generated `text`: migration 0028)
     # a compressed payload (as the importers store big tool output) whose frame was damaged
-    con.execute("UPDATE event SET payload = ? WHERE session_id = ? AND seq = 5",
+    con.execute("UPDATE event SET payload_kept = ? WHERE session_id = ? AND seq = 5",
                 (b"\x28\xb5\x2f\xfd" + b"\x00" * 40, ids[0]))
     con.commit()
     con.close()

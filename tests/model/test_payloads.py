@@ -12,7 +12,7 @@ from sessionscope.export import jsonl as jsonl_export
 from sessionscope.export.core import ExportRequest
 from sessionscope.ops import export
 from sessionscope.sources.claude_code import import_paths
-from sessionscope.store import payloads
+from sessionscope.store import db, payloads
 from sessionscope.store.payloads import pack, unpack
 from sessionscope.store.quick import open_reader
 from tests.sources.claude_factory import Transcript
@@ -37,13 +37,15 @@ def test_big_payloads_are_compressed_and_read_back_verbatim(store, tmp_path):
     import_paths(store, [tmp_path / "projects"])
     lines = path.read_text().splitlines()
     con = sqlite3.connect(tmp_path / "store.db")
-    stored = dict(con.execute("SELECT id, typeof(payload) FROM event WHERE session_id = ?", (t.session_id,)).fetchall())
+    stored = dict(con.execute("SELECT id, typeof(payload_kept) FROM event WHERE session_id = ?", (t.session_id,)).fetchall())
     result_id, reply_id = t.lines[2]["uuid"], t.lines[3]["uuid"]
     assert stored[result_id] == "blob"  # the tool output, compressed
     assert stored[reply_id] == "blob"  # an assistant line too: the branch walk reads its response id from a column
     assert con.execute("SELECT response_id FROM event WHERE id = ?", (reply_id,)).fetchone()[0] == "msg_long"
-    assert stored[t.lines[0]["uuid"]] == "text"  # short, and this store has no dictionary yet
-    blob = con.execute("SELECT length(payload) FROM event WHERE id = ?", (result_id,)).fetchone()[0]
+    # short, and this store has no dictionary yet: not compressed, only its ids left out (the columns hold them)
+    kept = con.execute("SELECT payload_kept FROM event WHERE id = ?", (t.lines[0]["uuid"],)).fetchone()[0]
+    assert kept[:1] == payloads.IDS_OUT and _frame(kept) is None and t.lines[0]["uuid"].encode() not in kept
+    blob = con.execute("SELECT length(payload_kept) FROM event WHERE id = ?", (result_id,)).fetchone()[0]
     assert blob < len(lines[2]) / 4
 
     # the full store, the quick reader, the branch, search and verify all see the text
@@ -66,7 +68,7 @@ def test_big_payloads_are_compressed_and_read_back_verbatim(store, tmp_path):
     jsonl_export.import_file(other, tmp_path / "all.jsonl")
     assert other.event(result_id).payload == lines[2] and all(r.ok for r in other.verify(t.session_id))
     assert sqlite3.connect(tmp_path / "other.db").execute(
-        "SELECT typeof(payload) FROM event WHERE id = ?", (result_id,)).fetchone()[0] == "blob"
+        "SELECT typeof(payload_kept) FROM event WHERE id = ?", (result_id,)).fetchone()[0] == "blob"
     other.close()
 
 
@@ -103,15 +105,16 @@ def test_a_tools_lines_are_compressed_with_a_dictionary_learnt_from_them(store, 
     assert tool == "claude_code" and len(data) <= dictionaries.DICT_BYTES
     assert key.encode() not in data and key[:24].encode() not in data
     import zstandard
-    framed = [zstandard.get_frame_parameters(bytes(b)).dict_id for (b,) in con.execute(
-        "SELECT payload FROM event WHERE typeof(payload) = 'blob' AND length(payload) < 4096")]
+    framed = [zstandard.get_frame_parameters(_frame(b)).dict_id for (b,) in con.execute(
+        "SELECT payload_kept FROM event WHERE typeof(payload_kept) = 'blob' AND length(payload_kept) < 4096")
+        if _frame(b) is not None]
     total = con.execute("SELECT count(*) FROM event").fetchone()[0]
     # every line but the kinds SQL reads and the big ones, the first ones too (compressed again once it was learnt)
     assert set(framed) == {dict_id} and len(framed) > total / 2
     first = made[0].lines[1]["uuid"]  # the first session's first reply, stored before the dictionary was learnt
-    assert zstandard.get_frame_parameters(bytes(con.execute(
-        "SELECT payload FROM event WHERE id = ?", (first,)).fetchone()[0])).dict_id == dict_id
-    short = con.execute("SELECT id FROM event WHERE typeof(payload) = 'blob' AND kind = 'message' "
+    assert zstandard.get_frame_parameters(_frame(con.execute(
+        "SELECT payload_kept FROM event WHERE id = ?", (first,)).fetchone()[0])).dict_id == dict_id
+    short = con.execute("SELECT id FROM event WHERE typeof(payload_kept) = 'blob' AND kind = 'message' "
                         "AND role = 'assistant' ORDER BY seq DESC LIMIT 1").fetchone()[0]
     lines = {json_line["uuid"]: line for t in made
              for json_line, line in zip(t.lines, t.text().splitlines())}
@@ -135,7 +138,7 @@ def test_a_failed_call_is_found_though_its_result_is_compressed(store, tmp_path)
     import_paths(store, [tmp_path / "projects"])
     failed = {t.lines[-1]["uuid"] for t in made}
     con = sqlite3.connect(tmp_path / "store.db")
-    assert {r[0] for r in con.execute("SELECT typeof(payload) FROM event WHERE id IN (?, ?)", tuple(failed))} == {"blob"}
+    assert {r[0] for r in con.execute("SELECT typeof(payload_kept) FROM event WHERE id IN (?, ?)", tuple(failed))} == {"blob"}
     assert {h.event_id for h in store.search("has:error", limit=100)} == failed
     assert {h.event_id for h in open_reader(str(tmp_path / "store.db")).search("has:error", limit=100)} == failed
 
@@ -150,6 +153,7 @@ def test_a_store_from_before_the_dictionaries_gets_its_columns_filled(tmp_path):
     with open_store(path) as s:
         import_paths(s, [tmp_path / "projects"])
         branch = {t.session_id: [e.id for e in s.branch(t.session_id)] for t in made}
+    _downgraded(path, "0028")  # (the payload a column of its own again, as the migrations from 0023 on knew it)
     con = sqlite3.connect(path)
     payloads.register_sql(con)  # (an UPDATE of the event table compiles its generated `text`: migration 0028)
     want = dict(con.execute("SELECT id, response_id FROM event WHERE response_id IS NOT NULL"))
@@ -172,3 +176,21 @@ def test_a_store_from_before_the_dictionaries_gets_its_columns_filled(tmp_path):
     con = sqlite3.connect(path)
     assert dict(con.execute("SELECT id, response_id FROM event WHERE response_id IS NOT NULL")) == want
     assert set(r[0] for r in con.execute("SELECT id FROM event WHERE failed")) == failed
+
+
+def _frame(kept: bytes) -> bytes | None:
+    """The zstd frame a kept payload holds (after the header of the ids it left out, if any), or None."""
+    body = bytes(kept[payloads.IDS_HEAD:] if kept[:1] == payloads.IDS_OUT else kept)
+    return body if body[:4] == payloads.ZSTD_MAGIC else None
+
+
+def _downgraded(path, to: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+    cfg = Config()
+    cfg.set_main_option("script_location", str(db.__file__).replace("db.py", "migrations"))
+    engine = db.create_store_engine(f"sqlite:///{path}")
+    with db.write_connection(engine) as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, to)
+    engine.dispose()

@@ -14,8 +14,8 @@ import pytest
 from sessionscope import open_store
 from sessionscope.safety.repair import repair
 from sessionscope.sources.importing import import_paths
-from sessionscope.store import db, payloads
-from tests.model.test_payloads import _big_home
+from sessionscope.store import payloads
+from tests.model.test_payloads import _big_home, _downgraded
 
 pytestmark = pytest.mark.sqlite_only  # (PostgreSQL keeps its text column)
 
@@ -57,18 +57,6 @@ def test_no_reference_where_the_payload_does_not_hold_the_text_whole():
     assert payloads.text_ref("a" * 100, json.dumps({"t": "a" * 99})) is None
     assert payloads.text_ref("half \udc80 a pair " * 10, "anything") is None  # (no JSON string holds it)
     assert payloads.text_ref("short", json.dumps({"t": "short"})) is None
-
-
-def _downgraded(path, to: str) -> None:
-    from alembic import command
-    from alembic.config import Config
-    cfg = Config()
-    cfg.set_main_option("script_location", str(db.__file__).replace("db.py", "migrations"))
-    engine = db.create_store_engine(f"sqlite:///{path}")
-    with db.write_connection(engine) as conn:
-        cfg.attributes["connection"] = conn
-        command.downgrade(cfg, to)
-    engine.dispose()
 
 
 def _kept(path) -> dict:
@@ -141,9 +129,10 @@ def test_a_bulk_insert_does_not_work_out_the_texts_it_keeps_as_references(tmp_pa
         with payloads.inserting(writer):
             assert [t for (t,) in writer.execute(referenced)] == [None] * 5
             assert [t for (t,) in other.execute(referenced)] == texts
-            writer.execute("INSERT INTO event (id, session_id, seq, depth, ts, kind, text_kept, payload, tokens_in, "
-                           "tokens_out, sidechain, hash) SELECT id || '-copy', session_id, seq + 100000, depth, ts, kind, "
-                           "text_kept, payload, 0, 0, 0, hash FROM event WHERE substr(text_kept, 1, 1) = x'00'")
+            writer.execute("INSERT INTO event (id, session_id, seq, depth, ts, kind, text_kept, payload_kept, "
+                           "tokens_in, tokens_out, sidechain, hash) SELECT id || '-copy', session_id, seq + 100000, depth, "
+                           "ts, kind, text_kept, payload_kept, 0, 0, 0, hash FROM event "
+                           "WHERE substr(text_kept, 1, 1) = x'00'")
         assert len(calls) == 5  # (the other connection's reads alone)
         assert [t for (t,) in writer.execute(referenced)] == texts
     finally:
