@@ -42,22 +42,29 @@ def _in_thread(work, name: str | None = None) -> tuple[threading.Thread, dict]:
     return t, done
 
 
+def _held_open(store, names: list[str]) -> tuple[threading.Thread, threading.Event]:
+    """A write naming `names` (no name: the store's whole lock) held open on a thread of its own until the event
+    returned is set (or 30 s), its locks taken before this returns."""
+    holding, release = threading.Event(), threading.Event()
+
+    def hold():
+        with db.write_connection(store.engine, names) as conn:
+            conn.exec_driver_sql("SELECT 1")
+            holding.set()
+            release.wait(30)
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert holding.wait(10)
+    return holder, release
+
+
 def test_an_import_goes_on_beside_another_sessions_write_and_waits_for_its_own(pg_store, tmp_path):
     """With a write to session A held open, an import of session B is stored at once; one that brings A new lines
     waits until that write ends, then adds them after it."""
     a = _session(tmp_path / "a", 0)
     b = _session(tmp_path / "b", 1)
     import_paths(pg_store, [tmp_path / "a" / "projects"])
-    holding, release = threading.Event(), threading.Event()
-
-    def hold_a_open():
-        with db.write_connection(pg_store.engine, [a.session_id]) as conn:
-            conn.exec_driver_sql("SELECT 1")
-            holding.set()
-            release.wait(30)
-    holder = threading.Thread(target=hold_a_open)
-    holder.start()
-    assert holding.wait(10)
+    holder, release = _held_open(pg_store, [a.session_id])
     started = time.monotonic()
     report = import_paths(pg_store, [tmp_path / "b" / "projects"])
     assert report.events_added > 0 and not report.problems
@@ -154,16 +161,7 @@ def test_a_batch_of_no_session_holds_the_whole_lock(pg_store):
     """A write naming no session (a file whose lines stored nothing but its offset, among others) is a store-wide one:
     the store's lock, exclusive."""
     s = pg_store.open_session().id
-    holding, release = threading.Event(), threading.Event()
-
-    def hold():
-        with db.write_connection(pg_store.engine, []) as conn:
-            conn.exec_driver_sql("SELECT 1")
-            holding.set()
-            release.wait(30)
-    holder = threading.Thread(target=hold)
-    holder.start()
-    assert holding.wait(10)
+    holder, release = _held_open(pg_store, [])
     append, done = _in_thread(lambda: pg_store.append(s, "message", text="waits"))
     time.sleep(0.5)
     assert not done
