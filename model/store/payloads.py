@@ -220,7 +220,6 @@ def text_in_payload(kept: bytes, payload: str | bytes | None) -> str:
     return f"{DAMAGED_PAYLOAD} (its text no longer stands where it was kept)"
 
 
-
 # -- a payload kept without its row's ids (migration 0029) ------------------------------------------------------------
 # The line a tool wrote names the event's own id, its parent's and its session's (Claude Code's uuid, parentUuid,
 # sessionId), each already a column of the row; inside a compressed payload each costs ~26 bytes no dictionary shrinks.
