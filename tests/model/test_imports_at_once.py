@@ -14,7 +14,7 @@ from sessionscope.recall import search
 from sessionscope.sources import scan
 from sessionscope.sources.claude_code import import_paths
 from sessionscope.store import db
-from tests.model.test_postgres_store import _snapshot
+from tests.model.test_postgres_store import _held_open, _in_thread, _snapshot
 from tests.sources.claude_factory import Transcript
 
 
@@ -26,36 +26,6 @@ def _session(root, n: int, session_id: str | None = None) -> Transcript:
     t.assistant(f"The cookie expires too early; patched it in attempt {n}.")
     t.write(root / "projects" / f"-work-app{n}")
     return t
-
-
-def _in_thread(work, name: str | None = None) -> tuple[threading.Thread, dict]:
-    done: dict = {}
-
-    def run():
-        try:
-            done["report"] = work()
-        except BaseException as exc:  # noqa: BLE001 — the test reports whatever escaped
-            done["error"] = exc
-        done["at"] = time.monotonic()
-    t = threading.Thread(target=run, name=name)
-    t.start()
-    return t, done
-
-
-def _held_open(store, names: list[str]) -> tuple[threading.Thread, threading.Event]:
-    """A write naming `names` (no name: the store's whole lock) held open on a thread of its own until the event
-    returned is set (or 30 s), its locks taken before this returns."""
-    holding, release = threading.Event(), threading.Event()
-
-    def hold():
-        with db.write_connection(store.engine, names) as conn:
-            conn.exec_driver_sql("SELECT 1")
-            holding.set()
-            release.wait(30)
-    holder = threading.Thread(target=hold)
-    holder.start()
-    assert holding.wait(10)
-    return holder, release
 
 
 def test_an_import_goes_on_beside_another_sessions_write_and_waits_for_its_own(pg_store, tmp_path):

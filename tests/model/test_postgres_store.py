@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 import sqlalchemy as sa
@@ -16,6 +17,7 @@ import sqlalchemy as sa
 from sessionscope import open_store
 from sessionscope.history.read_models import MARK_END, MARK_START
 from sessionscope.sources.claude_code import import_paths
+from sessionscope.store import db
 from sessionscope.store.schema import EVENT
 from tests.conftest import REPO
 from tests.sources.claude_factory import Transcript
@@ -183,39 +185,16 @@ def test_appends_to_other_sessions_go_at_once_and_a_store_wide_writer_waits_for_
     """An append holds its session's lock and the store's lock shared (db.write_connection): an append to
     another session goes on while it is open; one to the same session, and a store-wide write (a rename, an
     import), wait until it ends."""
-    import threading
     import time
-
-    from sessionscope.store import db
 
     a, b = pg_store.open_session(title="a").id, pg_store.open_session(title="b").id
     pg_store.append(a, "message", text="a0")
-    holding, release = threading.Event(), threading.Event()
-
-    def hold_an_append_open():
-        with db.write_connection(pg_store.engine, a) as conn:
-            conn.exec_driver_sql("SELECT 1")
-            holding.set()
-            release.wait(30)
-
-    def timed(work):
-        done: dict = {}
-
-        def run():
-            work()
-            done["at"] = time.monotonic()
-        t = threading.Thread(target=run)
-        t.start()
-        return t, done
-
-    holder = threading.Thread(target=hold_an_append_open)
-    holder.start()
-    assert holding.wait(10)
+    holder, release = _held_open(pg_store, [a])
     started = time.monotonic()
     pg_store.append(b, "message", text="b0")  # another session's: at once
     assert time.monotonic() - started < 10  # (blocked, it would wait out the holder: 30 s)
-    same, same_done = timed(lambda: pg_store.append(a, "message", text="a1"))
-    wide, wide_done = timed(lambda: pg_store.rename(b, "renamed"))
+    same, same_done = _in_thread(lambda: pg_store.append(a, "message", text="a1"))
+    wide, wide_done = _in_thread(lambda: pg_store.rename(b, "renamed"))
     time.sleep(1.0)
     assert not same_done and not wide_done  # both wait for the open append
     released = time.monotonic()
@@ -225,6 +204,36 @@ def test_appends_to_other_sessions_go_at_once_and_a_store_wide_writer_waits_for_
     assert same_done["at"] >= released and wide_done["at"] >= released
     assert [e.text for e in pg_store.events(a)] == ["a0", "a1"]
     assert pg_store.session(b).title == "renamed"
+
+
+def _in_thread(work, name: str | None = None) -> tuple[threading.Thread, dict]:
+    done: dict = {}
+
+    def run():
+        try:
+            done["report"] = work()
+        except BaseException as exc:  # noqa: BLE001 — the test reports whatever escaped
+            done["error"] = exc
+        done["at"] = time.monotonic()
+    t = threading.Thread(target=run, name=name)
+    t.start()
+    return t, done
+
+
+def _held_open(store, names: list[str]) -> tuple[threading.Thread, threading.Event]:
+    """A write naming `names` (no name: the store's whole lock) held open on a thread of its own until the event
+    returned is set (or 30 s), its locks taken before this returns."""
+    holding, release = threading.Event(), threading.Event()
+
+    def hold():
+        with db.write_connection(store.engine, names) as conn:
+            conn.exec_driver_sql("SELECT 1")
+            holding.set()
+            release.wait(30)
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert holding.wait(10)
+    return holder, release
 
 
 def _append_to_own_and_shared(url, own, shared, n):
