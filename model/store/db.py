@@ -222,10 +222,11 @@ def rules_apply(conn: Connection, table: str) -> bool:
 
 
 def _staging(conn: Connection, table: str) -> str:
-    """A temporary table shaped as `table`, this connection's alone (no log, no rules)."""
+    """A temporary table of `table`'s columns, this connection's alone (no log, no rules, and no constraint: a
+    column the caller leaves out, as a team table's `owner`, takes the table's own default in the INSERT after)."""
     name = f"sessionscope_staging_{table}"
     # (asked each time, not remembered: a transaction rolled back takes the table it made with it)
-    conn.exec_driver_sql(f"CREATE TEMP TABLE IF NOT EXISTS {name} (LIKE {table})")
+    conn.exec_driver_sql(f"CREATE TEMP TABLE IF NOT EXISTS {name} AS SELECT * FROM {table} WITH NO DATA")
     return name
 
 

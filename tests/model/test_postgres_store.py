@@ -3,6 +3,7 @@ import, PostgreSQL's own text search, and writers on several processes at once."
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import socket
@@ -371,3 +372,25 @@ def test_a_cache_write_goes_on_beside_appends_in_flight(pg_store):
         with _append_held_open(pg_store, busy):
             db.try_write(pg_store.engine, outline.store_entries, s, *walked, wait_s=0.5)
             assert stored(), busy
+
+
+@pytest.mark.parametrize("who", ["owner", "member"])
+def test_numbered_rows_of_every_batch_size_keep_their_order_and_move_the_key_past_them(pg_store, team_store, who):
+    """A few rows go as one INSERT (db.VALUES_ROWS), more by COPY; each moves the key's sequence past its rows (the
+    next append numbers from it), for the owner and for a member under the row rules."""
+    claude = pytest.importorskip("sessionscope.adapters.claude")
+    pytest.importorskip("claude_agent_sdk")
+    store = pg_store if who == "owner" else team_store[3]["alice"]
+    backend = claude.ClaudeSessionStore(store)
+    t = Transcript()
+    for n in range(2 * db.VALUES_ROWS + 4):
+        t.user(f"prompt {n}")
+    key = {"project_key": "p", "session_id": t.session_id}
+    sizes, at = [1, db.VALUES_ROWS, db.VALUES_ROWS + 1, 1, 1], 0
+    for size in sizes:
+        asyncio.run(backend.append(key, t.lines[at:at + size]))
+        at += size
+    assert [line["uuid"] for line in asyncio.run(backend.load(key))] == [line["uuid"] for line in t.lines[:at]]
+    backend.flush()
+    assert [e.text for e in store.events(t.session_id) if e.kind == "message"] == [f"prompt {n}" for n in range(at)]
+    backend.close()
