@@ -394,3 +394,20 @@ def test_numbered_rows_of_every_batch_size_keep_their_order_and_move_the_key_pas
     backend.flush()
     assert [e.text for e in store.events(t.session_id) if e.kind == "message"] == [f"prompt {n}" for n in range(at)]
     backend.close()
+
+
+def test_a_pooled_connection_whose_server_end_was_ended_is_not_handed_out(pg_store, postgres_server):
+    """A connection back in the pool a moment ago goes out again unasked (db.PING_AFTER_S), unless its backend was
+    ended since (an admin, a restart): the next read and write start on a new one."""
+    import psycopg
+    sid = pg_store.open_session(title="before").id
+    pg_store.append(sid, "message", role="user", text="one")
+    database = pg_store.url.rsplit("/", 1)[1]
+    with psycopg.connect(host="127.0.0.1", port=postgres_server.port, user="postgres", dbname=database,
+                         autocommit=True) as admin:
+        ended = admin.execute("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = %s "
+                              "AND pid <> pg_backend_pid()", (database,)).fetchall()
+    assert ended and all(ok for (ok,) in ended)
+    assert [e.text for e in pg_store.events(sid)] == ["one"]  # a read
+    pg_store.append(sid, "message", role="user", text="two")  # a write
+    assert [e.text for e in pg_store.events(sid)] == ["one", "two"]
