@@ -26,7 +26,7 @@ from sessionscope.adapters.behind import Behind
 from sessionscope.errors import MissingExtra
 from sessionscope.safety import audit, untrusted
 from sessionscope.sources.claude_code import mirror
-from sessionscope.store import db, keys
+from sessionscope.store import keys, numbered
 from sessionscope.store.db import sql
 from sessionscope.store.schema import MIRROR_ENTRY, MIRROR_SUMMARY
 
@@ -102,7 +102,7 @@ def _append(conn, key, entries: list[dict[str, Any]], now: float, known: dict):
         # numbered here (`top`), under the store's write lock, so that ids follow commits on every engine: the
         # mirror is shown up to a row id (sources.claude_code.mirror); a row committed below it never would be
         rows = [(top + i, SDK, project, session, subpath, uid, raw, now) for i, (uid, raw) in enumerate(kept)]
-        db.insert_numbered(conn, MIRROR_ENTRY, MIRROR_COLUMNS, rows)
+        numbered.insert_numbered(conn, MIRROR_ENTRY, MIRROR_COLUMNS, rows)
         last, first = rows[-1][0], first if first is not None else top
     return len(kept), first, last, fresh
 

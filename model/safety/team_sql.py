@@ -54,7 +54,7 @@ GRANT EXECUTE ON FUNCTION sessionscope_matching(tsquery, integer) TO {member};
 # back to 1 made every other member's next import fail on a duplicate key; with SELECT or USAGE pg_sequences told the
 # store's row counts). Keys are taken through these functions of the tables' owner, which only ever move a sequence
 # forward: a column's default, a bulk insert's block of keys (sessionscope.store.keys.reserve_keys), the largest key given
-# (keys.last_key_sql) and moving past keys a caller numbered itself (db.insert_numbered).
+# (keys.last_key_sql) and moving past keys a caller numbered itself (numbered.insert_numbered).
 KEY_FUNCTIONS = """
 CREATE OR REPLACE FUNCTION sessionscope_key_sequence(t text, c text) RETURNS text
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = {schema}, pg_temp AS $$

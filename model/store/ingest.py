@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection
 
 from sessionscope.history import lifecycle, sessions, titles
 from sessionscope.recall import search
-from sessionscope.store import chain, db, dictionaries, keys, links, payloads
+from sessionscope.store import chain, db, dictionaries, keys, links, numbered, payloads
 from sessionscope.store.incoming import NewEvent, SessionInfo
 from sessionscope.store.packed_sql import compact_hash
 from sessionscope.store.schema import EVENT, EVENT_ALIAS, SESSION
@@ -223,7 +223,7 @@ def insert_rows(conn: Connection, rows: list[dict[str, Any]], *, pack: bool = Tr
     else:
         # numbered by the caller (keys.new_keys): on PostgreSQL one COPY, an executemany being a statement a
         # row over the socket (it kept an import at a quarter of SQLite's rate)
-        db.insert_numbered(conn, EVENT, COLUMNS, [_ROW(r) for r in rows], reserved=True)
+        numbered.insert_numbered(conn, EVENT, COLUMNS, [_ROW(r) for r in rows], reserved=True)
 
 
 def _packed(row: dict[str, Any], dictionary, ids_in: bool) -> str | bytes:

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from sessionscope import open_store
 from sessionscope.history.read_models import MARK_END, MARK_START
 from sessionscope.sources.claude_code import import_paths
-from sessionscope.store import db
+from sessionscope.store import db, numbered
 from sessionscope.store.schema import EVENT
 from tests.conftest import REPO
 from tests.sources.claude_factory import Transcript
@@ -376,17 +376,17 @@ def test_a_cache_write_goes_on_beside_appends_in_flight(pg_store):
 
 @pytest.mark.parametrize("who", ["owner", "member"])
 def test_numbered_rows_of_every_batch_size_keep_their_order_and_move_the_key_past_them(pg_store, team_store, who):
-    """A few rows go as one INSERT (db.VALUES_ROWS), more by COPY; each moves the key's sequence past its rows (the
+    """A few rows go as one INSERT (numbered.VALUES_ROWS), more by COPY; each moves the key's sequence past its rows (the
     next append numbers from it), for the owner and for a member under the row rules."""
     claude = pytest.importorskip("sessionscope.adapters.claude")
     pytest.importorskip("claude_agent_sdk")
     store = pg_store if who == "owner" else team_store[3]["alice"]
     backend = claude.ClaudeSessionStore(store)
     t = Transcript()
-    for n in range(2 * db.VALUES_ROWS + 4):
+    for n in range(2 * numbered.VALUES_ROWS + 4):
         t.user(f"prompt {n}")
     key = {"project_key": "p", "session_id": t.session_id}
-    sizes, at = [1, db.VALUES_ROWS, db.VALUES_ROWS + 1, 1, 1], 0
+    sizes, at = [1, numbered.VALUES_ROWS, numbered.VALUES_ROWS + 1, 1, 1], 0
     for size in sizes:
         asyncio.run(backend.append(key, t.lines[at:at + size]))
         at += size

@@ -17,6 +17,7 @@ import uuid
 
 from sessionscope.safety import untrusted
 from sessionscope.sources.scan import ImportReport
+from sessionscope.store import numbered
 from sessionscope.store.db import sql
 
 SDK = "openai-agents"
@@ -43,7 +44,7 @@ def put(conn, session_id: str, items: list[dict], now: float) -> int:
     # numbered under the store's write lock, so that ids follow commits on every engine (queue order)
     top = (sql(conn, f"SELECT {keys.last_key_sql(conn, 'mirror_entry', 'id')}", ()).fetchone()[0] or 0) + 1
     rows = [(top + i, SDK, "", session_id, "", untrusted.dumps(item), now) for i, item in enumerate(items)]
-    db.insert_numbered(conn, MIRROR_ENTRY, ("id", "sdk", "project_key", "session_id", "subpath", "entry", "written"), rows)
+    numbered.insert_numbered(conn, MIRROR_ENTRY, ("id", "sdk", "project_key", "session_id", "subpath", "entry", "written"), rows)
     return len(rows)
 
 
