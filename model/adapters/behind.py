@@ -27,8 +27,10 @@ class Behind:
     QUIET_S = 0.2
     MAX_LAG_S = 1.0
 
-    def __init__(self, store, show: Callable, name: str, shown: Callable | None = None):
-        self.store, self.show, self.name, self.shown = store, show, name, shown
+    def __init__(self, store, show: Callable, name: str, shown: Callable | None = None, *, writes: bool = False):
+        # `writes`: show(key) takes the locks and write transactions it needs itself (LangGraph's, which must take
+        # its saver's lock first), rather than running in one of ours
+        self.store, self.show, self.name, self.shown, self.writes = store, show, name, shown, writes
         self.pending: dict[Hashable, float] = {}  # key → when its first unshown write landed
         self.last_write = 0.0
         self.closed = False
@@ -68,7 +70,10 @@ class Behind:
                 keys, self.pending = list(self.pending), {}
             for key in keys:
                 try:
-                    self.store.write(self.show, key)
+                    if self.writes:
+                        self.show(key)
+                    else:
+                        self.store.write(self.show, key)
                     if self.shown is not None:
                         self.shown(key)
                 except Exception:  # noqa: BLE001 - never the SDK's problem: the app's catch_up shows it later

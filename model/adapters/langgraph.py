@@ -9,16 +9,18 @@ here). After every put the thread's new rows are read as the LangGraph importer 
 database the user imported (a mirror per thread, sessionscope.sources.langgraph.mirror, decodes only
 what the save added): each checkpoint becomes a `step` event, the messages it added the
 conversation's events, the state's keys facts; `update_state` on an old checkpoint is a branch in the
-tree. So a graph's run is browsable while it runs. A process killed between a save and its showing
-leaves the checkpoint unshown until the next saver opens the store or the app scans (`catch_up`).
+tree. That reading and storing runs a moment behind the saves, on a worker of the saver's (`behind.Behind`,
+as the SDKs' stores do; `flush()` shows everything now): a put costs langgraph its own save alone, and a
+graph's run is browsable while it runs. A process killed before its showing leaves the checkpoints unshown
+until the next saver opens the store or the app scans (`catch_up`).
 The session's fork and rewind are the LangGraph source's (they write into this same file through
 langgraph). `delete_thread` removes the checkpoints, as langgraph asks, and is recorded in the audit
 log; the session stays.
 
 On a PostgreSQL store the checkpoints live in langgraph's PostgresSaver tables in the store's database, written
 by PostgresSaver itself; those tables have no rowids to read on from, so after a put the mirror reads the
-checkpoint that was saved (and after a shown write, the checkpoint it reached), and what another process saved
-is left to `catch_up`. In a team store each member's checkpoints are theirs alone (`sessionscope team init`
+checkpoint that was saved (and after a shown write, the checkpoint it reached), at once, and what another process
+saved is left to `catch_up`. In a team store each member's checkpoints are theirs alone (`sessionscope team init`
 makes the tables, with an owner column and row rules, since a member may not make tables).
 """
 
@@ -29,9 +31,11 @@ import collections
 import logging
 import sqlite3
 import threading
+import weakref
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
+from sessionscope.adapters.behind import Behind
 from sessionscope.errors import InvalidInput, MissingExtra
 
 try:
@@ -66,6 +70,17 @@ class SessionscopeSaver(BaseCheckpointSaver):
         # threads whose shown write (an interrupt, a resume, an error) is being saved and shown right now
         self._writing: collections.Counter[str] = collections.Counter()
         self._written = threading.Condition()
+        # (the worker holds no reference to the saver: dropped without close(), it is collected and its worker ends;
+        # what it had not shown is left to the next look, `catch_up`, as after a kill. Held to the end of the
+        # process, its worker shows the rest as the process exits: behind._drain_at_exit)
+        ref = weakref.ref(self)
+
+        def show(thread: str) -> None:
+            saver = ref()
+            if saver is not None:
+                saver._show_behind(thread)
+        self._behind = Behind(self.store, show, "langgraph", writes=True)
+        self._finalizer = weakref.finalize(self, self._behind.release)
         path = sqlite_path(self.store.url)
         if path is None:
             self._open_postgres(source_row, reader)
@@ -104,7 +119,13 @@ class SessionscopeSaver(BaseCheckpointSaver):
         self._read_conn = connect(address)
         self._reader = reader.saver(self._read_conn)
 
+    def flush(self) -> None:
+        """Show every checkpoint saved so far as its session's events now (they are otherwise a moment behind)."""
+        self._behind.flush()
+
     def close(self) -> None:
+        self._finalizer.detach()
+        self._behind.stop()
         self._conn.close()
         self._read_conn.close()
         if self._owned:
@@ -159,6 +180,9 @@ class SessionscopeSaver(BaseCheckpointSaver):
         out = self.saver.put(config, checkpoint, metadata, new_versions)
         c = out["configurable"]
         thread = str(c["thread_id"])
+        if not self._on_postgres:
+            self._behind.written(thread)  # (its mirror reads every row saved since, in the file's order)
+            return out
         # langgraph saves a resume and the step that follows it on two threads of its own, and the step's save
         # may end first; a whole read has the answer before the step (its parent), and a shown event's link
         # never changes once stored: so a shown write already under way is shown before this checkpoint
@@ -177,7 +201,10 @@ class SessionscopeSaver(BaseCheckpointSaver):
             self._writing[thread] += 1
         try:
             self.saver.put_writes(config, writes, task_id, task_path)
-            self._browse(thread, written=(c.get("checkpoint_ns", ""), c["checkpoint_id"]))
+            if self._on_postgres:
+                self._browse(thread, written=(c.get("checkpoint_ns", ""), c["checkpoint_id"]))
+            else:
+                self._behind.written(thread)
         finally:
             with self._written:
                 self._writing[thread] -= 1
@@ -185,7 +212,15 @@ class SessionscopeSaver(BaseCheckpointSaver):
                     del self._writing[thread]
                 self._written.notify_all()
 
+    def _show_behind(self, thread: str) -> None:
+        """The worker's showing of a thread's saves (SQLite): once no shown write of the thread is being saved,
+        as `put` waits on PostgreSQL (langgraph saves a resume and the step after it on threads of its own)."""
+        with self._written:
+            self._written.wait_for(lambda: not self._writing[thread], timeout=30.0)
+        self._browse(thread)
+
     def delete_thread(self, thread_id: str) -> None:
+        self.flush()  # what was saved and not shown yet is shown first: the session stays
         self.saver.delete_thread(thread_id)  # (takes SqliteSaver's lock, which _browse takes before ours)
         with self._mirror_lock:
             self._mirrors.pop(str(thread_id), None)  # a new mirror reads the thread again from its start

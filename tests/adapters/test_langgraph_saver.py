@@ -4,6 +4,7 @@ run is a session (steps, messages, facts) while it runs, and whose update_state 
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 
 import pytest
@@ -40,6 +41,11 @@ def test_a_graph_run_is_a_session_while_it_runs_and_update_state_branches(tmp_pa
     app = graph.builder().compile(checkpointer=saver)
     config = {"configurable": {"thread_id": "t1"}}
     app.invoke({"messages": [HumanMessage("what is in a.txt?")]}, config)  # runs to the interrupt
+    # shown a moment behind the saves, by the saver's worker, without being asked
+    deadline = time.monotonic() + 10
+    while not store.sessions() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    saver.flush()  # (and everything saved, now)
     (session,) = store.sessions()
     assert session.source_kind == "langgraph" and session.tool_id == "t1" and session.title == "what is in a.txt?"
     kinds = [k for k, _, _ in _lines(store, session.id)]
@@ -47,12 +53,14 @@ def test_a_graph_run_is_a_session_while_it_runs_and_update_state_branches(tmp_pa
     assert store.head_facts(session.id)["todo"] == []  # set, then emptied by the second reply
 
     app.invoke(Command(resume="yes"), config)  # the same session grows
+    saver.flush()
     assert ("message", "assistant", "a.txt says hello") in _lines(store, session.id)
     assert store.head_facts(session.id)["approved"] is True
 
     # langgraph's own time travel: a new checkpoint under an old one is a branch in the tree
     first_step = list(app.get_state_history(config))[-2]
     app.update_state(first_step.config, {"todo": ["something else"]})
+    saver.flush()
     assert len(store.leaves(session.id)) == 2
     assert store.head_facts(session.id)["todo"] == ["something else"]
 
@@ -77,6 +85,7 @@ def test_async_graphs_write_through_it_too(tmp_path):
         await app.ainvoke(Command(resume="no"), config)
         return (await app.aget_state(config)).values["approved"]
     assert asyncio.run(run()) is False
+    saver.flush()
     assert store.head_facts(store.sessions()[0].id)["approved"] is False
     saver.close()
     store.close()
@@ -117,6 +126,8 @@ def test_what_the_saver_shows_equals_a_whole_read_of_its_file(tmp_path):
     other = SessionscopeSaver(store)  # another writer of the same thread: both mirrors read its rows
     graph.builder().compile(checkpointer=other).update_state(config, {"todo": ["from elsewhere"]})
     app.update_state(config, {"todo": ["and back"]})
+    for s in (saver, other):
+        s.flush()
     (session,) = store.sessions()
     assert _shown(store, session.id) == _whole_read(path, "t1")
     assert store.head_facts(session.id)["todo"] == ["and back"]
@@ -154,10 +165,47 @@ def test_a_resume_saved_after_the_step_it_resumed_still_comes_before_it(tmp_path
     store = open_store(path)
     saver = SessionscopeSaver(store)
     _resume_saved_late(saver, monkeypatch)
+    saver.flush()
     (session,) = store.sessions()
     assert _shown(store, session.id) == _whole_read(path, "t1")
     assert _lines(store, session.id)[-1][2].startswith("step 4 · loop · review")  # the head reaches the last step
     saver.close()
+    store.close()
+
+
+UNCLOSED_WRITER = """
+import sys
+from pathlib import Path
+from langchain_core.messages import HumanMessage
+from langgraph.types import Command
+from sessionscope.adapters.langgraph import SessionscopeSaver
+from tests.sources import langgraph_graph as graph
+
+saver = SessionscopeSaver(Path(sys.argv[1]))  # never closed, as a script leaves it
+saver._behind.QUIET_S = saver._behind.MAX_LAG_S = 3600  # its worker never shows on its own before the exit
+app = graph.builder().compile(checkpointer=saver)
+config = {"configurable": {"thread_id": "t1"}}
+app.invoke({"messages": [HumanMessage("what is in a.txt?")]}, config)
+app.invoke(Command(resume="yes"), config)
+"""
+
+
+def test_a_script_that_never_closes_its_saver_has_its_run_shown_as_it_exits(tmp_path):
+    """Shown a moment behind the saves: what is left when a script ends without close() is shown as it exits."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.adapters.killing import ROOT
+
+    path = tmp_path / "s.db"
+    open_store(path).close()
+    subprocess.run([sys.executable, "-c", UNCLOSED_WRITER, str(path)], cwd=ROOT, check=True, timeout=120,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+    store = open_store(path)
+    (session,) = store.sessions()
+    assert _shown(store, session.id) == _whole_read(path, "t1")
+    assert store.head_facts(session.id)["approved"] is True
     store.close()
 
 
@@ -170,24 +218,19 @@ from tests.sources import langgraph_graph as graph
 
 path, flag, rounds = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 saver = SessionscopeSaver(path)
-put, browse, armed = SessionscopeSaver.put, SessionscopeSaver._browse, [False]
+saver._behind.QUIET_S = saver._behind.MAX_LAG_S = 3600  # its worker never shows on its own: we are killed first
+put, shown_one = SessionscopeSaver.put, [False]
 def slow(self, config, checkpoint, metadata, new_versions):
-    # a checkpoint is saved and its showing is about to start: the parent kills us here. (The first one is
-    # shown.) Showing stops before this save: a showing under way holds the saver's lock, which the save
-    # waits for, and none starts after it (langgraph's other threads show a task's writes too: one of theirs
-    # showed this save, and the kill left nothing unshown when the machine was busy)
-    if self._mirrors.get(str(config["configurable"]["thread_id"])) is None:
-        return put(self, config, checkpoint, metadata, new_versions)
-    armed[0] = True
-    out = self.saver.put(config, checkpoint, metadata, new_versions)
+    # the first checkpoint is saved and shown; the next is saved, and the parent kills us before its showing
+    out = put(self, config, checkpoint, metadata, new_versions)
+    if not shown_one[0]:
+        shown_one[0] = True
+        self.flush()
+        return out
     flag.write_text("saved")
     time.sleep(60)
     return out
-def held(self, thread_id, **which):
-    if armed[0]:
-        time.sleep(60)
-    browse(self, thread_id, **which)
-SessionscopeSaver.put, SessionscopeSaver._browse = slow, held
+SessionscopeSaver.put = slow
 app = graph.builder().compile(checkpointer=saver)
 app.invoke({"messages": [HumanMessage(f"round {rounds}")]}, {"configurable": {"thread_id": f"t{rounds}"}})
 """
@@ -256,12 +299,14 @@ def test_a_graph_run_is_a_session_on_postgresql_too(postgres_server, tmp_path):
     other = graph.builder().compile(checkpointer=sqlite_saver)
     other.invoke({"messages": [HumanMessage("what is in a.txt?")]}, config)
     other.invoke(Command(resume="yes"), config)
+    sqlite_saver.flush()
     (filed,) = sqlite_store.sessions()
     assert _lines(store, session.id) == _lines(sqlite_store, filed.id)
     assert store.head_facts(session.id)["approved"] is True
     # time travel is a branch; what the mirror showed equals a whole read of the tables (the catch-up adds nothing)
     first_step = list(app.get_state_history(config))[-2]
     app.update_state(first_step.config, {"todo": ["something else"]})
+    saver.flush()
     assert len(store.leaves(session.id)) == 2
     from sessionscope.sources.langgraph.importer import catch_up
     assert catch_up(store).events_added == 0

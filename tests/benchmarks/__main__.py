@@ -238,6 +238,8 @@ def _measure(args, size: int, work: Path) -> int:
         f"{ours['mean'] * 1000:.1f} ms an invoke",
         f"{sdk['mean'] / ours['mean']:.2f}× SqliteSaver ({sdk['mean'] * 1000:.1f} ms); first / last 100: "
         f"{ours['first'] * 1000:.1f} / {ours['last'] * 1000:.1f} ms", "", "≥ 0.5×, flat")
+    row("LangGraph checkpointer: the checkpoints shown as events, behind ¹", "after the last invoke",
+        f"{ours['shown'] * 1000:.0f} ms", "what its worker had not shown yet (it shows a moment behind the saves)", "", "")
     cl = child("claude_backend", str(work))
     appends("Claude Agent SDK session store", cl["ours"], cl["sdk"], "line", "a JSONL append", "≥ 0.3×")
     row("Claude Agent SDK session store: the lines shown as events, behind ¹", "8,300 lines",
