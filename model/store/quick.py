@@ -108,10 +108,13 @@ class QuickReader:
 
     def _payloads(self):
         """sessionscope.store.payloads, with this store's dictionaries findable (imported only by the readers that
-        unpack)."""
-        from sessionscope.store import dictionaries, payloads
-        dictionaries.watch_file(self.path)
-        return payloads
+        unpack; told once: SQL calls this for every row it unpacks, and telling it again cost 10 µs a row)."""
+        found = self.__dict__.get("_found_payloads")
+        if found is None:
+            from sessionscope.store import dictionaries, payloads
+            dictionaries.watch_file(self.path)
+            found = self._found_payloads = payloads
+        return found
 
     def __enter__(self) -> "QuickReader":
         return self
