@@ -114,18 +114,21 @@ class Entry:
     cost: float | None
 
 
-# (qmark parameters: the quick reader's sqlite3 and SQLAlchemy's exec_driver_sql on SQLite take them as they are)
-ENTRIES_SQL = ("SELECT e.session_id, e.ts, e.tokens_in, e.tokens_out, e.payload, s.model FROM event e "
+# (qmark parameters: the quick reader's sqlite3 and SQLAlchemy's exec_driver_sql on SQLite take them as they are.
+# On SQLite the payload as kept, read by `payloads.unpack_kept`: a reply's model and tokens need none of its ids)
+ENTRIES_SQL = ("SELECT e.session_id, e.ts, e.tokens_in, e.tokens_out, e.{payload}, s.model FROM event e "
                "JOIN session s ON s.id = e.session_id LEFT JOIN source src ON src.id = s.source_id "
                "WHERE s.updated_at >= ? AND e.ts >= ? AND e.ts < ? AND (e.tokens_in > 0 OR e.tokens_out > 0)")
 
 
 def entries_query(since_ts: float, until_ts: float, tool: str | None = None,
-                  sessions: list[str] | None = None) -> tuple[str, list]:
+                  sessions: list[str] | None = None, *, kept: bool = True) -> tuple[str, list]:
     """The SQL (and its parameters) of the replies between two times: the sessions written since `since_ts` alone
     (session.updated_at's index), then their events in the range (event's index on session and time); of one tool,
-    or of some sessions, if asked."""
-    sql, params = ENTRIES_SQL, [since_ts, since_ts, until_ts]  # type: str, list[Any]
+    or of some sessions, if asked. `kept`: SQLite's, which reads `payload_kept` (`payloads.unpack_kept` unpacks it);
+    else the payload."""
+    sql = ENTRIES_SQL.format(payload="payload_kept" if kept else "payload")
+    params: list[Any] = [since_ts, since_ts, until_ts]
     if tool:
         sql += " AND coalesce(src.kind, 'native') = ?"
         params.append(tool)

@@ -223,7 +223,7 @@ class QuickReader:
                       sessions: list[str] | None = None):
         """As Store.usage_entries (the status line's figures, without SQLAlchemy)."""
         from sessionscope.insight import spend
-        unpack = self._unpacker()
+        unpack = self._payloads().unpack_kept
         sql, params = spend.entries_query(since_ts, until_ts, tool, sessions)
         return spend.entries(self.conn.execute(sql, params).fetchall(), unpack)
 

@@ -60,13 +60,14 @@ class StoreViews:
                       sessions: list[str] | None = None):
         """Each reply that spent tokens between two times, oldest first (sessionscope.insight.spend.entries)."""
         from sessionscope.insight import spend
-        from sessionscope.store.payloads import unpack
-        sql, params = spend.entries_query(since_ts, until_ts, tool, sessions)
+        from sessionscope.store.payloads import unpack_kept
         with self.reader() as conn:
+            kept = conn.dialect.name == "sqlite"
+            sql, params = spend.entries_query(since_ts, until_ts, tool, sessions, kept=kept)
             if conn.dialect.name == "postgresql":
                 sql = sql.replace("?", "%s")
             rows = conn.exec_driver_sql(sql, tuple(params)).all()
-        return spend.entries(rows, unpack)
+        return spend.entries(rows, unpack_kept)
 
     def limit_standing(self, limits, now: float | None = None, tool: str = "claude_code"):
         """Where the user stands against their limits now (sessionscope.insight.limits.standing): the replies of the

@@ -161,3 +161,33 @@ def test_a_bulk_insert_does_not_put_the_ids_back_to_throw_them_away(tmp_path):
     assert [p for (p,) in writer.execute(kept)] == read
     writer.close()
     other.close()
+
+
+@pytest.mark.parametrize("home", ["generated", "corpus"])
+def test_the_usage_figures_read_from_payloads_kept_without_their_ids_equal_those_read_whole(tmp_path, home):
+    """The replies the usage reports count (spend.entries) read from `payload_kept` (payloads.unpack_kept, ids left
+    out) equal those read from the whole payload (`event.payload`, the ids put back): through the Store and through
+    the command line's quick reader."""
+    from sessionscope.insight import spend
+    from sessionscope.store.quick import open_reader
+    if home == "corpus" and not CORPUS.is_dir():
+        pytest.skip("no ../shared/corpus beside the repository")
+    if home == "generated":
+        _big_home(tmp_path)
+    folder = CORPUS if home == "corpus" else tmp_path / "projects"
+    store = open_store(tmp_path / "s.db")
+    import_paths(store, [folder])
+    assert _without_ids(tmp_path / "s.db") > 0
+    until = 4_000_000_000.0
+    with store.reader() as conn:
+        sql, params = spend.entries_query(0, until, kept=False)
+        whole = spend.entries(conn.exec_driver_sql(sql, tuple(params)).all(), payloads.unpack)
+    # (what only the payload tells: the model, and the cache's share of the input, the corpus's replies have)
+    assert len(whole) > 50 and all(e.model for e in whole)
+    assert home == "generated" or sum(e.parts[2] + e.parts[3] for e in whole) > 0
+    assert store.usage_entries(0, until) == whole
+    reader = open_reader(str(tmp_path / "s.db"))
+    assert reader is not None
+    with reader:
+        assert reader.usage_entries(0, until) == whole
+    store.close()
