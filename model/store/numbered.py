@@ -14,9 +14,9 @@ from sessionscope.store.db import driver, rules_apply
 def insert_numbered(conn, table: sa.Table, columns: tuple[str, ...], rows: list[tuple], *,
                     reserved: bool = False) -> None:
     """Insert rows whose key (the first of `columns`: `id`, the event's `pk`) the caller numbered under the store's
-    write lock: on SQLite one executemany on the driver; elsewhere one multi-row statement (a round trip, not one
-    a row), then the key's sequence moved past them, so an insert that takes its key from it cannot collide (not
-    needed when they came from `reserve_keys`)."""
+    write lock: on SQLite one executemany on the driver; on PostgreSQL a few as one INSERT (VALUES_ROWS), more by
+    COPY (not a statement a row), and the key's sequence moved past them, so an insert that takes its key from it
+    cannot collide (not needed when they came from `reserve_keys`: `reserved`)."""
     if not rows:
         return
     raw = driver(conn)
