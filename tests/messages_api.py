@@ -59,10 +59,12 @@ class Script:
         self.released.set()
 
     def prompts(self) -> list[str]:
-        """The user's words each request ended with (a tool result's turn says none)."""
+        """The user's words each request ended with (a tool result's turn says none): its last user message's (claude
+        may send a system message after it, as the ambient context of a model it changed to)."""
         out = []
         for body in self.requests:
-            last = (body.get("messages") or [{}])[-1]
+            said = [m for m in body.get("messages") or [] if m.get("role") == "user"]
+            last = said[-1] if said else {}
             content = last.get("content")
             blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
             out.append("\n".join(b.get("text", "") for b in blocks if b.get("type") == "text"))

@@ -88,5 +88,11 @@ def test_the_fork_opens_in_claude_with_the_note_as_its_prompt(store, tmp_path, m
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], stderr=subprocess.DEVNULL)
     assert sent is not None, f"claude did not send the note in the fork; its screen: {screen.strip()[-600:]!r}"
-    assert sent["parentUuid"] == last["uuid"] and sent["sessionId"] == fork.id  # the fork's next turn
+    # the fork's next turn: under its last line, maybe through lines claude writes between turns (a system line
+    # when it cannot restore the session's model: claude-sonnet-4-5 since 2026-11-30; attachments)
+    by_uuid = {x["uuid"]: x for x in _lines(forked) if x.get("uuid")}
+    above = by_uuid.get(sent["parentUuid"])
+    while above is not None and above.get("type") not in ("user", "assistant"):
+        above = by_uuid.get(above.get("parentUuid"))
+    assert above is not None and above["uuid"] == last["uuid"] and sent["sessionId"] == fork.id
     assert original.read_bytes() == before  # the session forked from is as it was
