@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import json
 import sqlite3
+import types
 
 from sessionscope.errors import InvalidInput, NotFound
 from sessionscope.history.read_models import EventView, SessionView
@@ -86,6 +87,7 @@ class QuickReader:
     def __init__(self, conn: sqlite3.Connection, path: str = ""):
         self.conn = conn
         self.path = path
+        self._found_payloads: types.ModuleType | None = None  # store.payloads, once told of this store (`_payloads`)
         conn.create_function("plain_text", 1, self._plain, deterministic=True)
         conn.create_function("text_in_payload", 2, self._text_in_payload, deterministic=True)
         conn.create_function("payload_with_ids", 4, self._payload_with_ids, deterministic=True)
@@ -109,7 +111,7 @@ class QuickReader:
     def _payloads(self):
         """sessionscope.store.payloads, with this store's dictionaries findable (imported only by the readers that
         unpack; told once: SQL calls this for every row it unpacks, and telling it again cost 10 µs a row)."""
-        found = self.__dict__.get("_found_payloads")
+        found = self._found_payloads
         if found is None:
             from sessionscope.store import dictionaries, payloads
             dictionaries.watch_file(self.path)
