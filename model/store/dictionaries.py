@@ -20,7 +20,7 @@ from sessionscope.store import payloads
 
 TRAIN_BYTES = 512 * 1024  # samples enough to learn from (zstd wants ~10-100x the dictionary's size)
 DICT_BYTES = 64 * 1024
-_SAMPLE_MAX = 16 * 1024  # a long line's head is what it shares with the others
+_SAMPLE_MAX = 64 * 1024  # a line whole, up to a system prompt's (its head alone: the prompt's second half not learnt)
 _KEPT_BYTES = 4 * 1024 * 1024
 # (store, tool) → the first row sampled, and the samples not yet learnt from
 _pending: dict[tuple[str, str], tuple[int, list[bytes | bytearray | memoryview]]] = {}

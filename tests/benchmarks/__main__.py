@@ -102,6 +102,12 @@ def _measure(args, size: int, work: Path) -> int:
     row("store size, a chat-heavy generated home", f"{chat['sessions']} sessions, {chat['bytes'] / 1e6:.0f} MB", "",
         f"{chat['store'] / chat['bytes']:.2f}× the transcripts ({chat['store'] / 1e6:.1f} MB, WAL checkpointed)",
         "", "≤ 0.6×")
+    today = today_ratio(work, 2 if size < 20_000_000 else 12)
+    if today is not None:
+        row(f"store size, a home today's Claude Code wrote ({today['version']})",
+            f"{today['sessions']} sessions, {today['bytes'] / 1e6:.1f} MB", "",
+            f"{today['store'] / today['bytes']:.2f}× the transcripts ({today['store'] / 1e6:.1f} MB, WAL checkpointed)",
+            "", "≤ 0.6×")
     row("file checkpoints kept in the store", f"{gen.get('backups', 0):,} backups, "
         f"{gen.get('backup_bytes', 0) / 1e6:.1f} MB", "",
         f"+{imp['blob_bytes'] / 1e6:.1f} MB ({imp['blobs']:,} blobs) = "
@@ -341,6 +347,20 @@ def chat_ratio(work: Path, size: int) -> dict:
         (home / ".done").write_text(json.dumps(info))
     info = json.loads((home / ".done").read_text())
     return {"sessions": info["sessions"], "bytes": info["bytes"], "store": _store_of(work, "chat", home)}
+
+
+def today_ratio(work: Path, sessions: int) -> dict | None:
+    """The store made of a home the bundled claude wrote (tests/benchmarks/claude_today.py: its own lines of every
+    session, which the generated homes lack), against its bytes; None without claude-agent-sdk."""
+    from tests.benchmarks.claude_today import write_home
+    root = work / f"claude-today-{sessions}"
+    if not (root / ".done").exists():
+        info = write_home(root, sessions)
+        if info is None:
+            return None
+        (root / ".done").write_text(json.dumps(info))
+    info = json.loads((root / ".done").read_text())
+    return {**info, "store": _store_of(work, "today", Path(info["projects"]))}
 
 
 def cli_times(db: Path, biggest: str) -> dict:

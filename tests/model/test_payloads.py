@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import orjson
 import pytest
+import zstandard
 
 from sessionscope import open_store
 from sessionscope.export import jsonl as jsonl_export
@@ -128,6 +130,42 @@ def test_a_tools_lines_are_compressed_with_a_dictionary_learnt_from_them(store, 
                             "show", made[-1].session_id], capture_output=True, text=True, check=True)
     assert [e["payload"] for e in orjson.loads(shown.stdout)["events"]] == [orjson.loads(e.payload) for e in
                                                                           store.events(made[-1].session_id)]
+
+
+@pytest.mark.sqlite_only
+def test_a_tools_own_big_lines_go_through_its_dictionary_and_big_tool_output_does_not(store, tmp_path):
+    """SQLite only (PostgreSQL compresses big values itself). Today's Claude Code writes each session's system prompt
+    and tool schemas (the request's shape, the prompt's snapshot: 30-60 KB a line), the same from session to
+    session: the dictionary learns them whole and keeps each in a few per cent of its bytes, where without it they
+    kept a third. Big tool output goes without (the reader process packs it ahead of the writer)."""
+    from tests.benchmarks.claude_today import write_home
+    written = write_home(tmp_path / "today", sessions=4, turns=2)
+    if written is None:
+        pytest.skip("claude-agent-sdk's bundled claude is not installed")
+    import_paths(store, [Path(written["projects"])])
+    con = sqlite3.connect(tmp_path / "store.db")
+    (dict_id,), = con.execute("SELECT id FROM payload_dict").fetchall()
+    lines = {}
+    for path in Path(written["projects"]).rglob("*.jsonl"):
+        for line in path.read_text().splitlines():
+            got = orjson.loads(line)
+            if len(line) >= payloads.BIG_BYTES and got.get("type") in ("api-request-shape", "attachment"):
+                lines.setdefault(got["type"], []).append(line)
+    assert set(lines) == {"api-request-shape", "attachment"}, "the claude bundled here writes no such lines: look again"
+    kept = {}
+    for event_id, kind, raw in con.execute("SELECT id, kind, payload_kept FROM event"):
+        size = len(store.event(event_id).payload)
+        if size >= payloads.BIG_BYTES:
+            kept.setdefault(kind, []).append((zstandard.get_frame_parameters(_frame(raw)).dict_id, len(raw) / size))
+    assert {k for k in kept} >= {"opaque", "attachment"}
+    assert all(d == dict_id and share < 0.1 for k in ("opaque", "attachment") for d, share in kept[k]), kept
+    # every line reads back as written
+    assert sorted(e.payload for t in store.sessions() for e in store.events(t.id) if len(e.payload) >= payloads.BIG_BYTES
+                  and e.kind in ("opaque", "attachment")) == sorted(line for group in lines.values() for line in group)
+    output = "x" * payloads.BIG_BYTES + "".join(f"tests/test_{i}.py::test_case PASSED\n" for i in range(400))
+    dictionary = payloads.known(dict_id)
+    assert zstandard.get_frame_parameters(payloads.pack(output, "tool_result", None, dictionary)).dict_id == 0
+    assert payloads.pack_big(output, "tool_result") is not None and payloads.pack_big(output, "opaque") is None
 
 
 @pytest.mark.sqlite_only

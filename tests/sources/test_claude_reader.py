@@ -14,7 +14,7 @@ import pytest
 from sessionscope import open_store
 from sessionscope.sources.claude_code import import_paths, reader
 from sessionscope.sources.jsonl import ReadState
-from sessionscope.store.payloads import BIG_BYTES, unpack
+from sessionscope.store.payloads import BIG_BYTES, SHARED_KINDS, unpack
 from tests.benchmarks.generate import generate
 from tests.sources.test_crash_and_full_disk import _consistent, _content
 
@@ -62,10 +62,11 @@ def _state(store) -> tuple:
                                        " ORDER BY 1, 2").fetchall()
         files = conn.exec_driver_sql("SELECT path, size, offset, line_count, bad_lines FROM source_file"
                                      " ORDER BY path").fetchall()
-        stored = conn.exec_driver_sql("SELECT id, payload FROM event ORDER BY id").fetchall()
-    # the payloads read back, and the big ones (which the reader process packs ahead) as stored; the others are
-    # packed by the writer with a dictionary learnt where the samples reached enough, which batches may move
-    payloads = [(i, unpack(p), p if len(unpack(p)) >= BIG_BYTES else None) for i, p in stored]
+        stored = conn.exec_driver_sql("SELECT id, kind, payload FROM event ORDER BY id").fetchall()
+    # the payloads read back, and the big ones the reader process packs ahead (but SHARED_KINDS') as stored; the
+    # others are packed by the writer with a dictionary learnt where the samples reached enough, which batches may move
+    payloads = [(i, unpack(p), p if len(unpack(p)) >= BIG_BYTES and kind not in SHARED_KINDS else None)
+                for i, kind, p in stored]
     return _content(store), blobs, backups, files, payloads
 
 
