@@ -66,7 +66,7 @@ TEXT_KINDS = frozenset({"meta", "system"})  # SQL reads inside these (LIKE), so 
 # Level 1 for big tool output without a dictionary: 3-4x smaller at ~400 MB/s, and an import writes fewer pages
 # than it spends compressing. With a dictionary the lines are short and level 3 costs little more.
 _LEVEL = 1
-_DICT_LEVEL = 3
+DICT_LEVEL = 3
 _local = threading.local()  # zstd contexts are not safe to share between threads
 _dicts: dict[int, zstandard.ZstdCompressionDict] = {}
 _loaders: dict[str, Callable[[int], bytes | None]] = {}  # the open stores', by store: a dictionary's bytes by id
@@ -81,7 +81,7 @@ def _compressor(dictionary: zstandard.ZstdCompressionDict | None = None) -> zsta
     key = dictionary.dict_id() if dictionary is not None else 0
     c = cs.get(key)
     if c is None:
-        c = cs[key] = (zstandard.ZstdCompressor(level=_DICT_LEVEL, dict_data=dictionary) if dictionary is not None
+        c = cs[key] = (zstandard.ZstdCompressor(level=DICT_LEVEL, dict_data=dictionary) if dictionary is not None
                        else zstandard.ZstdCompressor(level=_LEVEL))
     return c
 
@@ -137,7 +137,7 @@ def add_loader(store_key: str, load: Callable[[int], bytes | None]) -> None:
 def train(samples: list[bytes | bytearray | memoryview], size: int) -> bytes | None:
     """A dictionary of at most `size` bytes learnt from `samples`, or None where zstd finds too little to learn."""
     try:
-        return zstandard.train_dictionary(size, samples, level=_DICT_LEVEL).as_bytes()
+        return zstandard.train_dictionary(size, samples, level=DICT_LEVEL).as_bytes()
     except zstandard.ZstdError:
         return None
 

@@ -168,6 +168,62 @@ def test_a_tools_own_big_lines_go_through_its_dictionary_and_big_tool_output_doe
     assert payloads.pack_big(output, "tool_result") is not None and payloads.pack_big(output, "opaque") is None
 
 
+def _a_week_passes(con) -> None:
+    """The store's dictionaries made a week and a day ago (one younger than a week is not looked at again)."""
+    from sessionscope.store import dictionaries
+    with con:
+        con.execute("UPDATE payload_dict SET made_at = made_at - ?", (dictionaries.AGAIN_AFTER_S + 86400,))
+
+
+def _import_in_a_process(db_path, folder) -> None:
+    import subprocess
+    import sys
+    subprocess.run([sys.executable, "-m", "sessionscope.cli", "--store", str(db_path), "import", str(folder)],
+                   capture_output=True, check=True)
+
+
+@pytest.mark.sqlite_only
+def test_a_dictionary_is_learnt_again_once_a_tools_lines_have_moved_on(store, tmp_path):
+    """SQLite only. A store that learnt its dictionary from lines of before (here the factory's, Claude Code 1.x's
+    shape) learns another from today's Claude Code's lines, a week on, in the next process that writes enough of
+    them, and packs what comes after with it; the lines written through either read back as written."""
+    from tests.benchmarks.claude_today import write_home
+    _big_home(tmp_path)
+    import_paths(store, [tmp_path / "projects"])
+    written = write_home(tmp_path / "today", sessions=10, turns=1)
+    if written is None:
+        pytest.skip("claude-agent-sdk's bundled claude is not installed")
+    con = sqlite3.connect(tmp_path / "store.db")
+    _a_week_passes(con)
+    before = con.execute("SELECT max(pk) FROM event").fetchone()[0]
+    _import_in_a_process(tmp_path / "store.db", written["projects"])
+    (old, _), (new, _) = con.execute("SELECT id, tool FROM payload_dict ORDER BY made_at").fetchall()
+    used = [zstandard.get_frame_parameters(_frame(b)).dict_id for (b,) in con.execute(
+        "SELECT payload_kept FROM event WHERE typeof(payload_kept) = 'blob' AND pk > ? ORDER BY pk", (before,))
+        if _frame(b) is not None]
+    assert used[-1] == new and used.count(new) > len(used) // 4 and old in used
+    lines = [line for path in Path(written["projects"]).rglob("*.jsonl") for line in path.read_text().splitlines()]
+    with_ids = {orjson.loads(line)["uuid"]: line for line in lines if '"uuid"' in line}
+    assert len(with_ids) > 50 and all(store.event(uuid).payload == line for uuid, line in with_ids.items())
+    shapes = {line for line in lines if '"type":"api-request-shape"' in line}
+    read = {e.payload for sid in {orjson.loads(line)["sessionId"] for line in shapes} for e in store.events(sid)}
+    assert len(shapes) == 10 and shapes <= read
+
+
+@pytest.mark.sqlite_only
+def test_a_dictionary_is_kept_while_a_tools_lines_stay_alike(store, tmp_path):
+    """SQLite only. Another process that writes more lines like those the dictionary was learnt from, a week on,
+    looks, and keeps none: the one it has packs them as well."""
+    _big_home(tmp_path)
+    import_paths(store, [tmp_path / "projects"])
+    _big_home(tmp_path / "more", sessions=60)
+    con = sqlite3.connect(tmp_path / "store.db")
+    _a_week_passes(con)
+    _import_in_a_process(tmp_path / "store.db", tmp_path / "more" / "projects")
+    assert con.execute("SELECT count(*) FROM payload_dict").fetchone()[0] == 1
+    assert con.execute("SELECT count(*) FROM event").fetchone()[0] > 100 * 62
+
+
 @pytest.mark.sqlite_only
 def test_a_failed_call_is_found_though_its_result_is_compressed(store, tmp_path):
     """SQLite only (where payloads are compressed). `has:error` finds a failed result by its column, not by looking
