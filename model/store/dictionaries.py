@@ -13,7 +13,7 @@ megabyte. So a writer that has a tool's dictionary, a week old or more, samples 
 tool's lines it writes (then again after `AGAIN_BYTES`, twice as far each time), learns a dictionary from half of
 the samples, and keeps it (stored beside the old; the newest is used) where it packs the other half in `BETTER` of
 the bytes the current one does, or fewer. Lines like those it has are packed about as well by a dictionary learnt
-from them (1.03x the bytes, on the factory's lines): none is kept.
+from them (0.93x the bytes, the factory's lines): none is kept; today's Claude Code's after the corpus's, 0.085x.
 """
 
 from __future__ import annotations
