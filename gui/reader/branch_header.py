@@ -20,6 +20,7 @@ def branch_header(s, shown: int, head_branch: bool, cost: float | None) -> tuple
                          money(cost) if cost is not None else "") if x]
     label += " · " + html.escape(" · ".join(about))  # short: the pane is narrow
     tip = (f"The timeline shows one branch: {shown:,} events. The session holds {total:,}: the others are on other "
-           "branches (rewinds, edits), or are facts and bookkeeping lines (progress, snapshots) kept but not shown."
+           "branches (rewinds, edits), or are facts and bookkeeping lines (progress, snapshots, the tool's own "
+           "context) kept but not shown."
            if total > shown else "")
     return label, tip

@@ -36,7 +36,7 @@ from sessionscope.gui.views.managed_panel import Composer
 from sessionscope.gui.window.tables import fit_columns, table
 from sessionscope.safety.untrusted import printable
 
-HIDDEN_KINDS = ("progress", "meta", "checkpoint")
+HIDDEN_KINDS = ("progress", "meta", "checkpoint", "context")
 VITALS_DELAY_MS = 400  # the vital signs wait for the timeline's first rows  # a prompt row shows its turn's files instead
 
 

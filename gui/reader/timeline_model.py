@@ -33,11 +33,11 @@ KIND_LABELS = {"tool_call": "tool call", "tool_result": "result", "compaction": 
 # palette, one for a dark one (a grey that reads on white disappears on #2b2b2b and back)
 KIND_COLORS = {"message": None, "tool_call": "#9a5518", "tool_result": "#7a5f30", "thinking": "#5f5f80",
                "compaction": "#2e7d32", "compaction_summary": "#2e7d32", "fact.set": "#1565c0",
-               "fact.delete": "#1565c0", "progress": "#6e6e6e", "meta": "#6e6e6e", "system": "#6e6e6e",
+               "fact.delete": "#1565c0", "progress": "#6e6e6e", "meta": "#6e6e6e", "context": "#6e6e6e", "system": "#6e6e6e",
                "step": "#6e6e6e", "interrupt": "#c62828"}
 KIND_COLORS_DARK = {"message": None, "tool_call": "#e0a060", "tool_result": "#d4b87a", "thinking": "#a9a9d6",
                     "compaction": "#7cc47f", "compaction_summary": "#7cc47f", "fact.set": "#7fb2f0",
-                    "fact.delete": "#7fb2f0", "progress": "#a8a8a8", "meta": "#a8a8a8", "system": "#a8a8a8",
+                    "fact.delete": "#7fb2f0", "progress": "#a8a8a8", "meta": "#a8a8a8", "context": "#a8a8a8", "system": "#a8a8a8",
                     "step": "#a8a8a8", "interrupt": "#ef7a7a"}
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")  # colours, cursor moves, titles
 
@@ -388,7 +388,7 @@ class TimelineModel(QAbstractTableModel):
             return said_line(e.text)  # `Bash: pytest -q`, as the reader's card says it, not its JSON
         if e.text:
             return e.text
-        if e.kind in ("progress", "meta", "opaque", "attachment"):
+        if e.kind in ("progress", "meta", "opaque", "attachment", "context"):
             try:
                 body = scrubbed(json.loads(e.payload))
                 return str(body.get("type", "")) + " " + str((body.get("data") or {}).get("type", ""))

@@ -190,7 +190,7 @@ def listed_title(s) -> str:
     return f"[{kind}] {title[:suffix.start()] if suffix else title}"
 
 
-HIDDEN_KINDS = ("progress", "meta", "opaque", "checkpoint")  # not the conversation: `show --all` lists them
+HIDDEN_KINDS = ("progress", "meta", "opaque", "checkpoint", "context")  # not the conversation: `show --all` lists them
 
 
 def show_text(s, events, branch: bool = False, every: bool = False, twins=()) -> str:
@@ -210,7 +210,7 @@ def show_text(s, events, branch: bool = False, every: bool = False, twins=()) ->
                  f"{t.title or '(untitled)'}): another session, not this one")
     body = event_lines(events) or "(no events in this range)"
     if hidden:
-        body += f"\n({hidden:,} progress, metadata and checkpoint lines not shown: --all lists them)"
+        body += f"\n({hidden:,} progress, metadata, checkpoint and context lines not shown: --all lists them)"
     return f"{head}\n{body}"
 
 

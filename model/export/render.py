@@ -189,7 +189,7 @@ class Step:
 
 # what the reader never draws as a card: the outline leaves them out (a Claude Code checkpoint line is the
 # files of the prompt before it, shown with that prompt in the app, not a card of its own)
-NOT_CARDS = frozenset({"progress", "meta", "checkpoint"})
+NOT_CARDS = frozenset({"progress", "meta", "checkpoint", "context"})
 
 
 def empty_reply(e: EventView) -> bool:

@@ -35,7 +35,7 @@ def _is_artifact(row: tuple) -> bool:
     belongs to an API response (Claude splits one reply over several lines); a native log
     writes a reply whole, so a sibling reply there is a rewound alternative, not an artifact."""
     kind, role, response = row[4], row[5], row[6]
-    if kind in ("tool_result", "progress", "attachment", "checkpoint"):
+    if kind in ("tool_result", "progress", "attachment", "context", "checkpoint"):
         return True
     return bool(response) and (kind in ("tool_call", "thinking") or (kind == "message" and role == "assistant"))
 

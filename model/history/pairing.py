@@ -107,7 +107,7 @@ class Pairer:
             if hit is not None and hit in self.block[side]:
                 self.block[side].remove(hit)
             return hit
-        elif kind not in ("progress", "meta", "fact.set", "fact.delete", "checkpoint"):
+        elif kind not in ("progress", "meta", "context", "fact.set", "fact.delete", "checkpoint"):
             self.block[side], self.after_result[side] = [], False
         return None
 

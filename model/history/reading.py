@@ -289,7 +289,7 @@ def iter_session_events(conn: Connection, session_id: str, batch: int = 2000) ->
 
 
 # Lines that hang beside the conversation without continuing it: never a branch tip themselves.
-NOT_TIPS = ("fact.set", "fact.delete", "checkpoint", "progress", "meta", "opaque")
+NOT_TIPS = ("fact.set", "fact.delete", "checkpoint", "progress", "meta", "opaque", "context")
 
 
 def leaves(conn: Connection, session_id: str) -> list[str]:

@@ -94,7 +94,7 @@ def _label(n: TreeInput) -> str:
 
 
 # Lines that carry no conversation of their own: the tree passes through them.
-PASS_THROUGH = frozenset({"progress", "system", "attachment", "fact.set", "fact.delete"})
+PASS_THROUGH = frozenset({"progress", "system", "attachment", "context", "fact.set", "fact.delete"})
 
 
 def _without_pass_through(rows: list[TreeInput]) -> list[TreeInput]:

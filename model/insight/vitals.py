@@ -29,7 +29,7 @@ TOOL_CAP = 1800.0  # a tool that ran this long without an event between is count
 KEPT = 50  # events remembered per sign, for the links
 LOOP = 3  # the same call failing this often is a loop
 # the events whose time is the agent's own (facts, checkpoints and titles a reader adds carry the import's time)
-TIMED = frozenset({"message", "tool_call", "tool_result", "thinking", "compaction", "step", "progress", "attachment"})
+TIMED = frozenset({"message", "tool_call", "tool_result", "thinking", "compaction", "step", "progress", "attachment", "context"})
 
 # test summaries as the runners print them (the last line of a run says how it ended)
 _PYTEST = re.compile(r"(?m)^[=\s]*((?:\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected|"

@@ -110,7 +110,7 @@ class Tools:
 
     def transcript(self, session: str, offset: int = 0, limit: int = 50) -> dict:
         sid = self.store.resolve_session(session)
-        ids = self.store.branch_ids(sid, skip_kinds=("progress", "meta", "opaque"))
+        ids = self.store.branch_ids(sid, skip_kinds=("progress", "meta", "opaque", "context"))
         limit, offset = max(1, min(limit, PAGE_MAX)), max(0, offset)
         page = self.store.events_by_ids(ids[offset:offset + limit])
         return self.out({"session": self._session_line(self.store.session(sid)), "total": len(ids), "offset": offset,
@@ -219,7 +219,7 @@ class Tools:
             out.append(self._quoted("### Facts", "\n".join(
                 f"{k}: {self._redacted_cut(json.dumps(v, ensure_ascii=False), 300)}" for k, v in list(rest.items())[:30]),
                 6_000))
-        ids = self.store.branch_ids(s.id, skip_kinds=("progress", "meta", "opaque"))
+        ids = self.store.branch_ids(s.id, skip_kinds=("progress", "meta", "opaque", "context"))
         tail = self.store.events_by_ids(ids[-300:])
         summary = next((e for e in reversed(tail) if e.kind == "compaction" and e.text.strip()), None)
         if summary is not None:

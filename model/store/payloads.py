@@ -57,10 +57,10 @@ BIG_BYTES = 16 * 1024  # a payload this long is compressed without the dictionar
 # A big payload is mostly the work's own bytes (a file read or written, a command's output, a long paste): a
 # dictionary gains little on them, and an import's reader process, which has none, compresses them ahead of the
 # writer (`pack_big`). The kinds a tool writes of itself are not: Claude Code 2.1.3xx writes each session's system
-# prompt and tool schemas (the request's shape, an `opaque` line; the prompt's snapshot, an `attachment`), 30-60 KB
+# prompt and tool schemas (the request's shape, an `opaque` line; the prompt's snapshot, a `context` line), 30-60 KB
 # a line and the same from session to session. The dictionary learns them whole (`dictionaries`), and through it
 # they keep 2-3 % of their bytes, without it 28-41 % (measured on a home the bundled claude 2.1.332 wrote).
-SHARED_KINDS = frozenset({"opaque", "attachment"})
+SHARED_KINDS = frozenset({"opaque", "attachment", "context"})
 REF_MIN_CHARS = 64  # a shorter text keeps itself (a reference saves little, and a reader of it alone needs no payload)
 TEXT_KINDS = frozenset({"meta", "system"})  # SQL reads inside these (LIKE), so they stay text
 # Level 1 for big tool output without a dictionary: 3-4x smaller at ~400 MB/s, and an import writes fewer pages

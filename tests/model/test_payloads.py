@@ -157,11 +157,11 @@ def test_a_tools_own_big_lines_go_through_its_dictionary_and_big_tool_output_doe
         size = len(store.event(event_id).payload)
         if size >= payloads.BIG_BYTES:
             kept.setdefault(kind, []).append((zstandard.get_frame_parameters(_frame(raw)).dict_id, len(raw) / size))
-    assert {k for k in kept} >= {"opaque", "attachment"}
-    assert all(d == dict_id and share < 0.1 for k in ("opaque", "attachment") for d, share in kept[k]), kept
+    assert {k for k in kept} >= {"opaque", "context"}
+    assert all(d == dict_id and share < 0.1 for k in ("opaque", "context") for d, share in kept[k]), kept
     # every line reads back as written
     assert sorted(e.payload for t in store.sessions() for e in store.events(t.id) if len(e.payload) >= payloads.BIG_BYTES
-                  and e.kind in ("opaque", "attachment")) == sorted(line for group in lines.values() for line in group)
+                  and e.kind in ("opaque", "context")) == sorted(line for group in lines.values() for line in group)
     output = "x" * payloads.BIG_BYTES + "".join(f"tests/test_{i}.py::test_case PASSED\n" for i in range(400))
     dictionary = payloads.known(dict_id)
     assert zstandard.get_frame_parameters(payloads.pack(output, "tool_result", None, dictionary)).dict_id == 0

@@ -38,6 +38,15 @@ MARK_TYPES = frozenset({"custom-title", "ai-title", "agent-name", "tag"})
 # Claude Code's file checkpoints: a snapshot of the tracked files' backups per prompt (and 2.1.x deltas).
 CHECKPOINT_TYPES = frozenset({"file-history-snapshot", "file-history-delta"})
 CHAIN_TYPES = frozenset({"user", "assistant", "system", "progress", "attachment"})
+# Attachments Claude Code gives the model of its own accord, the same in every session or turn: its environment, the
+# tools, skills and agents it lists, its system prompt's snapshot, its reminders. Kept as `context` events with no
+# text (nothing to search for, not the conversation: the reader and `show` leave them out, as Claude Code's own
+# reader does); what the user or a hook said (a queued prompt, a hook's output, a file) stays an `attachment`.
+CONTEXT_ATTACHMENTS = frozenset({
+    "environment", "model", "date", "date_change", "session_context", "remote_session_change", "prompt_snapshot",
+    "deferred_tools_delta", "agent_listing_delta", "skill_listing",
+    "task_reminder", "todo_reminder", "total_tokens_reminder", "silent_turn_reminder", "budget_usd",
+})
 HEAD_KINDS = frozenset({"message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary"})
 FILE_TOOLS = {"Edit": "edit", "MultiEdit": "edit", "Write": "write", "NotebookEdit": "edit"}
 TOOL_TEXT_MAX = 16_384
@@ -154,7 +163,9 @@ def _kind_role_text(t: str, obj: dict[str, Any]) -> tuple[str, str | None, str]:
     if t == "progress":
         return "progress", None, ""
     if t == "attachment":
-        att = obj.get("attachment") if isinstance(obj.get("attachment"), dict) else {}
+        att: dict[str, Any] = obj["attachment"] if isinstance(obj.get("attachment"), dict) else {}
+        if att.get("type") in CONTEXT_ATTACHMENTS:
+            return "context", None, ""
         return "attachment", None, str(att.get("content") or att.get("type") or "")[:2000]
     if t in CHECKPOINT_TYPES:
         paths = list(checkpoint_entries(obj))
