@@ -190,7 +190,7 @@ def test_a_dictionary_is_learnt_again_once_a_tools_lines_have_moved_on(store, tm
     from tests.benchmarks.claude_today import write_home
     _big_home(tmp_path)
     import_paths(store, [tmp_path / "projects"])
-    written = write_home(tmp_path / "today", sessions=10, turns=1)
+    written = write_home(tmp_path / "today", sessions=14, turns=1)
     if written is None:
         pytest.skip("claude-agent-sdk's bundled claude is not installed")
     con = sqlite3.connect(tmp_path / "store.db")
@@ -207,7 +207,7 @@ def test_a_dictionary_is_learnt_again_once_a_tools_lines_have_moved_on(store, tm
     assert len(with_ids) > 50 and all(store.event(uuid).payload == line for uuid, line in with_ids.items())
     shapes = {line for line in lines if '"type":"api-request-shape"' in line}
     read = {e.payload for sid in {orjson.loads(line)["sessionId"] for line in shapes} for e in store.events(sid)}
-    assert len(shapes) == 10 and shapes <= read
+    assert len(shapes) == 14 and shapes <= read
 
 
 @pytest.mark.sqlite_only
