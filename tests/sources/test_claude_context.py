@@ -61,3 +61,22 @@ def test_the_mcp_server_hands_an_agent_the_conversation_without_claude_codes_con
     read = Tools(store).transcript(t.session_id)
     assert [e["kind"] for e in read["events"]] == ["message", "attachment", "attachment", "message"]
     assert read["total"] == 4 and "rename the axis" in str(read)
+
+
+def test_a_fork_writes_claude_codes_context_lines_as_it_writes_the_others(store, tmp_path, monkeypatch):
+    """A fork (our writer, at the reply) carries the context lines along, as claude-agent-sdk's fork_session does
+    every line of the chain: Claude Code resumes the fork with what the model was given."""
+    import orjson
+
+    from sessionscope.sources.claude_code import actions as claude_actions
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    t, lines = _session(tmp_path)
+    import_paths(store, [tmp_path / "projects"])
+    fork = claude_actions.fork(store, t.session_id, lines["reply"]["uuid"])
+    written = [orjson.loads(x) for x in (tmp_path / "projects" / "-work-app" / f"{fork.session.id}.jsonl")
+               .read_text().splitlines()]
+    types = [w["attachment"]["type"] for w in written if w.get("type") == "attachment"]
+    assert types == ["environment", "skill_listing", "prompt_snapshot", "queued_command", "hook_success",
+                     "todo_reminder"]
+    assert [w for w in written if w.get("attachment", {}).get("type") == "skill_listing"][0]["attachment"]["content"] \
+        == SKILLS

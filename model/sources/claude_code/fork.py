@@ -42,7 +42,7 @@ CANCEL_MESSAGE = ("The user doesn't want to take this action right now. STOP wha
                   "wait for the user to tell you how to proceed.")
 INTERRUPT_MESSAGE = "[Request interrupted by user for tool use]"
 KEEP_KINDS = ("message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary",
-              "system", "attachment")
+              "system", "attachment", "context")
 _DROP_FIELDS = ("teamName", "agentName", "slug", "sourceToolAssistantUUID")
 _ENVELOPE = ("userType", "cwd", "version", "gitBranch", "entrypoint")
 

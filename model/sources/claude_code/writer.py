@@ -38,7 +38,7 @@ from sessionscope.safety.untrusted import child
 CLAUDE = "claude_code"
 VERSION = "2.0.0"  # the transcript version stamped on converted lines
 _LINE_KINDS = ("message", "tool_call", "tool_result", "thinking", "compaction", "compaction_summary",
-               "system", "attachment")
+               "system", "attachment", "context")
 _DROP_FIELDS = ("teamName", "agentName", "slug")
 
 
