@@ -226,3 +226,26 @@ def test_a_cycle_is_cut_the_same_whichever_way_the_file_was_read(tmp_path):
         import_paths(store, [folder])
         assert _rows(store) == _rows(once), f"split before line {cut}"
         store.close()
+
+
+def test_transcripts_todays_claude_writes_read_as_the_sdk_reads_them(tmp_path, monkeypatch):
+    """Transcripts the bundled claude itself writes (2.1.3xx: its context attachments on the chain, request
+    shapes and cost lines beside it; a session resumed turn by turn): our head branch holds the SDK's chain, and a
+    fork at every other message reads back as fork_session's."""
+    from tests.benchmarks.claude_today import write_home
+    from tests.sources.claude_home import cut_matches_sdk
+    written = write_home(tmp_path / "today", sessions=3, turns=2)
+    if written is None:
+        pytest.skip("claude-agent-sdk's bundled claude is not installed")
+    projects = Path(written["projects"])
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(projects.parent))
+    store, report = _import(tmp_path, projects, "today")
+    assert report.bad_lines == 0
+    files = sorted(projects.rglob("*.jsonl"))
+    assert len(files) == 3 and all(differences(store, f) == [] for f in files)
+    branch = store.branch_view(files[0].stem)
+    assert {"context", "message", "tool_call", "tool_result"} <= {e.kind for e in branch}
+    original = sdk.get_session_messages(files[0].stem)
+    assert len(original) >= 8
+    for k in range(1, len(original), 2):
+        cut_matches_sdk(sdk, store, files[0].parent, files[0].stem, original, k, "fork", f"fork at #{k}")
