@@ -53,9 +53,9 @@ def for_rows(raw: sqlite3.Connection, rows: list[dict]) -> zstandard.ZstdCompres
                          (tool,)).fetchone()
     if chosen is not None:
         dictionary = payloads.known(int(chosen[0])) or _read(raw, int(chosen[0]))
-        if dictionary is not None and time.time() - chosen[1] < AGAIN_AFTER_S:
-            return dictionary
         if dictionary is not None:
+            if time.time() - chosen[1] < AGAIN_AFTER_S:
+                return dictionary
             return _learnt_again(raw, tool, rows, dictionary) or dictionary
     key = (_store_of(raw), tool)
     with _lock:
