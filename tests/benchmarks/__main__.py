@@ -102,7 +102,11 @@ def _measure(args, size: int, work: Path) -> int:
     row("store size, a chat-heavy generated home", f"{chat['sessions']} sessions, {chat['bytes'] / 1e6:.0f} MB", "",
         f"{chat['store'] / chat['bytes']:.2f}× the transcripts ({chat['store'] / 1e6:.1f} MB, WAL checkpointed)",
         "", "≤ 0.6×")
-    today = today_ratio(work, 2 if size < 20_000_000 else 12)
+    try:
+        today = today_ratio(work, 2 if size < 20_000_000 else 12)
+    except RuntimeError as exc:  # (the bundled claude refused to run: the row says why, the table goes on)
+        today = None
+        row("store size, a home today's Claude Code wrote", "", "", f"not measured: {exc}"[:200])
     if today is not None:
         row(f"store size, a home today's Claude Code wrote ({today['version']})",
             f"{today['sessions']} sessions, {today['bytes'] / 1e6:.1f} MB", "",

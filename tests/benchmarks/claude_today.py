@@ -32,7 +32,8 @@ def bundled() -> Path | None:
 
 def write_home(root: Path, sessions: int, turns: int = TURNS) -> dict | None:
     """Have the bundled claude write `sessions` sessions of `turns` turns into `root/.claude/projects`, in three
-    project folders; returns {sessions, bytes, files, version} of what it wrote, or None without a bundled claude."""
+    project folders; returns {sessions, bytes, files, version} of what it wrote, or None without a bundled claude.
+    RuntimeError, saying what claude said, where a run wrote no session."""
     from tests.messages_api import Script, offline_env, serve, text, tool
     claude = bundled()
     if claude is None:
@@ -57,7 +58,11 @@ def write_home(root: Path, sessions: int, turns: int = TURNS) -> dict | None:
                         "--output-format", "json", "--allowedTools", "Bash,Read"]
                 done = subprocess.run(args + (["--resume", session] if session else []), cwd=work, env=env,
                                       capture_output=True, text=True, timeout=120)
-                session = json.loads(done.stdout)["session_id"]
+                try:
+                    session = json.loads(done.stdout)["session_id"]
+                except (ValueError, KeyError, TypeError):
+                    raise RuntimeError(f"the bundled claude wrote no session (exit {done.returncode}): "
+                                       f"{(done.stderr or done.stdout).strip()[-300:]}") from None
     files = [p for p in (home / ".claude" / "projects").rglob("*.jsonl")]
     version = subprocess.run([str(claude), "--version"], capture_output=True, text=True, env=env).stdout.split()[0]
     return {"sessions": sessions, "files": len(files), "bytes": sum(p.stat().st_size for p in files),
