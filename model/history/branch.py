@@ -227,6 +227,7 @@ def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int], 
         return written[i - 1][1] if i else -1  # -1: before the first path event
 
     anchors: dict[str | None, int] = {}
+    timed: list[tuple[float, int, int]] | None = None  # (read once, for the first run that names when it began)
     run_of: dict[str, str | None] = {}  # event → its run (inline runs have no agent id: a run is a chain)
     out = []
     for event_id, parent, seq, kind, agent, role, tokens in rows:
@@ -238,23 +239,29 @@ def _subagent_runs(conn: Connection, session_id: str, position: dict[str, int], 
             elif spawned.get(agent) in position:
                 anchors[run] = position[spawned[agent]] - 1  # the run comes before the result it produced
             elif agent in started:  # a run in a file of its own (Codex, Gemini) that names only when it began
-                anchors[run] = _last_before(conn, session_id, position, started[agent])
+                if timed is None:
+                    timed = _path_by_time(conn, session_id, position)
+                anchors[run] = _last_before(timed, started[agent])
             else:
                 anchors[run] = by_seq(seq)
         out.append((anchors[run], seq, event_id, kind, role, tokens))
     return out
 
 
-def _last_before(conn: Connection, session_id: str, position: dict[str, int], ts: float) -> int:
-    """The position of the session's last path event written at or before `ts` (-1: none): where a run that names
-    only when it began goes. Walks the session's events back from `ts` by its (session, ts) index, and stops at the
-    first one on the path (the events beside it, another branch's, are few)."""
-    rows = conn.execute(sa.select(EVENT.c.id).where(EVENT.c.session_id == session_id, EVENT.c.ts <= ts,
-                                                    EVENT.c.sidechain.is_(False))
-                        .order_by(EVENT.c.ts.desc(), EVENT.c.seq.desc()).execution_options(yield_per=256))
-    best = next((position[eid] for (eid,) in rows if eid in position), -1)
-    rows.close()
-    return best
+def _path_by_time(conn: Connection, session_id: str, position: dict[str, int]) -> list[tuple[float, int, int]]:
+    """(ts, seq, position) of the session's own path events, in time order (then append order): read once by the
+    session's (session_id, seq) index, for every run that names only when it began (the store keeps no index on the
+    session and the time: migration 0030)."""
+    rows = conn.execute(sa.select(EVENT.c.ts, EVENT.c.seq, EVENT.c.id).where(EVENT.c.session_id == session_id,
+                                                                            EVENT.c.sidechain.is_(False)))
+    return sorted((ts, seq, position[eid]) for ts, seq, eid in rows if eid in position)
+
+
+def _last_before(timed: list[tuple[float, int, int]], ts: float) -> int:
+    """The position of the last path event written at or before `ts` (-1: none): where a run that names only when
+    it began goes."""
+    i = bisect.bisect_right(timed, (ts, float("inf")))
+    return timed[i - 1][2] if i else -1
 
 
 def events_by_ids(conn: Connection, ids: list[str]) -> list[EventView]:

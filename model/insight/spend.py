@@ -124,7 +124,7 @@ ENTRIES_SQL = ("SELECT e.session_id, e.ts, e.tokens_in, e.tokens_out, e.{payload
 def entries_query(since_ts: float, until_ts: float, tool: str | None = None,
                   sessions: list[str] | None = None, *, kept: bool = True) -> tuple[str, list]:
     """The SQL (and its parameters) of the replies between two times: the sessions written since `since_ts` alone
-    (session.updated_at's index), then their events in the range (event's index on session and time); of one tool,
+    (session.updated_at's index), then their events in the range (event's index on the time); of one tool,
     or of some sessions, if asked. `kept`: SQLite's, which reads `payload_kept` (`payloads.unpack_kept` unpacks it);
     else the payload."""
     sql = ENTRIES_SQL.format(payload="payload_kept" if kept else "payload")

@@ -5,7 +5,7 @@ Kept apart from db.py (which needs SQLAlchemy) so a light reader can check a sto
 tests/model/test_search_retention_schema.py holds it equal to Alembic's head.
 """
 
-HEAD_REVISION = "0029"
+HEAD_REVISION = "0030"
 
 
 def version() -> str:

@@ -148,7 +148,8 @@ class Event(SQLModel, table=True):
     __tablename__ = "event"
     __table_args__ = (
         UniqueConstraint("session_id", "seq"),
-        Index("ix_event_session_ts", "session_id", "ts"),
+        # (a session's events by time: its (session_id, seq) index, the time filtered; every session's: this, 0030)
+        Index("ix_event_ts", "ts"),
         # the lines a reader did not understand (sessionscope.insight.drift): few, listed without reading the table
         Index("ix_event_opaque", "session_id", sqlite_where=text("kind = 'opaque'"),
               postgresql_where=text("kind = 'opaque'")),
