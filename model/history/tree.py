@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sessionscope.store import gcpause
+
 
 @dataclass(frozen=True, slots=True)
 class TreeInput:
@@ -180,8 +182,10 @@ def layout(rows: list[TreeInput], head: str | None = None, forks: list[Fork] | N
             lane_tip[lane] = cur.id
             first = False
             cur = cont
-    return _assign_rows(shown, lane_tip, next_lane,
+    laid = _assign_rows(shown, lane_tip, next_lane,
                         {f.session_id: f"{f.verb} → {f.title or f.session_id[:8]}" for f in forks or []}, head, runs)
+    gcpause.let_go(children, last, by_id, visited, ids, shown_ids, rows, shown)  # (not freed at once as we return)
+    return laid
 
 
 def _subtree_last_seq(rows: list[TreeInput], children: dict[str, list[TreeInput]]) -> dict[str, int]:

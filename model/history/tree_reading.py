@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from sessionscope.history import reading, tree
+from sessionscope.store import gcpause
 from sessionscope.store.schema import AUDIT, EVENT, SESSION, plain
 
 
@@ -30,7 +31,9 @@ def session_tree(conn: Connection, session_id: str):
     shared = [tree.TreeInput(*r) for r in reading.shared_prefix(conn, s)]
     rows, forks = tree.through_hidden(shared + own, forks)
     rewound = frozenset(conn.execute(sa.select(AUDIT.c.event_id).where(rewinds, AUDIT.c.event_id.is_not(None))).scalars())
-    return tree.layout(rows, s.head_event_id, forks, rewound)
+    laid = tree.layout(rows, s.head_event_id, forks, rewound)
+    gcpause.let_go(rows, own, shared)  # (a 200,000-event tree's rows: not freed at once as we return)
+    return laid
 
 
 def branch_points(conn: Connection, session_ids: list[str]) -> dict[str, list[str]]:

@@ -81,3 +81,22 @@ def thaw() -> None:
         _frozen -= 1
         if _frozen == 0:
             gc.unfreeze()
+
+
+
+LET_GO_SLICE = 2048  # items freed between two chances for another thread to take the GIL: ~0.3 ms of a tree's rows
+
+
+def let_go(*held: list | dict | set) -> None:
+    """Empty these containers, lists a slice at a time. A walk's or a layout's structures of 200,000 items, freed as
+    its function returns, are freed by reference counting inside one C call each, holding the GIL: 20-50 ms of the
+    UI thread's while the window's reader scrolled beside a 200,000-event tree being laid out. A list (the rows, the
+    last to hold them) is emptied from Python a slice at a time, and the interpreter may hand the GIL over between
+    slices; a dict or a set is cleared at once, so name it before the lists holding what it refers to (clearing it
+    then frees none of them: a few ms). The caller must not use them after."""
+    for items in held:
+        if isinstance(items, list):
+            while items:
+                del items[-LET_GO_SLICE:]
+        else:
+            items.clear()
