@@ -44,6 +44,9 @@ class Script:
 
     replies: list[Reply]
     requests: list[dict] = field(default_factory=list)
+    # a reply for any request whose last user words hold the key, whatever its place: paths run at once (explore)
+    # ask in any order, and each must get its own answer
+    by_prompt: dict[str, Reply] = field(default_factory=dict)
     released: threading.Event = field(default_factory=threading.Event)
     held: threading.Event = field(default_factory=threading.Event)  # set while a reply waits at its gate
     _ids: Any = field(default_factory=lambda: itertools.count(1))
@@ -53,7 +56,9 @@ class Script:
         with self._lock:
             self.requests.append(body)
             n = next(self._ids)
-            return n, self.replies[min(n - 1, len(self.replies) - 1)]
+            said = _last_words(body)
+            keyed = next((r for key, r in self.by_prompt.items() if key in said), None)
+            return n, keyed or self.replies[min(n - 1, len(self.replies) - 1)]
 
     def release(self) -> None:
         self.released.set()
@@ -61,14 +66,16 @@ class Script:
     def prompts(self) -> list[str]:
         """The user's words each request ended with (a tool result's turn says none): its last user message's (claude
         may send a system message after it, as the ambient context of a model it changed to)."""
-        out = []
-        for body in self.requests:
-            said = [m for m in body.get("messages") or [] if m.get("role") == "user"]
-            last = said[-1] if said else {}
-            content = last.get("content")
-            blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
-            out.append("\n".join(b.get("text", "") for b in blocks if b.get("type") == "text"))
-        return out
+        return [_last_words(body) for body in self.requests]
+
+
+def _last_words(body: dict) -> str:
+    """The text of a request's last user message (a tool result's turn: none)."""
+    said = [m for m in body.get("messages") or [] if m.get("role") == "user"]
+    last = said[-1] if said else {}
+    content = last.get("content")
+    blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+    return "\n".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
 
 
 def _events(n: int, reply: Reply, model: str, script: Script):

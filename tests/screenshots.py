@@ -218,15 +218,19 @@ def run_shots(out: Path) -> list[Path]:
     home, work = scratch / "home", scratch / "shop"
     home.mkdir()
     work.mkdir()
+    cached = text("With a cache: the prices are read once per request and kept for 60 s, so the cart page makes "
+                  "one query instead of one per line.")
+    joined = text("Without a cache: the cart's lines are read in one query with their prices joined, which is as "
+                  "fast here and never stale.")
     rounds = [[tool("Bash", {"command": "python -m pytest tests/test_checkout.py -q", "description": "run the tests"},
                     "I'll run the checkout tests first to see what fails."),
                text("All 14 checkout tests pass now. The rounding bug was in `cart.total()`: it rounded each line "
                     "before summing; it now sums in cents and rounds once."),
-               text("With a cache: the prices are read once per request and kept for 60 s, so the cart page makes "
-                    "one query instead of one per line."),
-               text("Without a cache: the cart's lines are read in one query with their prices joined, which is as "
-                    "fast here and never stale.")] for _ in range(len(THEMES) * len(SIZES))]
-    script = Script([text("Hello! What shall we work on?"), *[r for one in rounds for r in one]])
+               cached, joined] for _ in range(len(THEMES) * len(SIZES))]
+    # (the explore view's two paths run at once and ask in either order: each gets the answer to its own prompt)
+    script = Script([text("Hello! What shall we work on?"), *[r for one in rounds for r in one]],
+                    by_prompt={"Cache the prices for a minute.": cached,
+                               "No cache: read the lines with their prices in one query.": joined})
     written: list[Path] = []
     saved = {k: os.environ.get(k) for k in ("HOME", "CLAUDE_CONFIG_DIR", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY",
                                             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_AUTOUPDATER")}
