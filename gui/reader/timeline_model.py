@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import json
 import re
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
@@ -18,7 +17,7 @@ from PySide6.QtGui import QColor, QFont
 from sessionscope.gui.jobs.workers import Generation, run_task
 from sessionscope.gui.sessions.session_model import tokens_text
 from sessionscope.history import pairing
-from sessionscope.history.cards import summary_of_text
+from sessionscope.history.cards import beside_label, summary_of_text
 from sessionscope.safety.untrusted import scrubbed
 
 PAGE = 200
@@ -389,11 +388,7 @@ class TimelineModel(QAbstractTableModel):
         if e.text:
             return e.text
         if e.kind in ("progress", "meta", "opaque", "attachment", "context"):
-            try:
-                body = scrubbed(json.loads(e.payload))
-                return str(body.get("type", "")) + " " + str((body.get("data") or {}).get("type", ""))
-            except (ValueError, AttributeError):
-                return ""
+            return scrubbed(beside_label(e.payload))  # (`attachment: skill_listing`, as `show --all` says it)
         return ""
 
     def find_all_async(self, match, done) -> None:

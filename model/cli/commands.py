@@ -83,9 +83,10 @@ def show(store, args):
     if args.branch:
         events = store.branch(sid)
     else:
-        # a line an event reads only the start of its text: the payloads are fetched for --json alone
+        # a line an event reads only the start of its text: the payloads are fetched for --json, and for --all (a
+        # line beside the conversation is said by its payload's type: cli.output._beside)
         events = store.events(sid, from_seq=args.from_seq, to_seq=args.to_seq, since=args.since, until=args.until,
-                              brief=not args.json)
+                              brief=not (args.json or args.all))
     twins = store.same_tool_id(s)  # the same tool id from another SDK or tool: said, never merged
     out(args, lambda: {"session": s.as_dict(), "events": [event_json(e) for e in events],
                        "same_tool_id": [t.id for t in twins]},

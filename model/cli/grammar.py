@@ -71,7 +71,8 @@ def reading(cmd, common) -> None:
     c.add_argument("--until", type=parse_time)
     c.add_argument("--branch", action="store_true", help="show the path from the root to the head instead")
     c.add_argument("--all", action="store_true", help="include the lines that are not the conversation (progress, "
-                   "metadata, checkpoints), hidden by default in text (--json has every event)")
+                   "metadata, checkpoints, a tool's own context), hidden by default in text, each said by what its tool "
+                   "calls it, [attachment: skill_listing] (--json has every event)")
 
     c = cmd("facts", "the durable facts at an event (or at a session's head)",
             run="commands:facts", example='sessionscope facts 3f2a9c1e', reads=True)

@@ -128,7 +128,17 @@ def event_lines(events) -> str:
     """`show`'s body, a line an event (10,000 lines are most of the command's own time: one join, no list of
     views made twice)."""
     return "\n".join(f"{e.seq:>6}  {when(e.ts)}  {e.id[:8]}  {e.kind:<12} {e.role or '':<9}"
-                     f"{' [sidechain]' if e.sidechain else ''} {one_line(e.text)}" for e in events)
+                     f"{' [sidechain]' if e.sidechain else ''} {one_line(e.text or _beside(e))}" for e in events)
+
+
+def _beside(e) -> str:
+    """A line beside the conversation with no text of its own (`show --all`), said as its tool names it
+    (`[attachment: skill_listing]`): a blank line told nothing of what it was."""
+    if e.kind not in HIDDEN_KINDS or not e.payload:
+        return ""
+    from sessionscope.history.cards import beside_label
+    label = beside_label(e.payload)
+    return f"[{label}]" if label else ""
 
 
 def event_json(e) -> dict:

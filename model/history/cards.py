@@ -214,6 +214,22 @@ def summary_of_text(text: str) -> str:
     return summary(Call(name, args)) if isinstance(args, dict) else text
 
 
+def beside_label(payload: str | None) -> str:
+    """A line beside the conversation (progress, metadata, a tool's own context, a line not understood) said in its
+    tool's own words, for where it has no text of its own (`show --all`, the timeline): its type and the kind of it
+    the line names (`attachment: skill_listing`, `progress: hook_progress`, `system: turn_duration`); '' where
+    the payload names none."""
+    p = _load(payload or "")
+    if not isinstance(p, dict):
+        return ""
+    parts = [p.get("type")]
+    for holder, key in ((p.get("attachment"), "type"), (p.get("data"), "type"), (p, "subtype"), (p, "operation")):
+        if isinstance(holder, dict) and isinstance(holder.get(key), str):
+            parts.append(holder[key])
+            break
+    return _short(": ".join(x for x in parts if isinstance(x, str) and x), 80)
+
+
 def model_of(payload: str) -> str:
     """The model that wrote a reply, where the line names it."""
     if '"model"' not in payload:

@@ -203,3 +203,22 @@ def test_corpus_sessions_fold_each_result_under_its_own_call(qtbot, corpus, stor
                     assert named & set(pairing.call_ids(call))
                     checked += 1
     assert checked > 50
+
+
+def test_the_timeline_says_what_each_line_beside_the_conversation_is(qtbot, store, tmp_path):
+    """The timeline lists every line of the branch: Claude Code's own context and a hook's progress are said by what
+    their tool calls them (`attachment: skill_listing`), as `show --all` says them."""
+    from sessionscope.sources.claude_code import import_paths
+    from tests.sources.test_claude_context import _session
+    t, lines = _session(tmp_path)
+    t.progress_line = t._env("progress", data={"type": "hook_progress", "hookEvent": "PostToolUse"})
+    import_paths(store, [t.write(tmp_path / "again")])
+    ids = store.branch_ids(t.session_id)
+    model = TimelineModel()
+    model.show_ids(store, ids)
+    loaded(model, qtbot, 0)
+    said = {model.ids[r]: model.data(model.index(r, 3)) for r in range(model.rowCount())}
+    assert said[lines["skill_listing"]["uuid"]] == "attachment: skill_listing"
+    assert said[lines["environment"]["uuid"]] == "attachment: environment"
+    assert said[t.progress_line["uuid"]] == "progress: hook_progress"
+    assert said[lines["prompt"]["uuid"]] == "make the report's chart"

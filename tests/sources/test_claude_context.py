@@ -80,3 +80,22 @@ def test_a_fork_writes_claude_codes_context_lines_as_it_writes_the_others(store,
                      "todo_reminder"]
     assert [w for w in written if w.get("attachment", {}).get("type") == "skill_listing"][0]["attachment"]["content"] \
         == SKILLS
+
+
+def test_show_all_says_what_each_line_beside_the_conversation_is(tmp_path, capsys):
+    """`show --all` lists Claude Code's own lines by what they are (the quick reader's `show`, as a user runs it),
+    where they printed blank; the conversation's lines as before."""
+    from sessionscope import open_store
+    from sessionscope.cli.main import main
+    t, lines = _session(tmp_path)
+    store = open_store(tmp_path / "s.db")
+    import_paths(store, [tmp_path / "projects"])
+    store.close()
+    assert main(["--store", str(tmp_path / "s.db"), "show", "--all", t.session_id]) == 0
+    said = {line.split()[3]: line for line in capsys.readouterr().out.splitlines()[2:]}
+    for name in ("environment", "skill_listing", "prompt_snapshot", "todo_reminder"):
+        assert said[lines[name]["uuid"][:8]].endswith(f"context                [attachment: {name}]")
+    assert said[lines["prompt"]["uuid"][:8]].endswith("make the report's chart")
+    assert "dataviz" not in "".join(said.values())  # (what a line holds stays in it: its kind is said, not its words)
+    assert main(["--store", str(tmp_path / "s.db"), "show", t.session_id]) == 0
+    assert "[attachment:" not in capsys.readouterr().out
