@@ -136,7 +136,7 @@ def _beside(e) -> str:
     (`[attachment: skill_listing]`): a blank line told nothing of what it was."""
     if e.kind not in HIDDEN_KINDS or not e.payload:
         return ""
-    from sessionscope.history.cards import beside_label
+    from sessionscope.history.cards import beside_label  # (here: a listing without --all never reads a payload)
     label = beside_label(e.payload)
     return f"[{label}]" if label else ""
 

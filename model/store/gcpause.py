@@ -83,7 +83,6 @@ def thaw() -> None:
             gc.unfreeze()
 
 
-
 LET_GO_SLICE = 2048  # items freed between two chances for another thread to take the GIL: ~0.3 ms of a tree's rows
 
 
