@@ -217,13 +217,14 @@ def summary_of_text(text: str) -> str:
 def beside_label(payload: str | None) -> str:
     """A line beside the conversation (progress, metadata, a tool's own context, a line not understood) said in its
     tool's own words, for where it has no text of its own (`show --all`, the timeline): its type and the kind of it
-    the line names (`attachment: skill_listing`, `progress: hook_progress`, `system: turn_duration`); '' where
-    the payload names none."""
+    the line names (`attachment: skill_listing`, `progress: hook_progress`, Codex's `event_msg: token_count`,
+    `system: turn_duration`); '' where the payload names none."""
     p = _load(payload or "")
     if not isinstance(p, dict):
         return ""
     parts = [p.get("type")]
-    for holder, key in ((p.get("attachment"), "type"), (p.get("data"), "type"), (p, "subtype"), (p, "operation")):
+    for holder, key in ((p.get("attachment"), "type"), (p.get("data"), "type"), (p.get("payload"), "type"),
+                        (p, "subtype"), (p, "operation")):
         if isinstance(holder, dict) and isinstance(holder.get(key), str):
             parts.append(holder[key])
             break
