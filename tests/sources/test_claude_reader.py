@@ -44,13 +44,19 @@ class Watched(reader.Reader):
 
     def __init__(self):
         super().__init__()
+        self.submitted: list[reader.FileJob] = []
         Watched.started.append(self)
+
+    def submit(self, jobs):
+        self.submitted += jobs
+        super().submit(jobs)
 
 
 @pytest.fixture
 def watched(monkeypatch):
     Watched.started = []
     monkeypatch.setattr(reader, "worth_a_process", lambda _bytes: True)  # (a small home, on any number of cores)
+    monkeypatch.setattr(reader, "HERE_FIRST_BYTES", 0)  # every file read in the process (the home is 3 MB)
     monkeypatch.setattr(reader, "Reader", Watched)
     return Watched.started
 
@@ -79,6 +85,27 @@ def test_the_reader_process_makes_the_store_one_process_makes(home, expected, wa
         got = _state(store)
     # events, hashes, search; the backups (compressed there: the same bytes); scan states; the
     # payloads as stored (compressed there too)
+    for mine, theirs in zip(got, expected):
+        assert mine == theirs
+
+
+def test_the_first_files_are_read_here_while_the_reader_process_starts(home, expected, watched, tmp_path,
+                                                                      monkeypatch):
+    """The importer does not wait idle for the process to start: it reads the first files of the import order
+    itself (up to HERE_FIRST_BYTES), the process the rest, and the store is the one either makes alone."""
+    from sessionscope.sources.claude_code.importer import session_files, stands_alone
+    from sessionscope.sources.scan import files_under
+    monkeypatch.setattr(reader, "HERE_FIRST_BYTES", 256 << 10)
+    order = files_under(home, None, session_files, stands_alone)
+    with open_store(tmp_path / "s.db") as store:
+        report = import_paths(store, [home])
+        assert report.problems == [] and report.bad_lines == 0
+        _consistent(store)
+        got = _state(store)
+    submitted = [j.path for j in watched[0].submitted]
+    here = order[:len(order) - len(submitted)]
+    assert submitted == order[len(here):] and here  # a head of the order here, the rest in the process
+    assert sum(p.stat().st_size for p in here[:-1]) < 256 << 10 <= sum(p.stat().st_size for p in here)
     for mine, theirs in zip(got, expected):
         assert mine == theirs
 
@@ -194,6 +221,7 @@ def big_enough(monkeypatch):
     Watched.started = []
     monkeypatch.setattr(reader.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
     monkeypatch.setattr(reader, "PROCESS_BYTES", 0)
+    monkeypatch.setattr(reader, "HERE_FIRST_BYTES", 0)
     monkeypatch.setattr(reader, "Reader", Watched)
     return Watched.started
 

@@ -136,7 +136,8 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
                     break
                 job = jobs[i]
                 if job is not None:
-                    produced = read_ahead.batches(job) if read_ahead is not None else reader.batches(job)
+                    produced = read_ahead.batches(job) if read_ahead is not None and job.number else \
+                        reader.batches(job)  # (not submitted: read here, as the first while the process starts)
                     try:
                         as_file_problem(report, job.path, lambda: _import_file(store, job, produced, report, summaries,
                                                                               shared, cancel), reraise=reader.ReaderGone)
@@ -166,10 +167,15 @@ def import_paths(store: Store, paths: Iterable[str | os.PathLike], *, progress: 
 
 def _read_ahead(current: reader.Reader | None, jobs: list[reader.FileJob], compress: bool) -> reader.Reader | None:
     """The reader process that reads `jobs` ahead (started once this run has enough to read), or None: they
-    are read here."""
+    are read here. A process started now is given the jobs after the first `reader.HERE_FIRST_BYTES`: those are
+    read here while it starts (reader.HERE_FIRST_BYTES says why)."""
     if current is None and not reader.worth_a_process(sum(j.st.st_size - j.state.offset for j in jobs)):
         return None
-    current = current or reader.Reader()
+    if current is None:
+        current, here = reader.Reader(), 0
+        while jobs and here < reader.HERE_FIRST_BYTES:
+            here += jobs[0].st.st_size - jobs[0].state.offset
+            jobs = jobs[1:]
     for job in jobs:
         job.compress, job.prepare_backups = compress, True
     try:
