@@ -11,6 +11,7 @@ the table (0.2 s).
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 import orjson
@@ -75,16 +76,20 @@ def _price_file():
     return Path(platformdirs.user_cache_dir("sessionscope", appauthor=False)) / "prices.json"
 
 
+_REFS = "refs 2"  # how a name is looked up (price_refs): kept prices from another way of looking are stale too
+
+
 def _table_stamp() -> str:
-    """Which price table is installed (its file's path and time): a new genai-prices makes the kept prices stale."""
+    """Which price table is installed (its file's path and time) and how it is asked: a new genai-prices, or a new
+    `price_refs`, makes the kept prices stale."""
     import importlib.util
     import os
     spec = importlib.util.find_spec("genai_prices")
     origin = spec.origin if spec and spec.origin else ""
     try:
-        return f"{origin}:{os.stat(origin).st_mtime_ns}"
+        return f"{origin}:{os.stat(origin).st_mtime_ns}:{_REFS}"
     except OSError:
-        return origin
+        return f"{origin}:{_REFS}"
 
 
 def _remembered(model: str, day: str):
@@ -138,20 +143,53 @@ def _save() -> None:
 
 
 def _lookup(model: str, day: str):
-    if not model:
+    if not model or len(model) > MAX_NAME:  # (a transcript's word: no model is named in 200 characters)
         return None
     from genai_prices import Usage, calc_price  # 0.2 s to import: only when a cost is asked for
     when = dt.datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=dt.timezone.utc) if day else None
-    try:
-        # per token, measured on a small request: a long-context tier (Sonnet over 200k tokens of prompt)
-        # applies per request, which a day's sum no longer knows; the base tier is what most requests pay
-        def price(**kw) -> float:
-            return float(calc_price(Usage(**kw), model, genai_request_timestamp=when).total_price) / m
-        m = 1000
-        return (price(input_tokens=m), price(output_tokens=m), price(input_tokens=m, cache_read_tokens=m),
-                price(input_tokens=m, cache_write_tokens=m))
-    except (LookupError, ValueError):
-        return None
+    for ref, provider in price_refs(model):
+        try:
+            # per token, measured on a small request: a long-context tier (Sonnet over 200k tokens of prompt)
+            # applies per request, which a day's sum no longer knows; the base tier is what most requests pay
+            def price(**kw) -> float:
+                return float(calc_price(Usage(**kw), ref, provider_id=provider,
+                                        genai_request_timestamp=when).total_price) / m
+            m = 1000
+            return (price(input_tokens=m), price(output_tokens=m), price(input_tokens=m, cache_read_tokens=m),
+                    price(input_tokens=m, cache_write_tokens=m))
+        except (LookupError, ValueError):
+            continue
+    return None
+
+
+# OpenCode (Go)'s model ids name their provider before a dot ("copilot.gpt-4o", "bedrock.claude-3.7-sonnet")
+_VENDORS = frozenset({"anthropic", "azure", "bedrock", "copilot", "gemini", "groq", "openai", "openrouter", "vertexai",
+                      "xai"})
+_EFFORT = re.compile(r"\s*\([^()]*\)\s*$")  # "Gemini 3.5 Flash (Medium)": the reasoning effort a picker adds
+
+
+def price_refs(model: str) -> list[tuple[str, str | None]]:
+    """The names to ask the price table for a model named as a tool wrote it, in turn (name, provider): as written;
+    a router's "vendor/model" (OpenRouter's, as Cline, Kilo and aider write them; LiteLLM's "openrouter/vendor/model")
+    in OpenRouter's catalogue, which knows its ":free" models; the model after a vendor's or a front end's prefix
+    ("copilot/gpt-4o", OpenCode (Go)'s "copilot.gpt-4o"); a name as a model picker shows it ("Gemini 2.5 Flash
+    (High)" → gemini-2.5-flash)."""
+    refs: list[tuple[str, str | None]] = [(model, None)]
+    name = model.strip()
+    routed = name.lower().startswith("openrouter/")
+    if routed:
+        name = name[len("openrouter/"):]
+    if routed or "/" in name:
+        refs.append((name, "openrouter"))
+    if "/" in name:
+        refs.append((name.rsplit("/", 1)[1], None))
+    vendor, dot, rest = name.partition(".")
+    if dot and vendor.lower() in _VENDORS:
+        refs.append((rest, None))
+    shown = _EFFORT.sub("", name)
+    if " " in shown:
+        refs.append(("-".join(shown.lower().split()), None))
+    return [r for i, r in enumerate(refs) if r[0] and r not in refs[:i]]
 
 
 def cost(model: str, day: str, parts) -> float | None:
