@@ -172,10 +172,11 @@ def _read_ahead(current: reader.Reader | None, jobs: list[reader.FileJob], compr
     if current is None and not reader.worth_a_process(sum(j.st.st_size - j.state.offset for j in jobs)):
         return None
     if current is None:
-        current, here = reader.Reader(), 0
-        while jobs and here < reader.HERE_FIRST_BYTES:
-            here += jobs[0].st.st_size - jobs[0].state.offset
-            jobs = jobs[1:]
+        current, first, here = reader.Reader(), 0, 0
+        while first < len(jobs) and here < reader.HERE_FIRST_BYTES:
+            here += jobs[first].st.st_size - jobs[first].state.offset
+            first += 1
+        jobs = jobs[first:]
     for job in jobs:
         job.compress, job.prepare_backups = compress, True
     try:
