@@ -147,16 +147,15 @@ def _lookup(model: str, day: str):
         return None
     from genai_prices import Usage, calc_price  # 0.2 s to import: only when a cost is asked for
     when = dt.datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=dt.timezone.utc) if day else None
+    # per token, measured on a small request: a long-context tier (Sonnet over 200k tokens of prompt) applies per
+    # request, which a day's sum no longer knows; the base tier is what most requests pay
+    m = 1000
+    kinds = ({"input_tokens": m}, {"output_tokens": m}, {"input_tokens": m, "cache_read_tokens": m},
+             {"input_tokens": m, "cache_write_tokens": m})
     for ref, provider in price_refs(model):
         try:
-            # per token, measured on a small request: a long-context tier (Sonnet over 200k tokens of prompt)
-            # applies per request, which a day's sum no longer knows; the base tier is what most requests pay
-            def price(**kw) -> float:
-                return float(calc_price(Usage(**kw), ref, provider_id=provider,
-                                        genai_request_timestamp=when).total_price) / m
-            m = 1000
-            return (price(input_tokens=m), price(output_tokens=m), price(input_tokens=m, cache_read_tokens=m),
-                    price(input_tokens=m, cache_write_tokens=m))
+            return tuple(float(calc_price(Usage(**kw), ref, provider_id=provider,
+                                          genai_request_timestamp=when).total_price) / m for kw in kinds)
         except (LookupError, ValueError):
             continue
     return None
